@@ -1,0 +1,21 @@
+// Command memtool runs Claude's memory tool commands against a memory store.
+//
+//	memtool exec [--store URL]          the machine interface: JSON lines in, answers out
+//	memtool view PATH [--range A,B]     and create, str_replace, insert, delete, rename
+//
+// Run `memtool help` for the whole list.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFailed   = 1 // the command ran and failed (the model would see an error)
+	exitUsage    = 2 // bad flags or arguments
+	exitStore    = 3 // the store could not be opened
+	exitBrokenIO = 4 // stdout could not be written
+)
+
+// A subcommand is one verb of the CLI.
+type subcommand struct {
+	name    string
+	aliases []string
+	summary string
+	run     func(ctx context.Context, env *cliEnv, args []string) int
+}
+
+// cliEnv is what main hands to every subcommand.
+type cliEnv struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+func subcommands() []subcommand {
+	return []subcommand{
+		{name: "exec", summary: "read tool inputs as JSON lines on stdin, answer each as a JSON line", run: runExec},
+		{name: "view", summary: "show a file with line numbers, or list a directory", run: runView},
+		{name: "create", summary: "create a file (text from --text or stdin)", run: runCreate},
+		{name: "str_replace", aliases: []string{"str-replace"}, summary: "replace the one occurrence of --old with --new", run: runStrReplace},
+		{name: "insert", summary: "insert text (from --text or stdin) after a line", run: runInsert},
+		{name: "delete", summary: "delete a file or a directory", run: runDelete},
+		{name: "rename", summary: "rename or move a file or directory (never overwrites)", run: runRename},
+	}
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runWithEnv(ctx, args, &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr, getenv: osGetenv})
+}
+
+func runWithEnv(ctx context.Context, args []string, env *cliEnv) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(env.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, sc := range subcommands() {
+		if args[0] == sc.name || contains(sc.aliases, args[0]) {
+			return sc.run(ctx, env, args[1:])
+		}
+	}
+	fmt.Fprintf(env.stderr, "memtool: unknown command %q (run 'memtool help')\n", args[0])
+	return exitUsage
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func usage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("memtool runs Claude's memory tool (memory_20250818) against a memory store.\n\nUsage:\n  memtool <command> [flags] [arguments]\n\nCommands:\n")
+	for _, sc := range subcommands() {
+		fmt.Fprintf(&b, "  %-12s %s\n", sc.name, sc.summary)
+	}
+	b.WriteString(`
+Every command takes --store URL:
+  ./memories, /abs/dir or file:///abs/dir   the file store in that directory (created if missing)
+  mem:                                      an in-memory store (gone when memtool exits)
+The default is $MEMTOOL_STORE, else ./memories.
+
+Run 'memtool <command> -h' for the flags of one command.
+`)
+	io.WriteString(w, b.String())
+}

@@ -1,0 +1,314 @@
+package memtool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// MaxInputBytes bounds one tool input as a whole, before anything is decoded.
+const MaxInputBytes = 8 << 20
+
+// A Command is one parsed memory tool call: *View, *Create, *StrReplace,
+// *Insert, *Delete or *Rename.
+type Command interface {
+	// Name is the command as the model spells it ("view", "str_replace", …).
+	Name() string
+	// Target is the path the command is about (old_path for rename).
+	Target() string
+}
+
+// View shows a file with line numbers, or lists a directory two levels deep.
+type View struct {
+	Path string
+	// ViewRange is [start_line, end_line], 1-based and inclusive, end -1 for
+	// the end of the file; nil when absent.
+	ViewRange *[2]int64
+}
+
+// Create writes a new file.
+type Create struct {
+	Path     string
+	FileText string
+}
+
+// StrReplace replaces the one occurrence of OldStr with NewStr.
+type StrReplace struct {
+	Path   string
+	OldStr string
+	NewStr string // "" when omitted
+}
+
+// Insert puts InsertText after line InsertLine (0: before the first line).
+type Insert struct {
+	Path       string
+	InsertLine int64
+	InsertText string
+}
+
+// Delete removes a file, or a directory with everything in it.
+type Delete struct {
+	Path string
+}
+
+// Rename moves a file or directory; it never overwrites.
+type Rename struct {
+	OldPath string
+	NewPath string
+}
+
+func (*View) Name() string       { return "view" }
+func (*Create) Name() string     { return "create" }
+func (*StrReplace) Name() string { return "str_replace" }
+func (*Insert) Name() string     { return "insert" }
+func (*Delete) Name() string     { return "delete" }
+func (*Rename) Name() string     { return "rename" }
+
+func (c *View) Target() string       { return c.Path }
+func (c *Create) Target() string     { return c.Path }
+func (c *StrReplace) Target() string { return c.Path }
+func (c *Insert) Target() string     { return c.Path }
+func (c *Delete) Target() string     { return c.Path }
+func (c *Rename) Target() string     { return c.OldPath }
+
+// An InputError is tool input that ParseCommand refused. Its message is the
+// text the model receives (without the "Error: " prefix).
+type InputError struct {
+	Reason string
+}
+
+func (e *InputError) Error() string { return e.Reason }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// fields of each command: name → required.
+var commandFields = map[string]map[string]bool{
+	"view":        {"path": true, "view_range": false},
+	"create":      {"path": true, "file_text": true},
+	"str_replace": {"path": true, "old_str": true, "new_str": false},
+	"insert":      {"path": true, "insert_line": true, "insert_text": true},
+	"delete":      {"path": true},
+	"rename":      {"old_path": true, "new_path": true},
+}
+
+// knownFields is every field name of every command, for the case check.
+var knownFields = func() map[string]bool {
+	m := map[string]bool{"command": true}
+	for _, fields := range commandFields {
+		for f := range fields {
+			m[f] = true
+		}
+	}
+	return m
+}()
+
+// ParseCommand turns the input of one tool_use block into a Command.
+//
+// It is strict: the input must be one JSON object of at most MaxInputBytes;
+// duplicate keys, keys that differ from a known parameter only by case, an
+// unknown or missing command, a missing required parameter and a parameter
+// of the wrong type are errors (an *InputError whose message names the
+// problem). Parameters that belong to no command are ignored.
+func ParseCommand(input []byte) (Command, error) {
+	if len(input) > MaxInputBytes {
+		return nil, inputErrorf("Tool input is too large: %d bytes, more than the limit of %d bytes", len(input), MaxInputBytes)
+	}
+	obj, err := decodeObject(input)
+	if err != nil {
+		return nil, err
+	}
+	rawCmd, ok := obj["command"]
+	if !ok {
+		return nil, inputErrorf("Missing required parameter 'command'")
+	}
+	var name string
+	if err := json.Unmarshal(rawCmd, &name); err != nil || isNull(rawCmd) {
+		return nil, inputErrorf("Invalid parameter 'command': expected a string, got %s", jsonKind(rawCmd))
+	}
+	fields, ok := commandFields[name]
+	if !ok {
+		return nil, inputErrorf("Unknown command: %s", strconv.Quote(name)[1:len(strconv.Quote(name))-1])
+	}
+	for f, required := range fields {
+		if _, present := obj[f]; required && !present {
+			return nil, inputErrorf("Missing required parameter '%s' for command '%s'", f, name)
+		}
+	}
+	p := fieldParser{obj: obj, command: name}
+	var cmd Command
+	switch name {
+	case "view":
+		c := &View{Path: p.str("path")}
+		if raw, ok := obj["view_range"]; ok && !isNull(raw) {
+			c.ViewRange = p.viewRange(raw)
+		}
+		cmd = c
+	case "create":
+		cmd = &Create{Path: p.str("path"), FileText: p.str("file_text")}
+	case "str_replace":
+		c := &StrReplace{Path: p.str("path"), OldStr: p.str("old_str")}
+		if raw, ok := obj["new_str"]; ok && !isNull(raw) {
+			c.NewStr = p.str("new_str")
+		}
+		cmd = c
+	case "insert":
+		cmd = &Insert{Path: p.str("path"), InsertLine: p.integer("insert_line"), InsertText: p.str("insert_text")}
+	case "delete":
+		cmd = &Delete{Path: p.str("path")}
+	case "rename":
+		cmd = &Rename{OldPath: p.str("old_path"), NewPath: p.str("new_path")}
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	return cmd, nil
+}
+
+// decodeObject reads one JSON object into its raw members, refusing
+// duplicate and case-variant keys, which encoding/json would silently merge.
+func decodeObject(input []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, inputErrorf("Tool input is not valid JSON: %s", jsonError(err))
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, inputErrorf("Tool input must be a JSON object")
+	}
+	obj := map[string]json.RawMessage{}
+	folded := map[string]string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, inputErrorf("Tool input is not valid JSON: %s", jsonError(err))
+		}
+		key := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, inputErrorf("Tool input is not valid JSON: %s", jsonError(err))
+		}
+		if _, dup := obj[key]; dup {
+			return nil, inputErrorf("Duplicate parameter '%s' in tool input", key)
+		}
+		lower := strings.ToLower(key)
+		if other, ok := folded[lower]; ok {
+			return nil, inputErrorf("Parameters '%s' and '%s' differ only by case", other, key)
+		}
+		if !knownFields[key] && knownFields[lower] {
+			return nil, inputErrorf("Unknown parameter '%s' (did you mean '%s'?)", key, lower)
+		}
+		folded[lower] = key
+		obj[key] = raw
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, inputErrorf("Tool input is not valid JSON: %s", jsonError(err))
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, inputErrorf("Tool input must be a single JSON object")
+	}
+	return obj, nil
+}
+
+func jsonError(err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("%s (at byte %d)", syn.Error(), syn.Offset)
+	}
+	return err.Error()
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// jsonKind names the JSON type of raw for error messages.
+func jsonKind(raw json.RawMessage) string {
+	s := bytes.TrimSpace(raw)
+	if len(s) == 0 {
+		return "nothing"
+	}
+	switch s[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "the number " + string(s)
+}
+
+// fieldParser decodes typed parameters, keeping the first error.
+type fieldParser struct {
+	obj     map[string]json.RawMessage
+	command string
+	err     error
+}
+
+func (p *fieldParser) fail(field, want string, raw json.RawMessage) {
+	if p.err == nil {
+		p.err = inputErrorf("Invalid parameter '%s' for command '%s': expected %s, got %s", field, p.command, want, jsonKind(raw))
+	}
+}
+
+func (p *fieldParser) str(field string) string {
+	raw := p.obj[field]
+	var s string
+	if isNull(raw) || json.Unmarshal(raw, &s) != nil {
+		p.fail(field, "a string", raw)
+	}
+	return s
+}
+
+func (p *fieldParser) integer(field string) int64 {
+	raw := p.obj[field]
+	n, ok := jsonInt(raw)
+	if !ok {
+		p.fail(field, "an integer", raw)
+	}
+	return n
+}
+
+func (p *fieldParser) viewRange(raw json.RawMessage) *[2]int64 {
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil || len(elems) != 2 {
+		p.fail("view_range", "a list of two integers [start_line, end_line]", raw)
+		return nil
+	}
+	var r [2]int64
+	for i, e := range elems {
+		n, ok := jsonInt(e)
+		if !ok {
+			p.fail("view_range", "a list of two integers [start_line, end_line]", raw)
+			return nil
+		}
+		r[i] = n
+	}
+	return &r
+}
+
+// jsonInt accepts a JSON number with an integer value that fits in int64
+// (2 and 2.0, not 1.5, "2" or 1e30).
+func jsonInt(raw json.RawMessage) (int64, bool) {
+	s := string(bytes.TrimSpace(raw))
+	if s == "" || !(s[0] == '-' || '0' <= s[0] && s[0] <= '9') {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}

@@ -1,0 +1,30 @@
+package memtool
+
+import (
+	"errors"
+	"io/fs"
+)
+
+// The errors a Store returns, checked with errors.Is. A store wraps them with
+// the operation and name (as fs.PathError does); it never returns (nil, nil)
+// for something missing.
+var (
+	// ErrNotExist: nothing is at the name, or a parent of it is not a directory.
+	ErrNotExist = fs.ErrNotExist
+	// ErrExist: something is already at the name.
+	ErrExist = fs.ErrExist
+	// ErrNotDir: a directory was needed (as a parent, or for ReadDir) and a file is there.
+	ErrNotDir = errors.New("not a directory")
+	// ErrIsDir: a regular file was needed and a directory is there.
+	ErrIsDir = errors.New("is a directory")
+	// ErrIrregular: the entry is neither a regular file nor a directory
+	// (a FIFO, a socket, a device, a file with several hard links).
+	ErrIrregular = errors.New("not a regular file or directory")
+	// ErrEscapes: the name resolves through a symbolic link that leaves the
+	// store, loops, or cannot be followed.
+	ErrEscapes = errors.New("path escapes the store through a symbolic link")
+	// ErrTooLarge: the file is larger than the read limit the caller gave.
+	ErrTooLarge = errors.New("file too large")
+	// ErrNotEmpty: Remove was asked to remove a directory that has entries.
+	ErrNotEmpty = errors.New("directory not empty")
+)

@@ -1,0 +1,137 @@
+package memtool
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// formatSize prints a byte count the way the reference handler does: base
+// 1024, units B K M G T, a whole value without decimals, otherwise one
+// decimal rounded half up (1280 → 1.3K).
+func formatSize(n int64) string {
+	if n <= 0 {
+		return "0B"
+	}
+	units := []string{"B", "K", "M", "G", "T"}
+	i := int(math.Floor(math.Log(float64(n)) / math.Log(1024)))
+	if i >= len(units) {
+		i = len(units) - 1
+	}
+	v := float64(n) / math.Pow(1024, float64(i))
+	if v == math.Trunc(v) {
+		return strconv.FormatInt(int64(v), 10) + units[i]
+	}
+	// Half up at one decimal, as JavaScript's toFixed(1) does for these
+	// exactly representable halves (x.x5 with a power-of-two denominator).
+	tenths := math.Floor(v*10 + 0.5)
+	return strconv.FormatFloat(tenths/10, 'f', 1, 64) + units[i]
+}
+
+// lessUTF16 orders names by UTF-16 code units, as JavaScript's default sort
+// does (astral characters sort before U+E000–U+FFFF).
+func lessUTF16(a, b string) bool {
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			return utf16Key(ra) < utf16Key(rb)
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return a == "" && b != ""
+}
+
+// utf16Key is the first UTF-16 code unit of r, then the second, as one number.
+func utf16Key(r rune) uint32 {
+	if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError || r2 != utf8.RuneError {
+		return uint32(r1)<<16 | uint32(r2)
+	}
+	return uint32(r) << 16
+}
+
+// decodeLossy returns b as valid UTF-8, with one U+FFFD for each maximal
+// invalid subsequence (the WHATWG decoder's rule, which the reference
+// handler follows), not one per byte.
+func decodeLossy(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var sb strings.Builder
+	sb.Grow(len(b) + 16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError || size > 1 {
+			sb.Write(b[i : i+size])
+			i += size
+			continue
+		}
+		sb.WriteRune(utf8.RuneError)
+		i += maximalSubpart(b[i:])
+	}
+	return sb.String()
+}
+
+// maximalSubpart is the length of the invalid sequence at the start of b:
+// the lead byte plus the continuation bytes that could still have completed it.
+func maximalSubpart(b []byte) int {
+	lo, hi, need := byte(0x80), byte(0xBF), 0
+	switch c := b[0]; {
+	case 0xC2 <= c && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		lo, need = 0xA0, 2
+	case c == 0xED:
+		hi, need = 0x9F, 2
+	case 0xE1 <= c && c <= 0xEF:
+		need = 2
+	case c == 0xF0:
+		lo, need = 0x90, 3
+	case c == 0xF4:
+		hi, need = 0x8F, 3
+	case 0xF1 <= c && c <= 0xF3:
+		need = 3
+	default:
+		return 1
+	}
+	n := 1
+	for ; n <= need && n < len(b); n++ {
+		if b[n] < lo || b[n] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	return n
+}
+
+// numberLines writes lines with 1-based numbers starting at first, each as
+// "%6d\t%s", joined by "\n".
+func numberLines(sb *strings.Builder, lines []string, first int) {
+	var num [20]byte
+	for i, line := range lines {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		n := strconv.AppendInt(num[:0], int64(first+i), 10)
+		for pad := 6 - len(n); pad > 0; pad-- {
+			sb.WriteByte(' ')
+		}
+		sb.Write(n)
+		sb.WriteByte('\t')
+		sb.WriteString(line)
+	}
+}
+
+// formatCount prints n with thousands separators (16000 → 16,000).
+func formatCount(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + formatCount(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
