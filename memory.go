@@ -453,7 +453,7 @@ func (m *Memory) create(ctx context.Context, c *Create) (Result, error) {
 		case errors.Is(err, ErrNotExist) && attempt < 3:
 			continue
 		case errors.Is(err, ErrNotDir):
-			return Result{}, refusef("Cannot create %s: a parent of it is a file, not a directory", c.Path)
+			return Result{}, refusef("The path %s cannot be created: one of its parents is a file, not a directory", c.Path)
 		}
 		return Result{}, err
 	}
@@ -494,7 +494,7 @@ func (m *Memory) mkdirAll(ctx context.Context, p, dir string) ([]string, error) 
 		}
 		m.removeCreated(ctx, created)
 		if errors.Is(err, ErrNotDir) {
-			return nil, refusef("Cannot create %s: %s is a file, not a directory", p, VirtualPath(d))
+			return nil, refusef("The path %s cannot be created: %s is a file, not a directory", p, VirtualPath(d))
 		}
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 // effects are durable by then. It returns an error only if out fails.
 func serveExec(ctx context.Context, mem *memtool.Memory, in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64<<10)
-	for {
+	for ctx.Err() == nil {
 		line, tooLong, readErr := readLine(r, maxExecLine)
 		if readErr != nil && readErr != io.EOF {
 			return fmt.Errorf("reading stdin: %w", readErr)
@@ -69,6 +69,7 @@ func serveExec(ctx context.Context, mem *memtool.Memory, in io.Reader, out io.Wr
 			return nil
 		}
 	}
+	return nil // interrupted: every answer written so far stands
 }
 
 // readLine reads one line without its newline. A line longer than limit is
