@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // MaxInputBytes bounds one tool input as a whole, before anything is decoded.
@@ -87,26 +89,44 @@ func inputErrorf(format string, args ...any) error {
 	return &InputError{Reason: fmt.Sprintf(format, args...)}
 }
 
-// fields of each command: name → required.
-var commandFields = map[string]map[string]bool{
-	"view":        {"path": true, "view_range": false},
-	"create":      {"path": true, "file_text": true},
-	"str_replace": {"path": true, "old_str": true, "new_str": false},
-	"insert":      {"path": true, "insert_line": true, "insert_text": true},
-	"delete":      {"path": true},
-	"rename":      {"old_path": true, "new_path": true},
+type field struct {
+	name     string
+	required bool
 }
 
-// knownFields is every field name of every command, for the case check.
-var knownFields = func() map[string]bool {
-	m := map[string]bool{"command": true}
+// fields of each command, in the order the first missing one is reported.
+var commandFields = map[string][]field{
+	"view":        {{"path", true}, {"view_range", false}},
+	"create":      {{"path", true}, {"file_text", true}},
+	"str_replace": {{"path", true}, {"old_str", true}, {"new_str", false}},
+	"insert":      {{"path", true}, {"insert_line", true}, {"insert_text", true}},
+	"delete":      {{"path", true}},
+	"rename":      {{"old_path", true}, {"new_path", true}},
+}
+
+// knownByFold maps every parameter name, case-folded, to its spelling.
+var knownByFold = func() map[string]string {
+	m := map[string]string{foldKey("command"): "command"}
 	for _, fields := range commandFields {
-		for f := range fields {
-			m[f] = true
+		for _, f := range fields {
+			m[foldKey(f.name)] = f.name
 		}
 	}
 	return m
 }()
+
+// foldKey maps s to one spelling per Unicode simple case folding class, the
+// equivalence encoding/json uses to match keys to struct fields (so "ſ" and
+// "K" (Kelvin) fold with "s" and "k").
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
+}
 
 // ParseCommand turns the input of one tool_use block into a Command.
 //
@@ -133,11 +153,11 @@ func ParseCommand(input []byte) (Command, error) {
 	}
 	fields, ok := commandFields[name]
 	if !ok {
-		return nil, inputErrorf("Unknown command: %s", strconv.Quote(name)[1:len(strconv.Quote(name))-1])
+		return nil, inputErrorf("Unknown command: %s", showCommand(name))
 	}
-	for f, required := range fields {
-		if _, present := obj[f]; required && !present {
-			return nil, inputErrorf("Missing required parameter '%s' for command '%s'", f, name)
+	for _, f := range fields {
+		if _, present := obj[f.name]; f.required && !present {
+			return nil, inputErrorf("Missing required parameter '%s' for command '%s'", f.name, name)
 		}
 	}
 	p := fieldParser{obj: obj, command: name}
@@ -197,26 +217,41 @@ func decodeObject(input []byte) (map[string]json.RawMessage, error) {
 		if _, dup := obj[key]; dup {
 			return nil, inputErrorf("Duplicate parameter '%s' in tool input", key)
 		}
-		lower := strings.ToLower(key)
-		if other, ok := folded[lower]; ok {
+		fold := foldKey(key)
+		if other, ok := folded[fold]; ok {
 			return nil, inputErrorf("Parameters '%s' and '%s' differ only by case", other, key)
 		}
-		if !knownFields[key] && knownFields[lower] {
-			return nil, inputErrorf("Unknown parameter '%s' (did you mean '%s'?)", key, lower)
+		if known, ok := knownByFold[fold]; ok && known != key {
+			return nil, inputErrorf("Unknown parameter '%s' (did you mean '%s'?)", key, known)
 		}
-		folded[lower] = key
+		folded[fold] = key
 		obj[key] = raw
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, inputErrorf("Tool input is not valid JSON: %s", jsonError(err))
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, inputErrorf("Tool input must be a single JSON object")
 	}
 	return obj, nil
 }
 
+// showCommand prints an unknown command name as sent, quoted if it is empty
+// or holds anything unprintable, and cut if it is long.
+func showCommand(name string) string {
+	if len(name) > 64 {
+		name = name[:64] + "…"
+	}
+	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !strconv.IsPrint(r) || r == ' ' }) >= 0 {
+		return strconv.Quote(name)
+	}
+	return name
+}
+
 func jsonError(err error) string {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of input"
+	}
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
 		return fmt.Sprintf("%s (at byte %d)", syn.Error(), syn.Offset)
@@ -247,6 +282,15 @@ func jsonKind(raw json.RawMessage) string {
 	return "the number " + string(s)
 }
 
+// jsonShow prints a short JSON value as sent, for error messages.
+func jsonShow(raw json.RawMessage) string {
+	s := string(bytes.TrimSpace(raw))
+	if len(s) > 64 {
+		return jsonKind(raw)
+	}
+	return s
+}
+
 // fieldParser decodes typed parameters, keeping the first error.
 type fieldParser struct {
 	obj     map[string]json.RawMessage
@@ -257,6 +301,13 @@ type fieldParser struct {
 func (p *fieldParser) fail(field, want string, raw json.RawMessage) {
 	if p.err == nil {
 		p.err = inputErrorf("Invalid parameter '%s' for command '%s': expected %s, got %s", field, p.command, want, jsonKind(raw))
+	}
+}
+
+// failShow is fail with the value itself shown when it is short.
+func (p *fieldParser) failShow(field, want string, raw json.RawMessage) {
+	if p.err == nil {
+		p.err = inputErrorf("Invalid parameter '%s' for command '%s': expected %s, got %s", field, p.command, want, jsonShow(raw))
 	}
 }
 
@@ -281,14 +332,14 @@ func (p *fieldParser) integer(field string) int64 {
 func (p *fieldParser) viewRange(raw json.RawMessage) *[2]int64 {
 	var elems []json.RawMessage
 	if json.Unmarshal(raw, &elems) != nil || len(elems) != 2 {
-		p.fail("view_range", "a list of two integers [start_line, end_line]", raw)
+		p.failShow("view_range", "a list of two integers [start_line, end_line]", raw)
 		return nil
 	}
 	var r [2]int64
 	for i, e := range elems {
 		n, ok := jsonInt(e)
 		if !ok {
-			p.fail("view_range", "a list of two integers [start_line, end_line]", raw)
+			p.failShow("view_range", "a list of two integers [start_line, end_line]", raw)
 			return nil
 		}
 		r[i] = n

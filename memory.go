@@ -5,6 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
 	"io/fs"
 	"log/slog"
 	"path"
@@ -292,6 +297,15 @@ func (m *Memory) capFileView(p string, all, shown []string, first int, vr *[2]in
 	return sb.String()
 }
 
+// capSnippet cuts an edit's snippet (which may hold very long lines) to
+// MaxViewChars, with a note.
+func (m *Memory) capSnippet(s, p string) string {
+	if utf8.RuneCountInString(s) <= m.opts.MaxViewChars {
+		return s
+	}
+	return truncateRunes(s, m.opts.MaxViewChars-200) + fmt.Sprintf("\n\n[Snippet cut at %s characters. View %s to read the edited lines.]", formatCount(m.opts.MaxViewChars), p)
+}
+
 func rangeEnd(vr *[2]int64) string {
 	if vr == nil {
 		return "-1"
@@ -318,16 +332,23 @@ func truncateRunes(s string, n int) string {
 func imageType(name string, data []byte) string {
 	ext := strings.ToLower(path.Ext(name))
 	switch {
-	case ext == ".png" && bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+	case ext == ".png" && validHeader(png.DecodeConfig, data):
 		return "image/png"
-	case (ext == ".jpg" || ext == ".jpeg") && bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+	case (ext == ".jpg" || ext == ".jpeg") && validHeader(jpeg.DecodeConfig, data):
 		return "image/jpeg"
-	case ext == ".gif" && (bytes.HasPrefix(data, []byte("GIF87a")) || bytes.HasPrefix(data, []byte("GIF89a"))):
+	case ext == ".gif" && validHeader(gif.DecodeConfig, data):
 		return "image/gif"
 	case ext == ".webp" && len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
 		return "image/webp"
 	}
 	return ""
+}
+
+// validHeader reports whether data starts with a well-formed image header
+// of a sensible size, as the decoder reads it.
+func validHeader(decode func(io.Reader) (image.Config, error), data []byte) bool {
+	cfg, err := decode(bytes.NewReader(data))
+	return err == nil && cfg.Width > 0 && cfg.Height > 0
 }
 
 // listDir lists a directory two levels deep (spec §3.2).
@@ -393,7 +414,7 @@ func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
 		used += n
 		sb.WriteString("\n" + lines[k])
 	}
-	fmt.Fprintf(&sb, "\n\n[Listing cut at %s characters: showing %d of %d entries. View a subdirectory to see the rest.]",
+	fmt.Fprintf(&sb, "\n\n[Listing cut at %s characters: showing the first %d of %d entries, in the order above. View a subdirectory to list it on its own.]",
 		formatCount(m.opts.MaxViewChars), k, len(lines))
 	return ok(sb.String())
 }
@@ -592,7 +613,7 @@ func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) 
 		var sb strings.Builder
 		sb.WriteString("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n")
 		numberLines(&sb, lines[from-1:to], from)
-		snippet = sb.String()
+		snippet = m.capSnippet(sb.String(), c.Path)
 		return []byte(updated), nil
 	})
 	if err != nil {

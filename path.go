@@ -2,6 +2,7 @@ package memtool
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -41,24 +42,25 @@ func CleanPath(p string) (name string, dir bool, err error) {
 	if len(p) > MaxPathBytes {
 		return refuse("Path is too long: %d bytes, more than the limit of %d bytes", len(p), MaxPathBytes)
 	}
+	// shown is p as the messages show it: quoted when it holds anything
+	// unprintable, so that no control or invisible character reaches the
+	// model's text raw, whichever check fails first.
+	shown := p
+	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		shown = strconv.Quote(p)
+	}
 	if !utf8.ValidString(p) {
-		return refuse("Path %q is not valid UTF-8", p)
+		return refuse("Path %s is not valid UTF-8", shown)
 	}
 	if p != Root && !strings.HasPrefix(p, Root+"/") {
-		if i := strings.IndexFunc(p, isControl); i >= 0 {
-			return refuse("Path must be %s or start with %s/, got: %q", Root, Root, p)
-		}
-		return refuse("Path must be %s or start with %s/, got: %s", Root, Root, p)
+		return refuse("Path must be %s or start with %s/, got: %s", Root, Root, shown)
 	}
 	for i, r := range p {
 		if reason := refusedRune(r); reason != "" {
-			if isControl(r) {
-				return refuse("Path %q contains %s (U+%04X), which is not allowed", p, reason, r)
-			}
-			return refuse("Path %s contains %s (U+%04X), which is not allowed", p, reason, r)
+			return refuse("Path %s contains %s (U+%04X), which is not allowed", shown, reason, r)
 		}
 		if r == '%' && percentEscape(p[i:]) {
-			return refuse("Path %s contains a percent-encoded character, which is not allowed (paths are never decoded)", p)
+			return refuse("Path %s contains a percent-encoded character, which is not allowed (paths are never decoded)", shown)
 		}
 	}
 	var parts []string
@@ -68,18 +70,18 @@ func CleanPath(p string) (name string, dir bool, err error) {
 			continue
 		case "..":
 			if len(parts) == 0 {
-				return refuse("Path %s would escape %s directory", p, Root)
+				return refuse("Path %s would escape %s directory", shown, Root)
 			}
 			parts = parts[:len(parts)-1]
 			continue
 		}
 		if reason := refusedName(c); reason != "" {
-			return refuse("Path %s is not allowed: %s", p, reason)
+			return refuse("Path %s is not allowed: %s", shown, reason)
 		}
 		parts = append(parts, c)
 	}
 	if len(parts) > MaxDepth {
-		return refuse("Path %s is too deep: %d levels below %s, more than the limit of %d", p, len(parts), Root, MaxDepth)
+		return refuse("Path %s is too deep: %d levels below %s, more than the limit of %d", shown, len(parts), Root, MaxDepth)
 	}
 	return strings.Join(parts, "/"), strings.HasSuffix(p, "/"), nil
 }
@@ -188,8 +190,11 @@ func refusedName(c string) string {
 	if windowsDevices[strings.ToUpper(strings.TrimRight(base, " "))] {
 		return fmt.Sprintf("%q is a reserved device name on Windows", c)
 	}
+	// In any case: on a case-insensitive file system (macOS, Windows)
+	// ".MEMTOOL.LOCK" is the lock file.
+	lower := strings.ToLower(c)
 	for _, prefix := range reservedPrefixes {
-		if strings.HasPrefix(c, prefix) {
+		if strings.HasPrefix(lower, prefix) {
 			return fmt.Sprintf("names starting with %q are reserved for the storage layer", prefix)
 		}
 	}

@@ -161,12 +161,12 @@ func mapErr(op, name string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		class = memtool.ErrNotExist
+	case errors.Is(err, syscall.ENOTEMPTY): // before ErrExist, which ENOTEMPTY also matches
+		class = memtool.ErrNotEmpty
 	case errors.Is(err, fs.ErrExist):
 		class = memtool.ErrExist
 	case errors.Is(err, syscall.ELOOP), isEscape(err):
 		class = memtool.ErrEscapes
-	case errors.Is(err, syscall.ENOTEMPTY):
-		class = memtool.ErrNotEmpty
 	case errors.Is(err, syscall.EISDIR):
 		class = memtool.ErrIsDir
 	default:
@@ -435,12 +435,16 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	}
 	defer d.Close()
 	if mode == memtool.Replace {
-		var st unix.Stat_t
-		err := fstatat(d, base, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		// What Stat would report: links followed through the root, several
+		// hard links irregular.
+		fi, err := s.root.Stat(name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return mapErr("write", name, err)
+		case fi.IsDir():
 			return classErr("write", name, memtool.ErrIsDir)
-		}
-		if err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG && st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		case info(base, fi).Type != 0:
 			return classErr("write", name, memtool.ErrIrregular)
 		}
 	}

@@ -43,33 +43,63 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 
 // serveExec answers each non-blank input line with one output line. An
 // answer is written only after the line's commands have finished, so their
-// effects are durable by then. It returns an error only if out fails.
+// effects are durable by then. When ctx is cancelled (SIGINT, SIGTERM) it
+// finishes the line in progress and returns. It returns an error only if in
+// or out fails.
 func serveExec(ctx context.Context, mem *memtool.Memory, in io.Reader, out io.Writer) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	for ctx.Err() == nil {
-		line, tooLong, readErr := readLine(r, maxExecLine)
-		if readErr != nil && readErr != io.EOF {
-			return fmt.Errorf("reading stdin: %w", readErr)
+	type input struct {
+		line    []byte
+		tooLong bool
+		err     error
+	}
+	lines := make(chan input)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		r := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, tooLong, err := readLine(r, maxExecLine)
+			select {
+			case lines <- input{line, tooLong, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// Commands run on a context that an interrupt does not cancel, so that
+	// the line in progress completes and is answered.
+	run := context.WithoutCancel(ctx)
+	for {
+		var in input
+		select {
+		case <-ctx.Done():
+			return nil
+		case in = <-lines:
+		}
+		if in.err != nil && in.err != io.EOF {
+			return fmt.Errorf("reading stdin: %w", in.err)
 		}
 		var answer []byte
-		switch trimmed := bytes.TrimSpace(line); {
-		case tooLong:
+		switch trimmed := bytes.TrimSpace(in.line); {
+		case in.tooLong:
 			answer = mustJSON(errorAnswer(fmt.Sprintf("Input line is too long: more than %d bytes", maxExecLine)))
 		case len(trimmed) == 0:
 			// Blank lines get no answer.
 		default:
-			answer = execLine(ctx, mem, trimmed)
+			answer = execLine(run, mem, trimmed)
 		}
 		if answer != nil {
 			if _, err := out.Write(append(answer, '\n')); err != nil {
 				return fmt.Errorf("writing stdout: %w", err)
 			}
 		}
-		if readErr == io.EOF {
+		if in.err == io.EOF {
 			return nil
 		}
 	}
-	return nil // interrupted: every answer written so far stands
 }
 
 // readLine reads one line without its newline. A line longer than limit is

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The tests in this package that drive memtool as a user or a crash would
+// run the real binary, built once per test run by memtoolBinary.
+
+var binary struct {
+	once sync.Once
+	dir  string // removed by TestMain
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binary.dir != "" {
+		os.RemoveAll(binary.dir)
+	}
+	os.Exit(code)
+}
+
+// memtoolBinary returns the path of the memtool binary, building it on first
+// use. When the tests run with -race, so is the binary built, and children
+// report races on their stderr (see checkNoRace).
+func memtoolBinary(t testing.TB) string {
+	t.Helper()
+	binary.once.Do(func() {
+		binary.dir, binary.err = os.MkdirTemp("", "memtool-bin-")
+		if binary.err != nil {
+			return
+		}
+		gocmd, err := exec.LookPath("go")
+		if err != nil {
+			gocmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		binary.path = filepath.Join(binary.dir, "memtool")
+		args := []string{"build", "-o", binary.path}
+		if raceEnabled() {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command(gocmd, append(args, ".")...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binary.err != nil {
+		t.Fatal(binary.err)
+	}
+	return binary.path
+}
+
+// raceEnabled reports whether this test binary was built with -race.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+// childEnv is the environment of a memtool child: this one without
+// MEMTOOL_STORE, so that only what a test sets picks the store, and without
+// the race detector's one-second sleep at exit.
+func childEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MEMTOOL_STORE=") && !strings.HasPrefix(kv, "GORACE=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, append([]string{"GORACE=atexit_sleep_ms=0"}, extra...)...)
+}
+
+// checkNoRace fails t if a child's stderr holds a race report.
+func checkNoRace(t testing.TB, stderr string) {
+	t.Helper()
+	if strings.Contains(stderr, "WARNING: DATA RACE") {
+		t.Errorf("the memtool child reported a data race:\n%s", stderr)
+	}
+}
+
+// answer is one line of `memtool exec` output for one tool input.
+type answer struct {
+	IsError bool            `json:"is_error"`
+	Content json.RawMessage `json:"content"`
+}
+
+// Text returns the content of a text answer ("" for an image answer).
+func (a answer) Text() string {
+	var s string
+	if json.Unmarshal(a.Content, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// execMemtool runs `memtool exec` with args, feeds it input and returns its
+// stdout. It fails t unless memtool exits 0 with nothing on stderr.
+func execMemtool(t testing.TB, input string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(memtoolBinary(t), append([]string{"exec"}, args...)...)
+	cmd.Env = childEnv()
+	cmd.Stdin = strings.NewReader(input)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	checkNoRace(t, stderr.String())
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("memtool exec %v: %v\nstderr:\n%s", args, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// decodeLines splits exec output into lines and decodes each line as one
+// answer (an object) or a list of answers (an array).
+func decodeLines(t testing.TB, out string) [][]answer {
+	t.Helper()
+	var lines [][]answer
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		var batch []answer
+		if strings.HasPrefix(line, "[") {
+			if err := json.Unmarshal([]byte(line), &batch); err != nil {
+				t.Fatalf("answer line %q: %v", line, err)
+			}
+		} else {
+			var a answer
+			if err := json.Unmarshal([]byte(line), &a); err != nil {
+				t.Fatalf("answer line %q: %v", line, err)
+			}
+			batch = []answer{a}
+		}
+		lines = append(lines, batch)
+	}
+	return lines
+}
+
+// jsonLine encodes v as one line of exec input.
+func jsonLine(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b) + "\n"
+}

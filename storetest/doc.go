@@ -1,0 +1,40 @@
+// Package storetest is the conformance suite of memtool.Store: every
+// backend, and every wrapper around one, runs it from a few lines of its own
+// tests.
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) memtool.Store {
+//			return mystore.New(…)
+//		})
+//	}
+//
+// # What it checks
+//
+// The suite checks the doc comments of memtool.Store, memtool.Renamer and
+// memtool.RemoveAller sentence by sentence, through the store's own methods
+// only: the root always exists; missing names, and names under a file, are
+// memtool.ErrNotExist; each method returns the error class its contract
+// names, checked with errors.Is; a method that fails changes nothing (the
+// whole tree is compared before and after); Update returns fn's error
+// unchanged and never loses an update when many goroutines append at once;
+// of concurrent creates, mkdirs or no-replace renames onto one name exactly
+// one wins; a reader sees a file's old or new content, never a mix; and a
+// context that is already cancelled makes every method fail with
+// context.Canceled without changing anything.
+//
+// Renamer and RemoveAller are optional: their subtests are skipped for a
+// store that does not implement them.
+//
+// # What it does not check
+//
+// What needs more than the interface to set up is left to the backend's own
+// tests: irregular entries (FIFOs, hard links) and ErrIrregular, symbolic
+// links and ErrEscapes, durability across a crash, file modes, and sharing a
+// store between processes.
+//
+// # The store under test
+//
+// newStore is called once per subtest and must return a new, empty store
+// (the root exists and has no entries). It may register cleanup with
+// t.Cleanup. Subtests run one after another; each uses only its own store.
+package storetest

@@ -1,0 +1,305 @@
+package storetest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
+)
+
+// The suite is tested by feeding it stores that each break one sentence of
+// the contract and checking that it fails, and fails where it should. A
+// failing suite fails the test that runs it, so each broken store runs in a
+// child process: this test binary again, selected by brokenEnv.
+const brokenEnv = "STORETEST_BROKEN"
+
+// brokenStores names each defect and the subtests that must catch it.
+var brokenStores = []struct {
+	defect string
+	caught []string
+}{
+	{"none", nil}, // the control: a faithful wrapper passes
+	{"nil-for-missing", []string{"Stat/Missing", "Stat/UnderFile", "ReadFile/Missing"}},
+	{"plain-errors", []string{"Stat/Missing", "ReadFile/Missing", "ReadDir/Missing", "Update/Missing"}},
+	{"no-is-dir", []string{"ReadFile/Dir", "Update/Dir"}},
+	{"ignores-limit", []string{"ReadFile/Limit", "Update/Limit"}},
+	{"wrong-dir-entries", []string{"ReadDir/Entries"}},
+	{"shows-own-entries", []string{"ReadDir/EmptyRoot"}},
+	{"create-replaces", []string{"WriteFile/CreateOnlyExisting"}},
+	{"replaces-dirs", []string{"WriteFile/ReplaceDir"}},
+	{"creates-parents", []string{"WriteFile/MissingParent"}},
+	{"wraps-fn-error", []string{"Update/FnError"}},
+	{"writes-on-fn-error", []string{"Update/FnError"}},
+	{"loses-updates", []string{"Update/ConcurrentAppends"}},
+	{"mkdir-existing-ok", []string{"Mkdir/Existing"}},
+	{"remove-not-empty", []string{"Remove/NotEmpty"}},
+	{"rename-replaces", []string{"Rename/ExistingDestination"}},
+	{"rename-racy", []string{"Rename/ConcurrentOneWinner"}},
+	{"rename-copies", []string{"Rename/File", "Rename/Dir"}},
+	{"removeall-shallow", []string{"RemoveAll/Tree"}},
+	{"create-racy", []string{"Concurrency/CreateOnlyOneWinner"}},
+	{"torn-writes", []string{"Concurrency/ReadersSeeWholeContent"}},
+	{"ignores-cancel", []string{"Cancel/AlreadyCancelled"}},
+}
+
+func TestSuiteCatchesBrokenStores(t *testing.T) {
+	if defect, ok := os.LookupEnv(brokenEnv); ok {
+		// The child: run the suite on the broken store and let it fail.
+		storetest.Run(t, func(*testing.T) memtool.Store { return newBroken(defect) })
+		return
+	}
+	failLine := regexp.MustCompile(`--- FAIL: TestSuiteCatchesBrokenStores/(\S+)`)
+	for _, bs := range brokenStores {
+		t.Run(bs.defect, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSuiteCatchesBrokenStores$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(), brokenEnv+"="+bs.defect)
+			out, err := cmd.CombinedOutput()
+			var failed []string
+			for _, m := range failLine.FindAllStringSubmatch(string(out), -1) {
+				failed = append(failed, m[1])
+			}
+			if bs.caught == nil {
+				if err != nil {
+					t.Fatalf("the suite fails a faithful store (%v):\n%s", err, out)
+				}
+				return
+			}
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("the suite passed a store that %s (err %v):\n%s", bs.defect, err, out)
+			}
+			for _, want := range bs.caught {
+				if !slices.Contains(failed, want) {
+					t.Errorf("subtest %s did not catch a store that %s; failed subtests: %q", want, bs.defect, failed)
+				}
+			}
+			if t.Failed() {
+				t.Logf("child output:\n%s", out)
+			}
+		})
+	}
+}
+
+// broken wraps a memstore and breaks one sentence of the contract.
+type broken struct {
+	inner  *memstore.Store
+	defect string
+}
+
+func newBroken(defect string) *broken {
+	for _, bs := range brokenStores {
+		if bs.defect == defect {
+			return &broken{inner: memstore.New(), defect: defect}
+		}
+	}
+	panic("unknown defect " + defect)
+}
+
+var (
+	_ memtool.Store       = (*broken)(nil)
+	_ memtool.Renamer     = (*broken)(nil)
+	_ memtool.RemoveAller = (*broken)(nil)
+)
+
+// window widens a race: the time between a check and the act that should
+// have been one atomic step with it.
+func window() { time.Sleep(time.Millisecond) }
+
+// background drops cancellation, for the store that ignores it.
+func (b *broken) ctx(ctx context.Context) context.Context {
+	if b.defect == "ignores-cancel" {
+		return context.Background()
+	}
+	return ctx
+}
+
+// plain turns error classes into bare strings, for the store whose errors
+// do not match errors.Is.
+func (b *broken) plain(err error) error {
+	if b.defect == "plain-errors" && err != nil {
+		return errors.New(err.Error())
+	}
+	return err
+}
+
+func (b *broken) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	fi, err := b.inner.Stat(b.ctx(ctx), name)
+	if b.defect == "nil-for-missing" && errors.Is(err, memtool.ErrNotExist) {
+		return memtool.FileInfo{}, nil
+	}
+	return fi, b.plain(err)
+}
+
+func (b *broken) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	switch b.defect {
+	case "ignores-limit":
+		limit = 1 << 40
+	case "no-is-dir":
+		if fi, err := b.inner.Stat(ctx, name); err == nil && fi.IsDir() {
+			return []byte{}, nil
+		}
+	}
+	data, err := b.inner.ReadFile(b.ctx(ctx), name, limit)
+	if b.defect == "nil-for-missing" && errors.Is(err, memtool.ErrNotExist) {
+		return nil, nil
+	}
+	return data, b.plain(err)
+}
+
+func (b *broken) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	entries, err := b.inner.ReadDir(b.ctx(ctx), name)
+	switch {
+	case err != nil:
+		return nil, b.plain(err)
+	case b.defect == "wrong-dir-entries":
+		for i := range entries {
+			entries[i].Size = 0
+		}
+	case b.defect == "shows-own-entries" && name == "":
+		entries = append(entries, memtool.FileInfo{Name: ".store-lock"})
+	}
+	return entries, nil
+}
+
+func (b *broken) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	ctx = b.ctx(ctx)
+	switch b.defect {
+	case "create-replaces":
+		if fi, err := b.inner.Stat(ctx, name); err == nil && !fi.IsDir() {
+			mode = memtool.Replace
+		}
+	case "replaces-dirs":
+		if fi, err := b.inner.Stat(ctx, name); err == nil && fi.IsDir() && mode == memtool.Replace {
+			if err := b.inner.RemoveAll(ctx, name); err != nil {
+				return err
+			}
+		}
+	case "creates-parents":
+		parts := strings.Split(name, "/")
+		for i := 1; i < len(parts); i++ {
+			b.inner.Mkdir(ctx, strings.Join(parts[:i], "/"))
+		}
+	case "create-racy":
+		if mode == memtool.CreateOnly {
+			if _, err := b.inner.Stat(ctx, name); err == nil {
+				return &fs.PathError{Op: "write", Path: name, Err: memtool.ErrExist}
+			}
+			window()
+			mode = memtool.Replace
+		}
+	case "torn-writes":
+		if len(data) > 1 {
+			if err := b.inner.WriteFile(ctx, name, data[:len(data)/2], mode); err != nil {
+				return err
+			}
+			window()
+			mode = memtool.Replace
+		}
+	}
+	return b.plain(b.inner.WriteFile(ctx, name, data, mode))
+}
+
+func (b *broken) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
+	ctx = b.ctx(ctx)
+	switch b.defect {
+	case "ignores-limit":
+		limit = 1 << 40
+	case "no-is-dir":
+		if fi, err := b.inner.Stat(ctx, name); err == nil && fi.IsDir() {
+			return nil
+		}
+	case "loses-updates", "writes-on-fn-error", "torn-writes":
+		// Read, compute and write in three steps.
+		old, err := b.inner.ReadFile(ctx, name, limit)
+		if err != nil {
+			return err
+		}
+		window()
+		updated, fnErr := fn(old)
+		if fnErr != nil && b.defect != "writes-on-fn-error" {
+			return fnErr
+		}
+		if err := b.WriteFile(ctx, name, updated, memtool.Replace); err != nil {
+			return err
+		}
+		return fnErr
+	}
+	err := b.inner.Update(ctx, name, limit, fn)
+	if b.defect == "wraps-fn-error" && err != nil {
+		return fmt.Errorf("update %s: %v", name, err)
+	}
+	return b.plain(err)
+}
+
+func (b *broken) Mkdir(ctx context.Context, name string) error {
+	err := b.inner.Mkdir(b.ctx(ctx), name)
+	if b.defect == "mkdir-existing-ok" && errors.Is(err, memtool.ErrExist) {
+		return nil
+	}
+	return b.plain(err)
+}
+
+func (b *broken) Remove(ctx context.Context, name string) error {
+	if b.defect == "remove-not-empty" {
+		return b.inner.RemoveAll(b.ctx(ctx), name)
+	}
+	return b.plain(b.inner.Remove(b.ctx(ctx), name))
+}
+
+func (b *broken) Rename(ctx context.Context, oldname, newname string) error {
+	ctx = b.ctx(ctx)
+	switch b.defect {
+	case "rename-replaces":
+		if _, err := b.inner.Stat(ctx, oldname); err == nil {
+			b.inner.RemoveAll(ctx, newname)
+		}
+	case "rename-racy":
+		if _, err := b.inner.Stat(ctx, newname); err == nil {
+			return &fs.PathError{Op: "rename", Path: newname, Err: memtool.ErrExist}
+		}
+		window()
+		if _, err := b.inner.Stat(ctx, oldname); err == nil {
+			b.inner.RemoveAll(ctx, newname)
+		}
+	case "rename-copies":
+		// Copies the file and forgets to remove the source.
+		if data, err := b.inner.ReadFile(ctx, oldname, 1<<30); err == nil {
+			return b.inner.WriteFile(ctx, newname, data, memtool.CreateOnly)
+		}
+		if err := b.inner.Mkdir(ctx, newname); err != nil {
+			return err
+		}
+		return nil
+	}
+	return b.plain(b.inner.Rename(ctx, oldname, newname))
+}
+
+func (b *broken) RemoveAll(ctx context.Context, name string) error {
+	if b.defect == "removeall-shallow" {
+		// Removes only the directory's files, then fails quietly.
+		entries, err := b.inner.ReadDir(ctx, name)
+		if err != nil {
+			return b.inner.Remove(ctx, name)
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				b.inner.Remove(ctx, name+"/"+e.Name)
+			}
+		}
+		b.inner.Remove(ctx, name)
+		return nil
+	}
+	return b.plain(b.inner.RemoveAll(b.ctx(ctx), name))
+}
