@@ -17,8 +17,9 @@
 // creates of one name never both win) and followed by an fsync of the
 // directory; only then does the method return. A directory removal first
 // renames the directory away, atomically, then deletes it. Leftover temp
-// files and removed directories from a crash are swept when the store is
-// opened. Files are created 0600 and directories 0700.
+// files and removed directories from a crashed process are swept when the
+// store is next opened (a writer marks the lock file while it works; a mark
+// left behind triggers the sweep). Files are created 0600 and directories 0700.
 //
 // # Concurrency
 //
@@ -73,7 +74,9 @@ var (
 )
 
 // Open opens the store in dir, creating the directory (0700) if it is
-// missing, and sweeps what an interrupted writer left behind.
+// missing. If a writer was interrupted (its mark is still in the lock file),
+// Open sweeps the temp files and trash it may have left; otherwise it does
+// not walk the tree, so opening costs the same whatever the store holds.
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("filestore: %w", err)
@@ -88,7 +91,7 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("filestore: lock file: %w", err)
 	}
 	s := &Store{dir: dir, root: root, lock: lock}
-	if err := s.sweep(); err != nil {
+	if err := s.recover(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("filestore: sweep: %w", err)
 	}
@@ -103,8 +106,27 @@ func (s *Store) Close() error {
 // Dir returns the directory the store was opened on.
 func (s *Store) Dir() string { return s.dir }
 
-// acquire takes the write lock: the mutex, then the flock.
+// acquire takes the write lock: the mutex, then the flock, and marks the
+// lock file as "writer at work" until the returned release runs. A mark
+// found at Open means a writer died mid-change and left debris to sweep.
 func (s *Store) acquire(ctx context.Context) (func(), error) {
+	release, err := s.flock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mark := fmt.Appendf(nil, "pid %d writing\n", os.Getpid())
+	if _, err := unix.Pwrite(int(s.lock.Fd()), mark, 0); err != nil {
+		release()
+		return nil, fmt.Errorf("filestore: lock file: %w", err)
+	}
+	return func() {
+		unix.Ftruncate(int(s.lock.Fd()), 0)
+		release()
+	}, nil
+}
+
+// flock takes the mutex, then the exclusive flock.
+func (s *Store) flock(ctx context.Context) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -125,13 +147,42 @@ func (s *Store) acquire(ctx context.Context) (func(), error) {
 	}, nil
 }
 
-// sweep removes temp files and trash left by a crashed writer.
-func (s *Store) sweep() error {
-	unlock, err := s.acquire(context.Background())
+// recover sweeps the tree if the lock file holds a dead writer's mark.
+func (s *Store) recover() error {
+	release, err := s.flock(context.Background())
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer release()
+	fi, err := s.lock.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() == 0 {
+		return nil
+	}
+	if err := s.sweepLocked(); err != nil {
+		return err
+	}
+	return unix.Ftruncate(int(s.lock.Fd()), 0)
+}
+
+// Sweep walks the whole tree and removes temp files and trash that an
+// interrupted writer left behind. Open does this by itself after a crash of
+// a process; Sweep is for the rare case where the machine lost power before
+// the lock file's mark reached the disk. The debris is invisible to the
+// model either way; Sweep only reclaims the space.
+func (s *Store) Sweep(ctx context.Context) error {
+	release, err := s.flock(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.sweepLocked()
+}
+
+// sweepLocked removes temp files and trash anywhere in the tree.
+func (s *Store) sweepLocked() error {
 	return fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable or vanished: nothing of ours to sweep there
@@ -552,7 +603,7 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 
 // RemoveAll removes a file or a whole directory. A directory is first
 // renamed to a hidden trash name in one atomic step, so that a crash leaves
-// it either in place or gone (the sweep at Open finishes the removal).
+// it either in place or gone (Open's recovery finishes the removal).
 func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("removeall", name, fs.ErrInvalid)

@@ -130,8 +130,33 @@ func TestUpdateNarrowsMode(t *testing.T) {
 }
 
 // Temp files and trash that a crashed writer left anywhere in the tree are
-// swept at Open; everything else stays, and nothing outside is followed.
+// swept at Open when the writer's mark is still in the lock file; everything
+// else stays, and nothing outside is followed.
 func TestSweepAtOpen(t *testing.T) {
+	testSweep(t, func(t *testing.T, dir string) {
+		writeHostFile(t, filepath.Join(dir, ".memtool.lock"), "pid 1 writing\n")
+		open(t, dir)
+		if got := hostContent(t, filepath.Join(dir, ".memtool.lock")); got != "" {
+			t.Errorf("lock file after recovery = %q, want it empty", got)
+		}
+	})
+}
+
+// Without a crash mark, Open does not walk the tree (its cost does not grow
+// with the store); Sweep does the same cleanup on demand.
+func TestSweep(t *testing.T) {
+	testSweep(t, func(t *testing.T, dir string) {
+		s := open(t, dir)
+		if _, err := os.Lstat(filepath.Join(dir, ".memtool-tmp-0123456789abcdef")); err != nil {
+			t.Errorf("a clean Open swept the tree: %v", err)
+		}
+		if err := s.Sweep(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func testSweep(t *testing.T, sweep func(t *testing.T, dir string)) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "store")
 	outside := filepath.Join(base, "outside")
@@ -162,7 +187,7 @@ func TestSweepAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	open(t, dir)
+	sweep(t, dir)
 	for _, name := range append(leftovers, "d/.memtool-trash-link") {
 		// The leftover's top entry must be gone (and so everything in it).
 		top := name
