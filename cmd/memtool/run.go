@@ -40,6 +40,9 @@ func subcommands() []subcommand {
 		{name: "insert", summary: "insert text (from --text or stdin) after a line", run: runInsert},
 		{name: "delete", summary: "delete a file or a directory", run: runDelete},
 		{name: "rename", summary: "rename or move a file or directory (never overwrites)", run: runRename},
+		{name: "run", summary: "do one task with Claude and its memory (needs ANTHROPIC_API_KEY)", run: runRun},
+		{name: "chat", summary: "talk with Claude, with its memory, in the terminal (needs ANTHROPIC_API_KEY)", run: runChat},
+		{name: "init", summary: "seed a store from a template (dev: progress log, feature checklist, decisions)", run: runInit},
 	}
 }
 

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/claude"
+)
+
+// notRunText answers the calls of a turn that stopped before they ran.
+const notRunText = "Error: This call was not run, or its result was lost: the turn was stopped " +
+	"(by the user, or at the request limit). View the memory directory to see what changed."
+
+func runChat(ctx context.Context, env *cliEnv, args []string) int {
+	var sf storeFlags
+	var af agentFlags
+	fs := newFlagSet("chat", "chat [--store URL] [flags]", env, &sf)
+	addAgentFlags(fs, &af)
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(env.stderr, "memtool chat: unexpected argument %q\n", rest[0])
+		return exitUsage
+	}
+	opts, err := af.options()
+	if err != nil {
+		fmt.Fprintf(env.stderr, "memtool chat: %v\n", err)
+		return exitUsage
+	}
+	client, err := newAPIClient(env)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "memtool chat: %v\n", err)
+		return exitUsage
+	}
+	mem, closer, err := openMemory(env, &sf)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "memtool chat: %v\n", err)
+		return exitStore
+	}
+	defer closer.Close()
+	printer := &callPrinter{w: env.stderr}
+	c := &chat{env: env, client: client, mem: mem, af: &af, opts: append(opts, claude.WithOnCall(printer.print))}
+
+	// Ctrl-C ends the turn in progress, not the chat. The chat takes SIGINT
+	// itself and runs on a context that main's signal handling, which ends
+	// other commands on Ctrl-C, does not cancel. SIGTERM ends the chat.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	base := context.WithoutCancel(ctx)
+
+	lines := make(chan string)
+	stop := make(chan struct{})
+	defer close(stop)
+	go readLines(env.stdin, lines, stop)
+
+	fmt.Fprintf(env.stderr, "memtool chat with %s; memory in %s. Ctrl-C ends a turn; Ctrl-D or /exit ends the chat.\n",
+		af.model, storeURL(sf.store, env))
+	status := exitOK
+	for {
+		fmt.Fprint(env.stderr, "> ")
+		var line string
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				fmt.Fprintln(env.stderr)
+				return status
+			}
+			line = l
+		case sig := <-sigs:
+			if sig == syscall.SIGTERM {
+				fmt.Fprintln(env.stderr)
+				return status
+			}
+			fmt.Fprintln(env.stderr, "\n(Ctrl-D or /exit ends the chat)")
+			continue
+		}
+		switch strings.TrimSpace(line) {
+		case "":
+			continue
+		case "/exit", "/quit":
+			return status
+		}
+		code, terminated := c.turn(base, sigs, line)
+		if code != exitOK {
+			status = code
+		}
+		if terminated {
+			return status
+		}
+	}
+}
+
+// readLines sends each line of r to lines and closes it at the end of r.
+func readLines(r io.Reader, lines chan<- string, stop <-chan struct{}) {
+	defer close(lines)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		select {
+		case lines <- sc.Text():
+		case <-stop:
+			return
+		}
+	}
+}
+
+// chat is one conversation: what was said, and what the next user message
+// must carry first (the answers to calls of a turn that was cut short).
+type chat struct {
+	env     *cliEnv
+	client  anthropic.Client
+	mem     *memtool.Memory
+	af      *agentFlags
+	opts    []claude.Option
+	history []anthropic.BetaMessageParam
+	pending []anthropic.BetaContentBlockParamUnion
+}
+
+// turn sends one user message and streams the reply, running memory calls
+// until Claude has answered. A signal on sigs cancels the turn; terminated
+// reports SIGTERM.
+func (c *chat) turn(base context.Context, sigs <-chan os.Signal, text string) (code int, terminated bool) {
+	ctx, cancel := context.WithCancel(base)
+	defer cancel()
+	var sig os.Signal
+	done, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case sig = <-sigs:
+			cancel()
+		case <-done:
+		}
+	}()
+	final, requests, err := c.send(ctx, text)
+	close(done)
+	<-watched
+
+	switch {
+	case sig == syscall.SIGTERM:
+		return exitOK, true
+	case sig != nil && err != nil:
+		fmt.Fprintln(c.env.stderr, "(interrupted; memory keeps what was done)")
+		return exitOK, false
+	case err != nil:
+		return apiFailure(ctx, c.env, "chat", err), false
+	}
+	return finished(c.env, "chat", final, requests), false
+}
+
+// send runs one turn and leaves the conversation ready for the next one,
+// also when the turn was cut short.
+func (c *chat) send(ctx context.Context, text string) (*anthropic.BetaMessage, int, error) {
+	blocks := append(slices.Clone(c.pending), anthropic.NewBetaTextBlock(text))
+	messages := append(slices.Clone(c.history), anthropic.NewBetaUserMessage(blocks...))
+	runner := claude.NewStreamingRunner(&c.client, c.mem, c.af.params(messages), c.opts...)
+	out := &textOut{w: c.env.stdout}
+	var err error
+turns:
+	for events := range runner.AllStreaming(ctx) {
+		for ev, e := range events {
+			if e != nil {
+				err = e
+				break turns
+			}
+			switch ev.Type {
+			case "content_block_start":
+				if ev.ContentBlock.Type == "text" {
+					out.paragraph()
+				}
+			case "content_block_delta":
+				if ev.Delta.Type == "text_delta" {
+					out.write(ev.Delta.Text)
+				}
+			case "message_stop":
+				out.endLine()
+			}
+		}
+	}
+	out.endLine()
+	c.history, c.pending = settle(runner.Messages())
+	return runner.LastMessage(), runner.IterationCount(), err
+}
+
+// settle splits a conversation that may have been cut short into the
+// history to send again and the blocks the next user message must start
+// with: a trailing user message goes back to pending, and the calls of a
+// trailing assistant message that have no result get notRunText.
+func settle(msgs []anthropic.BetaMessageParam) ([]anthropic.BetaMessageParam, []anthropic.BetaContentBlockParamUnion) {
+	var pending []anthropic.BetaContentBlockParamUnion
+	if n := len(msgs); n > 0 && msgs[n-1].OfUser != nil {
+		pending = msgs[n-1].OfUser.Content
+		msgs = msgs[:n-1]
+	}
+	if n := len(msgs); n > 0 && msgs[n-1].OfAssistant != nil {
+		answered := map[string]bool{}
+		for _, b := range pending {
+			if b.OfToolResult != nil {
+				answered[b.OfToolResult.ToolUseID] = true
+			}
+		}
+		for _, b := range msgs[n-1].OfAssistant.Content {
+			if b.OfToolUse != nil && !answered[b.OfToolUse.ID] {
+				r := anthropic.NewBetaToolResultTextBlockParam(b.OfToolUse.ID, notRunText, true)
+				pending = append(pending, anthropic.BetaContentBlockParamUnion{OfToolResult: &r})
+			}
+		}
+	}
+	return msgs, pending
+}
+
+// textOut writes streamed text, keeping track of where the line is.
+type textOut struct {
+	w       io.Writer
+	wrote   bool // anything written in this turn
+	midLine bool
+}
+
+func (o *textOut) write(s string) {
+	if s == "" {
+		return
+	}
+	io.WriteString(o.w, s)
+	o.wrote = true
+	o.midLine = !strings.HasSuffix(s, "\n")
+}
+
+// paragraph separates a new text block from text written before it.
+func (o *textOut) paragraph() {
+	if o.wrote {
+		o.endLine()
+		io.WriteString(o.w, "\n")
+	}
+}
+
+func (o *textOut) endLine() {
+	if o.midLine {
+		io.WriteString(o.w, "\n")
+		o.midLine = false
+	}
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/claude/template"
+)
+
+// Exit statuses of run and chat, beside those in run.go.
+const (
+	exitAPI         = 5   // the Claude API failed
+	exitInterrupted = 130 // Ctrl-C (128 + SIGINT, as shells report it)
+)
+
+// defaultModel is the model run and chat use without --model.
+const defaultModel = anthropic.ModelClaudeSonnet5_5
+
+// agentFlags are the flags run and chat share.
+type agentFlags struct {
+	model          string
+	system         string
+	maxTokens      int64
+	maxIterations  int
+	contextEditing bool
+	clearAt        int64
+	keep           int64
+	compact        bool
+	compactAt      int64
+	topic          string
+	organize       bool
+	template       string
+	threads        bool
+}
+
+func addAgentFlags(fs *flag.FlagSet, af *agentFlags) {
+	fs.StringVar(&af.model, "model", defaultModel, "the Claude model")
+	fs.StringVar(&af.system, "system", "", "the system prompt")
+	fs.Int64Var(&af.maxTokens, "max-tokens", 8192, "the most tokens of one reply")
+	fs.IntVar(&af.maxIterations, "max-iterations", 50, "the most API requests for one task or chat turn (0: no limit)")
+	fs.BoolVar(&af.contextEditing, "context-editing", false, "clear old tool results, never memory's, once the prompt passes --clear-at tokens")
+	fs.Int64Var(&af.clearAt, "clear-at", claude.DefaultClearTrigger, "with --context-editing: the prompt size, in input tokens, that starts clearing")
+	fs.Int64Var(&af.keep, "keep", claude.DefaultClearKeep, "with --context-editing: how many of the latest tool uses keep their results")
+	fs.BoolVar(&af.compact, "compact", false, "compact the conversation on the server once the prompt passes --compact-at tokens")
+	fs.Int64Var(&af.compactAt, "compact-at", claude.DefaultCompactTrigger, "with --compact: the prompt size, in input tokens, that starts a compaction")
+	fs.StringVar(&af.topic, "topic", "", "tell Claude to record only information relevant to this topic")
+	fs.BoolVar(&af.organize, "organize", true, "tell Claude to keep its memory folder up to date, coherent and organized")
+	fs.StringVar(&af.template, "template", "", "add the guidance of a memory template ("+strings.Join(template.Names(), ", ")+"; see 'memtool init')")
+	fs.BoolVar(&af.threads, "threads", true, "send requests on server-side message threads (only new messages are sent)")
+}
+
+// options returns the runner options the flags ask for.
+func (af *agentFlags) options() ([]claude.Option, error) {
+	opts := []claude.Option{claude.WithMaxIterations(af.maxIterations), claude.WithThreads(af.threads)}
+	if af.maxIterations < 0 || af.maxTokens <= 0 {
+		return nil, errors.New("--max-iterations must be 0 or more and --max-tokens more than 0")
+	}
+	if af.contextEditing {
+		opts = append(opts, claude.WithClearToolUses(claude.ClearToolUses{Trigger: af.clearAt, Keep: af.keep}))
+	}
+	if af.compact {
+		opts = append(opts, claude.WithCompaction(claude.Compaction{Trigger: af.compactAt}))
+	}
+	if af.organize {
+		opts = append(opts, claude.WithOrganizedMemory())
+	}
+	if af.topic != "" {
+		opts = append(opts, claude.WithTopic(af.topic))
+	}
+	if af.template != "" {
+		t, ok := template.Lookup(af.template)
+		if !ok {
+			return nil, fmt.Errorf("unknown template %q (known: %s)", af.template, strings.Join(template.Names(), ", "))
+		}
+		opts = append(opts, claude.WithGuidance(t.Guidance))
+	}
+	return opts, nil
+}
+
+// params returns the request for a conversation of messages.
+func (af *agentFlags) params(messages []anthropic.BetaMessageParam) anthropic.BetaToolRunnerParams {
+	p := anthropic.BetaToolRunnerParams{BetaMessageNewParams: anthropic.BetaMessageNewParams{
+		Model:     af.model,
+		MaxTokens: af.maxTokens,
+		Messages:  messages,
+	}}
+	if af.system != "" {
+		p.System = []anthropic.BetaTextBlockParam{{Text: af.system}}
+	}
+	return p
+}
+
+// newAPIClient returns a client that uses $ANTHROPIC_API_KEY and, when set,
+// $ANTHROPIC_BASE_URL, and reads nothing else from the environment.
+func newAPIClient(env *cliEnv) (anthropic.Client, error) {
+	key := env.getenv("ANTHROPIC_API_KEY")
+	if key == "" {
+		return anthropic.Client{}, errors.New("ANTHROPIC_API_KEY is not set")
+	}
+	opts := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithAPIKey(key)}
+	if base := env.getenv("ANTHROPIC_BASE_URL"); base != "" {
+		opts = append(opts, option.WithBaseURL(base))
+	}
+	return anthropic.NewClient(opts...), nil
+}
+
+// callPrinter prints each memory command on its own line as it finishes.
+// Calls of one turn finish on several goroutines at once.
+type callPrinter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *callPrinter) print(_ context.Context, c claude.Call) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "memory: %s\n", c.Summary())
+}
+
+func runRun(ctx context.Context, env *cliEnv, args []string) int {
+	var sf storeFlags
+	var af agentFlags
+	fs := newFlagSet("run", `run [--store URL] [flags] "task"   (task "-": read it from stdin)`, env, &sf)
+	addAgentFlags(fs, &af)
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(rest) != 1 {
+		fmt.Fprintln(env.stderr, `memtool run: give the task as one argument: memtool run [flags] "task"`)
+		return exitUsage
+	}
+	task := rest[0]
+	if task == "-" {
+		data, err := io.ReadAll(env.stdin)
+		if err != nil {
+			fmt.Fprintf(env.stderr, "memtool run: reading the task from stdin: %v\n", err)
+			return exitUsage
+		}
+		task = string(data)
+	}
+	if strings.TrimSpace(task) == "" {
+		fmt.Fprintln(env.stderr, "memtool run: the task is empty")
+		return exitUsage
+	}
+	opts, err := af.options()
+	if err != nil {
+		fmt.Fprintf(env.stderr, "memtool run: %v\n", err)
+		return exitUsage
+	}
+	client, err := newAPIClient(env)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "memtool run: %v\n", err)
+		return exitUsage
+	}
+	mem, closer, err := openMemory(env, &sf)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "memtool run: %v\n", err)
+		return exitStore
+	}
+	defer closer.Close()
+
+	printer := &callPrinter{w: env.stderr}
+	opts = append(opts, claude.WithOnCall(printer.print))
+	messages := []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(task))}
+	// Streaming: replies longer than a non-streaming request allows, and no
+	// idle connection for the length of a long reply.
+	runner := claude.NewStreamingRunner(&client, mem, af.params(messages), opts...)
+	for events := range runner.AllStreaming(ctx) {
+		for _, err := range events {
+			if err != nil {
+				return apiFailure(ctx, env, "run", err)
+			}
+		}
+	}
+	final := runner.LastMessage()
+	if text := claude.Text(final); text != "" {
+		if _, err := fmt.Fprintln(env.stdout, text); err != nil {
+			return exitBrokenIO
+		}
+	}
+	return finished(env, "run", final, runner.IterationCount())
+}
+
+// apiFailure reports an error that ended a run or a chat turn.
+func apiFailure(ctx context.Context, env *cliEnv, cmd string, err error) int {
+	if ctx.Err() != nil {
+		fmt.Fprintf(env.stderr, "memtool %s: interrupted\n", cmd)
+		return exitInterrupted
+	}
+	fmt.Fprintf(env.stderr, "memtool %s: %v\n", cmd, err)
+	return exitAPI
+}
+
+// finished reports a run that ended without Claude finishing its answer.
+func finished(env *cliEnv, cmd string, final *anthropic.BetaMessage, requests int) int {
+	if final == nil {
+		fmt.Fprintf(env.stderr, "memtool %s: no reply\n", cmd)
+		return exitAPI
+	}
+	switch final.StopReason {
+	case anthropic.BetaStopReasonEndTurn, anthropic.BetaStopReasonStopSequence:
+		return exitOK
+	case anthropic.BetaStopReasonToolUse:
+		fmt.Fprintf(env.stderr, "memtool %s: stopped after %d requests (--max-iterations) before Claude finished\n", cmd, requests)
+	case anthropic.BetaStopReasonMaxTokens:
+		fmt.Fprintf(env.stderr, "memtool %s: the reply was cut at --max-tokens\n", cmd)
+	default:
+		fmt.Fprintf(env.stderr, "memtool %s: Claude stopped: %s\n", cmd, final.StopReason)
+	}
+	return exitFailed
+}
