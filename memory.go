@@ -127,17 +127,21 @@ func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
 	return r
 }
 
-// A refusal is a failure whose text is meant for the model.
-type refusal string
+// A Refusal is a failure whose text is meant for the model: Memory answers
+// "Error: " + its text, verbatim. Memory's own checks return one, and so may
+// a Store or a policy that wraps one (a quota, a secret filter) when it
+// refuses an operation for a reason the model should read. Any other error
+// from a store is reported to the model only as an internal error.
+type Refusal string
 
-func (r refusal) Error() string { return string(r) }
+func (r Refusal) Error() string { return string(r) }
 
-func refusef(format string, args ...any) error { return refusal(fmt.Sprintf(format, args...)) }
+func refusef(format string, args ...any) error { return Refusal(fmt.Sprintf(format, args...)) }
 
 // failure turns err into the model's error text: refusals and path errors
 // as they are, anything else as a generic internal error, logged in full.
 func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
-	var ref refusal
+	var ref Refusal
 	var pe *PathError
 	switch {
 	case errors.As(err, &ref):
