@@ -44,62 +44,63 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 // serveExec answers each non-blank input line with one output line. An
 // answer is written only after the line's commands have finished, so their
 // effects are durable by then. When ctx is cancelled (SIGINT, SIGTERM) it
-// finishes the line in progress and returns. It returns an error only if in
-// or out fails.
+// lets the line in progress finish and be answered, and returns. It returns
+// an error only if in or out fails.
 func serveExec(ctx context.Context, mem *memtool.Memory, in io.Reader, out io.Writer) error {
-	type input struct {
-		line    []byte
-		tooLong bool
-		err     error
-	}
-	lines := make(chan input)
-	stop := make(chan struct{})
-	defer close(stop)
+	// One goroutine reads, runs and answers; this one only waits for it or
+	// for an interrupt. A line is handled under mu, so an interrupt waits
+	// for the line in progress and then stops the loop before the next.
+	var mu sync.Mutex
+	stopped := false
+	done := make(chan error, 1)
+	run := context.WithoutCancel(ctx)
 	go func() {
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {
-			line, tooLong, err := readLine(r, maxExecLine)
-			select {
-			case lines <- input{line, tooLong, err}:
-			case <-stop:
+			line, tooLong, readErr := readLine(r, maxExecLine)
+			if readErr != nil && readErr != io.EOF {
+				done <- fmt.Errorf("reading stdin: %w", readErr)
 				return
 			}
-			if err != nil {
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
+			}
+			err := answerLine(run, mem, out, line, tooLong)
+			mu.Unlock()
+			if err != nil || readErr == io.EOF {
+				done <- err
 				return
 			}
 		}
 	}()
-	// Commands run on a context that an interrupt does not cancel, so that
-	// the line in progress completes and is answered.
-	run := context.WithoutCancel(ctx)
-	for {
-		var in input
-		select {
-		case <-ctx.Done():
-			return nil
-		case in = <-lines:
-		}
-		if in.err != nil && in.err != io.EOF {
-			return fmt.Errorf("reading stdin: %w", in.err)
-		}
-		var answer []byte
-		switch trimmed := bytes.TrimSpace(in.line); {
-		case in.tooLong:
-			answer = mustJSON(errorAnswer(fmt.Sprintf("Input line is too long: more than %d bytes", maxExecLine)))
-		case len(trimmed) == 0:
-			// Blank lines get no answer.
-		default:
-			answer = execLine(run, mem, trimmed)
-		}
-		if answer != nil {
-			if _, err := out.Write(append(answer, '\n')); err != nil {
-				return fmt.Errorf("writing stdout: %w", err)
-			}
-		}
-		if in.err == io.EOF {
-			return nil
-		}
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		return nil
 	}
+}
+
+// answerLine runs one input line and writes its answer (none for a blank line).
+func answerLine(ctx context.Context, mem *memtool.Memory, out io.Writer, line []byte, tooLong bool) error {
+	var answer []byte
+	switch trimmed := bytes.TrimSpace(line); {
+	case tooLong:
+		answer = mustJSON(errorAnswer(fmt.Sprintf("Input line is too long: more than %d bytes", maxExecLine)))
+	case len(trimmed) == 0:
+		return nil
+	default:
+		answer = execLine(ctx, mem, trimmed)
+	}
+	if _, err := out.Write(append(answer, '\n')); err != nil {
+		return fmt.Errorf("writing stdout: %w", err)
+	}
+	return nil
 }
 
 // readLine reads one line without its newline. A line longer than limit is
@@ -136,7 +137,14 @@ func execLine(ctx context.Context, mem *memtool.Memory, line []byte) []byte {
 		wg.Go(func() { results[i] = mem.Run(ctx, in) })
 	}
 	wg.Wait()
-	return mustJSON(results)
+	b := []byte{'['}
+	for i, r := range results {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, mustJSON(r)...)
+	}
+	return append(b, ']')
 }
 
 func errorAnswer(msg string) memtool.Result {
@@ -151,8 +159,10 @@ func jsonErrorText(err error) string {
 	return err.Error()
 }
 
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
+// mustJSON encodes one result directly (json.Marshal of a Marshaler would
+// re-scan and compact its output).
+func mustJSON(r memtool.Result) []byte {
+	b, err := r.MarshalJSON()
 	if err != nil {
 		panic(err) // results are plain strings and byte slices
 	}
