@@ -13,6 +13,7 @@ import (
 // storeFlags are the flags every store-using subcommand shares.
 type storeFlags struct {
 	store     string
+	tenant    string
 	overwrite bool
 }
 
@@ -25,6 +26,7 @@ func newFlagSet(name, usage string, env *cliEnv, sf *storeFlags) *flag.FlagSet {
 	}
 	fs.StringVar(&sf.store, "store", "", "store URL (default $MEMTOOL_STORE, else ./memories)")
 	fs.BoolVar(&sf.overwrite, "overwrite", false, "let create replace an existing file")
+	fs.StringVar(&sf.tenant, "tenant", "", "the tenant whose memory to use, in a multi-tenant store")
 	return fs
 }
 
@@ -46,7 +48,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // openMemory opens the store named by the flags and wraps it in a Memory.
 func openMemory(env *cliEnv, sf *storeFlags) (*memtool.Memory, io.Closer, error) {
-	store, closer, err := openStore(storeURL(sf.store, env))
+	store, closer, err := openStore(context.Background(), storeURL(sf.store, env), sf.tenant)
 	if err != nil {
 		return nil, nil, err
 	}

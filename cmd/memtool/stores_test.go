@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/pgstore/pgtest"
+)
+
+// These tests run the database stores through the real memtool binary:
+// the reference battery must get the same answer, line by line, from
+// `memtool exec --store sqlite:///…` and `--store postgres://…` as from
+// `--store DIR`, and several processes sharing one database must lose no
+// update and let exactly one racer win.
+
+// dbBackends are the store URLs of the database stores, each new and
+// empty; a backend whose server is missing is skipped (or fails under CI)
+// by pgtest.
+var dbBackends = []struct {
+	name string
+	url  func(t *testing.T) string
+}{
+	{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "memory.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.URL(t) }},
+}
+
+// openTestStore opens the store at url in the test process, through the
+// CLI's own registry, as a second handle beside the children's.
+func openTestStore(t *testing.T, url, tenant string) memtool.Store {
+	t.Helper()
+	s, closer, err := openStore(context.Background(), url, tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closer.Close() })
+	return s
+}
+
+// battery is one run of the reference battery: an answer line per command
+// line, and a snapshot of the store at each "tree" setup line.
+type battery struct {
+	labels  []string
+	answers []string
+}
+
+func readCases(t *testing.T) []map[string]json.RawMessage {
+	t.Helper()
+	f, err := os.Open("../../testdata/reference/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []map[string]json.RawMessage
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+// runBattery runs the battery on the store at url: commands through one
+// `memtool exec` child, setup steps that every store can hold (files and
+// directories under memories/) through a handle of the test's own. Setups
+// that need a file system (symbolic links, FIFOs, sparse files) and those
+// outside the store are left out, for every store alike.
+func runBattery(t *testing.T, url string) battery {
+	t.Helper()
+	ctx := context.Background()
+	cases := readCases(t)
+	store := openTestStore(t, url, "")
+	c := startChild(t, "--store", url)
+	defer c.stop(t)
+	var b battery
+	for i, cs := range cases {
+		var label string
+		json.Unmarshal(cs["_c"], &label)
+		label = fmt.Sprintf("line %d (%s)", i, label)
+		if raw, ok := cs["setup"]; ok {
+			var op string
+			json.Unmarshal(raw, &op)
+			if op == "tree" {
+				b.labels = append(b.labels, label+" tree")
+				b.answers = append(b.answers, snapshot(t, store))
+				continue
+			}
+			applySetup(t, ctx, store, op, cs)
+			continue
+		}
+		input := map[string]json.RawMessage{}
+		for k, v := range cs {
+			if !strings.HasPrefix(k, "_") {
+				input[k] = v
+			}
+		}
+		ans, err := c.ask(jsonLine(input))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.labels = append(b.labels, label)
+		b.answers = append(b.answers, ans)
+	}
+	return b
+}
+
+func applySetup(t *testing.T, ctx context.Context, s memtool.Store, op string, c map[string]json.RawMessage) {
+	t.Helper()
+	str := func(k string) string {
+		var v string
+		json.Unmarshal(c[k], &v)
+		return v
+	}
+	name, ok := strings.CutPrefix(str("path"), "memories/")
+	if !ok {
+		return // outside the store
+	}
+	mkdirAll := func(dir string) {
+		for i := range dir {
+			if dir[i] == '/' {
+				s.Mkdir(ctx, dir[:i])
+			}
+		}
+		if dir != "" {
+			s.Mkdir(ctx, dir)
+		}
+	}
+	var err error
+	switch op {
+	case "write", "repeat":
+		var data []byte
+		switch {
+		case op == "repeat":
+			var n int
+			json.Unmarshal(c["count"], &n)
+			data = []byte(strings.Repeat(str("unit"), n))
+		case c["b64"] != nil:
+			data, err = base64.StdEncoding.DecodeString(str("b64"))
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			data = []byte(str("text"))
+		}
+		if dir := path.Dir(name); dir != "." {
+			mkdirAll(dir)
+		}
+		err = s.WriteFile(ctx, name, data, memtool.Replace)
+	case "mkdir":
+		mkdirAll(name)
+	case "rm":
+		err = s.(memtool.RemoveAller).RemoveAll(ctx, name)
+		if errors.Is(err, memtool.ErrNotExist) {
+			err = nil
+		}
+	case "symlink", "mkfifo", "truncate":
+		// Only a file system holds these.
+	default:
+		t.Fatalf("unknown setup %q", op)
+	}
+	if err != nil {
+		t.Fatalf("setup %s %s: %v", op, name, err)
+	}
+}
+
+// snapshot describes the whole tree of s, sorted: every directory, and
+// every file with its content.
+func snapshot(t *testing.T, s memtool.Store) string {
+	t.Helper()
+	var lines []string
+	var walk func(dir string)
+	walk = func(dir string) {
+		entries, err := s.ReadDir(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := path.Join(dir, e.Name)
+			if e.IsDir() {
+				lines = append(lines, name+"/")
+				walk(name)
+				continue
+			}
+			data, err := s.ReadFile(context.Background(), name, 16<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, fmt.Sprintf("%s %q", name, data))
+		}
+	}
+	walk("")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+func TestReferenceBatteryOnDatabases(t *testing.T) {
+	want := runBattery(t, filepath.Join(t.TempDir(), "memories"))
+	if len(want.answers) < 150 {
+		t.Fatalf("the battery gave only %d answers", len(want.answers))
+	}
+	for _, be := range dbBackends {
+		t.Run(be.name, func(t *testing.T) {
+			got := runBattery(t, be.url(t))
+			if len(got.answers) != len(want.answers) {
+				t.Fatalf("%d answers, want %d", len(got.answers), len(want.answers))
+			}
+			for i := range want.answers {
+				if got.answers[i] != want.answers[i] {
+					t.Errorf("%s:\n got: %.600s\nwant: %.600s", want.labels[i], got.answers[i], want.answers[i])
+				}
+			}
+		})
+	}
+}
+
+// TestConcurrentEditsOnDatabases runs the edit plan of
+// TestConcurrentEditsAcrossProcesses with 4 memtool exec processes on one
+// database: every acknowledged edit is in the file, once.
+func TestConcurrentEditsOnDatabases(t *testing.T) {
+	plan := editPlan{writers: 4, ops: 40}
+	if testing.Short() {
+		plan.ops = 16
+	}
+	for _, be := range dbBackends {
+		t.Run(be.name, func(t *testing.T) {
+			url := be.url(t)
+			execMemtool(t, jsonLine(createInput(editFile, plan.initial())), "--store", url)
+			children := make([]*child, plan.writers)
+			for w := range children {
+				children[w] = startChild(t, "--store", url)
+			}
+			acked := newAcked(plan.writers, plan.ops)
+			errs := make([]error, plan.writers)
+			var wg sync.WaitGroup
+			for w, c := range children {
+				wg.Go(func() {
+					for j := range plan.ops {
+						out, err := c.ask(jsonLine(plan.input(w, j)))
+						var a answer
+						if err == nil {
+							err = json.Unmarshal([]byte(out), &a)
+						}
+						if err != nil {
+							errs[w] = err
+							return
+						}
+						if a.IsError {
+							errs[w] = errors.Join(errs[w], fmt.Errorf("edit %d.%d: %s", w, j, a.Text()))
+						}
+						acked[w][j] = !a.IsError
+					}
+				})
+			}
+			wg.Wait()
+			for _, c := range children {
+				c.stop(t)
+			}
+			if err := errors.Join(errs...); err != nil {
+				t.Fatal(err)
+			}
+			data, err := openTestStore(t, url, "").ReadFile(context.Background(), "shared.txt", 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := plan.check(t, string(data), acked)
+			t.Logf("%d processes, %d acknowledged edits, all present", plan.writers, n)
+		})
+	}
+}
+
+// TestRacingOnDatabases races 4 processes creating one file, and 4
+// renaming their own files onto one name, on one database: exactly one
+// wins each race, and the store holds what the winner wrote.
+func TestRacingOnDatabases(t *testing.T) {
+	for _, be := range dbBackends {
+		t.Run(be.name, func(t *testing.T) {
+			url := be.url(t)
+			store := openTestStore(t, url, "")
+			for round := range raceRounds() {
+				p := fmt.Sprintf("/memories/c%d/target.txt", round)
+				lines := make([]string, racers)
+				for i := range lines {
+					lines[i] = jsonLine(createInput(p, fmt.Sprintf("written by racer %d", i)))
+				}
+				w := oneWinner(t, raceProcesses(t, url, lines), "File created successfully at: "+p, "Error: File "+p+" already exists")
+				if got, want := readStore(t, store, fmt.Sprintf("c%d/target.txt", round)), fmt.Sprintf("written by racer %d", w); got != want {
+					t.Errorf("round %d: content %q, want the winner's %q", round, got, want)
+				}
+
+				r := renameRace{round}
+				for _, a := range decodeLines(t, execMemtool(t, r.setup(), "--store", url)) {
+					if a[0].IsError {
+						t.Fatal(a[0].Text())
+					}
+				}
+				w = r.winnerOf(t, raceProcesses(t, url, r.lines()))
+				base := fmt.Sprintf("r%d", round)
+				if got := readStore(t, store, base+"/to/dst.txt"); got != r.text(w) {
+					t.Errorf("round %d: destination holds %q, want the winner's %q", round, got, r.text(w))
+				}
+				want := []string{"to"}
+				for i := range racers {
+					if i != w {
+						want = append(want, fmt.Sprintf("src%d.txt", i))
+						if got := readStore(t, store, fmt.Sprintf("%s/src%d.txt", base, i)); got != r.text(i) {
+							t.Errorf("round %d: loser %d's source holds %q", round, i, got)
+						}
+					}
+				}
+				slices.Sort(want)
+				if got := storeNames(t, store, base); !slices.Equal(got, want) {
+					t.Errorf("round %d: %s holds %q, want %q", round, base, got, want)
+				}
+			}
+		})
+	}
+}
+
+func readStore(t *testing.T, s memtool.Store, name string) string {
+	t.Helper()
+	data, err := s.ReadFile(context.Background(), name, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// storeNames lists a directory of s, sorted.
+func storeNames(t *testing.T, s memtool.Store, dir string) []string {
+	t.Helper()
+	entries, err := s.ReadDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name)
+	}
+	slices.Sort(names)
+	return names
+}

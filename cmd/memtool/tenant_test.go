@@ -1,0 +1,368 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/sqlitestore"
+)
+
+// These tests check tenant isolation on every store that has tenants (a
+// directory, SQLite, PostgreSQL): no command of one tenant reads, lists,
+// changes or detects another tenant's files, tenant ids are validated, and
+// a store is single-tenant or multi-tenant, never both.
+
+// tenantBackends are the stores with tenants, each new and empty.
+func tenantBackends() []struct {
+	name string
+	url  func(t *testing.T) string
+} {
+	return append([]struct {
+		name string
+		url  func(t *testing.T) string
+	}{{"dir", func(t *testing.T) string { return filepath.Join(t.TempDir(), "store") }}}, dbBackends...)
+}
+
+// corpusLine is what these tests use of a line of the hostile corpus.
+type corpusLine struct {
+	ID      string          `json:"id"`
+	Cmd     json.RawMessage `json:"cmd"`
+	Expect  string          `json:"expect"`
+	Note    string          `json:"note"`
+	Layer   string          `json:"layer"`
+	Tenant  *string         `json:"tenant"`
+	RawJSON string          `json:"raw_json"`
+	PathB64 string          `json:"path_b64"`
+	Race    json.RawMessage `json:"race"`
+	Gen     *struct {
+		Field, Prefix, Repeat string
+		Count                 int
+	} `json:"gen"`
+	Setup []struct {
+		Op      string  `json:"op"`
+		Path    string  `json:"path"`
+		Content *string `json:"content"`
+		B64     string  `json:"b64"`
+	} `json:"setup"`
+}
+
+func readCorpus(t *testing.T) []corpusLine {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/hostile-paths.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []corpusLine
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 || text[0] == '#' {
+			continue
+		}
+		var l corpusLine
+		if err := json.Unmarshal(text, &l); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) < 200 {
+		t.Fatalf("the corpus has %d lines", len(lines))
+	}
+	return lines
+}
+
+// wire returns the tool input of a corpus line, or nil for a line that
+// cannot go through the wire (raw path bytes no JSON can carry).
+func (l corpusLine) wire(t *testing.T) []byte {
+	switch {
+	case l.RawJSON != "":
+		return []byte(l.RawJSON)
+	case l.PathB64 != "":
+		return nil
+	case l.Gen != nil:
+		var obj map[string]any
+		if err := json.Unmarshal(l.Cmd, &obj); err != nil {
+			t.Fatal(err)
+		}
+		obj[l.Gen.Field] = l.Gen.Prefix + strings.Repeat(l.Gen.Repeat, l.Gen.Count)
+		b, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return l.Cmd
+}
+
+// tenantStores returns a function that opens the tenants of the store at
+// url: a database is opened once, and each tenant is a Tenant of it.
+func tenantStores(t *testing.T, url string) func(id string) memtool.Store {
+	t.Helper()
+	var base memtool.Tenanted
+	switch {
+	case strings.HasPrefix(url, "sqlite://"):
+		s, err := sqlitestore.Open(strings.TrimPrefix(url, "sqlite://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		base = s
+	case strings.HasPrefix(url, "postgres://"):
+		s, err := pgstore.Open(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		base = s
+	default:
+		return func(id string) memtool.Store { return openTestStore(t, url, id) }
+	}
+	return func(id string) memtool.Store {
+		s, err := base.Tenant(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+// victims are the tenants whose files the attacking tenants must never
+// reach; they hold files under the names the corpus attacks.
+var victims = []string{"t1", "other-tenant", "victim"}
+
+func victimSecret(tenant string) string { return "VICTIM-SECRET-OF-" + tenant }
+
+func seedVictim(t *testing.T, url, tenant string) string {
+	t.Helper()
+	ctx := context.Background()
+	s := openTestStore(t, url, tenant)
+	for _, d := range []string{"sub", "dir", "secret"} {
+		if err := s.Mkdir(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"a.txt", "sub/b.txt", "notes.txt", "secret/secret.txt", "dir/file.txt", ".hidden"} {
+		if err := s.WriteFile(ctx, f, []byte(victimSecret(tenant)+" in "+f+"\n"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return snapshot(t, s)
+}
+
+// attack runs every line of the corpus that the wire can carry, each as a
+// tenant of its own (attacker-N) after the line's setup, and returns the
+// answers.
+func attack(t *testing.T, url string, lines []corpusLine) []string {
+	t.Helper()
+	ctx := context.Background()
+	tenant := tenantStores(t, url)
+	var answers []string
+	for i, l := range lines {
+		input := l.wire(t)
+		if l.Layer != "" || l.Race != nil || input == nil {
+			continue
+		}
+		s := tenant(fmt.Sprintf("attacker-%d", i))
+		for _, op := range l.Setup {
+			name := strings.TrimPrefix(op.Path, "/")
+			switch op.Op {
+			case "write":
+				data := []byte{}
+				if op.Content != nil {
+					data = []byte(*op.Content)
+				} else if op.B64 != "" {
+					data, _ = base64.StdEncoding.DecodeString(op.B64)
+				}
+				s.WriteFile(ctx, name, data, memtool.Replace)
+			case "mkdir":
+				s.Mkdir(ctx, name)
+			}
+		}
+		res := memtool.New(s, nil).Run(ctx, input)
+		b, _ := json.Marshal(res.Content())
+		answers = append(answers, fmt.Sprintf("%s is_error=%v %s", l.ID, res.IsError, b))
+	}
+	return answers
+}
+
+// TestTenantIsolation runs the hostile corpus as some 200 attacking tenants
+// beside victim tenants whose files have the names the corpus attacks. No
+// answer may hold a victim's bytes, every victim's memory must be as it
+// was, and every answer must be the same as on a store without the victims
+// (so not even the existence of a victim's file shows).
+func TestTenantIsolation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the corpus runs as some 200 tenants; skipped in -short")
+	}
+	lines := readCorpus(t)
+	for _, be := range tenantBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			alone := attack(t, be.url(t), lines)
+
+			url := be.url(t)
+			before := map[string]string{}
+			for _, v := range victims {
+				before[v] = seedVictim(t, url, v)
+			}
+			beside := attack(t, url, lines)
+			if len(beside) != len(alone) || len(alone) < 150 {
+				t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
+			}
+			for i := range alone {
+				if strings.Contains(beside[i], "VICTIM-SECRET") {
+					t.Errorf("an attacker read a victim's file: %.400s", beside[i])
+				}
+				if beside[i] != alone[i] {
+					t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
+				}
+			}
+			for _, v := range victims {
+				if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
+					t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
+				}
+			}
+		})
+	}
+}
+
+// TestTenantCorpusLines runs the corpus's tenant layer: an id that is not
+// valid is refused before anything is opened, and a valid tenant cannot
+// reach another's files through the path.
+func TestTenantCorpusLines(t *testing.T) {
+	var lines []corpusLine
+	for _, l := range readCorpus(t) {
+		if l.Layer == "tenant" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 5 {
+		t.Fatalf("only %d tenant lines in the corpus", len(lines))
+	}
+	for _, be := range tenantBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			ctx := context.Background()
+			url := be.url(t)
+			before := map[string]string{}
+			for _, v := range victims {
+				before[v] = seedVictim(t, url, v)
+			}
+			for _, l := range lines {
+				tenant := *l.Tenant
+				s, closer, err := openStore(ctx, url, tenant)
+				if err != nil {
+					if memtool.ValidateTenant(tenant) == nil {
+						t.Errorf("%s: tenant %q is valid but the store refused it: %v", l.ID, tenant, err)
+					}
+					if strings.Contains(err.Error(), "VICTIM-SECRET") {
+						t.Errorf("%s: the error leaks a victim's bytes: %v", l.ID, err)
+					}
+					continue
+				}
+				if memtool.ValidateTenant(tenant) != nil {
+					t.Errorf("%s: the store accepted the invalid tenant %q", l.ID, tenant)
+				}
+				res := memtool.New(s, nil).Run(ctx, l.wire(t))
+				closer.Close()
+				if l.Expect == "reject" && !res.IsError {
+					t.Errorf("%s (%s): answered %q, want an error", l.ID, l.Note, res.Text)
+				}
+				for _, v := range victims {
+					if v != tenant && strings.Contains(res.Text, victimSecret(v)+" ") {
+						t.Errorf("%s (%s): tenant %s read %s's file: %q", l.ID, l.Note, tenant, v, res.Text)
+					}
+				}
+			}
+			for _, v := range victims {
+				if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
+					t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
+				}
+			}
+		})
+	}
+}
+
+// TestTenantsThroughTheBinary runs two tenants of one store in two memtool
+// exec processes, and checks that each sees only its own files.
+func TestTenantsThroughTheBinary(t *testing.T) {
+	for _, be := range tenantBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			url := be.url(t)
+			for _, tenant := range []string{"alice", "bob"} {
+				out := execMemtool(t, jsonLine(createInput("/memories/notes.md", "notes of "+tenant))+
+					jsonLine(createInput("/memories/"+tenant+"/only.md", "x")), "--store", url, "--tenant", tenant)
+				for _, a := range decodeLines(t, out) {
+					if a[0].IsError {
+						t.Fatalf("%s: %s", tenant, a[0].Text())
+					}
+				}
+			}
+			for _, tenant := range []string{"alice", "bob"} {
+				out := execMemtool(t, jsonLine(map[string]any{"command": "view", "path": "/memories"})+
+					jsonLine(map[string]any{"command": "view", "path": "/memories/notes.md"}), "--store", url, "--tenant", tenant)
+				lines := decodeLines(t, out)
+				want := fmt.Sprintf("Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n4K\t/memories\n4K\t/memories/%s/\n1B\t/memories/%s/only.md\n%dB\t/memories/notes.md", tenant, tenant, len("notes of "+tenant))
+				if got := lines[0][0].Text(); got != want {
+					t.Errorf("%s's listing:\n%s\nwant:\n%s", tenant, got, want)
+				}
+				if got, want := lines[1][0].Text(), "Here's the content of /memories/notes.md with line numbers:\n     1\tnotes of "+tenant; got != want {
+					t.Errorf("%s's notes: %q, want %q", tenant, got, want)
+				}
+			}
+			// Every subcommand takes --tenant.
+			cmd := exec.Command(memtoolBinary(t), "view", "--store", url, "--tenant", "bob", "/memories/notes.md")
+			cmd.Env = childEnv()
+			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "notes of bob") {
+				t.Errorf("memtool view --tenant bob: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestTenancyIsExclusive checks that memtool refuses to use a
+// multi-tenant store without --tenant and a single-tenant store with it,
+// and refuses an invalid tenant id, each with exit status 3 and nothing
+// changed.
+func TestTenancyIsExclusive(t *testing.T) {
+	for _, be := range tenantBackends() {
+		t.Run(be.name, func(t *testing.T) {
+			multi, single := be.url(t), be.url(t)
+			execMemtool(t, jsonLine(createInput("/memories/a.md", "A")), "--store", multi, "--tenant", "t1")
+			execMemtool(t, jsonLine(createInput("/memories/a.md", "A")), "--store", single)
+			for _, args := range [][]string{
+				{"--store", multi},
+				{"--store", single, "--tenant", "t1"},
+				{"--store", multi, "--tenant", "../t1"},
+				{"--store", multi, "--tenant", "T1"},
+			} {
+				cmd := exec.Command(memtoolBinary(t), append([]string{"exec"}, args...)...)
+				cmd.Env = childEnv()
+				cmd.Stdin = strings.NewReader(jsonLine(map[string]any{"command": "view", "path": "/memories"}))
+				out, err := cmd.CombinedOutput()
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != exitStore {
+					t.Errorf("memtool exec %q: %v, want exit status %d\n%s", args, err, exitStore, out)
+				}
+				if strings.Contains(string(out), "a.md") {
+					t.Errorf("memtool exec %q revealed a file: %s", args, out)
+				}
+			}
+			out := execMemtool(t, jsonLine(map[string]any{"command": "view", "path": "/memories/a.md"}), "--store", multi, "--tenant", "t1")
+			if a := decodeLines(t, out)[0][0]; a.IsError {
+				t.Errorf("tenant t1 lost its file: %s", a.Text())
+			}
+		})
+	}
+}

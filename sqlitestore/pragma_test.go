@@ -1,0 +1,68 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPragmas checks the settings the guarantees rest on, on both
+// connection pools: WAL, synchronous=FULL (2), and the busy timeout.
+func TestPragmas(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for pool, db := range map[string]*sql.DB{"write": s.db.w, "read": s.db.r} {
+		for pragma, want := range map[string]string{"journal_mode": "wal", "synchronous": "2", "busy_timeout": "60000"} {
+			var got string
+			if err := db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%s pool: PRAGMA %s = %s, want %s", pool, pragma, got, want)
+			}
+		}
+	}
+}
+
+// TestPlans checks that looking up an entry, listing a directory and
+// selecting a subtree are each a search of the primary key on the tenant
+// and the parent, so that they cost what they return.
+func TestPlans(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range []struct {
+		name, query, want string
+		args              []any
+	}{
+		{"lookup", lookupQuery, "(tenant=? AND parent=? AND name=?)", []any{"t", "d", "f"}},
+		{"list", listQuery, "(tenant=? AND parent=?)", []any{"t", "d"}},
+		{"children", `SELECT name FROM memtool_entries WHERE tenant = ? AND ` + below[0].cond, "(tenant=? AND parent=?)", append([]any{"t"}, below[0].args("d")...)},
+		{"deeper", `SELECT name FROM memtool_entries WHERE tenant = ? AND ` + below[1].cond, "(tenant=? AND parent>? AND parent<?)", append([]any{"t"}, below[1].args("d")...)},
+	} {
+		rows, err := s.db.r.Query("EXPLAIN QUERY PLAN "+q.query, q.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, notused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		text := strings.Join(plan, "\n")
+		if strings.Contains(text, "SCAN") || !strings.Contains(text, "USING PRIMARY KEY "+q.want) {
+			t.Errorf("%s is not a search of the primary key on %s:\n%s", q.name, q.want, text)
+		}
+	}
+}
