@@ -43,6 +43,14 @@ func subcommands() []subcommand {
 		{name: "run", summary: "do one task with Claude and its memory (needs ANTHROPIC_API_KEY)", run: runRun},
 		{name: "chat", summary: "talk with Claude, with its memory, in the terminal (needs ANTHROPIC_API_KEY)", run: runChat},
 		{name: "init", summary: "seed a store from a template (dev: progress log, feature checklist, decisions)", run: runInit},
+		{name: "gc", summary: "move files not used for a while (--unused-for 30d) to a hidden trash; purge old trash", run: runGC},
+		{name: "restore", summary: "bring a file back from the trash of gc (--list to see it)", run: runRestore},
+		{name: "history", summary: "list the earlier versions of a file kept by package history", run: runHistory},
+		{name: "diff", summary: "show what changed between versions of a file (--from N --to N|current)", run: runDiff},
+		{name: "revert", summary: "bring back an earlier version of a file (--to N)", run: runRevert},
+		{name: "keygen", summary: "make an encryption key (package encrypt), or rotate a key file", run: runKeygen},
+		{name: "rekey", summary: "re-encrypt every file with the first key of $MEMTOOL_KEY or $MEMTOOL_KEY_FILE", run: runRekey},
+		{name: "log", summary: "read an audit log (package audit): filter by tenant, operation, path, outcome, time", run: runLog},
 	}
 }
 

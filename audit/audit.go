@@ -1,0 +1,309 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/memtool/memtool"
+)
+
+// An Entry is one line of the log: one store operation. It never holds
+// file contents.
+type Entry struct {
+	Time    time.Time `json:"time"`
+	Tenant  string    `json:"tenant,omitempty"`
+	Op      string    `json:"op"`                 // stat, read, list, write, create, update, mkdir, remove, rename, remove_all
+	Path    string    `json:"path"`               // the virtual path
+	NewPath string    `json:"new_path,omitempty"` // rename: the destination
+	Outcome string    `json:"outcome"`            // see Outcome
+	Bytes   int64     `json:"bytes,omitempty"`    // read, written or the edit's result
+	Entries int       `json:"entries,omitempty"`  // list: how many entries
+	// Micros is how long the operation took, in microseconds.
+	Micros int64 `json:"duration_us"`
+}
+
+// Outcome classifies an operation's error without its text (which might
+// quote file contents): "ok", the class of a memtool store error
+// ("not_exist", "exist", "not_dir", "is_dir", "irregular", "escapes",
+// "too_large", "not_empty"), "cancelled", "refused" (a policy refused it
+// with a memtool.Refusal, as the limits, secrets and encrypt wrappers do),
+// or "error". The wrapper logs "edit_failed" for an Update whose edit
+// itself failed (old_str not found, …).
+func Outcome(err error) string {
+	var ref memtool.Refusal
+	var pe *memtool.PathError
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "cancelled"
+	case errors.As(err, &ref), errors.As(err, &pe):
+		return "refused"
+	case errors.Is(err, memtool.ErrNotExist):
+		return "not_exist"
+	case errors.Is(err, memtool.ErrExist):
+		return "exist"
+	case errors.Is(err, memtool.ErrNotDir):
+		return "not_dir"
+	case errors.Is(err, memtool.ErrIsDir):
+		return "is_dir"
+	case errors.Is(err, memtool.ErrIrregular):
+		return "irregular"
+	case errors.Is(err, memtool.ErrEscapes):
+		return "escapes"
+	case errors.Is(err, memtool.ErrTooLarge):
+		return "too_large"
+	case errors.Is(err, memtool.ErrNotEmpty):
+		return "not_empty"
+	}
+	return "error"
+}
+
+// Options configure the wrapper. nil means the defaults.
+type Options struct {
+	// Tenant is written into every entry: the tenant the wrapped store
+	// serves, if the application has one.
+	Tenant string
+	// Stat logs Stat calls too (off by default: Memory stats before nearly
+	// every command, and the other entries say what happened).
+	Stat bool
+	// OnError receives the errors of writing the log. The operation itself
+	// has happened by then and is not undone. Default: ignored.
+	OnError func(error)
+}
+
+// Store wraps a memtool.Store and writes one Entry per operation to a
+// writer. Use New.
+type Store struct {
+	inner memtool.Store
+	opts  Options
+	mu    sync.Mutex // one whole line per Write
+	w     io.Writer
+}
+
+// New wraps inner, logging to w. opts may be nil. The result implements
+// memtool.Renamer and memtool.RemoveAller exactly when inner does.
+func New(inner memtool.Store, w io.Writer, opts *Options) memtool.Store {
+	s := &Store{inner: inner, w: w}
+	if opts != nil {
+		s.opts = *opts
+	}
+	_, rn := inner.(memtool.Renamer)
+	_, ra := inner.(memtool.RemoveAller)
+	switch {
+	case rn && ra:
+		return renamerRemoveAller{s}
+	case rn:
+		return renamer{s}
+	case ra:
+		return removeAller{s}
+	}
+	return s
+}
+
+// The variants that forward the optional capabilities of the inner store.
+type (
+	renamer            struct{ *Store }
+	removeAller        struct{ *Store }
+	renamerRemoveAller struct{ *Store }
+)
+
+func (s renamer) Rename(ctx context.Context, o, n string) error { return s.rename(ctx, o, n) }
+func (s removeAller) RemoveAll(ctx context.Context, name string) error {
+	return s.removeAll(ctx, name)
+}
+func (s renamerRemoveAller) Rename(ctx context.Context, o, n string) error {
+	return s.rename(ctx, o, n)
+}
+func (s renamerRemoveAller) RemoveAll(ctx context.Context, name string) error {
+	return s.removeAll(ctx, name)
+}
+
+var _ memtool.Store = (*Store)(nil)
+
+func (s *Store) log(op, name string, start time.Time, err error, e Entry) {
+	s.logOutcome(op, name, start, Outcome(err), e)
+}
+
+func (s *Store) logOutcome(op, name string, start time.Time, outcome string, e Entry) {
+	e.Time = start.UTC()
+	e.Tenant = s.opts.Tenant
+	e.Op = op
+	e.Path = memtool.VirtualPath(name)
+	e.Outcome = outcome
+	e.Micros = time.Since(start).Microseconds()
+	line, merr := json.Marshal(e)
+	if merr != nil {
+		s.fail(merr)
+		return
+	}
+	line = append(line, '\n')
+	s.mu.Lock()
+	_, werr := s.w.Write(line)
+	s.mu.Unlock()
+	if werr != nil {
+		s.fail(werr)
+	}
+}
+
+func (s *Store) fail(err error) {
+	if s.opts.OnError != nil {
+		s.opts.OnError(err)
+	}
+}
+
+func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	start := time.Now()
+	fi, err := s.inner.Stat(ctx, name)
+	if s.opts.Stat {
+		s.log("stat", name, start, err, Entry{})
+	}
+	return fi, err
+}
+
+func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	start := time.Now()
+	data, err := s.inner.ReadFile(ctx, name, limit)
+	s.log("read", name, start, err, Entry{Bytes: int64(len(data))})
+	return data, err
+}
+
+func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	start := time.Now()
+	entries, err := s.inner.ReadDir(ctx, name)
+	s.log("list", name, start, err, Entry{Entries: len(entries)})
+	return entries, err
+}
+
+func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	start := time.Now()
+	err := s.inner.WriteFile(ctx, name, data, mode)
+	op := "write"
+	if mode == memtool.CreateOnly {
+		op = "create"
+	}
+	s.log(op, name, start, err, Entry{Bytes: int64(len(data))})
+	return err
+}
+
+func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	start := time.Now()
+	var size int64
+	var fnErr error
+	err := s.inner.Update(ctx, name, limit, func(old []byte) ([]byte, error) {
+		data, err := fn(old)
+		size, fnErr = int64(len(data)), err
+		return data, err
+	})
+	outcome := Outcome(err)
+	if err != nil && err == fnErr {
+		// The edit itself failed; its text may quote the file.
+		outcome = "edit_failed"
+	}
+	s.logOutcome("update", name, start, outcome, Entry{Bytes: size})
+	return err
+}
+
+func (s *Store) Mkdir(ctx context.Context, name string) error {
+	start := time.Now()
+	err := s.inner.Mkdir(ctx, name)
+	s.log("mkdir", name, start, err, Entry{})
+	return err
+}
+
+func (s *Store) Remove(ctx context.Context, name string) error {
+	start := time.Now()
+	err := s.inner.Remove(ctx, name)
+	s.log("remove", name, start, err, Entry{})
+	return err
+}
+
+func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+	start := time.Now()
+	err := s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+	s.log("rename", oldname, start, err, Entry{NewPath: memtool.VirtualPath(newname)})
+	return err
+}
+
+func (s *Store) removeAll(ctx context.Context, name string) error {
+	start := time.Now()
+	err := s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+	s.log("remove_all", name, start, err, Entry{})
+	return err
+}
+
+// A Filter selects entries of a log. Zero fields select everything.
+type Filter struct {
+	Tenant  string
+	Op      string
+	Path    string // the path or a directory above it
+	Outcome string
+	Since   time.Time
+	Until   time.Time
+}
+
+// Match reports whether e passes the filter. A path filter matches the
+// path and everything below it, also as a rename's destination.
+func (f Filter) Match(e Entry) bool {
+	under := func(p string) bool {
+		return p == f.Path || len(p) > len(f.Path) && p[:len(f.Path)] == f.Path && (p[len(f.Path)] == '/' || f.Path[len(f.Path)-1] == '/')
+	}
+	switch {
+	case f.Tenant != "" && e.Tenant != f.Tenant,
+		f.Op != "" && e.Op != f.Op,
+		f.Outcome != "" && e.Outcome != f.Outcome,
+		f.Path != "" && !under(e.Path) && !(e.NewPath != "" && under(e.NewPath)),
+		!f.Since.IsZero() && e.Time.Before(f.Since),
+		!f.Until.IsZero() && !e.Time.Before(f.Until):
+		return false
+	}
+	return true
+}
+
+// Read reads a log from r and calls fn for every entry that passes f, in
+// order, stopping at fn's first error. Blank lines are skipped; any other
+// line that is not an entry is an error naming its number.
+func Read(r io.Reader, f Filter, fn func(Entry) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		var e Entry
+		d := json.NewDecoder(bytes.NewReader(text))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&e); err != nil || e.Op == "" || d.More() {
+			if err == nil {
+				err = errors.New("not an audit entry")
+			}
+			return &ReadError{Line: line, Err: err}
+		}
+		if f.Match(e) {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.Err()
+}
+
+// A ReadError is a line of a log that could not be read.
+type ReadError struct {
+	Line int
+	Err  error
+}
+
+func (e *ReadError) Error() string {
+	return "audit log line " + strconv.Itoa(e.Line) + ": " + e.Err.Error()
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }

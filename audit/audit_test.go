@@ -1,0 +1,345 @@
+package audit_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/audit"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/secrets"
+	"github.com/memtool/memtool/storetest"
+)
+
+func newFileStore(t testing.TB) *filestore.Store {
+	t.Helper()
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	return fs
+}
+
+// lockedBuffer is a bytes.Buffer that a test may read while the store writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestConformance(t *testing.T) {
+	opts := &audit.Options{Tenant: "t1", Stat: true}
+	t.Run("memstore", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return audit.New(memstore.New(), &lockedBuffer{}, opts) })
+	})
+	t.Run("filestore", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return audit.New(newFileStore(t), &lockedBuffer{}, opts) })
+	})
+}
+
+func TestCapabilities(t *testing.T) {
+	s := audit.New(memstore.New(), io.Discard, nil)
+	_, rn := s.(memtool.Renamer)
+	_, ra := s.(memtool.RemoveAller)
+	if !rn || !ra {
+		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
+	}
+}
+
+func entries(t *testing.T, log string) []audit.Entry {
+	t.Helper()
+	var out []audit.Entry
+	if err := audit.Read(strings.NewReader(log), audit.Filter{}, func(e audit.Entry) error {
+		out = append(out, e)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
+	t.Helper()
+	b, _ := json.Marshal(in)
+	return mem.Run(context.Background(), b)
+}
+
+// TestEntries runs a few commands and checks every entry they log, except
+// time and duration.
+func TestEntries(t *testing.T) {
+	for _, backend := range []string{"memstore", "filestore"} {
+		t.Run(backend, func(t *testing.T) {
+			var inner memtool.Store = memstore.New()
+			if backend == "filestore" {
+				inner = newFileStore(t)
+			}
+			var log lockedBuffer
+			before := time.Now().UTC()
+			mem := memtool.New(audit.New(inner, &log, &audit.Options{Tenant: "alice"}), nil)
+			steps := []map[string]any{
+				{"command": "create", "path": "/memories/d/a.md", "file_text": "CONTENT-ONE"},
+				{"command": "view", "path": "/memories/d/a.md"},
+				{"command": "str_replace", "path": "/memories/d/a.md", "old_str": "NOT-THERE-XYZ", "new_str": "y"},
+				{"command": "str_replace", "path": "/memories/d/a.md", "old_str": "ONE", "new_str": "TWO-LONGER"},
+				{"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"},
+				{"command": "create", "path": "/memories/e/a.md", "file_text": "x"},
+				{"command": "delete", "path": "/memories/e"},
+			}
+			for _, s := range steps {
+				run(t, mem, s)
+			}
+			got := entries(t, log.String())
+			want := []audit.Entry{
+				{Op: "mkdir", Path: "/memories/d", Outcome: "ok"},
+				{Op: "create", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 11},
+				{Op: "read", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 11},
+				{Op: "update", Path: "/memories/d/a.md", Outcome: "edit_failed"},
+				{Op: "update", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 18},
+				{Op: "rename", Path: "/memories/d", NewPath: "/memories/e", Outcome: "ok"},
+				{Op: "mkdir", Path: "/memories/e", Outcome: "exist"},
+				{Op: "create", Path: "/memories/e/a.md", Outcome: "exist", Bytes: 1},
+				{Op: "remove_all", Path: "/memories/e", Outcome: "ok"},
+			}
+			for i := range got {
+				if got[i].Time.Before(before.Add(-time.Second)) || got[i].Micros < 0 || got[i].Tenant != "alice" {
+					t.Errorf("entry %d: time %v, duration %d, tenant %q", i, got[i].Time, got[i].Micros, got[i].Tenant)
+				}
+				got[i].Time, got[i].Micros, got[i].Tenant = time.Time{}, 0, ""
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got\n%+v\nwant\n%+v", got, want)
+			}
+			for _, secret := range []string{"CONTENT", "NOT-THERE", "LONGER"} {
+				if strings.Contains(log.String(), secret) {
+					t.Errorf("the log holds file contents %q:\n%s", secret, log.String())
+				}
+			}
+		})
+	}
+}
+
+// TestRefusedByAnotherWrapper: an audit log outside the secrets wrapper
+// records its refusal as "refused", without the refusal's text.
+func TestRefusedByAnotherWrapper(t *testing.T) {
+	var log lockedBuffer
+	mem := memtool.New(audit.New(secrets.New(memstore.New(), nil), &log, nil), nil)
+	r := run(t, mem, map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "key AKIA" + "IOSFODNN7EXAMPLE"})
+	if !r.IsError {
+		t.Fatal("secret accepted")
+	}
+	got := entries(t, log.String())
+	if len(got) != 1 || got[0].Op != "create" || got[0].Outcome != "refused" {
+		t.Errorf("got %+v", got)
+	}
+	if strings.Contains(log.String(), "AKIA") {
+		t.Errorf("the log holds the secret: %s", log.String())
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	for err, want := range map[error]string{
+		nil:                      "ok",
+		memtool.ErrNotExist:      "not_exist",
+		memtool.ErrExist:         "exist",
+		memtool.ErrNotDir:        "not_dir",
+		memtool.ErrIsDir:         "is_dir",
+		memtool.ErrIrregular:     "irregular",
+		memtool.ErrEscapes:       "escapes",
+		memtool.ErrTooLarge:      "too_large",
+		memtool.ErrNotEmpty:      "not_empty",
+		context.Canceled:         "cancelled",
+		errors.New("boom"):       "error",
+		&memtool.PathError{}:     "refused",
+		memtool.Refusal("no"):    "refused",
+		context.DeadlineExceeded: "cancelled",
+	} {
+		if got := audit.Outcome(err); got != want {
+			t.Errorf("Outcome(%v) = %q, want %q", err, got, want)
+		}
+	}
+}
+
+// TestWriteError: a failing log writer does not fail the operation, and
+// the error reaches OnError.
+func TestWriteError(t *testing.T) {
+	var got []error
+	s := audit.New(memstore.New(), failingWriter{}, &audit.Options{OnError: func(err error) { got = append(got, err) }})
+	if err := s.Mkdir(context.Background(), "d"); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !errors.Is(got[0], errDiskFull) {
+		t.Errorf("OnError got %v", got)
+	}
+}
+
+var errDiskFull = errors.New("disk full")
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
+
+func TestFilter(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 4, 0, 0, 0, time.UTC)
+	log := []audit.Entry{
+		{Time: t0, Tenant: "a", Op: "create", Path: "/memories/x/1.md", Outcome: "ok"},
+		{Time: t0.Add(time.Minute), Tenant: "b", Op: "read", Path: "/memories/xy", Outcome: "not_exist"},
+		{Time: t0.Add(2 * time.Minute), Tenant: "a", Op: "rename", Path: "/memories/y", NewPath: "/memories/x/y", Outcome: "ok"},
+	}
+	var buf bytes.Buffer
+	for _, e := range log {
+		b, _ := json.Marshal(e)
+		buf.Write(append(b, '\n', '\n'))
+	}
+	for _, c := range []struct {
+		f    audit.Filter
+		want []int
+	}{
+		{audit.Filter{}, []int{0, 1, 2}},
+		{audit.Filter{Tenant: "a"}, []int{0, 2}},
+		{audit.Filter{Op: "read"}, []int{1}},
+		{audit.Filter{Outcome: "ok"}, []int{0, 2}},
+		{audit.Filter{Path: "/memories/x"}, []int{0, 2}},
+		{audit.Filter{Path: "/memories/xy"}, []int{1}},
+		{audit.Filter{Since: t0.Add(time.Minute)}, []int{1, 2}},
+		{audit.Filter{Until: t0.Add(time.Minute)}, []int{0}},
+	} {
+		var got []int
+		audit.Read(bytes.NewReader(buf.Bytes()), c.f, func(e audit.Entry) error {
+			for i := range log {
+				if log[i].Time.Equal(e.Time) {
+					got = append(got, i)
+				}
+			}
+			return nil
+		})
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v: got %v, want %v", c.f, got, c.want)
+		}
+	}
+	err := audit.Read(strings.NewReader("\n{\"op\":\"read\",\"path\":\"/memories\",\"outcome\":\"ok\"}\nnot json\n"), audit.Filter{}, func(audit.Entry) error { return nil })
+	var re *audit.ReadError
+	if !errors.As(err, &re) || re.Line != 3 {
+		t.Errorf("a bad line: got %v, want an error for line 3", err)
+	}
+}
+
+// TestBattery: the same answers with and without the wrapper, every line
+// of the log an entry, and no file text in it.
+func TestBattery(t *testing.T) {
+	inputs, texts := batteryInputs(t)
+	plain := memtool.New(memstore.New(), nil)
+	var log lockedBuffer
+	wrapped := memtool.New(audit.New(memstore.New(), &log, &audit.Options{Stat: true}), nil)
+	for _, in := range inputs {
+		want := plain.Run(context.Background(), in)
+		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
+		}
+	}
+	got := entries(t, log.String())
+	if len(got) < len(inputs) {
+		t.Errorf("%d entries for %d commands", len(got), len(inputs))
+	}
+	var paths strings.Builder
+	for _, e := range got {
+		paths.WriteString(e.Path + "\n" + e.NewPath + "\n")
+	}
+	for _, text := range texts {
+		if len(text) >= 12 && !strings.Contains(paths.String(), text) && strings.Contains(log.String(), text) {
+			t.Errorf("the log holds file text %q", text)
+		}
+	}
+}
+
+// batteryInputs returns the battery's tool inputs (no setup lines) and
+// the texts they write.
+func batteryInputs(t *testing.T) ([][]byte, []string) {
+	t.Helper()
+	f, err := os.Open("../testdata/reference/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	var texts []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c["setup"]; ok {
+			continue
+		}
+		input := map[string]json.RawMessage{}
+		for k, v := range c {
+			if !strings.HasPrefix(k, "_") {
+				input[k] = v
+			}
+			var s string
+			if (k == "file_text" || k == "new_str" || k == "insert_text" || k == "old_str") && json.Unmarshal(v, &s) == nil {
+				texts = append(texts, s)
+			}
+		}
+		b, _ := json.Marshal(input)
+		out = append(out, b)
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d battery inputs", len(out))
+	}
+	return out, texts
+}
+
+// BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,
+// without and with the wrapper (logging to io.Discard).
+func BenchmarkEdit(b *testing.B) {
+	text := "MARK0\n" + strings.Repeat("abcdefghijklmno\n", 256)
+	for _, wrapped := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "audit"}[wrapped], func(b *testing.B) {
+			var store memtool.Store = memstore.New()
+			if wrapped {
+				store = audit.New(store, io.Discard, nil)
+			}
+			mem := memtool.New(store, nil)
+			ctx := context.Background()
+			in := func(m map[string]any) []byte { j, _ := json.Marshal(m); return j }
+			if r := mem.Run(ctx, in(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": text})); r.IsError {
+				b.Fatal(r.Text)
+			}
+			edits := [2][]byte{
+				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
+				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
+			}
+			for i := 0; b.Loop(); i++ {
+				if r := mem.Run(ctx, edits[i%2]); r.IsError {
+					b.Fatal(r.Text)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGCAndRestore drives memtool gc and restore on a file store whose
+// access index (written by package expiry) says two files were last used
+// 40 days ago and one an hour ago.
+func TestGCAndRestore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memories")
+	for _, p := range []string{"/memories/old.md", "/memories/d/old2.md", "/memories/new.md"} {
+		if _, stderr, code := runBinary(t, "", "create", "--store", dir, "--text", "text of "+p, p); code != 0 {
+			t.Fatalf("create %s: %d %s", p, code, stderr)
+		}
+	}
+	now := time.Now().Unix()
+	old := now - 40*24*3600
+	index, _ := json.Marshal(map[string]any{"version": 1, "access": map[string]int64{"old.md": old, "d/old2.md": old, "new.md": now - 3600}})
+	if err := os.WriteFile(filepath.Join(dir, ".memtool-expiry.json"), index, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	oldDay := time.Unix(old, 0).UTC().Format(time.DateOnly)
+
+	out, stderr, code := runBinary(t, "", "gc", "--store", dir, "--unused-for", "30d", "--dry-run")
+	want := "would expire /memories/d/old2.md (last used " + oldDay + ")\nwould expire /memories/old.md (last used " + oldDay + ")\n"
+	if code != 0 || out != want {
+		t.Fatalf("dry run: exit %d, stderr %q\n got %q\nwant %q", code, stderr, out, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old.md")); err != nil {
+		t.Fatalf("dry run removed a file: %v", err)
+	}
+
+	out, _, code = runBinary(t, "", "gc", "--store", dir, "--unused-for", "30d")
+	if code != 0 || out != strings.ReplaceAll(want, "would expire", "expired") {
+		t.Fatalf("gc: exit %d, %q", code, out)
+	}
+	for name, want := range map[string]bool{"old.md": false, "d/old2.md": false, "new.md": true} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("after gc, %s exists: %v, want %v", name, err == nil, want)
+		}
+	}
+	if out, _, _ := runBinary(t, "", "view", "--store", dir, "/memories"); strings.Contains(out, "old") || strings.Contains(out, ".memtool") {
+		t.Errorf("listing after gc shows the trash or expired files:\n%s", out)
+	}
+
+	out, _, code = runBinary(t, "", "restore", "--store", dir, "--list")
+	if code != 0 || strings.Count(out, "\n") != 2 || !strings.Contains(out, "/memories/old.md (expired ") {
+		t.Errorf("restore --list: exit %d, %q", code, out)
+	}
+	out, stderr, code = runBinary(t, "", "restore", "--store", dir, "/memories/old.md")
+	if code != 0 || !strings.HasPrefix(out, "restored /memories/old.md") {
+		t.Fatalf("restore: exit %d, %q, %q", code, out, stderr)
+	}
+	if out, _, _ := runBinary(t, "", "view", "--store", dir, "/memories/old.md"); !strings.Contains(out, "text of /memories/old.md") {
+		t.Errorf("restored file reads %q", out)
+	}
+	if _, stderr, code := runBinary(t, "", "restore", "--store", dir, "/memories/old.md"); code != exitFailed || !strings.Contains(stderr, "not in the trash") {
+		t.Errorf("restore twice: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runBinary(t, "", "gc", "--store", dir, "--unused-for", "soon"); code != exitUsage || !strings.Contains(stderr, "--unused-for") {
+		t.Errorf("bad --unused-for: exit %d, %q", code, stderr)
+	}
+}
+
+func TestParseDays(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "12h": 12 * time.Hour, "1d12h": 36 * time.Hour, "90m": 90 * time.Minute} {
+		if got, err := parseDays(in); err != nil || got != want {
+			t.Errorf("parseDays(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "d", "xd", "30", "-1d"} {
+		if _, err := parseDays(bad); err == nil {
+			t.Errorf("parseDays(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
+	versions "github.com/memtool/memtool/history"
+)
+
+// TestHistoryDiffRevert edits a file store through the history wrapper,
+// then reads and reverts its versions with the memtool binary.
+func TestHistoryDiffRevert(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memories")
+	fs, err := filestore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memtool.New(versions.New(fs, nil), nil)
+	for _, in := range []string{
+		`{"command":"create","path":"/memories/n.md","file_text":"tea\nno sugar\n"}`,
+		`{"command":"str_replace","path":"/memories/n.md","old_str":"no sugar","new_str":"two sugars"}`,
+		`{"command":"insert","path":"/memories/n.md","insert_line":0,"insert_text":"# Prefs"}`,
+	} {
+		if r := mem.Run(context.Background(), []byte(in)); r.IsError {
+			t.Fatal(r.Text)
+		}
+	}
+	fs.Close()
+
+	out, stderr, code := runBinary(t, "", "history", "--store", dir, "/memories/n.md")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "1\t") || !strings.Contains(lines[0], "\tupdate\t13 bytes") {
+		t.Fatalf("history: exit %d, %q, %q", code, out, stderr)
+	}
+
+	out, _, code = runBinary(t, "", "diff", "--store", dir, "--from", "1", "/memories/n.md")
+	want := "--- /memories/n.md (version 1)\n+++ /memories/n.md (current)\n@@ -1,3 +1,4 @@\n+# Prefs\n tea\n-no sugar\n+two sugars\n \n"
+	if code != 0 || out != want {
+		t.Errorf("diff:\n got %q\nwant %q", out, want)
+	}
+
+	if out, stderr, code := runBinary(t, "", "revert", "--store", dir, "/memories/n.md", "--to", "1"); code != 0 {
+		t.Fatalf("revert: exit %d, %q, %q", code, out, stderr)
+	}
+	out, _, _ = runBinary(t, "", "view", "--store", dir, "/memories/n.md")
+	if !strings.Contains(out, "no sugar") || strings.Contains(out, "Prefs") {
+		t.Errorf("after revert: %q", out)
+	}
+	// The reverted-over content is a version too: undo the undo.
+	out, _, _ = runBinary(t, "", "history", "--store", dir, "/memories/n.md")
+	if n := strings.Count(out, "\n"); n != 3 || !strings.Contains(out, "3\t") || !strings.Contains(out, "\twrite\t") {
+		t.Errorf("history after revert: %q", out)
+	}
+	if _, stderr, code := runBinary(t, "", "revert", "--store", dir, "/memories/n.md", "--to", "9"); code != exitFailed || !strings.Contains(stderr, "no such version") {
+		t.Errorf("revert to a missing version: exit %d, %q", code, stderr)
+	}
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/memstore"
+)
+
+func TestKeygen(t *testing.T) {
+	out1, stderr, code := runBinary(t, "", "keygen")
+	out2, _, _ := runBinary(t, "", "keygen")
+	k1, err := encrypt.ParseKeys(out1)
+	if code != 0 || stderr != "" || err != nil || len(k1) != 1 {
+		t.Fatalf("keygen: exit %d, %q, stderr %q, %v", code, out1, stderr, err)
+	}
+	if out1 == out2 {
+		t.Error("two keys are equal")
+	}
+	out, _, _ := runBinary(t, "", "keygen", "--id", "prod-2026")
+	if keys, err := encrypt.ParseKeys(out); err != nil || keys[0].ID != "prod-2026" {
+		t.Errorf("--id: %q, %v", out, err)
+	}
+	if _, stderr, code := runBinary(t, "", "keygen", "--id", "bad id"); code != exitUsage || !strings.Contains(stderr, "key ID") {
+		t.Errorf("bad --id: exit %d, %q", code, stderr)
+	}
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "keys")
+	if _, stderr, code := runBinary(t, "", "keygen", "--id", "old", "--out", file); code != 0 {
+		t.Fatalf("--out: exit %d, %q", code, stderr)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v, %v", fi, err)
+	}
+	first, _ := os.ReadFile(file)
+	if _, _, code := runBinary(t, "", "keygen", "--out", file); code != exitFailed {
+		t.Errorf("--out onto an existing file: exit %d", code)
+	}
+	if now, _ := os.ReadFile(file); string(now) != string(first) {
+		t.Error("--out replaced an existing key file")
+	}
+
+	// A store written with the old key opens after rotation, and new writes
+	// use the new key.
+	getenv := func(k string) string { return map[string]string{"MEMTOOL_KEY_FILE": file}[k] }
+	keys, err := encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := memstore.New()
+	s, _ := encrypt.New(inner, keys, nil)
+	ctx := context.Background()
+	s.WriteFile(ctx, "a", []byte("text"), memtool.CreateOnly)
+
+	if _, stderr, code := runBinary(t, "", "keygen", "--id", "new", "--rotate", file); code != 0 {
+		t.Fatalf("--rotate: exit %d, %q", code, stderr)
+	}
+	keys, err = encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
+	if err != nil || len(keys) != 2 || keys[0].ID != "new" || keys[1].ID != "old" {
+		t.Fatalf("after --rotate: %v, %v", keys, err)
+	}
+	s, _ = encrypt.New(inner, keys, nil)
+	if got, err := s.ReadFile(ctx, "a", 100); err != nil || string(got) != "text" {
+		t.Errorf("old file after rotation: %q, %v", got, err)
+	}
+	if n, err := encrypt.Rekey(ctx, s); n != 1 || err != nil {
+		t.Errorf("Rekey: %d, %v", n, err)
+	}
+	stored, _ := inner.ReadFile(ctx, "a", 200)
+	if !strings.HasPrefix(string(stored[4:]), "new\x00") {
+		t.Errorf("after Rekey the file names key %q", stored[4:20])
+	}
+	if _, _, code := runBinary(t, "", "keygen", "--id", "new", "--rotate", file); code != exitFailed {
+		t.Errorf("--rotate with an ID already there: exit %d", code)
+	}
+}

@@ -1,0 +1,109 @@
+package encrypt
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// MaxKeyIDLen is the longest key ID, in bytes.
+const MaxKeyIDLen = 16
+
+// A Key is a 256-bit master key and its ID, which every file it encrypts
+// names, so that keys can be rotated.
+type Key struct {
+	ID     string
+	secret [32]byte
+}
+
+// NewKey returns a new random key. An empty id gets a random one.
+func NewKey(id string) (Key, error) {
+	var k Key
+	if id == "" {
+		var b [4]byte
+		rand.Read(b[:])
+		id = "k" + hex.EncodeToString(b[:])
+	}
+	if err := validKeyID(id); err != nil {
+		return Key{}, err
+	}
+	k.ID = id
+	rand.Read(k.secret[:])
+	return k, nil
+}
+
+// String is the key's text form, "ID:base64", as ParseKeys reads it.
+func (k Key) String() string {
+	return k.ID + ":" + base64.StdEncoding.EncodeToString(k.secret[:])
+}
+
+func validKeyID(id string) error {
+	if id == "" || len(id) > MaxKeyIDLen {
+		return fmt.Errorf("encrypt: key ID %q: want 1 to %d bytes", id, MaxKeyIDLen)
+	}
+	for _, c := range []byte(id) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return fmt.Errorf("encrypt: key ID %q: only letters, digits, '-', '_' and '.' are allowed", id)
+		}
+	}
+	return nil
+}
+
+// ParseKeys reads keys in their text form, "ID:base64" (32 bytes of key),
+// separated by newlines, spaces or commas; '#' starts a comment to the end
+// of the line. The first key is the one that encrypts.
+func ParseKeys(text string) ([]Key, error) {
+	var keys []Key
+	for _, line := range strings.Split(text, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		for _, field := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' }) {
+			id, b64, ok := strings.Cut(field, ":")
+			if !ok {
+				return nil, fmt.Errorf("encrypt: a key must read ID:base64 (see memtool keygen)")
+			}
+			if err := validKeyID(id); err != nil {
+				return nil, err
+			}
+			raw, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil || len(raw) != 32 {
+				return nil, fmt.Errorf("encrypt: key %q: want 32 bytes in standard base64", id)
+			}
+			k := Key{ID: id}
+			copy(k.secret[:], raw)
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("encrypt: no key found")
+	}
+	return keys, nil
+}
+
+// LoadKeys reads keys from the environment variable env (the keys
+// themselves) if it is set, else from the file it names in envFile (set
+// by the caller, e.g. MEMTOOL_KEY_FILE). The file must not be readable by
+// others.
+func LoadKeys(getenv func(string) string, env, envFile string) ([]Key, error) {
+	if v := getenv(env); v != "" {
+		return ParseKeys(v)
+	}
+	name := getenv(envFile)
+	if name == "" {
+		return nil, fmt.Errorf("encrypt: set %s to the keys or %s to a key file (make one with memtool keygen)", env, envFile)
+	}
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("encrypt: key file: %w", err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("encrypt: key file %s is readable by others (mode %v); chmod 600 it", name, fi.Mode().Perm())
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("encrypt: key file: %w", err)
+	}
+	return ParseKeys(string(data))
+}

@@ -1,0 +1,289 @@
+package expiry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memtool/memtool"
+)
+
+// CollectOptions configure Collect.
+type CollectOptions struct {
+	// UnusedFor: a file not read or written for this long expires.
+	UnusedFor time.Duration
+	// Grace: expired files stay in the trash, restorable, this long.
+	// Default 7 days.
+	Grace time.Duration
+	// DryRun reports what would happen and changes nothing.
+	DryRun bool
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// An Expired file is one Collect moved to the trash (or would have).
+type Expired struct {
+	Path     string    // the virtual path
+	LastUsed time.Time // the last access recorded
+}
+
+// A Purged batch is one earlier run's trash, removed for good.
+type Purged struct {
+	Expired time.Time // when that run expired its files
+	Paths   []string  // the virtual paths it held
+}
+
+// A Report is what Collect did (or, with DryRun, would do), sorted by
+// path.
+type Report struct {
+	Expired []Expired
+	Purged  []Purged
+}
+
+// stampLayout names a trash batch by the time of the run that made it.
+const stampLayout = "20060102T150405Z"
+
+// Collect expires the files of inner (the store the tracking wrapper
+// wraps) that were not used for opts.UnusedFor: it moves them into the
+// trash, where Restore can bring them back, and removes trash batches older
+// than the grace period. A file with no recorded access (written before
+// tracking began, or by something else) counts as used now: it is recorded
+// and expires only after UnusedFor from now. Directories are left in place.
+func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Report, error) {
+	var rep Report
+	if opts.UnusedFor <= 0 {
+		return rep, errors.New("expiry: UnusedFor must be positive")
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = 7 * 24 * time.Hour
+	}
+	now := time.Now()
+	if opts.Now != nil {
+		now = opts.Now()
+	}
+	now = now.UTC().Truncate(time.Second)
+	ix, err := readIndex(ctx, inner)
+	if err != nil {
+		return rep, fmt.Errorf("expiry: reading the index: %w", err)
+	}
+	var expired, unseen []string
+	files := map[string]bool{}
+	err = walkFiles(ctx, inner, "", func(name string, _ memtool.FileInfo) error {
+		files[name] = true
+		t, ok := ix.Access[name]
+		switch {
+		case !ok:
+			unseen = append(unseen, name)
+		case now.Sub(time.Unix(t, 0)) >= opts.UnusedFor:
+			expired = append(expired, name)
+			rep.Expired = append(rep.Expired, Expired{Path: memtool.VirtualPath(name), LastUsed: time.Unix(t, 0).UTC()})
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	slices.SortFunc(rep.Expired, func(a, b Expired) int { return strings.Compare(a.Path, b.Path) })
+	batches, err := trashBatches(ctx, inner)
+	if err != nil {
+		return rep, err
+	}
+	var purge []string
+	for _, b := range batches {
+		if now.Sub(b.when) >= opts.Grace {
+			p := Purged{Expired: b.when}
+			walkFiles(ctx, inner, path.Join(trashName, b.dir), func(name string, _ memtool.FileInfo) error {
+				p.Paths = append(p.Paths, memtool.VirtualPath(strings.TrimPrefix(name, path.Join(trashName, b.dir)+"/")))
+				return nil
+			})
+			slices.Sort(p.Paths)
+			rep.Purged = append(rep.Purged, p)
+			purge = append(purge, path.Join(trashName, b.dir))
+		}
+	}
+	if opts.DryRun {
+		return rep, nil
+	}
+
+	batch := path.Join(trashName, now.Format(stampLayout))
+	var moved []string
+	for _, name := range expired {
+		err := move(ctx, inner, name, path.Join(batch, name))
+		if errors.Is(err, memtool.ErrNotExist) {
+			continue // removed meanwhile
+		}
+		if err != nil {
+			return rep, fmt.Errorf("expiry: moving %s to the trash: %w", memtool.VirtualPath(name), err)
+		}
+		moved = append(moved, name)
+	}
+	err = updateIndex(ctx, inner, func(ix *index) {
+		for _, name := range moved {
+			delete(ix.Access, name)
+		}
+		// Forget files that are gone. One created since the walk is
+		// forgotten too, and recorded as new by the next run.
+		for name := range ix.Access {
+			if !files[name] {
+				delete(ix.Access, name)
+			}
+		}
+		for _, name := range unseen {
+			if _, ok := ix.Access[name]; !ok {
+				ix.Access[name] = now.Unix()
+			}
+		}
+	})
+	if err != nil {
+		return rep, fmt.Errorf("expiry: writing the index: %w", err)
+	}
+	for _, dir := range purge {
+		if err := removeTree(ctx, inner, dir); err != nil {
+			return rep, fmt.Errorf("expiry: purging the trash: %w", err)
+		}
+	}
+	return rep, nil
+}
+
+type trashBatch struct {
+	dir  string
+	when time.Time
+}
+
+// trashBatches lists the trash's batches, oldest first.
+func trashBatches(ctx context.Context, inner memtool.Store) ([]trashBatch, error) {
+	entries, err := inner.ReadDir(ctx, trashName)
+	if errors.Is(err, memtool.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []trashBatch
+	for _, e := range entries {
+		if t, err := time.Parse(stampLayout, e.Name); err == nil && e.IsDir() {
+			out = append(out, trashBatch{e.Name, t})
+		}
+	}
+	slices.SortFunc(out, func(a, b trashBatch) int { return a.when.Compare(b.when) })
+	return out, nil
+}
+
+// A Trashed file is one in the trash.
+type Trashed struct {
+	Path    string    // its virtual path before it expired
+	Expired time.Time // when it expired
+}
+
+// Trash lists the files in the trash of inner, oldest batch first.
+func Trash(ctx context.Context, inner memtool.Store) ([]Trashed, error) {
+	batches, err := trashBatches(ctx, inner)
+	if err != nil {
+		return nil, err
+	}
+	var out []Trashed
+	for _, b := range batches {
+		prefix := path.Join(trashName, b.dir) + "/"
+		err := walkFiles(ctx, inner, path.Join(trashName, b.dir), func(name string, _ memtool.FileInfo) error {
+			out = append(out, Trashed{Path: memtool.VirtualPath(strings.TrimPrefix(name, prefix)), Expired: b.when})
+			return nil
+		})
+		if err != nil && !errors.Is(err, memtool.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ErrNotInTrash: Restore found no expired file at that path.
+var ErrNotInTrash = errors.New("not in the trash")
+
+// Restore moves the most recently expired file at the virtual path p back
+// from the trash of inner. It fails with an error wrapping memtool.ErrExist
+// if something is at p again, and with ErrNotInTrash if p is not in the
+// trash. The file counts as used now.
+func Restore(ctx context.Context, inner memtool.Store, p string, now time.Time) (Trashed, error) {
+	name, dir, err := memtool.CleanPath(p)
+	if err != nil {
+		return Trashed{}, err
+	}
+	if name == "" || dir {
+		return Trashed{}, fmt.Errorf("restore %s: %w", p, ErrNotInTrash)
+	}
+	batches, err := trashBatches(ctx, inner)
+	if err != nil {
+		return Trashed{}, err
+	}
+	for i := len(batches) - 1; i >= 0; i-- {
+		src := path.Join(trashName, batches[i].dir, name)
+		fi, err := inner.Stat(ctx, src)
+		if err != nil || !fi.IsRegular() {
+			continue
+		}
+		if _, err := inner.Stat(ctx, name); err == nil {
+			return Trashed{}, fmt.Errorf("restore %s: %w", p, memtool.ErrExist)
+		}
+		if err := move(ctx, inner, src, name); err != nil {
+			return Trashed{}, fmt.Errorf("restore %s: %w", p, err)
+		}
+		if err := updateIndex(ctx, inner, func(ix *index) { ix.Access[name] = now.Unix() }); err != nil {
+			return Trashed{}, err
+		}
+		return Trashed{Path: memtool.VirtualPath(name), Expired: batches[i].when}, nil
+	}
+	return Trashed{}, fmt.Errorf("restore %s: %w", p, ErrNotInTrash)
+}
+
+// move moves the file src to dst, creating dst's parents, with the inner
+// store's rename if it has one, else by copying and removing.
+func move(ctx context.Context, inner memtool.Store, src, dst string) error {
+	if err := mkdirAll(ctx, inner, path.Dir(dst)); err != nil {
+		return err
+	}
+	if r, ok := inner.(memtool.Renamer); ok {
+		return r.Rename(ctx, src, dst)
+	}
+	data, err := inner.ReadFile(ctx, src, 1<<40)
+	if err != nil {
+		return err
+	}
+	if err := inner.WriteFile(ctx, dst, data, memtool.CreateOnly); err != nil {
+		return err
+	}
+	return inner.Remove(ctx, src)
+}
+
+func mkdirAll(ctx context.Context, inner memtool.Store, dir string) error {
+	if dir == "." || dir == "" {
+		return nil
+	}
+	parts := strings.Split(dir, "/")
+	for i := range parts {
+		err := inner.Mkdir(ctx, strings.Join(parts[:i+1], "/"))
+		if err != nil && !errors.Is(err, memtool.ErrExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+func removeTree(ctx context.Context, inner memtool.Store, name string) error {
+	if ra, ok := inner.(memtool.RemoveAller); ok {
+		return ra.RemoveAll(ctx, name)
+	}
+	entries, err := inner.ReadDir(ctx, name)
+	if err == nil {
+		for _, e := range entries {
+			if err := removeTree(ctx, inner, path.Join(name, e.Name)); err != nil {
+				return err
+			}
+		}
+	} else if !errors.Is(err, memtool.ErrNotDir) {
+		return err
+	}
+	return inner.Remove(ctx, name)
+}

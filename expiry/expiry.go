@@ -1,0 +1,270 @@
+package expiry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memtool/memtool"
+)
+
+// The wrapper's own entries in the inner store. The path gate refuses
+// names starting with ".memtool", so the model can neither see nor touch
+// them, and the wrapper leaves them out of listings.
+const (
+	ownPrefix = ".memtool-expiry"
+	indexName = ".memtool-expiry.json"  // last access of every file
+	trashName = ".memtool-expiry-trash" // expired files, by gc run
+)
+
+// Options configure the tracking wrapper. nil means the defaults.
+type Options struct {
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Resolution is how stale a recorded access may get before a read
+	// records a new one, so that reading a file does not write the index
+	// every time. Default one hour.
+	Resolution time.Duration
+	// OnError receives failures to record an access; the operation itself
+	// has succeeded. Default: ignored.
+	OnError func(error)
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// index is the stored record of last accesses: clean names → Unix seconds.
+type index struct {
+	Version int              `json:"version"`
+	Access  map[string]int64 `json:"access"`
+}
+
+// Store wraps a memtool.Store and records when each file was last read or
+// written, in the store itself. Use New.
+type Store struct {
+	inner memtool.Store
+	opts  Options
+	mu    sync.Mutex
+	seen  map[string]int64 // what this process last recorded, by name
+}
+
+// New wraps inner. opts may be nil. The result implements memtool.Renamer
+// and memtool.RemoveAller exactly when inner does.
+func New(inner memtool.Store, opts *Options) memtool.Store {
+	s := &Store{inner: inner, seen: map[string]int64{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Resolution <= 0 {
+		s.opts.Resolution = time.Hour
+	}
+	_, rn := inner.(memtool.Renamer)
+	_, ra := inner.(memtool.RemoveAller)
+	switch {
+	case rn && ra:
+		return renamerRemoveAller{s}
+	case rn:
+		return renamer{s}
+	case ra:
+		return removeAller{s}
+	}
+	return s
+}
+
+// The variants that forward the optional capabilities of the inner store.
+type (
+	renamer            struct{ *Store }
+	removeAller        struct{ *Store }
+	renamerRemoveAller struct{ *Store }
+)
+
+func (s renamer) Rename(ctx context.Context, o, n string) error { return s.rename(ctx, o, n) }
+func (s removeAller) RemoveAll(ctx context.Context, name string) error {
+	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+}
+func (s renamerRemoveAller) Rename(ctx context.Context, o, n string) error {
+	return s.rename(ctx, o, n)
+}
+func (s renamerRemoveAller) RemoveAll(ctx context.Context, name string) error {
+	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+}
+
+var _ memtool.Store = (*Store)(nil)
+
+func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	return s.inner.Stat(ctx, name)
+}
+
+func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	entries, err := s.inner.ReadDir(ctx, name)
+	if name == "" {
+		entries = hideOwn(entries)
+	}
+	return entries, err
+}
+
+func hideOwn(entries []memtool.FileInfo) []memtool.FileInfo {
+	out := entries[:0]
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name, ownPrefix) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	data, err := s.inner.ReadFile(ctx, name, limit)
+	if err == nil {
+		s.touch(ctx, name)
+	}
+	return data, err
+}
+
+func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	err := s.inner.WriteFile(ctx, name, data, mode)
+	if err == nil {
+		s.touch(ctx, name)
+	}
+	return err
+}
+
+func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	err := s.inner.Update(ctx, name, limit, fn)
+	if err == nil {
+		s.touch(ctx, name)
+	}
+	return err
+}
+
+func (s *Store) Mkdir(ctx context.Context, name string) error { return s.inner.Mkdir(ctx, name) }
+
+func (s *Store) Remove(ctx context.Context, name string) error { return s.inner.Remove(ctx, name) }
+
+// rename moves the recorded accesses along with the entries; renaming is a
+// use of the files moved.
+func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+	err := s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+	if err != nil {
+		return err
+	}
+	now := s.opts.now().Unix()
+	s.record(ctx, func(ix *index) {
+		for name := range ix.Access {
+			if name == oldname || strings.HasPrefix(name, oldname+"/") {
+				delete(ix.Access, name)
+				ix.Access[newname+strings.TrimPrefix(name, oldname)] = now
+			}
+		}
+		ix.Access[newname] = now
+	})
+	return nil
+}
+
+// touch records an access of name now, unless this process recorded one
+// less than Resolution ago: the index is as precise as Resolution.
+func (s *Store) touch(ctx context.Context, name string) {
+	now := s.opts.now().Unix()
+	s.mu.Lock()
+	last, ok := s.seen[name]
+	fresh := ok && now-last < int64(s.opts.Resolution/time.Second) && now >= last
+	s.mu.Unlock()
+	if fresh {
+		return
+	}
+	s.record(ctx, func(ix *index) { ix.Access[name] = now })
+	s.mu.Lock()
+	s.seen[name] = now
+	s.mu.Unlock()
+}
+
+// record changes the index, atomically in the inner store. A failure goes
+// to OnError: the operation it records has happened.
+func (s *Store) record(ctx context.Context, change func(*index)) {
+	if err := updateIndex(context.WithoutCancel(ctx), s.inner, change); err != nil && s.opts.OnError != nil {
+		s.opts.OnError(err)
+	}
+}
+
+// updateIndex applies change to the stored index, creating it if needed.
+func updateIndex(ctx context.Context, inner memtool.Store, change func(*index)) error {
+	apply := func(old []byte) ([]byte, error) {
+		ix := index{Version: 1, Access: map[string]int64{}}
+		if len(old) > 0 {
+			if err := json.Unmarshal(old, &ix); err != nil {
+				return nil, err
+			}
+			if ix.Access == nil {
+				ix.Access = map[string]int64{}
+			}
+		}
+		change(&ix)
+		return json.Marshal(ix)
+	}
+	for {
+		err := inner.Update(ctx, indexName, 64<<20, apply)
+		if !errors.Is(err, memtool.ErrNotExist) {
+			return err
+		}
+		data, err := apply(nil)
+		if err != nil {
+			return err
+		}
+		err = inner.WriteFile(ctx, indexName, data, memtool.CreateOnly)
+		if !errors.Is(err, memtool.ErrExist) {
+			return err // created, or failed; on ErrExist another writer won: update it
+		}
+	}
+}
+
+func readIndex(ctx context.Context, inner memtool.Store) (index, error) {
+	ix := index{Version: 1, Access: map[string]int64{}}
+	data, err := inner.ReadFile(ctx, indexName, 64<<20)
+	if errors.Is(err, memtool.ErrNotExist) {
+		return ix, nil
+	}
+	if err != nil {
+		return ix, err
+	}
+	if err := json.Unmarshal(data, &ix); err != nil {
+		return ix, err
+	}
+	if ix.Access == nil {
+		ix.Access = map[string]int64{}
+	}
+	return ix, nil
+}
+
+// walkFiles calls fn for every regular file under dir, leaving out the
+// wrapper's own entries.
+func walkFiles(ctx context.Context, s memtool.Store, dir string, fn func(name string, fi memtool.FileInfo) error) error {
+	entries, err := s.ReadDir(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		entries = hideOwn(entries)
+	}
+	for _, e := range entries {
+		name := path.Join(dir, e.Name)
+		switch {
+		case e.IsDir():
+			if err := walkFiles(ctx, s, name, fn); err != nil && !errors.Is(err, memtool.ErrNotExist) {
+				return err
+			}
+		case e.IsRegular():
+			if err := fn(name, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

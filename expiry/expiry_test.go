@@ -1,0 +1,340 @@
+package expiry_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
+)
+
+func newFileStore(t testing.TB) *filestore.Store {
+	t.Helper()
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	return fs
+}
+
+func TestConformance(t *testing.T) {
+	t.Run("memstore", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return expiry.New(memstore.New(), nil) })
+	})
+	t.Run("filestore", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return expiry.New(newFileStore(t), nil) })
+	})
+}
+
+func TestCapabilities(t *testing.T) {
+	s := expiry.New(memstore.New(), nil)
+	_, rn := s.(memtool.Renamer)
+	_, ra := s.(memtool.RemoveAller)
+	if !rn || !ra {
+		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
+	}
+}
+
+// clock is an injected clock that tests move by hand.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
+	t.Helper()
+	b, _ := json.Marshal(in)
+	r := mem.Run(context.Background(), b)
+	return r
+}
+
+// visible lists the files a Memory on the wrapper would see.
+func visible(t *testing.T, s memtool.Store) []string {
+	t.Helper()
+	var out []string
+	var walk func(dir string)
+	walk = func(dir string) {
+		entries, err := s.ReadDir(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := path.Join(dir, e.Name)
+			if e.IsDir() {
+				walk(name)
+			} else {
+				out = append(out, name)
+			}
+		}
+	}
+	walk("")
+	slices.Sort(out)
+	return out
+}
+
+// TestCollect: with an injected clock, gc expires exactly the files not
+// used for 30 days, dry-run changes nothing, restore brings a file back,
+// and the trash is purged after the grace period.
+func TestCollect(t *testing.T) {
+	for _, backend := range []string{"memstore", "filestore"} {
+		t.Run(backend, func(t *testing.T) {
+			var inner memtool.Store = memstore.New()
+			if backend == "filestore" {
+				inner = newFileStore(t)
+			}
+			collectOn(t, inner)
+		})
+	}
+}
+
+// collectOn runs TestCollect on the empty store inner.
+func collectOn(t *testing.T, inner memtool.Store) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)}
+	s := expiry.New(inner, &expiry.Options{Now: clk.Now})
+	mem := memtool.New(s, nil)
+	for _, p := range []string{"/memories/read.md", "/memories/edited.md", "/memories/old.md", "/memories/d/old2.md", "/memories/renamed.md"} {
+		if r := run(t, mem, map[string]any{"command": "create", "path": p, "file_text": "text of " + p}); r.IsError {
+			t.Fatal(r.Text)
+		}
+	}
+	clk.Add(20 * 24 * time.Hour)
+	run(t, mem, map[string]any{"command": "view", "path": "/memories/read.md"})
+	run(t, mem, map[string]any{"command": "str_replace", "path": "/memories/edited.md", "old_str": "text", "new_str": "TEXT"})
+	run(t, mem, map[string]any{"command": "rename", "old_path": "/memories/renamed.md", "new_path": "/memories/e/renamed.md"})
+	// A listing is not a use of the files in it.
+	run(t, mem, map[string]any{"command": "view", "path": "/memories"})
+	clk.Add(11 * 24 * time.Hour) // 31 days after the creates, 11 after the uses
+
+	opts := expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, DryRun: true, Now: clk.Now}
+	before := visible(t, s)
+	rep, err := expiry.Collect(ctx, inner, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range rep.Expired {
+		paths = append(paths, e.Path)
+		if !e.LastUsed.Equal(time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)) {
+			t.Errorf("%s last used %v", e.Path, e.LastUsed)
+		}
+	}
+	slices.Sort(paths)
+	want := []string{"/memories/d/old2.md", "/memories/old.md"}
+	if !reflect.DeepEqual(paths, want) {
+		t.Errorf("dry run expires %v, want %v", paths, want)
+	}
+	if after := visible(t, s); !reflect.DeepEqual(after, before) {
+		t.Errorf("dry run changed the store: %v → %v", before, after)
+	}
+
+	opts.DryRun = false
+	rep, err = expiry.Collect(ctx, inner, opts)
+	if err != nil || len(rep.Expired) != 2 {
+		t.Fatalf("gc: %+v, %v", rep, err)
+	}
+	if got, want := visible(t, s), []string{"e/renamed.md", "edited.md", "read.md"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after gc: %v, want %v", got, want)
+	}
+	r := run(t, mem, map[string]any{"command": "view", "path": "/memories/old.md"})
+	if !r.IsError {
+		t.Errorf("expired file still readable: %q", r.Text)
+	}
+	trash, err := expiry.Trash(ctx, inner)
+	if err != nil || len(trash) != 2 {
+		t.Errorf("trash: %+v, %v", trash, err)
+	}
+
+	got, err := expiry.Restore(ctx, inner, "/memories/old.md", clk.Now())
+	if err != nil || got.Path != "/memories/old.md" {
+		t.Fatalf("restore: %+v, %v", got, err)
+	}
+	if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/old.md"}); r.IsError || !strings.Contains(r.Text, "text of /memories/old.md") {
+		t.Errorf("restored file: %q", r.Text)
+	}
+	if _, err := expiry.Restore(ctx, inner, "/memories/old.md", clk.Now()); !errors.Is(err, expiry.ErrNotInTrash) {
+		t.Errorf("restoring twice: %v", err)
+	}
+	run(t, mem, map[string]any{"command": "create", "path": "/memories/d/old2.md", "file_text": "new"})
+	if _, err := expiry.Restore(ctx, inner, "/memories/d/old2.md", clk.Now()); !errors.Is(err, memtool.ErrExist) {
+		t.Errorf("restoring onto a new file: %v", err)
+	}
+
+	// A restored file counts as used now; after the grace period the
+	// trash (holding d/old2.md) is purged.
+	clk.Add(8 * 24 * time.Hour)
+	rep, err = expiry.Collect(ctx, inner, opts)
+	if err != nil || len(rep.Expired) != 0 || len(rep.Purged) != 1 || !reflect.DeepEqual(rep.Purged[0].Paths, []string{"/memories/d/old2.md"}) {
+		t.Errorf("purge: %+v, %v", rep, err)
+	}
+	if trash, _ := expiry.Trash(ctx, inner); len(trash) != 0 {
+		t.Errorf("trash after purge: %+v", trash)
+	}
+}
+
+// TestUnseenFiles: files with no recorded access (made without the
+// wrapper) are recorded by gc and expire UnusedFor later, not at once.
+func TestUnseenFiles(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	inner.WriteFile(ctx, "legacy.md", []byte("x"), memtool.CreateOnly)
+	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	opts := expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: clk.Now}
+	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 0 {
+		t.Fatalf("first gc: %+v, %v", rep, err)
+	}
+	clk.Add(25 * time.Hour)
+	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 1 {
+		t.Fatalf("second gc: %+v, %v", rep, err)
+	}
+}
+
+// TestIndexForgetsRemovedFiles: Collect drops the entries of files that
+// are gone, so the index does not grow forever.
+func TestIndexForgetsRemovedFiles(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	mem := memtool.New(expiry.New(inner, nil), nil)
+	run(t, mem, map[string]any{"command": "create", "path": "/memories/gone.md", "file_text": "x"})
+	run(t, mem, map[string]any{"command": "create", "path": "/memories/kept.md", "file_text": "x"})
+	run(t, mem, map[string]any{"command": "delete", "path": "/memories/gone.md"})
+	if _, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := inner.ReadFile(ctx, ".memtool-expiry.json", 1<<20)
+	if err != nil || strings.Contains(string(data), "gone.md") || !strings.Contains(string(data), "kept.md") {
+		t.Errorf("index after gc: %s, %v", data, err)
+	}
+}
+
+// TestResolution: reads within Resolution of a recorded access do not
+// write the index; a write does not either, within it.
+func TestResolution(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	var writes int
+	counting := &countingStore{Store: inner, writes: &writes}
+	s := expiry.New(counting, &expiry.Options{Now: clk.Now, Resolution: time.Hour})
+	s.WriteFile(ctx, "a", []byte("x"), memtool.CreateOnly) // the file and the new index
+	base := writes
+	for range 10 {
+		s.ReadFile(ctx, "a", 10)
+	}
+	if writes != base {
+		t.Errorf("reads within the resolution wrote the index %d times", writes-base)
+	}
+	clk.Add(time.Hour)
+	s.ReadFile(ctx, "a", 10)
+	if writes != base+1 {
+		t.Errorf("a read after the resolution: %d index writes, want 1", writes-base)
+	}
+}
+
+// countingStore counts the writes that reach memstore.
+type countingStore struct {
+	*memstore.Store
+	writes *int
+}
+
+func (c *countingStore) WriteFile(ctx context.Context, n string, d []byte, m memtool.WriteMode) error {
+	*c.writes++
+	return c.Store.WriteFile(ctx, n, d, m)
+}
+
+func (c *countingStore) Update(ctx context.Context, n string, l int64, fn func([]byte) ([]byte, error)) error {
+	*c.writes++
+	return c.Store.Update(ctx, n, l, fn)
+}
+
+// TestBattery: the same answers with and without the wrapper.
+func TestBattery(t *testing.T) {
+	inputs := batteryInputs(t)
+	plain := memtool.New(memstore.New(), nil)
+	wrapped := memtool.New(expiry.New(memstore.New(), nil), nil)
+	for _, in := range inputs {
+		want := plain.Run(context.Background(), in)
+		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
+		}
+	}
+}
+
+func batteryInputs(t *testing.T) [][]byte {
+	t.Helper()
+	f, err := os.Open("../testdata/reference/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c["setup"]; ok {
+			continue
+		}
+		input := map[string]json.RawMessage{}
+		for k, v := range c {
+			if !strings.HasPrefix(k, "_") {
+				input[k] = v
+			}
+		}
+		b, _ := json.Marshal(input)
+		out = append(out, b)
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d battery inputs", len(out))
+	}
+	return out
+}
+
+// BenchmarkView: a view of a 4 KiB file through Memory on memstore,
+// without and with the wrapper (the access is recorded once an hour).
+func BenchmarkView(b *testing.B) {
+	text := strings.Repeat("abcdefghijklmno\n", 256)
+	for _, wrapped := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "expiry"}[wrapped], func(b *testing.B) {
+			var s memtool.Store = memstore.New()
+			if wrapped {
+				s = expiry.New(s, nil)
+			}
+			mem := memtool.New(s, nil)
+			ctx := context.Background()
+			in := func(m map[string]any) []byte { j, _ := json.Marshal(m); return j }
+			mem.Run(ctx, in(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": text}))
+			view := in(map[string]any{"command": "view", "path": "/memories/a.md"})
+			for b.Loop() {
+				if r := mem.Run(ctx, view); r.IsError {
+					b.Fatal(r.Text)
+				}
+			}
+		})
+	}
+}

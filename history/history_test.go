@@ -1,0 +1,232 @@
+package history_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
+)
+
+func newFileStore(t testing.TB) *filestore.Store {
+	t.Helper()
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	return fs
+}
+
+func TestConformance(t *testing.T) {
+	t.Run("memstore", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return history.New(memstore.New(), nil) })
+	})
+	t.Run("filestore", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return history.New(newFileStore(t), nil) })
+	})
+}
+
+func TestCapabilities(t *testing.T) {
+	s := history.New(memstore.New(), nil)
+	_, rn := s.(memtool.Renamer)
+	_, ra := s.(memtool.RemoveAller)
+	if !rn || !ra {
+		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
+	}
+}
+
+func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
+	t.Helper()
+	b, _ := json.Marshal(in)
+	return mem.Run(context.Background(), b)
+}
+
+// TestVersions: every edit, overwrite and delete keeps the previous
+// content; a failed edit keeps nothing; revert brings a version back and
+// keeps the content it replaces.
+func TestVersions(t *testing.T) {
+	for _, backend := range []string{"memstore", "filestore"} {
+		t.Run(backend, func(t *testing.T) {
+			var inner memtool.Store = memstore.New()
+			if backend == "filestore" {
+				inner = newFileStore(t)
+			}
+			ctx := context.Background()
+			s := history.New(inner, nil)
+			mem := memtool.New(s, &memtool.Options{Overwrite: true})
+			p := "/memories/d/notes.md"
+			run(t, mem, map[string]any{"command": "create", "path": p, "file_text": "one\ntwo\nthree"})
+			run(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "two", "new_str": "TWO"})
+			if r := run(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "absent", "new_str": "x"}); !r.IsError {
+				t.Fatal("a failing edit succeeded")
+			}
+			run(t, mem, map[string]any{"command": "insert", "path": p, "insert_line": 3, "insert_text": "four"})
+			run(t, mem, map[string]any{"command": "create", "path": p, "file_text": "replaced"})
+			run(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
+
+			vs, err := history.Versions(ctx, inner, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ops []string
+			var texts []string
+			for _, v := range vs {
+				ops = append(ops, v.Op)
+				data, err := history.Read(ctx, inner, p, v.N)
+				if err != nil || int64(len(data)) != v.Size {
+					t.Errorf("version %d: %q, %v (size %d)", v.N, data, err, v.Size)
+				}
+				texts = append(texts, string(data))
+			}
+			wantOps := []string{"update", "update", "update", "delete"}
+			wantTexts := []string{"one\ntwo\nthree", "one\nTWO\nthree", "one\nTWO\nthree\nfour", "replaced"}
+			if !reflect.DeepEqual(ops, wantOps) || !reflect.DeepEqual(texts, wantTexts) {
+				t.Errorf("versions:\n ops %v, want %v\n texts %q\n want  %q", ops, wantOps, texts, wantTexts)
+			}
+			// The model sees none of it.
+			if r := run(t, mem, map[string]any{"command": "view", "path": "/memories"}); strings.Contains(r.Text, "history") {
+				t.Errorf("listing shows the history: %q", r.Text)
+			}
+
+			// Revert the deleted file to version 2.
+			if err := history.Revert(ctx, s, inner, p, 2); err != nil {
+				t.Fatal(err)
+			}
+			if r := run(t, mem, map[string]any{"command": "view", "path": p}); !strings.Contains(r.Text, "TWO") || strings.Contains(r.Text, "four") {
+				t.Errorf("after revert: %q", r.Text)
+			}
+			if err := history.Revert(ctx, s, inner, p, 3); err != nil {
+				t.Fatal(err)
+			}
+			vs, _ = history.Versions(ctx, inner, p)
+			if last := vs[len(vs)-1]; last.Op != "write" {
+				t.Errorf("a revert over a file keeps it as a version: last %+v", last)
+			}
+			if err := history.Revert(ctx, s, inner, p, 99); !errors.Is(err, history.ErrNoVersion) {
+				t.Errorf("revert to a missing version: %v", err)
+			}
+		})
+	}
+}
+
+func TestBounds(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	inner := memstore.New()
+	s := history.New(inner, &history.Options{MaxVersions: 3, MaxAge: 48 * time.Hour, Now: clock})
+	s.WriteFile(ctx, "a", []byte("0"), memtool.CreateOnly)
+	for i := 1; i <= 5; i++ {
+		s.WriteFile(ctx, "a", []byte{byte('0' + i)}, memtool.Replace)
+	}
+	vs, _ := history.Versions(ctx, inner, "/memories/a")
+	if len(vs) != 3 || vs[0].N != 3 || vs[2].N != 5 {
+		t.Errorf("MaxVersions 3: %+v", vs)
+	}
+	now = now.Add(72 * time.Hour)
+	s.WriteFile(ctx, "a", []byte("6"), memtool.Replace)
+	vs, _ = history.Versions(ctx, inner, "/memories/a")
+	if len(vs) != 1 || vs[0].N != 6 {
+		t.Errorf("MaxAge 48h, 72h later: %+v", vs)
+	}
+}
+
+func TestDiff(t *testing.T) {
+	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12"
+	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13"
+	want := "--- a\n+++ b\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n@@ -10,3 +10,4 @@\n 10\n 11\n 12\n+13\n"
+	if got := history.Diff(a, b, "a", "b"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := history.Diff(a, a, "a", "b"); got != "" {
+		t.Errorf("equal files: %q", got)
+	}
+	if got := history.Diff("", "x", "a", "b"); got != "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n" {
+		t.Errorf("from empty: %q", got)
+	}
+}
+
+// TestBattery: the same answers with and without the wrapper.
+func TestBattery(t *testing.T) {
+	inputs := batteryInputs(t)
+	plain := memtool.New(memstore.New(), nil)
+	wrapped := memtool.New(history.New(memstore.New(), nil), nil)
+	for _, in := range inputs {
+		want := plain.Run(context.Background(), in)
+		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
+		}
+	}
+}
+
+func batteryInputs(t *testing.T) [][]byte {
+	t.Helper()
+	f, err := os.Open("../testdata/reference/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c["setup"]; ok {
+			continue
+		}
+		input := map[string]json.RawMessage{}
+		for k, v := range c {
+			if !strings.HasPrefix(k, "_") {
+				input[k] = v
+			}
+		}
+		b, _ := json.Marshal(input)
+		out = append(out, b)
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d battery inputs", len(out))
+	}
+	return out
+}
+
+// BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,
+// without and with the wrapper (which reads and keeps the old version).
+func BenchmarkEdit(b *testing.B) {
+	text := "MARK0\n" + strings.Repeat("abcdefghijklmno\n", 256)
+	for _, wrapped := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "history"}[wrapped], func(b *testing.B) {
+			var s memtool.Store = memstore.New()
+			if wrapped {
+				s = history.New(s, nil)
+			}
+			mem := memtool.New(s, nil)
+			ctx := context.Background()
+			in := func(m map[string]any) []byte { j, _ := json.Marshal(m); return j }
+			mem.Run(ctx, in(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": text}))
+			edits := [2][]byte{
+				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
+				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
+			}
+			for i := 0; b.Loop(); i++ {
+				if r := mem.Run(ctx, edits[i%2]); r.IsError {
+					b.Fatal(r.Text)
+				}
+			}
+		})
+	}
+}

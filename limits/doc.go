@@ -1,0 +1,60 @@
+// Package limits wraps a memtool.Store with size limits and quotas: the
+// largest file, the most files and directories, the most bytes in all
+// files, the longest path and the deepest one.
+//
+//	store := limits.New(filestore, &limits.Options{
+//		MaxFileSize: 64 << 10, MaxFiles: 500, MaxBytes: 10 << 20,
+//		MaxPathLength: 256, MaxDepth: 8,
+//	})
+//	mem := memtool.New(store, nil)
+//
+// # Refusals
+//
+// An operation that would cross a limit fails with an *Error and changes
+// nothing. Its message names the limit and says by how much it would be
+// crossed, for example
+//
+//	Limit exceeded (file size): /memories/notes.md would be 1,025 bytes, 1 byte over the limit of 1,024 bytes. Nothing was changed.
+//
+// memtool.Memory shows that text to the model (an *Error unwraps to a
+// memtool.Refusal). A command that
+// fails this way leaves no trace: Memory removes the parent directories it
+// created for it.
+//
+// Only growth is refused: a file that is over MaxFileSize already (the
+// limit was lowered) may still be edited if it does not grow, and removing
+// is always allowed. Directories count towards MaxFiles, so that empty
+// directories cannot be used to get round it. A rename changes neither the
+// count nor the bytes; it is checked against the path limits for every
+// entry it moves.
+//
+// # Counting
+//
+// MaxFiles and MaxBytes need the usage of the whole store, which the
+// wrapper counts by walking the store at each operation that may grow it,
+// so that writes by other processes sharing the store count too. Those
+// operations are serialised within the wrapper, so the usage a check sees is
+// the usage its write lands on. Two processes writing at the same moment
+// may each pass the check and overshoot a store-wide limit by one
+// operation. The walk costs time proportional to the store's entries (see
+// the benchmarks); MaxFileSize, MaxPathLength and MaxDepth cost nothing
+// measurable.
+//
+// # Capabilities
+//
+// The store New returns implements memtool.Renamer and memtool.RemoveAller
+// exactly when the inner store does. Without an inner Renamer, Memory
+// renames by copying and then removing, so a rename near MaxFiles or
+// MaxBytes may be refused for the moment when both copies exist.
+//
+// # Cost
+//
+// On the reference machine (2 shared cores), with every limit on and 100
+// files of 4 KiB in 10 directories on memstore, a create and a delete
+// through Memory take about 140 µs instead of 100 µs (two walks of the
+// store), and a str_replace about 32 µs instead of 20–38 µs (within the
+// noise). On filestore fsync dominates (milliseconds per write) and the
+// difference is lost in it.
+//
+//	go test -run '^$' -bench . ./limits
+package limits

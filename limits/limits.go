@@ -1,0 +1,369 @@
+package limits
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/memtool/memtool"
+)
+
+// Options are the limits. A zero field means no limit.
+type Options struct {
+	// MaxFileSize is the largest a file may become, in bytes.
+	MaxFileSize int64
+	// MaxFiles is the most entries the store may hold: files and
+	// directories, so that empty directories cannot get round it.
+	MaxFiles int64
+	// MaxBytes is the most bytes all files of the store may hold together.
+	MaxBytes int64
+	// MaxPathLength is the longest virtual path (/memories/…), in bytes.
+	MaxPathLength int
+	// MaxDepth is the most names below /memories (/memories/a/b is 2).
+	MaxDepth int
+}
+
+// The limits, as Error.Limit names them.
+const (
+	FileSize   = "file size"
+	Files      = "files"
+	Bytes      = "store size"
+	PathLength = "path length"
+	Depth      = "depth"
+)
+
+// An Error is an operation refused because it would cross a limit. The
+// store is unchanged.
+type Error struct {
+	Limit string // FileSize, Files, Bytes, PathLength or Depth
+	Path  string // the virtual path of the entry concerned
+	Got   int64  // the value the operation would reach
+	Max   int64  // the limit
+	msg   string
+}
+
+func (e *Error) Error() string { return e.msg }
+
+// Unwrap makes the error a memtool.Refusal, whose text memtool.Memory
+// shows the model verbatim.
+func (e *Error) Unwrap() error { return memtool.Refusal(e.msg) }
+
+func refuse(limit, vpath string, got, limitValue int64, unit string) *Error {
+	over := got - limitValue
+	var what string
+	switch limit {
+	case FileSize:
+		what = fmt.Sprintf("%s would be %s", vpath, count(got, unit))
+	case Files:
+		what = fmt.Sprintf("The store would hold %s", count(got, unit))
+	case Bytes:
+		what = fmt.Sprintf("The store would hold %s", count(got, unit))
+	case PathLength:
+		what = fmt.Sprintf("The path %s is %s long", vpath, count(got, unit))
+	case Depth:
+		what = fmt.Sprintf("The path %s is %s deep", vpath, count(got, unit))
+	}
+	msg := fmt.Sprintf("Limit exceeded (%s): %s, %s over the limit of %s. Nothing was changed.",
+		limit, what, count(over, unit), count(limitValue, unit))
+	return &Error{Limit: limit, Path: vpath, Got: got, Max: limitValue, msg: msg}
+}
+
+// count formats n with thousands separators and its unit, singular for 1.
+func count(n int64, unit string) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if n != 1 {
+		unit = plural(unit)
+	}
+	return s + " " + unit
+}
+
+func plural(unit string) string {
+	switch unit {
+	case "file or directory":
+		return "files and directories"
+	}
+	return unit + "s"
+}
+
+// Store wraps a memtool.Store and refuses operations that would cross a
+// limit. Use New.
+type Store struct {
+	inner memtool.Store
+	opts  Options
+	// mu serialises the operations that may grow the store, so that the
+	// usage a check sees is still the usage when the write happens.
+	mu sync.Mutex
+}
+
+// New wraps inner. opts may be nil (no limits). The result implements
+// memtool.Renamer and memtool.RemoveAller exactly when inner does.
+func New(inner memtool.Store, opts *Options) memtool.Store {
+	s := &Store{inner: inner}
+	if opts != nil {
+		s.opts = *opts
+	}
+	_, rn := inner.(memtool.Renamer)
+	_, ra := inner.(memtool.RemoveAller)
+	switch {
+	case rn && ra:
+		return renamerRemoveAller{s}
+	case rn:
+		return renamer{s}
+	case ra:
+		return removeAller{s}
+	}
+	return s
+}
+
+// The variants that forward the optional capabilities of the inner store.
+type (
+	renamer            struct{ *Store }
+	removeAller        struct{ *Store }
+	renamerRemoveAller struct{ *Store }
+)
+
+func (s renamer) Rename(ctx context.Context, o, n string) error { return s.rename(ctx, o, n) }
+func (s removeAller) RemoveAll(ctx context.Context, name string) error {
+	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+}
+func (s renamerRemoveAller) Rename(ctx context.Context, o, n string) error {
+	return s.rename(ctx, o, n)
+}
+func (s renamerRemoveAller) RemoveAll(ctx context.Context, name string) error {
+	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+}
+
+var _ memtool.Store = (*Store)(nil)
+
+func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	return s.inner.Stat(ctx, name)
+}
+
+func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	return s.inner.ReadFile(ctx, name, limit)
+}
+
+func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	return s.inner.ReadDir(ctx, name)
+}
+
+func (s *Store) Remove(ctx context.Context, name string) error {
+	return s.inner.Remove(ctx, name)
+}
+
+// counting reports whether the store-wide limits are on, which need the
+// usage of the whole store.
+func (s *Store) counting() bool { return s.opts.MaxFiles > 0 || s.opts.MaxBytes > 0 }
+
+func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.checkPath(name, name); err != nil {
+		return err
+	}
+	size := int64(len(data))
+	if !s.counting() {
+		if n := s.opts.MaxFileSize; n > 0 && size > n {
+			var oldSize int64 // a file over the limit already may shrink
+			if fi, err := s.inner.Stat(ctx, name); err == nil && fi.IsRegular() && mode == memtool.Replace {
+				oldSize = fi.Size
+			}
+			if err := s.checkFileSize(name, oldSize, size); err != nil {
+				return err
+			}
+		}
+		return s.inner.WriteFile(ctx, name, data, mode)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fi, err := s.inner.Stat(ctx, name)
+	switch {
+	case err == nil && (mode == memtool.CreateOnly || !fi.IsRegular()):
+		// The inner store refuses it with its own error.
+		return s.inner.WriteFile(ctx, name, data, mode)
+	case err == nil:
+		if err := s.checkFileSize(name, fi.Size, size); err != nil {
+			return err
+		}
+		if err := s.checkUsage(ctx, name, 0, size-fi.Size); err != nil {
+			return err
+		}
+	case errors.Is(err, memtool.ErrNotExist):
+		if err := s.checkFileSize(name, 0, size); err != nil {
+			return err
+		}
+		if err := s.checkUsage(ctx, name, 1, size); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	return s.inner.WriteFile(ctx, name, data, mode)
+}
+
+func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var u usage
+	if s.counting() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var err error
+		if u, err = s.usage(ctx); err != nil {
+			return err
+		}
+	}
+	return s.inner.Update(ctx, name, limit, func(old []byte) ([]byte, error) {
+		data, err := fn(old)
+		if err != nil {
+			return nil, err
+		}
+		oldSize, size := int64(len(old)), int64(len(data))
+		if err := s.checkFileSize(name, oldSize, size); err != nil {
+			return nil, err
+		}
+		if s.opts.MaxBytes > 0 && size > oldSize && u.bytes+size-oldSize > s.opts.MaxBytes {
+			return nil, refuse(Bytes, memtool.VirtualPath(name), u.bytes+size-oldSize, s.opts.MaxBytes, "byte")
+		}
+		return data, nil
+	})
+}
+
+func (s *Store) Mkdir(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.checkPath(name, name); err != nil {
+		return err
+	}
+	if s.opts.MaxFiles <= 0 {
+		return s.inner.Mkdir(ctx, name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.inner.Stat(ctx, name); err == nil {
+		return s.inner.Mkdir(ctx, name) // the inner store's ErrExist
+	}
+	if err := s.checkUsage(ctx, name, 1, 0); err != nil {
+		return err
+	}
+	return s.inner.Mkdir(ctx, name)
+}
+
+// rename checks the paths the moved entries would get; a rename changes
+// neither the number of entries nor the bytes.
+func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.checkPath(newname, newname); err != nil {
+		return err
+	}
+	if s.opts.MaxPathLength > 0 || s.opts.MaxDepth > 0 {
+		// The deepest and the longest name below oldname, moved to newname.
+		err := s.walk(ctx, oldname, func(name string, _ memtool.FileInfo) error {
+			moved := newname + strings.TrimPrefix(name, oldname)
+			return s.checkPath(moved, moved)
+		})
+		if err != nil && !errors.Is(err, memtool.ErrNotExist) && !errors.Is(err, memtool.ErrNotDir) {
+			return err
+		}
+	}
+	return s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+}
+
+func (s *Store) checkPath(name, shown string) error {
+	vp := memtool.VirtualPath(shown)
+	if n := s.opts.MaxPathLength; n > 0 && len(vp) > n {
+		return refuse(PathLength, vp, int64(len(vp)), int64(n), "byte")
+	}
+	if n := s.opts.MaxDepth; n > 0 {
+		if d := strings.Count(name, "/") + 1; name != "" && d > n {
+			return refuse(Depth, vp, int64(d), int64(n), "level")
+		}
+	}
+	return nil
+}
+
+// checkFileSize refuses a file that would grow beyond the limit. A file
+// that is over it already (the limit was lowered) may still shrink.
+func (s *Store) checkFileSize(name string, oldSize, size int64) error {
+	if n := s.opts.MaxFileSize; n > 0 && size > n && size > oldSize {
+		return refuse(FileSize, memtool.VirtualPath(name), size, n, "byte")
+	}
+	return nil
+}
+
+// checkUsage refuses adding files entries and bytes bytes to the store if
+// that crosses MaxFiles or MaxBytes.
+func (s *Store) checkUsage(ctx context.Context, name string, files, bytes int64) error {
+	u, err := s.usage(ctx)
+	if err != nil {
+		return err
+	}
+	vp := memtool.VirtualPath(name)
+	if n := s.opts.MaxFiles; n > 0 && files > 0 && u.files+files > n {
+		return refuse(Files, vp, u.files+files, n, "file or directory")
+	}
+	if n := s.opts.MaxBytes; n > 0 && bytes > 0 && u.bytes+bytes > n {
+		return refuse(Bytes, vp, u.bytes+bytes, n, "byte")
+	}
+	return nil
+}
+
+type usage struct{ files, bytes int64 }
+
+// usage counts the entries and bytes of the whole store. It walks the
+// store every time, so that changes made by other processes sharing it
+// count too.
+func (s *Store) usage(ctx context.Context) (usage, error) {
+	var u usage
+	err := s.walk(ctx, "", func(name string, fi memtool.FileInfo) error {
+		if name != "" {
+			u.files++
+			u.bytes += fi.Size
+		}
+		return nil
+	})
+	return u, err
+}
+
+// walk calls fn for name and everything below it.
+func (s *Store) walk(ctx context.Context, name string, fn func(string, memtool.FileInfo) error) error {
+	fi, err := s.inner.Stat(ctx, name)
+	if err != nil {
+		return err
+	}
+	var visit func(name string, fi memtool.FileInfo) error
+	visit = func(name string, fi memtool.FileInfo) error {
+		if err := fn(name, fi); err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return nil
+		}
+		entries, err := s.inner.ReadDir(ctx, name)
+		if errors.Is(err, memtool.ErrNotExist) || errors.Is(err, memtool.ErrNotDir) {
+			return nil // removed meanwhile by another process
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if err := visit(path.Join(name, e.Name), e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return visit(name, fi)
+}

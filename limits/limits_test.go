@@ -1,0 +1,469 @@
+package limits_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/limits"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
+)
+
+// generous limits that the conformance suite never reaches, so that every
+// check runs on every operation without refusing any.
+var generous = limits.Options{MaxFileSize: 1 << 30, MaxFiles: 1 << 20, MaxBytes: 1 << 40, MaxPathLength: 4096, MaxDepth: 64}
+
+func newFileStore(t testing.TB) *filestore.Store {
+	t.Helper()
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	return fs
+}
+
+func TestConformance(t *testing.T) {
+	t.Run("memstore", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(memstore.New(), &generous) })
+	})
+	t.Run("filestore", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(newFileStore(t), &generous) })
+	})
+	t.Run("bare", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(bare{memstore.New()}, &generous) })
+	})
+}
+
+// bare is a memstore with its optional capabilities hidden.
+type bare struct{ s *memstore.Store }
+
+func (b bare) Stat(ctx context.Context, n string) (memtool.FileInfo, error) { return b.s.Stat(ctx, n) }
+func (b bare) ReadFile(ctx context.Context, n string, l int64) ([]byte, error) {
+	return b.s.ReadFile(ctx, n, l)
+}
+func (b bare) ReadDir(ctx context.Context, n string) ([]memtool.FileInfo, error) {
+	return b.s.ReadDir(ctx, n)
+}
+func (b bare) WriteFile(ctx context.Context, n string, d []byte, m memtool.WriteMode) error {
+	return b.s.WriteFile(ctx, n, d, m)
+}
+func (b bare) Update(ctx context.Context, n string, l int64, fn func([]byte) ([]byte, error)) error {
+	return b.s.Update(ctx, n, l, fn)
+}
+func (b bare) Mkdir(ctx context.Context, n string) error  { return b.s.Mkdir(ctx, n) }
+func (b bare) Remove(ctx context.Context, n string) error { return b.s.Remove(ctx, n) }
+
+func TestCapabilities(t *testing.T) {
+	full := limits.New(memstore.New(), nil)
+	if _, ok := full.(memtool.Renamer); !ok {
+		t.Error("wrapping memstore: not a Renamer")
+	}
+	if _, ok := full.(memtool.RemoveAller); !ok {
+		t.Error("wrapping memstore: not a RemoveAller")
+	}
+	none := limits.New(bare{memstore.New()}, nil)
+	if _, ok := none.(memtool.Renamer); ok {
+		t.Error("wrapping a store without Rename: claims to be a Renamer")
+	}
+	if _, ok := none.(memtool.RemoveAller); ok {
+		t.Error("wrapping a store without RemoveAll: claims to be a RemoveAller")
+	}
+}
+
+// tree is every entry of a store: path → content ("/" for a directory).
+func tree(t *testing.T, s memtool.Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var walk func(name string)
+	walk = func(name string) {
+		entries, err := s.ReadDir(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			p := path.Join(name, e.Name)
+			if e.IsDir() {
+				out[p] = "/"
+				walk(p)
+				continue
+			}
+			data, err := s.ReadFile(context.Background(), p, 1<<30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[p] = string(data)
+		}
+	}
+	walk("")
+	return out
+}
+
+func run(t *testing.T, mem *memtool.Memory, input string) memtool.Result {
+	t.Helper()
+	return mem.Run(context.Background(), []byte(input))
+}
+
+func cmd(command, p string, kv ...string) string {
+	m := map[string]any{"command": command, "path": p}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// TestLimits drives each limit from just below to just above, through
+// Memory, on both stores: at the limit the command succeeds; one past it
+// the command fails with the message naming the limit and the excess, and
+// the store is unchanged.
+func TestLimits(t *testing.T) {
+	type step struct {
+		input  string
+		refuse string // "" for success, else the exact error text
+	}
+	cases := []struct {
+		name  string
+		opts  limits.Options
+		setup []string
+		steps []step
+	}{
+		{
+			name: "file size by create",
+			opts: limits.Options{MaxFileSize: 10},
+			steps: []step{
+				{cmd("create", "/memories/a.txt", "file_text", "0123456789"), ""},
+				{cmd("create", "/memories/d/b.txt", "file_text", "0123456789A"), "Error: Limit exceeded (file size): /memories/d/b.txt would be 11 bytes, 1 byte over the limit of 10 bytes. Nothing was changed."},
+			},
+		},
+		{
+			name:  "file size by str_replace",
+			opts:  limits.Options{MaxFileSize: 10},
+			setup: []string{cmd("create", "/memories/a.txt", "file_text", "01234567")},
+			steps: []step{
+				{cmd("str_replace", "/memories/a.txt", "old_str", "7", "new_str", "789"), ""},
+				{cmd("str_replace", "/memories/a.txt", "old_str", "9", "new_str", "9AB"), "Error: Limit exceeded (file size): /memories/a.txt would be 12 bytes, 2 bytes over the limit of 10 bytes. Nothing was changed."},
+			},
+		},
+		{
+			name:  "file size by insert",
+			opts:  limits.Options{MaxFileSize: 10},
+			setup: []string{cmd("create", "/memories/a.txt", "file_text", "0123")},
+			steps: []step{
+				{`{"command":"insert","path":"/memories/a.txt","insert_line":1,"insert_text":"5678"}`, ""},
+				{`{"command":"insert","path":"/memories/a.txt","insert_line":0,"insert_text":""}`, ""},
+				{`{"command":"insert","path":"/memories/a.txt","insert_line":0,"insert_text":""}`, "Error: Limit exceeded (file size): /memories/a.txt would be 11 bytes, 1 byte over the limit of 10 bytes. Nothing was changed."},
+			},
+		},
+		{
+			name:  "files",
+			opts:  limits.Options{MaxFiles: 3},
+			setup: []string{cmd("create", "/memories/d/a.txt", "file_text", "a")},
+			steps: []step{
+				{cmd("create", "/memories/b.txt", "file_text", "b"), ""},
+				{cmd("create", "/memories/c.txt", "file_text", "c"), "Error: Limit exceeded (files): The store would hold 4 files and directories, 1 file or directory over the limit of 3 files and directories. Nothing was changed."},
+				{cmd("create", "/memories/e/c.txt", "file_text", "c"), "Error: Limit exceeded (files): The store would hold 4 files and directories, 1 file or directory over the limit of 3 files and directories. Nothing was changed."},
+			},
+		},
+		{
+			name:  "files counts the parent directories a create makes",
+			opts:  limits.Options{MaxFiles: 3},
+			setup: []string{cmd("create", "/memories/a.txt", "file_text", "a")},
+			steps: []step{
+				{cmd("create", "/memories/x/y/c.txt", "file_text", "c"), "Error: Limit exceeded (files): The store would hold 4 files and directories, 1 file or directory over the limit of 3 files and directories. Nothing was changed."},
+				{cmd("create", "/memories/x/c.txt", "file_text", "c"), ""},
+			},
+		},
+		{
+			name:  "store size by create",
+			opts:  limits.Options{MaxBytes: 10},
+			setup: []string{cmd("create", "/memories/a.txt", "file_text", "01234")},
+			steps: []step{
+				{cmd("create", "/memories/b.txt", "file_text", "56789"), ""},
+				{cmd("create", "/memories/c.txt", "file_text", "x"), "Error: Limit exceeded (store size): The store would hold 11 bytes, 1 byte over the limit of 10 bytes. Nothing was changed."},
+			},
+		},
+		{
+			name:  "store size by str_replace",
+			opts:  limits.Options{MaxBytes: 10},
+			setup: []string{cmd("create", "/memories/a.txt", "file_text", "01234"), cmd("create", "/memories/b.txt", "file_text", "567")},
+			steps: []step{
+				{cmd("str_replace", "/memories/b.txt", "old_str", "7", "new_str", "789"), ""},
+				{cmd("str_replace", "/memories/b.txt", "old_str", "9", "new_str", "9AB"), "Error: Limit exceeded (store size): The store would hold 12 bytes, 2 bytes over the limit of 10 bytes. Nothing was changed."},
+				{cmd("str_replace", "/memories/b.txt", "old_str", "89", "new_str", "8"), ""},
+			},
+		},
+		{
+			name: "path length",
+			opts: limits.Options{MaxPathLength: 20},
+			steps: []step{
+				{cmd("create", "/memories/abcdefghij", "file_text", "x"), ""},
+				{cmd("create", "/memories/abcdefghijk", "file_text", "x"), "Error: Limit exceeded (path length): The path /memories/abcdefghijk is 21 bytes long, 1 byte over the limit of 20 bytes. Nothing was changed."},
+				{cmd("create", "/memories/ab/cdefghijk", "file_text", "x"), "Error: Limit exceeded (path length): The path /memories/ab/cdefghijk is 22 bytes long, 2 bytes over the limit of 20 bytes. Nothing was changed."},
+			},
+		},
+		{
+			name:  "path length by renaming a directory",
+			opts:  limits.Options{MaxPathLength: 20},
+			setup: []string{cmd("create", "/memories/d/abcdefgh", "file_text", "x")},
+			steps: []step{
+				{`{"command":"rename","old_path":"/memories/d","new_path":"/memories/ee"}`, "Error: Limit exceeded (path length): The path /memories/ee/abcdefgh is 21 bytes long, 1 byte over the limit of 20 bytes. Nothing was changed."},
+				{`{"command":"rename","old_path":"/memories/d","new_path":"/memories/e"}`, ""},
+			},
+		},
+		{
+			name: "depth",
+			opts: limits.Options{MaxDepth: 3},
+			steps: []step{
+				{cmd("create", "/memories/a/b/c", "file_text", "x"), ""},
+				{cmd("create", "/memories/a/b/c2/d", "file_text", "x"), "Error: Limit exceeded (depth): The path /memories/a/b/c2/d is 4 levels deep, 1 level over the limit of 3 levels. Nothing was changed."},
+				{cmd("create", "/memories/x/y/z/w", "file_text", "x"), "Error: Limit exceeded (depth): The path /memories/x/y/z/w is 4 levels deep, 1 level over the limit of 3 levels. Nothing was changed."},
+				{`{"command":"rename","old_path":"/memories/a/b","new_path":"/memories/a/b2/b"}`, "Error: Limit exceeded (depth): The path /memories/a/b2/b/c is 4 levels deep, 1 level over the limit of 3 levels. Nothing was changed."},
+				{`{"command":"rename","old_path":"/memories/a/b","new_path":"/memories/b"}`, ""},
+			},
+		},
+	}
+	for _, c := range cases {
+		for _, backend := range []string{"memstore", "filestore"} {
+			t.Run(c.name+"/"+backend, func(t *testing.T) {
+				var inner memtool.Store = memstore.New()
+				if backend == "filestore" {
+					inner = newFileStore(t)
+				}
+				store := limits.New(inner, &c.opts)
+				mem := memtool.New(store, nil)
+				for _, in := range c.setup {
+					if r := run(t, mem, in); r.IsError {
+						t.Fatalf("setup %s: %s", in, r.Text)
+					}
+				}
+				for _, st := range c.steps {
+					before := tree(t, inner)
+					r := run(t, mem, st.input)
+					if st.refuse == "" {
+						if r.IsError {
+							t.Errorf("%s: want success, got %s", st.input, r.Text)
+						}
+						continue
+					}
+					if !r.IsError || r.Text != st.refuse {
+						t.Errorf("%s:\n got %v %q\nwant %q", st.input, r.IsError, r.Text, st.refuse)
+					}
+					if after := tree(t, inner); !reflect.DeepEqual(before, after) {
+						t.Errorf("%s: refused but the store changed:\nbefore %v\nafter  %v", st.input, before, after)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestErrorType checks the refusal a caller of the Store (not Memory) gets.
+func TestErrorType(t *testing.T) {
+	s := limits.New(memstore.New(), &limits.Options{MaxFileSize: 3})
+	err := s.WriteFile(context.Background(), "a", []byte("abcd"), memtool.CreateOnly)
+	var le *limits.Error
+	if !errors.As(err, &le) || le.Limit != limits.FileSize || le.Got != 4 || le.Max != 3 || le.Path != "/memories/a" {
+		t.Fatalf("got %#v", err)
+	}
+	for _, class := range []error{memtool.ErrExist, memtool.ErrNotExist, memtool.ErrTooLarge} {
+		if errors.Is(err, class) {
+			t.Errorf("a limit refusal is %v", class)
+		}
+	}
+}
+
+// TestOverLimitMayShrink: a file over a lowered limit may be edited if it
+// does not grow.
+func TestOverLimitMayShrink(t *testing.T) {
+	inner := memstore.New()
+	if err := inner.WriteFile(context.Background(), "a", []byte("0123456789"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	mem := memtool.New(limits.New(inner, &limits.Options{MaxFileSize: 5, MaxBytes: 5}), nil)
+	if r := run(t, mem, cmd("str_replace", "/memories/a", "old_str", "0", "new_str", "")); r.IsError {
+		t.Errorf("shrinking an oversized file: %s", r.Text)
+	}
+	if r := run(t, mem, cmd("str_replace", "/memories/a", "old_str", "1", "new_str", "11")); !r.IsError {
+		t.Errorf("growing an oversized file was allowed")
+	}
+}
+
+// TestBattery replays the reference battery's commands through Memory on
+// memstore with and without the wrapper. With every limit set to the peak
+// the battery reaches, the answers are identical; with every limit one
+// below it, the answers are identical up to the first refusal, which is a
+// limit refusal.
+func TestBattery(t *testing.T) {
+	inputs := batteryInputs(t)
+	plain := memtool.New(memstore.New(), nil)
+	var want []memtool.Result
+	peak := limits.Options{}
+	plainStore := plain.Store()
+	for _, in := range inputs {
+		want = append(want, plain.Run(context.Background(), in))
+		measure(t, plainStore, &peak)
+	}
+	if peak.MaxFiles < 5 || peak.MaxDepth < 3 {
+		t.Fatalf("the battery reaches implausibly little: %+v", peak)
+	}
+	t.Logf("peak: %+v", peak)
+
+	wrapped := memtool.New(limits.New(memstore.New(), &peak), nil)
+	for i, in := range inputs {
+		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("at the peak limits, %s:\n got %+v\nwant %+v", in, got, want[i])
+		}
+	}
+
+	for _, limit := range []string{limits.FileSize, limits.Files, limits.Bytes, limits.PathLength, limits.Depth} {
+		opts := peak
+		switch limit {
+		case limits.FileSize:
+			opts.MaxFileSize--
+		case limits.Files:
+			opts.MaxFiles--
+		case limits.Bytes:
+			opts.MaxBytes--
+		case limits.PathLength:
+			opts.MaxPathLength--
+		case limits.Depth:
+			opts.MaxDepth--
+		}
+		tight := memtool.New(limits.New(memstore.New(), &opts), nil)
+		refused := false
+		for i, in := range inputs {
+			got := tight.Run(context.Background(), in)
+			if reflect.DeepEqual(got, want[i]) {
+				continue
+			}
+			if !got.IsError || !strings.HasPrefix(got.Text, "Error: Limit exceeded ("+limit+")") {
+				t.Errorf("%s one below the peak: first difference is not a %s refusal: %s:\n got %+v\nwant %+v", limit, limit, in, got, want[i])
+			}
+			refused = true
+			break
+		}
+		if !refused {
+			t.Errorf("%s one below the peak: nothing was refused", limit)
+		}
+	}
+}
+
+// measure raises peak to what the store holds now.
+func measure(t *testing.T, s memtool.Store, peak *limits.Options) {
+	var files, bytes int64
+	for p, content := range tree(t, s) {
+		files++
+		vp := memtool.VirtualPath(p)
+		peak.MaxPathLength = max(peak.MaxPathLength, len(vp))
+		peak.MaxDepth = max(peak.MaxDepth, strings.Count(p, "/")+1)
+		if content != "/" {
+			bytes += int64(len(content))
+			peak.MaxFileSize = max(peak.MaxFileSize, int64(len(content)))
+		}
+	}
+	peak.MaxFiles = max(peak.MaxFiles, files)
+	peak.MaxBytes = max(peak.MaxBytes, bytes)
+}
+
+// batteryInputs returns the tool inputs of the reference battery, without
+// its setup lines (which act on a directory, not through Memory).
+func batteryInputs(t *testing.T) [][]byte {
+	t.Helper()
+	f, err := os.Open("../testdata/reference/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c["setup"]; ok {
+			continue
+		}
+		input := map[string]json.RawMessage{}
+		for k, v := range c {
+			if !strings.HasPrefix(k, "_") {
+				input[k] = v
+			}
+		}
+		b, _ := json.Marshal(input)
+		out = append(out, b)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d battery inputs", len(out))
+	}
+	return out
+}
+
+// ---- benchmarks ----
+
+// BenchmarkCreate (a create and a delete) and BenchmarkEdit (a str_replace)
+// measure commands through Memory on a store holding 100 files of 4 KiB in
+// 10 directories, without and with the wrapper (all limits on).
+func BenchmarkCreate(b *testing.B) { benchCommand(b, false) }
+func BenchmarkEdit(b *testing.B)   { benchCommand(b, true) }
+
+func benchCommand(b *testing.B, edit bool) {
+	text := strings.Repeat("abcdefghijklmno\n", 256) // 4 KiB
+	for _, backend := range []string{"memstore", "filestore"} {
+		for _, wrapped := range []bool{false, true} {
+			name := backend + "/plain"
+			if wrapped {
+				name = backend + "/limits"
+			}
+			b.Run(name, func(b *testing.B) {
+				var inner memtool.Store = memstore.New()
+				if backend == "filestore" {
+					inner = newFileStore(b)
+				}
+				store := inner
+				if wrapped {
+					store = limits.New(inner, &generous)
+				}
+				mem := memtool.New(store, nil)
+				for i := range 100 {
+					if r := mem.Run(context.Background(), []byte(cmd("create", fmt.Sprintf("/memories/d%d/f%d.md", i%10, i), "file_text", "MARK0\n"+text))); r.IsError {
+						b.Fatal(r.Text)
+					}
+				}
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					var in string
+					if edit {
+						in = cmd("str_replace", "/memories/d0/f0.md", "old_str", fmt.Sprint("MARK", i%2), "new_str", fmt.Sprint("MARK", (i+1)%2))
+					} else {
+						// Create and delete, so that the store keeps its size.
+						in = cmd("create", "/memories/new/f.md", "file_text", text)
+						if r := mem.Run(context.Background(), []byte(in)); r.IsError {
+							b.Fatal(r.Text)
+						}
+						in = cmd("delete", "/memories/new")
+					}
+					if r := mem.Run(context.Background(), []byte(in)); r.IsError {
+						b.Fatal(r.Text)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package secrets
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+)
+
+// A Finding is one secret in a text.
+type Finding struct {
+	Kind       string // what it is, for people: "an AWS access key", …
+	Line       int    // 1-based line of its first byte
+	Start, End int    // its byte span in the text
+}
+
+// A rule finds one kind of secret. Each rule starts at a literal anchor (at
+// least three bytes) and is confirmed by an anchored regular expression on
+// a bounded window after it, so a text costs one pass plus work only where
+// an anchor occurs.
+type rule struct {
+	kind    string
+	anchors []string
+	// re confirms a secret at the anchor; it starts with ^.
+	re *regexp.Regexp
+	// word: the byte before the secret must not be a letter or digit.
+	word bool
+	// exact: the secret has a fixed length, so the byte after it must not
+	// continue it.
+	exact bool
+	// skip rejects a match that is not a secret after all.
+	skip func(m []byte) bool
+	// span widens the match to what must be redacted.
+	span func(text []byte, start, end int) int
+}
+
+const window = 512 // the longest secret a rule matches
+
+var rules = []rule{
+	{kind: "an AWS access key ID", anchors: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
+		re: regexp.MustCompile(`^(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}`), word: true, exact: true},
+	{kind: "an AWS secret access key", anchors: []string{"aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "secret_access_key"},
+		re: regexp.MustCompile(`^(?i:aws_secret_access_key|SecretAccessKey|secret_access_key)["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}`), exact: true},
+	{kind: "an Anthropic API key", anchors: []string{"sk-ant-"},
+		re: regexp.MustCompile(`^sk-ant-(?:api|admin|oat|ort)\d\d-[A-Za-z0-9_-]{80,}`), word: true},
+	{kind: "an OpenAI API key", anchors: []string{"sk-"},
+		re: regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`), word: true},
+	{kind: "a GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+		re: regexp.MustCompile(`^gh[pousr]_[0-9A-Za-z]{36}`), word: true, exact: true},
+	{kind: "a GitHub token", anchors: []string{"github_pat_"},
+		re: regexp.MustCompile(`^github_pat_[0-9A-Za-z_]{82}`), word: true, exact: true},
+	{kind: "a GitLab token", anchors: []string{"glpat-", "gldt-", "glrt-", "glptt-"},
+		re: regexp.MustCompile(`^gl(?:pat|dt|rt|ptt)-[0-9A-Za-z_-]{20,}`), word: true},
+	{kind: "a Slack token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-"},
+		re: regexp.MustCompile(`^xox[bpaosre](?:\.[a-z0-9]+)?-[0-9]{10,13}-[0-9A-Za-z-]{10,}`), word: true},
+	{kind: "a Slack webhook URL", anchors: []string{"hooks.slack.com/"},
+		re: regexp.MustCompile(`^hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}`)},
+	{kind: "a Stripe key", anchors: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"},
+		re: regexp.MustCompile(`^[sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,99}`), word: true},
+	{kind: "a Google API key", anchors: []string{"AIza"},
+		re: regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), word: true, exact: true},
+	{kind: "a private key", anchors: []string{"-----BEGIN"},
+		re: regexp.MustCompile(`^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`), span: privateKeySpan},
+	{kind: "a JSON Web Token", anchors: []string{"eyJ"},
+		re: regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]*`), word: true},
+	{kind: "a password in a URL", anchors: []string{"://"},
+		re: regexp.MustCompile(`^://[^\s:/@]+:[^\s/@]+@`), skip: maskedPassword},
+}
+
+// privateKeySpan extends a private key's header to the end of its END
+// line, or to the end of the text if there is none yet.
+func privateKeySpan(text []byte, start, end int) int {
+	i := bytes.Index(text[end:], []byte("-----END"))
+	if i < 0 {
+		return len(text)
+	}
+	j := bytes.Index(text[end+i+8:], []byte("-----"))
+	if j < 0 {
+		return len(text)
+	}
+	return end + i + 8 + j + 5
+}
+
+// maskedPassword: a URL whose password is already masked ("****", or this
+// package's own redaction) holds no secret.
+func maskedPassword(m []byte) bool {
+	pw := m[bytes.LastIndexByte(m[:len(m)-1], ':')+1 : len(m)-1]
+	return bytes.HasPrefix(pw, []byte("[REDACTED")) || len(bytes.Trim(pw, "*")) == 0
+}
+
+// match confirms the rule at start, where one of its anchors is.
+func (r *rule) match(text []byte, start int) (Finding, bool) {
+	if r.word && start > 0 && isWord(text[start-1]) {
+		return Finding{}, false
+	}
+	loc := r.re.FindIndex(text[start:min(len(text), start+window)])
+	if loc == nil {
+		return Finding{}, false
+	}
+	end := start + loc[1]
+	if r.exact && end < len(text) && isTokenByte(text[end]) {
+		return Finding{}, false
+	}
+	if r.skip != nil && r.skip(text[start:end]) {
+		return Finding{}, false
+	}
+	if r.span != nil {
+		end = r.span(text, start, end)
+	}
+	return Finding{Kind: r.kind, Start: start, End: end}, true
+}
+
+func isWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isTokenByte(c byte) bool { return isWord(c) || c == '_' || c == '-' }
+
+// anchorIndex finds every anchor of every rule in one pass over a text:
+// a bitmap of hashed three-byte prefixes rules out most positions with one
+// lookup, and the anchors that start with the byte there are compared only
+// where it hits.
+var anchorIndex = func() (ix struct {
+	tri     [1 << 16 / 64]uint64
+	byFirst [256][]anchor
+}) {
+	for i := range rules {
+		for _, a := range rules[i].anchors {
+			h := triHash(a[0], a[1], a[2])
+			ix.tri[h/64] |= 1 << (h % 64)
+			ix.byFirst[a[0]] = append(ix.byFirst[a[0]], anchor{a, &rules[i]})
+		}
+	}
+	return ix
+}()
+
+type anchor struct {
+	lit  string
+	rule *rule
+}
+
+func triHash(a, b, c byte) uint32 { return (uint32(a)<<10 ^ uint32(b)<<5 ^ uint32(c)) & 0xffff }
+
+// Scan returns the secrets in text, ordered by position. Overlapping
+// findings are merged into the first.
+func Scan(text []byte) []Finding {
+	var found []Finding
+	for i := 0; i+3 <= len(text); i++ {
+		h := triHash(text[i], text[i+1], text[i+2])
+		if anchorIndex.tri[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		for _, a := range anchorIndex.byFirst[text[i]] {
+			if !bytes.HasPrefix(text[i:], []byte(a.lit)) {
+				continue
+			}
+			if f, ok := a.rule.match(text, i); ok {
+				found = append(found, f)
+			}
+		}
+	}
+	found = append(found, cards(text)...)
+	if len(found) == 0 {
+		return nil
+	}
+	slices.SortFunc(found, func(a, b Finding) int { return a.Start - b.Start })
+	merged := found[:1]
+	for _, f := range found[1:] {
+		last := &merged[len(merged)-1]
+		if f.Start < last.End {
+			last.End = max(last.End, f.End)
+			continue
+		}
+		merged = append(merged, f)
+	}
+	line, pos := 1, 0
+	for i := range merged {
+		line += bytes.Count(text[pos:merged[i].Start], []byte("\n"))
+		pos = merged[i].Start
+		merged[i].Line = line
+	}
+	return merged
+}
+
+// cards finds payment card numbers: 13 to 19 digits, optionally grouped by
+// single spaces or dashes, not next to other digits or letters, with a
+// card brand's prefix and length, that pass the Luhn check.
+func cards(text []byte) []Finding {
+	var found []Finding
+	var digits [19]byte
+	for i := 0; i < len(text); i++ {
+		if !isDigit(text[i]) || i > 0 && (isWord(text[i-1]) || (text[i-1] == '-' || text[i-1] == '.') && i > 1 && isDigit(text[i-2])) {
+			continue
+		}
+		// Collect the run starting at i.
+		n, j, end := 0, i, i
+		for j < len(text) && n < len(digits)+1 {
+			c := text[j]
+			if isDigit(c) {
+				if n < len(digits) {
+					digits[n] = c
+				}
+				n++
+				j++
+				end = j
+				continue
+			}
+			if (c == ' ' || c == '-') && j+1 < len(text) && isDigit(text[j+1]) && j > i {
+				j++
+				continue
+			}
+			break
+		}
+		if end < len(text) && (isWord(text[end]) || text[end] == '.' && end+1 < len(text) && isDigit(text[end+1])) {
+			i = end
+			continue
+		}
+		if n >= 13 && n <= 19 && cardBrand(digits[:n]) && luhn(digits[:n]) {
+			found = append(found, Finding{Kind: "a payment card number", Start: i, End: end})
+		}
+		i = end
+	}
+	return found
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// cardBrand reports whether the number has the prefix and length of Visa,
+// Mastercard, American Express, Discover, JCB, Diners Club or UnionPay.
+func cardBrand(d []byte) bool {
+	n := len(d)
+	p2 := int(d[0]-'0')*10 + int(d[1]-'0')
+	p4 := p2*100 + int(d[2]-'0')*10 + int(d[3]-'0')
+	switch {
+	case d[0] == '4':
+		return n == 13 || n == 16 || n == 19
+	case p2 >= 51 && p2 <= 55, p4 >= 2221 && p4 <= 2720:
+		return n == 16
+	case p2 == 34 || p2 == 37:
+		return n == 15
+	case p4 == 6011, p2 == 65, p4 >= 6440 && p4 <= 6499:
+		return n >= 16 && n <= 19
+	case p4 >= 3528 && p4 <= 3589:
+		return n >= 16 && n <= 19
+	case p2 == 36, p2 == 38, p4 >= 3000 && p4 <= 3059:
+		return n >= 14 && n <= 19
+	case p2 == 62:
+		return n >= 16 && n <= 19
+	}
+	return false
+}
+
+func luhn(d []byte) bool {
+	sum := 0
+	for i := range d {
+		v := int(d[len(d)-1-i] - '0')
+		if i%2 == 1 {
+			v *= 2
+			if v > 9 {
+				v -= 9
+			}
+		}
+		sum += v
+	}
+	return sum%10 == 0
+}

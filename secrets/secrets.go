@@ -1,0 +1,202 @@
+package secrets
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/memtool/memtool"
+)
+
+// Policy says what the wrapper does with a write that holds a secret.
+type Policy int
+
+const (
+	// Reject refuses the write; nothing changes.
+	Reject Policy = iota
+	// Redact writes the file with each secret replaced by
+	// "[REDACTED <kind>]".
+	Redact
+)
+
+// Options configure the wrapper. The zero value (or nil) rejects.
+type Options struct {
+	Policy Policy
+}
+
+// An Error is a write refused because the resulting file, or a name, would
+// hold a secret. It names the kinds and lines, never the secret.
+type Error struct {
+	Path     string    // the virtual path written
+	Findings []Finding // where the secrets are
+	msg      string
+}
+
+func (e *Error) Error() string { return e.msg }
+
+// Unwrap makes the error a memtool.Refusal, whose text memtool.Memory
+// shows the model verbatim.
+func (e *Error) Unwrap() error { return memtool.Refusal(e.msg) }
+
+func refuse(name string, findings []Finding, inName bool) *Error {
+	vp := memtool.VirtualPath(name)
+	if inName {
+		// The path is shown with the secret cut out of it.
+		vp = memtool.VirtualPath(string(redact([]byte(name), findings)))
+	}
+	var where []string
+	for _, f := range findings {
+		if inName {
+			where = append(where, f.Kind)
+		} else {
+			where = append(where, fmt.Sprintf("%s on line %d", f.Kind, f.Line))
+		}
+	}
+	var msg string
+	if inName {
+		msg = fmt.Sprintf("Refused: the path %s holds what looks like %s. Do not store credentials in memory; nothing was changed.", vp, strings.Join(where, ", "))
+	} else {
+		msg = fmt.Sprintf("Refused: %s would contain what looks like %s. Do not store credentials in memory; nothing was changed.", vp, strings.Join(where, ", "))
+	}
+	return &Error{Path: vp, Findings: findings, msg: msg}
+}
+
+// redact replaces each finding in text.
+func redact(text []byte, findings []Finding) []byte {
+	var out []byte
+	pos := 0
+	for _, f := range findings {
+		out = append(out, text[pos:f.Start]...)
+		out = append(out, "[REDACTED "+strings.TrimPrefix(strings.TrimPrefix(f.Kind, "an "), "a ")+"]"...)
+		pos = f.End
+	}
+	return append(out, text[pos:]...)
+}
+
+// Store wraps a memtool.Store and scans every file it is asked to write,
+// whole, for secrets. Use New.
+type Store struct {
+	inner  memtool.Store
+	policy Policy
+}
+
+// New wraps inner. opts may be nil (Reject). The result implements
+// memtool.Renamer and memtool.RemoveAller exactly when inner does.
+func New(inner memtool.Store, opts *Options) memtool.Store {
+	s := &Store{inner: inner}
+	if opts != nil {
+		s.policy = opts.Policy
+	}
+	_, rn := inner.(memtool.Renamer)
+	_, ra := inner.(memtool.RemoveAller)
+	switch {
+	case rn && ra:
+		return renamerRemoveAller{s}
+	case rn:
+		return renamer{s}
+	case ra:
+		return removeAller{s}
+	}
+	return s
+}
+
+// The variants that forward the optional capabilities of the inner store.
+type (
+	renamer            struct{ *Store }
+	removeAller        struct{ *Store }
+	renamerRemoveAller struct{ *Store }
+)
+
+func (s renamer) Rename(ctx context.Context, o, n string) error { return s.rename(ctx, o, n) }
+func (s removeAller) RemoveAll(ctx context.Context, name string) error {
+	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+}
+func (s renamerRemoveAller) Rename(ctx context.Context, o, n string) error {
+	return s.rename(ctx, o, n)
+}
+func (s renamerRemoveAller) RemoveAll(ctx context.Context, name string) error {
+	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+}
+
+var _ memtool.Store = (*Store)(nil)
+
+func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	return s.inner.Stat(ctx, name)
+}
+
+func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	return s.inner.ReadFile(ctx, name, limit)
+}
+
+func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	return s.inner.ReadDir(ctx, name)
+}
+
+func (s *Store) Remove(ctx context.Context, name string) error {
+	return s.inner.Remove(ctx, name)
+}
+
+// checkName refuses a name that holds a secret, whatever the policy: a
+// name cannot be redacted without surprising the caller.
+func checkName(name string) error {
+	if f := Scan([]byte(name)); f != nil {
+		return refuse(name, f, true)
+	}
+	return nil
+}
+
+// filter applies the policy to the whole content a file would get.
+func (s *Store) filter(name string, data []byte) ([]byte, error) {
+	f := Scan(data)
+	if f == nil {
+		return data, nil
+	}
+	if s.policy == Redact {
+		return redact(data, f), nil
+	}
+	return nil, refuse(name, f, false)
+}
+
+func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkName(name); err != nil {
+		return err
+	}
+	data, err := s.filter(name, data)
+	if err != nil {
+		return err
+	}
+	return s.inner.WriteFile(ctx, name, data, mode)
+}
+
+func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	return s.inner.Update(ctx, name, limit, func(old []byte) ([]byte, error) {
+		data, err := fn(old)
+		if err != nil {
+			return nil, err
+		}
+		return s.filter(name, data)
+	})
+}
+
+func (s *Store) Mkdir(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkName(name); err != nil {
+		return err
+	}
+	return s.inner.Mkdir(ctx, name)
+}
+
+func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkName(newname); err != nil {
+		return err
+	}
+	return s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+}

@@ -1,0 +1,445 @@
+package secrets_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/secrets"
+	"github.com/memtool/memtool/storetest"
+)
+
+// The tokens below have the real formats, built from parts so that this
+// file does not itself look like it leaks them. The AWS pair, the JWT and
+// the Stripe key are the providers' own documentation examples; the cards
+// are the card networks' test numbers.
+var (
+	aws       = "AKIA" + "IOSFODNN7EXAMPLE"
+	awsSecret = "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	anthropic = "sk-ant-" + "api03-" + strings.Repeat("Ab3_-x9Z", 11) + "Q7kAA"
+	openaiOld = "sk-" + "Xy7Ab3Cd9Ef1Gh2Ij4Kl" + "T3BlbkFJ" + "Mn5Op6Qr7St8Uv9Wx0Yz"
+	openaiNew = "sk-" + "proj-" + strings.Repeat("Zq8_Lm3-Rt", 7) + "T3BlbkFJ" + strings.Repeat("Yp2-Kd7_Wx", 7)
+	github    = "ghp_" + "1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"
+	githubPAT = "github_pat_" + "11ABCDEFG0aB3dE5gH7jk9_" + strings.Repeat("aB3dE5gH7j", 5) + "Xy9Zw8Vu7"
+	gitlab    = "glpat-" + "xYz12AbC-34dEf_56GhIj"
+	slack     = "xoxb-" + "2345678901-3456789012-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+	slackHook = "https://hooks.slack.com/" + "services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
+	stripe    = "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc"
+	google    = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+	rsaKey    = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq\nqWx8ZP3h==\n-----END RSA PRIVATE KEY-----"
+	sshKey    = "-----BEGIN OPENSSH " + "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"
+	jwt       = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ" + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	urlPass   = "postgres://app:" + "s3cr3t-Pa55@db.internal:5432/prod"
+	visa      = "4111 1111 " + "1111 1111"
+	master    = "5555-5555-" + "5555-4444"
+	amex      = "3782822" + "46310005"
+)
+
+var secretCases = []struct {
+	name, token, kind string
+}{
+	{"aws access key", aws, "an AWS access key ID"},
+	{"aws secret key", awsSecret, "an AWS secret access key"},
+	{"anthropic", anthropic, "an Anthropic API key"},
+	{"openai legacy", openaiOld, "an OpenAI API key"},
+	{"openai project", openaiNew, "an OpenAI API key"},
+	{"github classic", github, "a GitHub token"},
+	{"github fine-grained", githubPAT, "a GitHub token"},
+	{"gitlab", gitlab, "a GitLab token"},
+	{"slack bot", slack, "a Slack token"},
+	{"slack webhook", slackHook, "a Slack webhook URL"},
+	{"stripe", stripe, "a Stripe key"},
+	{"google", google, "a Google API key"},
+	{"rsa private key", rsaKey, "a private key"},
+	{"openssh private key", sshKey, "a private key"},
+	{"jwt", jwt, "a JSON Web Token"},
+	{"password in url", urlPass, "a password in a URL"},
+	{"visa", visa, "a payment card number"},
+	{"mastercard", master, "a payment card number"},
+	{"amex", amex, "a payment card number"},
+}
+
+// nearMisses look like secrets and are not: they must pass.
+var nearMisses = []string{
+	"AKIA" + "IOSFODNN7EXAMPL",                       // one character short
+	"AKIA" + "IOSFODNN7EXAMPLE1",                     // one too many
+	"xAKIA" + "IOSFODNN7EXAMPLE",                     // inside a word
+	"akia" + "iosfodnn7example",                      // lower case
+	"aws_secret_access_key = <from the vault>",       // no key
+	"sk-ant-" + "api03-short",                        // too short
+	"sk-" + "proj-abcdefghijklmnopqrstuvwxyz",        // no OpenAI marker
+	"ghp_" + "1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8",   // 35 characters
+	"ghp_" + "1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8RS", // 37 characters
+	"glpat-" + "short",
+	"xoxb-" + "not-a-token",
+	"sk_live_" + "abc",
+	"AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBW", // 34 characters
+	"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
+	"-----BEGIN CERTIFICATE-----",
+	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", // a header alone
+	"https://user@example.com/path",
+	"https://example.com:8080/a@b",
+	"postgres://app:" + "****@db.internal/prod",
+	"mailto:someone@example.com",
+	"4111 1111 1111 " + "1112",                    // fails Luhn
+	"0000 0000 0000 " + "0000",                    // passes Luhn, no card brand
+	"order 12345678" + "90123456 shipped",         // no brand, Luhn fails
+	"2026-11-30 04:03:50 and 2026-12-01 05:00:00", // timestamps
+	"call +1 555 123 4567 or 020 7946 0958",       // phone numbers
+	"version 4.111111111111111",                   // a decimal
+	"ID-4111111111111111x",                        // inside a word
+}
+
+func TestScanFinds(t *testing.T) {
+	for _, c := range secretCases {
+		text := "# Notes\n\nsomething about the deploy\nkey: " + c.token + " (do not share)\nmore\n"
+		f := secrets.Scan([]byte(text))
+		if len(f) != 1 || f[0].Kind != c.kind || f[0].Line != 4 {
+			t.Errorf("%s: got %+v, want one %q on line 4", c.name, f, c.kind)
+			continue
+		}
+		if got := text[f[0].Start:f[0].End]; !strings.Contains(c.token, got) || len(got) < 13 {
+			t.Errorf("%s: span %q is not the token, or a part of it long enough to be its secret", c.name, got)
+		}
+	}
+}
+
+func TestScanPassesNearMisses(t *testing.T) {
+	for _, s := range nearMisses {
+		if f := secrets.Scan([]byte("text " + s + " text\n")); f != nil {
+			t.Errorf("%q: false positive %+v", s, f)
+		}
+	}
+}
+
+func newFileStore(t testing.TB) *filestore.Store {
+	t.Helper()
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	return fs
+}
+
+func backends(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
+	t.Run("memstore", func(t *testing.T) { fn(t, memstore.New()) })
+	t.Run("filestore", func(t *testing.T) { fn(t, newFileStore(t)) })
+}
+
+func TestConformance(t *testing.T) {
+	for _, p := range []secrets.Policy{secrets.Reject, secrets.Redact} {
+		t.Run(fmt.Sprint("policy", p), func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) memtool.Store { return secrets.New(memstore.New(), &secrets.Options{Policy: p}) })
+			storetest.Run(t, func(t *testing.T) memtool.Store { return secrets.New(newFileStore(t), &secrets.Options{Policy: p}) })
+		})
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	s := secrets.New(memstore.New(), nil)
+	_, rn := s.(memtool.Renamer)
+	_, ra := s.(memtool.RemoveAller)
+	if !rn || !ra {
+		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
+	}
+}
+
+func tree(t *testing.T, s memtool.Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var walk func(name string)
+	walk = func(name string) {
+		entries, err := s.ReadDir(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			p := path.Join(name, e.Name)
+			if e.IsDir() {
+				out[p] = "/"
+				walk(p)
+				continue
+			}
+			data, err := s.ReadFile(context.Background(), p, 1<<30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[p] = string(data)
+		}
+	}
+	walk("")
+	return out
+}
+
+func js(m map[string]any) []byte {
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// TestRejectThroughMemory writes every token with create, str_replace and
+// insert: each is refused with the kind and line, the token never appears in
+// the answer, and the store is unchanged.
+func TestRejectThroughMemory(t *testing.T) {
+	backends(t, func(t *testing.T, inner memtool.Store) {
+		mem := memtool.New(secrets.New(inner, nil), nil)
+		ctx := context.Background()
+		if r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/notes.md", "file_text": "line one\nline two\nTOKEN\n"})); r.IsError {
+			t.Fatal(r.Text)
+		}
+		for _, c := range secretCases {
+			inputs := map[string][]byte{
+				"create":      js(map[string]any{"command": "create", "path": "/memories/new/x.md", "file_text": "a\n" + c.token}),
+				"str_replace": js(map[string]any{"command": "str_replace", "path": "/memories/notes.md", "old_str": "TOKEN", "new_str": c.token}),
+				"insert":      js(map[string]any{"command": "insert", "path": "/memories/notes.md", "insert_line": 1, "insert_text": c.token}),
+			}
+			wantLine := map[string]int{"create": 2, "str_replace": 3, "insert": 2}
+			for cmd, in := range inputs {
+				before := tree(t, inner)
+				r := mem.Run(ctx, in)
+				want := fmt.Sprintf("%s on line %d", c.kind, wantLine[cmd])
+				if !r.IsError || !strings.HasPrefix(r.Text, "Error: Refused: ") || !strings.Contains(r.Text, want) {
+					t.Errorf("%s by %s: got %q, want a refusal naming %q", c.name, cmd, r.Text, want)
+				}
+				for _, part := range strings.Split(c.token, "\n") {
+					if len(part) > 12 && strings.Contains(r.Text, part[4:12]) {
+						t.Errorf("%s by %s: the answer shows the secret: %q", c.name, cmd, r.Text)
+					}
+				}
+				if after := tree(t, inner); !reflect.DeepEqual(before, after) {
+					t.Errorf("%s by %s: refused but the store changed", c.name, cmd)
+				}
+			}
+		}
+		for _, s := range nearMisses {
+			r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/near.md", "file_text": s}))
+			if r.IsError {
+				t.Errorf("near miss %q refused: %s", s, r.Text)
+			}
+			mem.Run(ctx, js(map[string]any{"command": "delete", "path": "/memories/near.md"}))
+		}
+	})
+}
+
+// TestExactMessage pins the whole text the model reads.
+func TestExactMessage(t *testing.T) {
+	mem := memtool.New(secrets.New(memstore.New(), nil), nil)
+	r := mem.Run(context.Background(), js(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "x\n" + github + "\ny\n" + stripe}))
+	want := "Error: Refused: /memories/a.md would contain what looks like a GitHub token on line 2, a Stripe key on line 4. Do not store credentials in memory; nothing was changed."
+	if r.Text != want {
+		t.Errorf("got  %q\nwant %q", r.Text, want)
+	}
+}
+
+// TestAssembledOverTwoEdits: neither edit's new text is a secret, the file
+// they leave is.
+func TestAssembledOverTwoEdits(t *testing.T) {
+	backends(t, func(t *testing.T, inner memtool.Store) {
+		mem := memtool.New(secrets.New(inner, nil), nil)
+		ctx := context.Background()
+		half, rest := github[:20], github[20:]
+		if secrets.Scan([]byte(half)) != nil || secrets.Scan([]byte(rest)) != nil {
+			t.Fatal("a half is a secret on its own")
+		}
+		if r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "token " + half + "END\n"})); r.IsError {
+			t.Fatal(r.Text)
+		}
+		r := mem.Run(ctx, js(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "END", "new_str": rest}))
+		if !r.IsError || !strings.Contains(r.Text, "a GitHub token on line 1") {
+			t.Errorf("str_replace completing a token: %q", r.Text)
+		}
+		// The same by insert: a private key's header first, then nothing
+		// else is needed; and a card number split over two lines is not one.
+		if r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/b.md", "file_text": "-----BEGIN RSA PRIVATE"})); r.IsError {
+			t.Fatal(r.Text)
+		}
+		r = mem.Run(ctx, js(map[string]any{"command": "str_replace", "path": "/memories/b.md", "old_str": "PRIVATE", "new_str": "PRIVATE KEY-----"}))
+		if !r.IsError || !strings.Contains(r.Text, "a private key on line 1") {
+			t.Errorf("str_replace completing a key header: %q", r.Text)
+		}
+		if got := tree(t, inner); got["a.md"] != "token "+half+"END\n" || got["b.md"] != "-----BEGIN RSA PRIVATE" {
+			t.Errorf("store changed: %q", got)
+		}
+	})
+}
+
+func TestRedact(t *testing.T) {
+	backends(t, func(t *testing.T, inner memtool.Store) {
+		mem := memtool.New(secrets.New(inner, &secrets.Options{Policy: secrets.Redact}), nil)
+		ctx := context.Background()
+		r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "db " + urlPass + "\nkey " + aws + " end\n" + rsaKey + "\nafter"}))
+		if r.IsError {
+			t.Fatal(r.Text)
+		}
+		want := "db postgres[REDACTED password in a URL]db.internal:5432/prod\nkey [REDACTED AWS access key ID] end\n[REDACTED private key]\nafter"
+		if got := tree(t, inner)["a.md"]; got != want {
+			t.Errorf("got  %q\nwant %q", got, want)
+		}
+		// Editing a redacted file keeps it as it is.
+		if r := mem.Run(ctx, js(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "after", "new_str": "later " + stripe})); r.IsError {
+			t.Fatal(r.Text)
+		}
+		want = strings.Replace(want, "after", "later [REDACTED Stripe key]", 1)
+		if got := tree(t, inner)["a.md"]; got != want {
+			t.Errorf("after an edit: got %q\nwant %q", got, want)
+		}
+	})
+}
+
+// TestNames: a secret in a path is refused under either policy.
+func TestNames(t *testing.T) {
+	for _, p := range []secrets.Policy{secrets.Reject, secrets.Redact} {
+		inner := memstore.New()
+		mem := memtool.New(secrets.New(inner, &secrets.Options{Policy: p}), nil)
+		ctx := context.Background()
+		r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/" + github + "/a.md", "file_text": "x"}))
+		if !r.IsError || !strings.Contains(r.Text, "holds what looks like a GitHub token") || strings.Contains(r.Text, github) {
+			t.Errorf("policy %d, create: %q", p, r.Text)
+		}
+		mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "x"}))
+		r = mem.Run(ctx, js(map[string]any{"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/" + aws}))
+		if !r.IsError || !strings.Contains(r.Text, "an AWS access key ID") {
+			t.Errorf("policy %d, rename: %q", p, r.Text)
+		}
+	}
+}
+
+func TestErrorType(t *testing.T) {
+	s := secrets.New(memstore.New(), nil)
+	err := s.WriteFile(context.Background(), "a", []byte(jwt), memtool.CreateOnly)
+	var se *secrets.Error
+	if !errors.As(err, &se) || len(se.Findings) != 1 || se.Findings[0].Kind != "a JSON Web Token" || strings.Contains(err.Error(), jwt[:20]) {
+		t.Fatalf("got %#v", err)
+	}
+}
+
+// TestBattery: the reference battery holds no secrets, so the answers are
+// the same with and without the wrapper.
+func TestBattery(t *testing.T) {
+	inputs := batteryInputs(t)
+	plain := memtool.New(memstore.New(), nil)
+	wrapped := memtool.New(secrets.New(memstore.New(), nil), nil)
+	for _, in := range inputs {
+		want := plain.Run(context.Background(), in)
+		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
+		}
+	}
+}
+
+func batteryInputs(t *testing.T) [][]byte {
+	t.Helper()
+	f, err := os.Open("../testdata/reference/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c["setup"]; ok {
+			continue
+		}
+		input := map[string]json.RawMessage{}
+		for k, v := range c {
+			if !strings.HasPrefix(k, "_") {
+				input[k] = v
+			}
+		}
+		b, _ := json.Marshal(input)
+		out = append(out, b)
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d battery inputs", len(out))
+	}
+	return out
+}
+
+// ---- benchmarks ----
+
+// notes4K is 4 KiB of typical memory text: prose, a few URLs, numbers,
+// dates and code.
+var notes4K = func() []byte {
+	para := "## 2026-11-30 session 12\n- Fixed the login page (see https://example.com/issues/4411); tests: 231 passed.\n- User prefers tabs; deploy with `make deploy ENV=staging` at 04:30 UTC.\n- Order 1234-5678 shipped; ask about sk-style keys? No: use the vault.\n"
+	var b strings.Builder
+	for b.Len() < 4096 {
+		b.WriteString(para)
+	}
+	return []byte(b.String()[:4096])
+}()
+
+// BenchmarkScan4K: the scan of one 4 KiB file (target: under 50 µs).
+func BenchmarkScan4K(b *testing.B) {
+	b.SetBytes(int64(len(notes4K)))
+	for b.Loop() {
+		if secrets.Scan(notes4K) != nil {
+			b.Fatal("false positive")
+		}
+	}
+}
+
+// BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,
+// without and with the wrapper.
+func BenchmarkEdit(b *testing.B) {
+	for _, wrapped := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "secrets"}[wrapped], func(b *testing.B) {
+			var store memtool.Store = memstore.New()
+			if wrapped {
+				store = secrets.New(store, nil)
+			}
+			mem := memtool.New(store, nil)
+			ctx := context.Background()
+			if r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "MARK0\n" + string(notes4K)})); r.IsError {
+				b.Fatal(r.Text)
+			}
+			in := [2][]byte{
+				js(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
+				js(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
+			}
+			for i := 0; b.Loop(); i++ {
+				if r := mem.Run(ctx, in[i%2]); r.IsError {
+					b.Fatal(r.Text)
+				}
+			}
+		})
+	}
+}
+
+// FuzzScan checks what every result of Scan must satisfy: findings lie in
+// the text, in order, without overlap, on the line they name, with a kind.
+func FuzzScan(f *testing.F) {
+	for _, c := range secretCases {
+		f.Add("x " + c.token + "\n" + c.token)
+	}
+	for _, s := range nearMisses {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		end := 0
+		for _, fd := range secrets.Scan([]byte(text)) {
+			if fd.Start < end || fd.End <= fd.Start || fd.End > len(text) || fd.Kind == "" {
+				t.Fatalf("bad finding %+v (previous end %d, len %d)", fd, end, len(text))
+			}
+			if want := strings.Count(text[:fd.Start], "\n") + 1; fd.Line != want {
+				t.Fatalf("finding %+v: line %d, want %d", fd, fd.Line, want)
+			}
+			end = fd.End
+		}
+	})
+}
