@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 type storeFlags struct {
 	store     string
 	tenant    string
+	policy    string
 	overwrite bool
 }
 
@@ -27,6 +29,7 @@ func newFlagSet(name, usage string, env *cliEnv, sf *storeFlags) *flag.FlagSet {
 	fs.StringVar(&sf.store, "store", "", "store URL (default $MEMTOOL_STORE, else ./memories)")
 	fs.BoolVar(&sf.overwrite, "overwrite", false, "let create replace an existing file")
 	fs.StringVar(&sf.tenant, "tenant", "", "the tenant whose memory to use, in a multi-tenant store")
+	fs.StringVar(&sf.policy, "policy", "", "a policy file: limits, secrets, audit, encrypt, expiry, history (default $MEMTOOL_POLICY)")
 	return fs
 }
 
@@ -48,12 +51,34 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // openMemory opens the store named by the flags and wraps it in a Memory.
 func openMemory(env *cliEnv, sf *storeFlags) (*memtool.Memory, io.Closer, error) {
+	mem, _, closer, err := openStack(env, sf)
+	return mem, closer, err
+}
+
+// openStack is openMemory that also returns the layers of the policies, for
+// the commands that administer them (gc, restore, history, diff, revert).
+func openStack(env *cliEnv, sf *storeFlags) (*memtool.Memory, *policyStack, io.Closer, error) {
 	store, closer, err := openStore(context.Background(), storeURL(sf.store, env), sf.tenant)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	st := &policyStack{top: store, belowHistory: store, belowExpiry: store, closers: []io.Closer{closer}}
+	if name := cmp.Or(sf.policy, env.getenv("MEMTOOL_POLICY")); name != "" {
+		p, err := loadPolicy(name)
+		if err == nil {
+			var applied *policyStack
+			if applied, err = applyPolicy(store, p, sf.tenant, env); err == nil {
+				applied.closers = append(applied.closers, closer)
+				st = applied
+			}
+		}
+		if err != nil {
+			closer.Close()
+			return nil, nil, nil, err
+		}
 	}
 	logger := slog.New(slog.NewTextHandler(env.stderr, nil))
-	return memtool.New(store, &memtool.Options{Overwrite: sf.overwrite, Logger: logger}), closer, nil
+	return memtool.New(st.top, &memtool.Options{Overwrite: sf.overwrite, Logger: logger}), st, st, nil
 }
 
 // runOne opens the store, executes one command and prints its text: the

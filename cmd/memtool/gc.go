@@ -40,13 +40,13 @@ func runGC(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "memtool gc: --grace %q: want a duration such as 7d\n", grace)
 		return exitUsage
 	}
-	mem, closer, err := openMemory(env, &sf)
+	_, st, closer, err := openStack(env, &sf)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool gc: %v\n", err)
 		return exitStore
 	}
 	defer closer.Close()
-	rep, err := expiry.Collect(ctx, mem.Store(), opts)
+	rep, err := expiry.Collect(ctx, st.belowExpiry, opts)
 	verb, purged := "expired", "purged"
 	if dryRun {
 		verb, purged = "would expire", "would purge"
@@ -84,14 +84,14 @@ func runRestore(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "memtool restore: give one PATH, or --list\n")
 		return exitUsage
 	}
-	mem, closer, err := openMemory(env, &sf)
+	_, st, closer, err := openStack(env, &sf)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool restore: %v\n", err)
 		return exitStore
 	}
 	defer closer.Close()
 	if list {
-		trash, err := expiry.Trash(ctx, mem.Store())
+		trash, err := expiry.Trash(ctx, st.belowExpiry)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "memtool restore: %v\n", err)
 			return exitFailed
@@ -103,7 +103,7 @@ func runRestore(ctx context.Context, env *cliEnv, args []string) int {
 		}
 		return exitOK
 	}
-	t, err := expiry.Restore(ctx, mem.Store(), rest[0], time.Now())
+	t, err := expiry.Restore(ctx, st.belowExpiry, rest[0], time.Now())
 	var pe *memtool.PathError
 	switch {
 	case errors.As(err, &pe):

@@ -23,13 +23,13 @@ func runHistory(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "memtool history: give one PATH\n")
 		return exitUsage
 	}
-	mem, closer, err := openMemory(env, &sf)
+	_, st, closer, err := openStack(env, &sf)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool history: %v\n", err)
 		return exitStore
 	}
 	defer closer.Close()
-	vs, err := versions.Versions(ctx, mem.Store(), rest[0])
+	vs, err := versions.Versions(ctx, st.belowHistory, rest[0])
 	if err != nil {
 		return historyError(env, "history", err)
 	}
@@ -62,13 +62,13 @@ func runDiff(ctx context.Context, env *cliEnv, args []string) int {
 		return exitUsage
 	}
 	p := rest[0]
-	mem, closer, err := openMemory(env, &sf)
+	_, st, closer, err := openStack(env, &sf)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool diff: %v\n", err)
 		return exitStore
 	}
 	defer closer.Close()
-	inner := mem.Store()
+	inner := st.belowHistory
 	read := func(v string) (string, string, error) {
 		if v == "current" {
 			name, _, err := memtool.CleanPath(p)
@@ -128,13 +128,13 @@ func runRevert(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "memtool revert: give one PATH and --to N\n")
 		return exitUsage
 	}
-	mem, closer, err := openMemory(env, &sf)
+	_, st, closer, err := openStack(env, &sf)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool revert: %v\n", err)
 		return exitStore
 	}
 	defer closer.Close()
-	inner := mem.Store()
+	inner := st.belowHistory
 	if err := versions.Revert(ctx, versions.New(inner, nil), inner, rest[0], to); err != nil {
 		return historyError(env, "revert", err)
 	}

@@ -25,7 +25,17 @@ func runRekey(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "memtool rekey: %v\n", err)
 		return exitUsage
 	}
-	mem, closer, err := openMemory(env, &sf)
+	// Rekey works on the raw store, below any policy (which would wrap it
+	// in a second encryption layer).
+	raw := *env
+	raw.getenv = func(k string) string {
+		if k == "MEMTOOL_POLICY" {
+			return ""
+		}
+		return env.getenv(k)
+	}
+	sf.policy = ""
+	mem, closer, err := openMemory(&raw, &sf)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool rekey: %v\n", err)
 		return exitStore

@@ -46,9 +46,13 @@ func scopeTenant(ctx context.Context, s memtool.Store, closer io.Closer, tenant 
 const tenantsDir = ".memtool-tenants"
 
 // storeOwnName reports whether a name in a store directory belongs to the
-// file store itself rather than to a memory.
+// file store's machinery (its lock, temp files and trash, the tenants
+// directory) rather than to a memory. Policy data of a tenant-less memory
+// (.memtool-history, .memtool-expiry*) is the memory's: a directory holding
+// it has a tenant-less memory and gets no tenants.
 func storeOwnName(name string) bool {
-	return strings.HasPrefix(name, ".memtool") || strings.HasPrefix(name, ".tmp-")
+	return name == ".memtool.lock" || name == tenantsDir ||
+		strings.HasPrefix(name, ".memtool-tmp-") || strings.HasPrefix(name, ".memtool-trash-")
 }
 
 // checkFileTenancy refuses to mix tenants and no tenant in one directory:
