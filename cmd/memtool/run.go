@@ -51,6 +51,7 @@ func subcommands() []subcommand {
 		{name: "keygen", summary: "make an encryption key (package encrypt), or rotate a key file", run: runKeygen},
 		{name: "rekey", summary: "re-encrypt every file with the first key of $MEMTOOL_KEY or $MEMTOOL_KEY_FILE", run: runRekey},
 		{name: "log", summary: "read an audit log (package audit): filter by tenant, operation, path, outcome, time", run: runLog},
+		{name: "migrate", summary: "copy a whole store to another backend (--from URL --to URL), verified by checksum", run: runMigrate},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/objectstore"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/sqlitestore"
 )
@@ -69,6 +70,12 @@ func openStore(ctx context.Context, raw, tenant string) (memtool.Store, io.Close
 			return nil, nil, err
 		}
 		return scopeTenant(ctx, s, s, tenant)
+	case "s3", "gs", "azblob", "mem+blob", "file+blob":
+		s, err := objectstore.Open(ctx, raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		return scopeTenant(ctx, s, s, tenant)
 	case "file":
 		u, err := url.Parse(raw)
 		if err != nil {
@@ -79,7 +86,7 @@ func openStore(ctx context.Context, raw, tenant string) (memtool.Store, io.Close
 		}
 		return openFileStore(u.Path, tenant)
 	}
-	return nil, nil, fmt.Errorf("store URL %q: unknown scheme %q (known: file, mem, sqlite, postgres, or a plain directory path)", raw, scheme)
+	return nil, nil, fmt.Errorf("store URL %q: unknown scheme %q (known: file, mem, sqlite, postgres, s3, gs, azblob, mem+blob, file+blob, or a plain directory path)", raw, scheme)
 }
 
 func openFileStore(dir, tenant string) (memtool.Store, io.Closer, error) {

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/memstore"
+)
+
+// runMigrateBinary runs `memtool migrate args...` and returns its output
+// and exit status.
+func runMigrateBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(memtoolBinary(t), append([]string{"migrate"}, args...)...)
+	cmd.Env = childEnv()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	checkNoRace(t, errOut.String())
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// migrateOK runs a migration that must succeed quietly: a summary on
+// stdout, nothing on stderr (it is no terminal, so no progress bar).
+func migrateOK(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, code := runMigrateBinary(t, args...)
+	if code != 0 || errOut != "" || !strings.HasPrefix(out, "copied ") {
+		t.Fatalf("memtool migrate %q: exit %d\nstdout: %s\nstderr: %s", args, code, out, errOut)
+	}
+	return out
+}
+
+// seedTree fills the memory at url (tenant, or none) with files of every
+// kind of content and with empty directories.
+func seedTree(t *testing.T, url, tenant string) {
+	t.Helper()
+	ctx := context.Background()
+	s := openTestStore(t, url, tenant)
+	for _, d := range []string{"notes", "notes/2026", "empty", "deep", "deep/er", "deep/er/est", "x y"} {
+		if err := s.Mkdir(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string][]byte{
+		"top.md":                 []byte("# top\n"),
+		"notes/2026/nov.md":      []byte("line 1\nline 2\n"),
+		"notes/empty.txt":        {},
+		"deep/er/est/binary.bin": {0, 0xff, 0xfe, '\n', 0x80, 0},
+		"x y/ünïcödé – name.txt": []byte("tenant " + tenant),
+		"deep/er/big.txt":        bytes.Repeat([]byte("0123456789abcdef"), 64<<10), // 1 MiB
+	}
+	for name, data := range files {
+		if err := s.WriteFile(ctx, name, data, memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// diskTree describes the memory in a directory on disk, byte for byte:
+// every directory, and every file with its content. The store's own
+// names are left out.
+func diskTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == dir {
+			return nil
+		}
+		if storeOwnName(d.Name()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			out = append(out, rel+"/")
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("%s %q", rel, data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sameTree(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(want) < 10 {
+		t.Fatalf("the source tree has only %d entries", len(want))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the tree after the migrations differs:\n got: %.2000q\nwant: %.2000q", got, want)
+	}
+}
+
+// TestMigrateChain copies one memory through every kind of backend, with
+// the real binary: directory → SQLite → gocloud directory bucket → S3 (an
+// in-process S3-compatible server) → directory, and compares the first
+// and last directories byte for byte.
+func TestMigrateChain(t *testing.T) {
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	seedTree(t, src, "")
+	chain := []string{
+		src,
+		"sqlite://" + filepath.Join(tmp, "m.db"),
+		"file+blob://" + filepath.Join(tmp, "bucket"),
+		s3URL(t, "migrated"),
+		filepath.Join(tmp, "dst"),
+	}
+	for i := 1; i < len(chain); i++ {
+		out := migrateOK(t, "--from", chain[i-1], "--to", chain[i])
+		if !strings.Contains(out, "copied 6 files (1.0 MiB) and 7 directories") {
+			t.Errorf("summary %q does not say what was copied", out)
+		}
+	}
+	sameTree(t, diskTree(t, chain[len(chain)-1]), diskTree(t, src))
+}
+
+// TestMigrateAllTenants copies every tenant of a directory store through
+// an object store and back.
+func TestMigrateAllTenants(t *testing.T) {
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	for _, id := range []string{"alice", "bob"} {
+		seedTree(t, src, id)
+	}
+	bucket := "file+blob://" + filepath.Join(tmp, "bucket") + "?prefix=all"
+	dst := filepath.Join(tmp, "dst")
+	if out := migrateOK(t, "--from", src, "--to", bucket, "--all-tenants"); !strings.Contains(out, "of 2 tenants") {
+		t.Errorf("summary %q", out)
+	}
+	migrateOK(t, "--from", bucket, "--to", dst, "--all-tenants")
+	for _, id := range []string{"alice", "bob"} {
+		sameTree(t, diskTree(t, filepath.Join(dst, tenantsDir, id)), diskTree(t, filepath.Join(src, tenantsDir, id)))
+	}
+	// One tenant alone, into a new store.
+	one := filepath.Join(tmp, "one")
+	migrateOK(t, "--from", bucket, "--to", one, "--tenant", "bob")
+	if names := dirNames(t, filepath.Join(one, tenantsDir)); !slices.Equal(names, []string{"bob"}) {
+		t.Errorf("--tenant bob made tenants %q", names)
+	}
+	sameTree(t, diskTree(t, filepath.Join(one, tenantsDir, "bob")), diskTree(t, filepath.Join(src, tenantsDir, "bob")))
+}
+
+func TestMigrateRefusesNonEmptyTarget(t *testing.T) {
+	tmp := t.TempDir()
+	src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
+	seedTree(t, src, "")
+	execMemtool(t, jsonLine(createInput("/memories/top.md", "keep me")), "--store", dst)
+	before := diskTree(t, dst)
+	out, errOut, code := runMigrateBinary(t, "--from", src, "--to", dst)
+	if code != exitFailed || out != "" || !strings.Contains(errOut, "not empty") || !strings.Contains(errOut, "--force") {
+		t.Fatalf("migrate into a non-empty target: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if after := diskTree(t, dst); !slices.Equal(after, before) {
+		t.Fatalf("the refused migration changed the target: %q", after)
+	}
+	migrateOK(t, "--from", src, "--to", dst, "--force")
+	sameTree(t, diskTree(t, dst), diskTree(t, src))
+
+	// A source that is not there is refused, not created empty.
+	missing := filepath.Join(tmp, "typo")
+	if _, errOut, code := runMigrateBinary(t, "--from", missing, "--to", filepath.Join(tmp, "new")); code != exitStore || !strings.Contains(errOut, "does not exist") {
+		t.Errorf("missing source: exit %d, stderr %s", code, errOut)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("migrate created the missing source")
+	}
+}
+
+// corruptingStore is a test-only store whose WriteFile of one name flips
+// the first byte it stores, as a faulty backend or network could.
+type corruptingStore struct {
+	memtool.Store
+	name string
+}
+
+func (s corruptingStore) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	if name == s.name {
+		data = slices.Clone(data)
+		data[0] ^= 1
+	}
+	return s.Store.WriteFile(ctx, name, data, mode)
+}
+
+func TestMigrateVerifiesChecksums(t *testing.T) {
+	ctx := context.Background()
+	src := memstore.New()
+	for _, d := range []string{"a", "a/b"} {
+		if err := src.Mkdir(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"a/one.txt", "a/b/two.txt", "three.txt"} {
+		if err := src.WriteFile(ctx, f, []byte("content of "+f), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := planCopy(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := newProgress(new(bytes.Buffer), len(p.files), p.bytes)
+	if _, err := copyStore(ctx, src, memstore.New(), p, false, prog); err != nil {
+		t.Fatalf("a faithful target: %v", err)
+	}
+	_, err = copyStore(ctx, src, corruptingStore{memstore.New(), "a/b/two.txt"}, p, false, prog)
+	if err == nil || !strings.Contains(err.Error(), "verification failed") || !strings.Contains(err.Error(), "/memories/a/b/two.txt") {
+		t.Fatalf("a target that corrupts a/b/two.txt: %v, want a verification failure naming it", err)
+	}
+	if strings.Contains(err.Error(), "one.txt") || strings.Contains(err.Error(), "three.txt") {
+		t.Errorf("the error names intact files: %v", err)
+	}
+}
+
+// TestMigrateProgress checks the bar that a terminal sees, and that
+// anything else sees none.
+func TestMigrateProgress(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, 4, 4096)
+	p.add(1024)
+	p.done()
+	if buf.Len() != 0 {
+		t.Fatalf("a progress bar on a writer that is no terminal: %q", buf.String())
+	}
+	p = &progress{w: &buf, files: 4, total: 4096}
+	p.add(1024)
+	p.add(1024)
+	p.done()
+	if got, want := buf.String(), "\rmigrating [===============               ] 2/4 files, 2.0 KiB/4.0 KiB \n"; !strings.HasSuffix(got, want) {
+		t.Errorf("bar %q, want it to end with %q", got, want)
+	}
+}

@@ -1,0 +1,353 @@
+package objectstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+	"gocloud.dev/blob/memblob"
+	"gocloud.dev/blob/s3blob"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/objectstore"
+	"github.com/memtool/memtool/storetest"
+)
+
+func newStore(t *testing.T, b *blob.Bucket, opts *objectstore.Options) *objectstore.Store {
+	t.Helper()
+	s, err := objectstore.New(b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func fileBucket(t *testing.T, dir string) *blob.Bucket {
+	t.Helper()
+	b, err := fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// s3Server is an in-process S3-compatible server (gofakes3); the store
+// talks to it through the AWS SDK v2 client, over HTTP, as it would to S3.
+type s3Server struct {
+	url     string
+	backend *s3mem.Backend
+}
+
+func startS3(t *testing.T) *s3Server {
+	t.Helper()
+	backend := s3mem.New()
+	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(srv.Close)
+	return &s3Server{url: srv.URL, backend: backend}
+}
+
+var bucketSeq struct {
+	sync.Mutex
+	n int
+}
+
+// newBucket creates a new bucket on the server and returns its name.
+func (srv *s3Server) newBucket(t *testing.T) string {
+	t.Helper()
+	bucketSeq.Lock()
+	bucketSeq.n++
+	name := fmt.Sprintf("bucket-%d", bucketSeq.n)
+	bucketSeq.Unlock()
+	if err := srv.backend.CreateBucket(name); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// open returns a new handle on the bucket: its own client, its own store,
+// as another process would have.
+func (srv *s3Server) open(t *testing.T, name string, opts *objectstore.Options) *objectstore.Store {
+	t.Helper()
+	client := s3.NewFromConfig(aws.Config{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(srv.url),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	}, func(o *s3.Options) { o.UsePathStyle = true })
+	b, err := s3blob.OpenBucket(context.Background(), client, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := objectstore.Options{S3Bucket: name}
+	if opts != nil {
+		o.Prefix = opts.Prefix
+	}
+	return newStore(t, b, &o)
+}
+
+func TestConformance(t *testing.T) {
+	t.Run("memblob", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store {
+			return newStore(t, memblob.OpenBucket(nil), nil)
+		})
+	})
+	t.Run("fileblob", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store {
+			return newStore(t, fileBucket(t, t.TempDir()), &objectstore.Options{Prefix: "some/prefix"})
+		})
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv := startS3(t)
+		storetest.Run(t, func(t *testing.T) memtool.Store {
+			return srv.open(t, srv.newBucket(t), nil)
+		})
+	})
+}
+
+// tenantOf returns tenant t1 of s, beside a neighbour tenant that holds
+// entries of the same names, which must stay invisible.
+func tenantOf(t *testing.T, s *objectstore.Store) memtool.Store {
+	t.Helper()
+	ctx := context.Background()
+	other, err := s.Tenant(ctx, "neighbour")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Mkdir(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.WriteFile(ctx, "a/b", []byte("x"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := s.Tenant(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+func TestConformanceTenant(t *testing.T) {
+	t.Run("memblob", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store {
+			return tenantOf(t, newStore(t, memblob.OpenBucket(nil), nil))
+		})
+	})
+	t.Run("fileblob", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store {
+			return tenantOf(t, newStore(t, fileBucket(t, t.TempDir()), nil))
+		})
+	})
+	if testing.Short() {
+		return
+	}
+	t.Run("s3", func(t *testing.T) {
+		srv := startS3(t)
+		storetest.Run(t, func(t *testing.T) memtool.Store {
+			return tenantOf(t, srv.open(t, srv.newBucket(t), &objectstore.Options{Prefix: "p"}))
+		})
+	})
+}
+
+func TestTenancyIsExclusive(t *testing.T) {
+	ctx := context.Background()
+	b := memblob.OpenBucket(nil)
+	single := newStore(t, b, nil)
+	if _, err := single.Stat(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := single.Tenant(ctx, "t1"); !errors.Is(err, memtool.ErrTenancy) {
+		t.Errorf("Tenant on a single-tenant bucket: %v, want ErrTenancy", err)
+	}
+	if _, err := single.Tenants(ctx); !errors.Is(err, memtool.ErrTenancy) {
+		t.Errorf("Tenants on a single-tenant bucket: %v, want ErrTenancy", err)
+	}
+
+	// Another prefix of the same bucket is another store.
+	multi := newStore(t, b, &objectstore.Options{Prefix: "multi"})
+	for _, id := range []string{"zed", "alice", "bob"} {
+		ts, err := multi.Tenant(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id != "bob" { // bob has nothing yet
+			if err := ts.WriteFile(ctx, "x", []byte(id), memtool.CreateOnly); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ids, err := multi.Tenants(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"alice", "zed"}; !slices.Equal(ids, want) {
+		t.Errorf("Tenants = %q, want %q", ids, want)
+	}
+	again := newStore(t, b, &objectstore.Options{Prefix: "multi"})
+	if _, err := again.ReadDir(ctx, ""); !errors.Is(err, memtool.ErrTenancy) {
+		t.Errorf("tenant-less ReadDir on a multi-tenant bucket: %v, want ErrTenancy", err)
+	}
+	if _, err := again.Tenant(ctx, "../t1"); err == nil {
+		t.Errorf("Tenant accepted an invalid id")
+	}
+}
+
+// TestLayout checks the keys: files under PREFIX/f/ (or
+// PREFIX/tenants/ID/f/), a marker object per directory, so that an empty
+// directory exists and is listed.
+func TestLayout(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := newStore(t, fileBucket(t, dir), &objectstore.Options{Prefix: "/mem/"})
+	ts, err := s.Tenant(ctx, "u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Mkdir(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.WriteFile(ctx, "a/b.txt", []byte("hi"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	slices.Sort(files)
+	want := []string{"mem/.memtool-tenancy", "mem/tenants/u1/f/a/.memtool-dir", "mem/tenants/u1/f/a/b.txt"}
+	if !slices.Equal(files, want) {
+		t.Errorf("objects %q, want %q", files, want)
+	}
+	if err := ts.Remove(ctx, "a/b.txt"); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := ts.ReadDir(ctx, "")
+	if err != nil || len(entries) != 1 || entries[0].Name != "a" || !entries[0].IsDir() {
+		t.Errorf("after removing a/b.txt the root lists %v, %v; want the empty directory a", entries, err)
+	}
+}
+
+// TestS3ConditionalWrites races writers that share nothing but the S3
+// server (each its own client and store, as separate processes): of
+// creates onto one name exactly one wins, and concurrent edits of one
+// file lose no update, because every edit writes with If-Match.
+func TestS3ConditionalWrites(t *testing.T) {
+	ctx := context.Background()
+	srv := startS3(t)
+	name := srv.newBucket(t)
+	const writers = 4
+	stores := make([]*objectstore.Store, writers)
+	for i := range stores {
+		stores[i] = srv.open(t, name, nil)
+	}
+	rounds, edits := 10, 15
+	if testing.Short() {
+		rounds, edits = 4, 6
+	}
+	for round := range rounds {
+		file := fmt.Sprintf("race%d.txt", round)
+		var wins sync.WaitGroup
+		errs := make([]error, writers)
+		for i, s := range stores {
+			wins.Go(func() {
+				errs[i] = s.WriteFile(ctx, file, []byte(fmt.Sprintf("writer %d", i)), memtool.CreateOnly)
+			})
+		}
+		wins.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("round %d: writers %d and %d both created %s", round, winner, i, file)
+			case err == nil:
+				winner = i
+			case !errors.Is(err, memtool.ErrExist):
+				t.Fatalf("round %d: writer %d: %v", round, i, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: nobody created %s", round, file)
+		}
+		data, err := stores[0].ReadFile(ctx, file, 100)
+		if err != nil || string(data) != fmt.Sprintf("writer %d", winner) {
+			t.Fatalf("round %d: %s holds %q, %v; want the winner's", round, file, data, err)
+		}
+	}
+
+	if err := stores[0].WriteFile(ctx, "shared.txt", nil, memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	for i, s := range stores {
+		wg.Go(func() {
+			for j := range edits {
+				line := fmt.Sprintf("%d.%d\n", i, j)
+				if err := s.Update(ctx, "shared.txt", 1<<20, func(old []byte) ([]byte, error) {
+					return append(old, line...), nil
+				}); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	data, err := stores[0].ReadFile(ctx, "shared.txt", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != writers*edits {
+		t.Fatalf("%d lines after %d acknowledged edits: updates were lost", len(lines), writers*edits)
+	}
+	for i := range writers {
+		for j := range edits {
+			if !slices.Contains(lines, fmt.Sprintf("%d.%d", i, j)) {
+				t.Errorf("edit %d.%d is missing", i, j)
+			}
+		}
+	}
+}
+
+func TestOpenURLs(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "bucket")
+	for _, u := range []string{"mem+blob://", "mem+blob://?prefix=a/b", "file+blob://" + dir, "file+blob://" + dir + "?prefix=p"} {
+		s, err := objectstore.Open(ctx, u)
+		if err != nil {
+			t.Errorf("Open(%q): %v", u, err)
+			continue
+		}
+		if err := s.WriteFile(ctx, "x", []byte("y"), memtool.Replace); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+		s.Close()
+	}
+	for _, u := range []string{"mem+blob://host", "file+blob://relative/dir", "nope://x", "s3://", "mem+blob://?prefix=a/../b"} {
+		if s, err := objectstore.Open(ctx, u); err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded", u)
+		}
+	}
+}
