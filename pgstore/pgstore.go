@@ -559,3 +559,43 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	})
 	return dbErr(ctx, "rename", oldname, err)
 }
+
+// tenantsQuery lists the distinct tenants by skipping through the primary
+// key (one index seek per tenant), so its cost is the number of tenants, not
+// the number of entries.
+const tenantsQuery = `
+WITH RECURSIVE t(tenant) AS (
+	SELECT (SELECT tenant FROM memtool_entries WHERE tenant > '' ORDER BY tenant LIMIT 1)
+	UNION ALL
+	SELECT (SELECT e.tenant FROM memtool_entries e WHERE e.tenant > t.tenant ORDER BY e.tenant LIMIT 1) FROM t WHERE t.tenant IS NOT NULL
+)
+SELECT tenant FROM t WHERE tenant IS NOT NULL`
+
+// Tenants lists, in byte order, the tenants that hold anything in a
+// multi-tenant database (memtool migrate --all-tenants uses it). On a
+// database used without tenants it fails with memtool.ErrTenancy; on an
+// unused one it returns none.
+func (s *Store) Tenants(ctx context.Context) ([]string, error) {
+	if s.tenant != "" {
+		return nil, fmt.Errorf("pgstore: a tenant's store has no tenants")
+	}
+	var mode string
+	err := s.pool.QueryRow(ctx, `SELECT value FROM memtool_meta WHERE key = 'tenancy'`).Scan(&mode)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("pgstore: %w", err)
+	case mode != "multi":
+		return nil, fmt.Errorf("pgstore: %w", memtool.TenancyError(false))
+	}
+	rows, err := s.pool.Query(ctx, tenantsQuery)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	return ids, nil
+}

@@ -598,3 +598,48 @@ func isBusy(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == 5
 }
+
+// tenantsQuery lists the distinct tenants by skipping through the primary
+// key (one index seek per tenant), so its cost is the number of tenants, not
+// the number of entries.
+const tenantsQuery = `
+WITH RECURSIVE t(tenant) AS (
+	SELECT (SELECT tenant FROM memtool_entries WHERE tenant > '' ORDER BY tenant LIMIT 1)
+	UNION ALL
+	SELECT (SELECT e.tenant FROM memtool_entries e WHERE e.tenant > t.tenant ORDER BY e.tenant LIMIT 1) FROM t WHERE t.tenant IS NOT NULL
+)
+SELECT tenant FROM t WHERE tenant IS NOT NULL`
+
+// Tenants lists, in byte order, the tenants that hold anything in a
+// multi-tenant database (memtool migrate --all-tenants uses it). On a
+// database used without tenants it fails with memtool.ErrTenancy; on an
+// unused one it returns none.
+func (s *Store) Tenants(ctx context.Context) ([]string, error) {
+	if s.tenant != "" {
+		return nil, fmt.Errorf("sqlitestore: a tenant's store has no tenants")
+	}
+	var mode string
+	err := s.db.r.QueryRowContext(ctx, `SELECT value FROM memtool_meta WHERE key = 'tenancy'`).Scan(&mode)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case mode != "multi":
+		return nil, fmt.Errorf("sqlitestore %s: %w", s.db.path, memtool.TenancyError(false))
+	}
+	rows, err := s.db.r.QueryContext(ctx, tenantsQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

@@ -147,7 +147,7 @@ func TestMigrateChain(t *testing.T) {
 }
 
 // TestMigrateAllTenants copies every tenant of a directory store through
-// an object store and back.
+// an object store and SQLite, and back.
 func TestMigrateAllTenants(t *testing.T) {
 	tmp := t.TempDir()
 	src := filepath.Join(tmp, "src")
@@ -159,7 +159,11 @@ func TestMigrateAllTenants(t *testing.T) {
 	if out := migrateOK(t, "--from", src, "--to", bucket, "--all-tenants"); !strings.Contains(out, "of 2 tenants") {
 		t.Errorf("summary %q", out)
 	}
-	migrateOK(t, "--from", bucket, "--to", dst, "--all-tenants")
+	db := "sqlite://" + filepath.Join(tmp, "all.db")
+	if out := migrateOK(t, "--from", bucket, "--to", db, "--all-tenants"); !strings.Contains(out, "of 2 tenants") {
+		t.Errorf("summary %q", out)
+	}
+	migrateOK(t, "--from", db, "--to", dst, "--all-tenants")
 	for _, id := range []string{"alice", "bob"} {
 		sameTree(t, diskTree(t, filepath.Join(dst, tenantsDir, id)), diskTree(t, filepath.Join(src, tenantsDir, id)))
 	}
