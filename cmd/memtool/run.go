@@ -93,10 +93,16 @@ func usage(w io.Writer) {
 		fmt.Fprintf(&b, "  %-12s %s\n", sc.name, sc.summary)
 	}
 	b.WriteString(`
-Every command takes --store URL:
+Every store-using command takes --store URL:
   ./memories, /abs/dir or file:///abs/dir   the file store in that directory (created if missing)
   mem:                                      an in-memory store (gone when memtool exits)
+  sqlite:///abs/path.db                     a SQLite file
+  postgres://user@host/db                   a PostgreSQL database
+  s3://bucket?region=R&prefix=P             S3 (also gs://, azblob://, file+blob://, mem+blob://)
 The default is $MEMTOOL_STORE, else ./memories.
+--tenant ID picks one tenant's memory in a multi-tenant store;
+--policy FILE (default $MEMTOOL_POLICY) applies limits, secret filtering,
+audit, encryption, expiry and history.
 
 Run 'memtool <command> -h' for the flags of one command.
 `)
