@@ -109,35 +109,9 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 	if opts != nil {
 		s.opts = *opts
 	}
-	_, rn := inner.(memtool.Renamer)
-	_, ra := inner.(memtool.RemoveAller)
-	switch {
-	case rn && ra:
-		return renamerRemoveAller{s}
-	case rn:
-		return renamer{s}
-	case ra:
-		return removeAller{s}
-	}
-	return s
-}
-
-// The variants that forward the optional capabilities of the inner store.
-type (
-	renamer            struct{ *Store }
-	removeAller        struct{ *Store }
-	renamerRemoveAller struct{ *Store }
-)
-
-func (s renamer) Rename(ctx context.Context, o, n string) error { return s.rename(ctx, o, n) }
-func (s removeAller) RemoveAll(ctx context.Context, name string) error {
-	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
-}
-func (s renamerRemoveAller) Rename(ctx context.Context, o, n string) error {
-	return s.rename(ctx, o, n)
-}
-func (s renamerRemoveAller) RemoveAll(ctx context.Context, name string) error {
-	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+	return memtool.WithCapabilitiesOf(inner, s, s.rename, func(ctx context.Context, name string) error {
+		return inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+	})
 }
 
 var _ memtool.Store = (*Store)(nil)
