@@ -1,13 +1,11 @@
 package audit_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/secrets"
 	"github.com/memtool/memtool/storetest"
@@ -275,44 +274,24 @@ func TestBattery(t *testing.T) {
 	}
 }
 
-// batteryInputs returns the battery's tool inputs (no setup lines) and
-// the texts they write.
+// batteryInputs returns the battery's tool inputs and the texts they write.
 func batteryInputs(t *testing.T) ([][]byte, []string) {
 	t.Helper()
-	f, err := os.Open("../testdata/reference/cases.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]byte
+	inputs := battery.Inputs(t)
 	var texts []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
+	for _, in := range inputs {
 		var c map[string]json.RawMessage
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+		if err := json.Unmarshal(in, &c); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := c["setup"]; ok {
-			continue
-		}
-		input := map[string]json.RawMessage{}
-		for k, v := range c {
-			if !strings.HasPrefix(k, "_") {
-				input[k] = v
-			}
+		for _, k := range []string{"file_text", "new_str", "insert_text", "old_str"} {
 			var s string
-			if (k == "file_text" || k == "new_str" || k == "insert_text" || k == "old_str") && json.Unmarshal(v, &s) == nil {
+			if v, ok := c[k]; ok && json.Unmarshal(v, &s) == nil {
 				texts = append(texts, s)
 			}
 		}
-		b, _ := json.Marshal(input)
-		out = append(out, b)
 	}
-	if len(out) < 100 {
-		t.Fatalf("only %d battery inputs", len(out))
-	}
-	return out, texts
+	return inputs, texts
 }
 
 // BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,

@@ -1,7 +1,6 @@
 package encrypt_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +15,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 )
@@ -318,7 +318,7 @@ func TestKeys(t *testing.T) {
 // TestBattery: the same answers with and without the wrapper (renames go
 // through Memory's copy fallback, which re-encrypts).
 func TestBattery(t *testing.T) {
-	inputs := batteryInputs(t)
+	inputs := battery.Inputs(t)
 	plain := memtool.New(memstore.New(), nil)
 	wrapped := memtool.New(wrap(t, memstore.New(), &encrypt.Options{Tenant: "t"}, newKey(t, "k1")), nil)
 	for _, in := range inputs {
@@ -327,39 +327,6 @@ func TestBattery(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
 		}
 	}
-}
-
-func batteryInputs(t *testing.T) [][]byte {
-	t.Helper()
-	f, err := os.Open("../testdata/reference/cases.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var c map[string]json.RawMessage
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := c["setup"]; ok {
-			continue
-		}
-		input := map[string]json.RawMessage{}
-		for k, v := range c {
-			if !strings.HasPrefix(k, "_") {
-				input[k] = v
-			}
-		}
-		b, _ := json.Marshal(input)
-		out = append(out, b)
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d battery inputs", len(out))
-	}
-	return out
 }
 
 // ---- benchmarks ----

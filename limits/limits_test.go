@@ -1,12 +1,10 @@
 package limits_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
@@ -306,7 +305,7 @@ func TestOverLimitMayShrink(t *testing.T) {
 // below it, the answers are identical up to the first refusal, which is a
 // limit refusal.
 func TestBattery(t *testing.T) {
-	inputs := batteryInputs(t)
+	inputs := battery.Inputs(t)
 	plain := memtool.New(memstore.New(), nil)
 	var want []memtool.Result
 	peak := limits.Options{}
@@ -379,41 +378,6 @@ func measure(t *testing.T, s memtool.Store, peak *limits.Options) {
 
 // batteryInputs returns the tool inputs of the reference battery, without
 // its setup lines (which act on a directory, not through Memory).
-func batteryInputs(t *testing.T) [][]byte {
-	t.Helper()
-	f, err := os.Open("../testdata/reference/cases.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var c map[string]json.RawMessage
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := c["setup"]; ok {
-			continue
-		}
-		input := map[string]json.RawMessage{}
-		for k, v := range c {
-			if !strings.HasPrefix(k, "_") {
-				input[k] = v
-			}
-		}
-		b, _ := json.Marshal(input)
-		out = append(out, b)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d battery inputs", len(out))
-	}
-	return out
-}
 
 // ---- benchmarks ----
 

@@ -1,12 +1,10 @@
 package secrets_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/secrets"
 	"github.com/memtool/memtool/storetest"
@@ -327,7 +326,7 @@ func TestErrorType(t *testing.T) {
 // TestBattery: the reference battery holds no secrets, so the answers are
 // the same with and without the wrapper.
 func TestBattery(t *testing.T) {
-	inputs := batteryInputs(t)
+	inputs := battery.Inputs(t)
 	plain := memtool.New(memstore.New(), nil)
 	wrapped := memtool.New(secrets.New(memstore.New(), nil), nil)
 	for _, in := range inputs {
@@ -336,39 +335,6 @@ func TestBattery(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
 		}
 	}
-}
-
-func batteryInputs(t *testing.T) [][]byte {
-	t.Helper()
-	f, err := os.Open("../testdata/reference/cases.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var c map[string]json.RawMessage
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := c["setup"]; ok {
-			continue
-		}
-		input := map[string]json.RawMessage{}
-		for k, v := range c {
-			if !strings.HasPrefix(k, "_") {
-				input[k] = v
-			}
-		}
-		b, _ := json.Marshal(input)
-		out = append(out, b)
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d battery inputs", len(out))
-	}
-	return out
 }
 
 // ---- benchmarks ----
