@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -120,71 +118,6 @@ func TestPrivateFiles(t *testing.T) {
 			t.Errorf("%s has mode %v", e.Name(), fi.Mode())
 		}
 	}
-}
-
-// TestSubtreeBounds moves and removes a directory beside names that share
-// its prefix and sort next to it ("a.b", "a-c", "a0", "ab"), which a
-// subtree range on the parent column must leave alone.
-func TestSubtreeBounds(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "m.db"))
-	for _, d := range []string{"a", "a/y", "a.b", "a-c", "a0", "ab", "q"} {
-		if err := s.Mkdir(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range []string{"a/x", "a/y/z", "a.b/w", "a-c/w", "a0/w", "ab/w"} {
-		if err := s.WriteFile(ctx, f, []byte(f), memtool.CreateOnly); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Rename(ctx, "a", "q/a"); err != nil {
-		t.Fatal(err)
-	}
-	want := "a-c/ a-c/w a.b/ a.b/w a0/ a0/w ab/ ab/w q/ q/a/ q/a/x q/a/y/ q/a/y/z"
-	if got := walk(t, s); got != want {
-		t.Errorf("after the rename:\n got %s\nwant %s", got, want)
-	}
-	if err := s.RemoveAll(ctx, "q/a"); err != nil {
-		t.Fatal(err)
-	}
-	want = "a-c/ a-c/w a.b/ a.b/w a0/ a0/w ab/ ab/w q/"
-	if got := walk(t, s); got != want {
-		t.Errorf("after RemoveAll:\n got %s\nwant %s", got, want)
-	}
-}
-
-// walk lists every entry of s, sorted, directories with a slash; a file
-// must hold its own name.
-func walk(t *testing.T, s memtool.Store) string {
-	t.Helper()
-	var names []string
-	var visit func(dir string)
-	visit = func(dir string) {
-		entries, err := s.ReadDir(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			name := path.Join(dir, e.Name)
-			if e.IsDir() {
-				names = append(names, name+"/")
-				visit(name)
-				continue
-			}
-			names = append(names, name)
-			data, err := s.ReadFile(context.Background(), name, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d, _, _ := strings.Cut(name, "/"); d != "q" && string(data) != name {
-				t.Errorf("%s holds %q", name, data)
-			}
-		}
-	}
-	visit("")
-	slices.Sort(names)
-	return strings.Join(names, " ")
 }
 
 // TestPathWithSpecialCharacters checks that the database is the file at

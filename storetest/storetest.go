@@ -86,10 +86,12 @@ var groups = []struct {
 		{"MissingSource", testRenameMissingSource},
 		{"MissingDestinationParent", testRenameMissingDestinationParent},
 		{"ConcurrentOneWinner", testRenameConcurrentOneWinner},
+		{"PrefixNeighbours", testRenamePrefixNeighbours},
 	}},
 	{"RemoveAll", []subtest{
 		{"Tree", testRemoveAllTree},
 		{"Missing", testRemoveAllMissing},
+		{"PrefixNeighbours", testRemoveAllPrefixNeighbours},
 	}},
 	{"Concurrency", []subtest{
 		{"CreateOnlyOneWinner", testCreateOnlyOneWinner},
@@ -1005,6 +1007,41 @@ func testRemoveAllTree(t *testing.T, s memtool.Store) {
 	want := tree{"keep": "dir", "keep/z": "file:z", "d2": "file:prefix sibling"}
 	if got := snapshot(t, s); !maps.Equal(got, want) {
 		t.Errorf("after RemoveAll(d) and RemoveAll(empty) the store holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// prefixNeighbours makes a directory "a" beside names that share its prefix
+// and sort next to it in byte order ("a.b", "a-c", "a0", "ab"): a store that
+// finds a subtree by a key range must leave them alone.
+func prefixNeighbours(t *testing.T, s memtool.Store) tree {
+	for _, d := range []string{"a", "a/y", "a.b", "a-c", "a0", "ab", "q"} {
+		mustMkdir(t, s, d)
+	}
+	for _, f := range []string{"a/x", "a/y/z", "a.b/w", "a-c/w", "a0/w", "ab/w"} {
+		mustWrite(t, s, f, f)
+	}
+	return tree{"a.b": "dir", "a.b/w": "file:a.b/w", "a-c": "dir", "a-c/w": "file:a-c/w",
+		"a0": "dir", "a0/w": "file:a0/w", "ab": "dir", "ab/w": "file:ab/w", "q": "dir"}
+}
+
+// Rename moves exactly the subtree of the directory it names.
+func testRenamePrefixNeighbours(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	want := prefixNeighbours(t, s)
+	wantNoErr(t, "Rename(a, q/a)", r.Rename(t.Context(), "a", "q/a"))
+	maps.Copy(want, tree{"q/a": "dir", "q/a/x": "file:a/x", "q/a/y": "dir", "q/a/y/z": "file:a/y/z"})
+	if got := snapshot(t, s); !maps.Equal(got, want) {
+		t.Errorf("after Rename(a, q/a) the store holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// RemoveAll removes exactly the subtree of the directory it names.
+func testRemoveAllPrefixNeighbours(t *testing.T, s memtool.Store) {
+	r := remover(t, s)
+	want := prefixNeighbours(t, s)
+	wantNoErr(t, "RemoveAll(a)", r.RemoveAll(t.Context(), "a"))
+	if got := snapshot(t, s); !maps.Equal(got, want) {
+		t.Errorf("after RemoveAll(a) the store holds\n  %v\nwant\n  %v", got, want)
 	}
 }
 

@@ -48,6 +48,7 @@ var brokenStores = []struct {
 	{"rename-racy", []string{"Rename/ConcurrentOneWinner"}},
 	{"rename-copies", []string{"Rename/File", "Rename/Dir"}},
 	{"removeall-shallow", []string{"RemoveAll/Tree"}},
+	{"removeall-prefix-range", []string{"RemoveAll/PrefixNeighbours"}},
 	{"create-racy", []string{"Concurrency/CreateOnlyOneWinner"}},
 	{"torn-writes", []string{"Concurrency/ReadersSeeWholeContent"}},
 	{"ignores-cancel", []string{"Cancel/AlreadyCancelled"}},
@@ -287,6 +288,19 @@ func (b *broken) Rename(ctx context.Context, oldname, newname string) error {
 }
 
 func (b *broken) RemoveAll(ctx context.Context, name string) error {
+	if b.defect == "removeall-prefix-range" {
+		// Removes every top-level sibling whose name starts with name, as
+		// an over-wide key range would.
+		if !strings.Contains(name, "/") {
+			if entries, err := b.inner.ReadDir(ctx, ""); err == nil {
+				for _, e := range entries {
+					if e.Name != name && strings.HasPrefix(e.Name, name) {
+						b.inner.RemoveAll(ctx, e.Name)
+					}
+				}
+			}
+		}
+	}
 	if b.defect == "removeall-shallow" {
 		// Removes only the directory's files, then fails quietly.
 		entries, err := b.inner.ReadDir(ctx, name)
