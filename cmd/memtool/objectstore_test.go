@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -77,46 +73,7 @@ func TestConcurrentEditsOnS3(t *testing.T) {
 		plan.ops = 16
 	}
 	url := s3URL(t, "")
-	execMemtool(t, jsonLine(createInput(editFile, plan.initial())), "--store", url, "--tenant", "u1")
-	children := make([]*child, plan.writers)
-	for w := range children {
-		children[w] = startChild(t, "--store", url, "--tenant", "u1")
-	}
-	acked := newAcked(plan.writers, plan.ops)
-	errs := make([]error, plan.writers)
-	var wg sync.WaitGroup
-	for w, c := range children {
-		wg.Go(func() {
-			for j := range plan.ops {
-				out, err := c.ask(jsonLine(plan.input(w, j)))
-				var a answer
-				if err == nil {
-					err = json.Unmarshal([]byte(out), &a)
-				}
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				if a.IsError {
-					errs[w] = errors.Join(errs[w], fmt.Errorf("edit %d.%d: %s", w, j, a.Text()))
-				}
-				acked[w][j] = !a.IsError
-			}
-		})
-	}
-	wg.Wait()
-	for _, c := range children {
-		c.stop(t)
-	}
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	data, err := openTestStore(t, url, "u1").ReadFile(context.Background(), "shared.txt", 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := plan.check(t, string(data), acked)
-	t.Logf("%d processes, %d acknowledged edits, all present", plan.writers, n)
+	concurrentEdits(t, plan, url, "u1")
 }
 
 // TestRacingOnS3 races 4 processes creating one file, and 4 renaming their

@@ -246,46 +246,7 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 	for _, be := range dbBackends {
 		t.Run(be.name, func(t *testing.T) {
 			url := be.url(t)
-			execMemtool(t, jsonLine(createInput(editFile, plan.initial())), "--store", url)
-			children := make([]*child, plan.writers)
-			for w := range children {
-				children[w] = startChild(t, "--store", url)
-			}
-			acked := newAcked(plan.writers, plan.ops)
-			errs := make([]error, plan.writers)
-			var wg sync.WaitGroup
-			for w, c := range children {
-				wg.Go(func() {
-					for j := range plan.ops {
-						out, err := c.ask(jsonLine(plan.input(w, j)))
-						var a answer
-						if err == nil {
-							err = json.Unmarshal([]byte(out), &a)
-						}
-						if err != nil {
-							errs[w] = err
-							return
-						}
-						if a.IsError {
-							errs[w] = errors.Join(errs[w], fmt.Errorf("edit %d.%d: %s", w, j, a.Text()))
-						}
-						acked[w][j] = !a.IsError
-					}
-				})
-			}
-			wg.Wait()
-			for _, c := range children {
-				c.stop(t)
-			}
-			if err := errors.Join(errs...); err != nil {
-				t.Fatal(err)
-			}
-			data, err := openTestStore(t, url, "").ReadFile(context.Background(), "shared.txt", 1<<20)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := plan.check(t, string(data), acked)
-			t.Logf("%d processes, %d acknowledged edits, all present", plan.writers, n)
+			concurrentEdits(t, plan, url, "")
 		})
 	}
 }
@@ -360,4 +321,55 @@ func storeNames(t *testing.T, s memtool.Store, dir string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// concurrentEdits runs plan.writers memtool exec processes on the store at
+// url (in tenant, if not ""), each making plan.ops edits of one shared file,
+// and checks that every acknowledged edit is in the file at the end.
+func concurrentEdits(t *testing.T, plan editPlan, url, tenant string) {
+	t.Helper()
+	args := []string{"--store", url}
+	if tenant != "" {
+		args = append(args, "--tenant", tenant)
+	}
+	execMemtool(t, jsonLine(createInput(editFile, plan.initial())), args...)
+	children := make([]*child, plan.writers)
+	for w := range children {
+		children[w] = startChild(t, args...)
+	}
+	acked := newAcked(plan.writers, plan.ops)
+	errs := make([]error, plan.writers)
+	var wg sync.WaitGroup
+	for w, c := range children {
+		wg.Go(func() {
+			for j := range plan.ops {
+				out, err := c.ask(jsonLine(plan.input(w, j)))
+				var a answer
+				if err == nil {
+					err = json.Unmarshal([]byte(out), &a)
+				}
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				if a.IsError {
+					errs[w] = errors.Join(errs[w], fmt.Errorf("edit %d.%d: %s", w, j, a.Text()))
+				}
+				acked[w][j] = !a.IsError
+			}
+		})
+	}
+	wg.Wait()
+	for _, c := range children {
+		c.stop(t)
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	data, err := openTestStore(t, url, tenant).ReadFile(context.Background(), "shared.txt", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := plan.check(t, string(data), acked)
+	t.Logf("%d processes, %d acknowledged edits, all present", plan.writers, n)
 }
