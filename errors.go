@@ -27,4 +27,14 @@ var (
 	ErrTooLarge = errors.New("file too large")
 	// ErrNotEmpty: Remove was asked to remove a directory that has entries.
 	ErrNotEmpty = errors.New("directory not empty")
+
+	// ErrNoSpace: the storage is full (ENOSPC, a disk quota, a database or
+	// bucket out of space). Nothing changed; Memory tells the model so.
+	ErrNoSpace = errors.New("no space left in the store")
+	// ErrReadOnly: the storage takes no writes (a read-only file system or
+	// database). Nothing changed; reads still work where the store can serve them.
+	ErrReadOnly = errors.New("the store is read-only")
+	// ErrBusy: the store's lock could not be had within its busy timeout
+	// (another process holds it). Nothing changed; the caller may retry.
+	ErrBusy = errors.New("the store is busy")
 )

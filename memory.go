@@ -150,8 +150,14 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 		return errorResult(pe.Reason)
 	case errors.Is(err, ErrEscapes):
 		return errorResult("Path would escape " + Root + " directory via symlink")
+	case errors.Is(err, ErrBusy):
+		return errorResult(fmt.Sprintf("The memory store is busy (another process holds it); the %s command on %s changed nothing. Try again", cmd.Name(), cmd.Target()))
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errorResult(fmt.Sprintf("The %s command on %s was cancelled; nothing was changed", cmd.Name(), cmd.Target()))
+	case errors.Is(err, ErrNoSpace):
+		return errorResult(fmt.Sprintf("No space left in the memory store; the %s command on %s changed nothing. Deleting files frees space", cmd.Name(), cmd.Target()))
+	case errors.Is(err, ErrReadOnly):
+		return errorResult(fmt.Sprintf("The memory store is read-only; the %s command on %s changed nothing", cmd.Name(), cmd.Target()))
 	}
 	m.opts.Logger.ErrorContext(ctx, "memtool: store failure", "command", cmd.Name(), "path", cmd.Target(), "err", err)
 	return errorResult(fmt.Sprintf("Internal error while running %s on %s", cmd.Name(), cmd.Target()))
