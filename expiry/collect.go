@@ -14,8 +14,13 @@ import (
 
 // CollectOptions configure Collect.
 type CollectOptions struct {
-	// UnusedFor: a file not read or written for this long expires.
+	// UnusedFor: a file not read or written for this long expires. It
+	// may not be below Resolution.
 	UnusedFor time.Duration
+	// Resolution is the largest Options.Resolution of the wrappers that
+	// record accesses in the store. Default DefaultResolution, the
+	// wrapper's default.
+	Resolution time.Duration
 	// Grace: expired files stay in the trash, restorable, this long.
 	// Default 7 days.
 	Grace time.Duration
@@ -47,17 +52,36 @@ type Report struct {
 // stampLayout names a trash batch by the time of the run that made it.
 const stampLayout = "20060102T150405Z"
 
+// ErrBelowResolution: CollectOptions.UnusedFor is shorter than the
+// resolution of the access index, which cannot tell such ages apart.
+var ErrBelowResolution = errors.New("below the resolution of the access index")
+
 // Collect expires the files of inner (the store the tracking wrapper
 // wraps) that were not used for opts.UnusedFor: it moves them into the
 // trash, where Restore can bring them back, and removes trash batches older
 // than the grace period. A file with no recorded access (written before
 // tracking began, or by something else) counts as used now: it is recorded
 // and expires only after UnusedFor from now. Directories are left in place.
+//
+// A wrapper records a use only if it recorded none within its Resolution,
+// and in whole seconds, so a file may have been used up to Resolution and
+// a second after its recorded access. Collect counts that in: it never
+// expires a file used less than UnusedFor ago, and expires a file at the
+// latest UnusedFor + Resolution + 1s after its last use. An UnusedFor
+// below Resolution fails with an error wrapping ErrBelowResolution.
 func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Report, error) {
 	var rep Report
 	if opts.UnusedFor <= 0 {
 		return rep, errors.New("expiry: UnusedFor must be positive")
 	}
+	if opts.Resolution <= 0 {
+		opts.Resolution = DefaultResolution
+	}
+	if opts.UnusedFor < opts.Resolution {
+		return rep, fmt.Errorf("expiry: unused for %v: %w (%v); the access times are that coarse, so a file used within %v could look older", opts.UnusedFor, ErrBelowResolution, opts.Resolution, opts.Resolution)
+	}
+	// A use up to slack after the recorded access may be unrecorded.
+	slack := opts.Resolution + time.Second
 	if opts.Grace <= 0 {
 		opts.Grace = 7 * 24 * time.Hour
 	}
@@ -78,7 +102,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		switch {
 		case !ok:
 			unseen = append(unseen, name)
-		case now.Sub(time.Unix(t, 0)) >= opts.UnusedFor:
+		case now.Sub(time.Unix(t, 0)) >= opts.UnusedFor+slack:
 			expired = append(expired, name)
 			rep.Expired = append(rep.Expired, Expired{Path: memtool.VirtualPath(name), LastUsed: time.Unix(t, 0).UTC()})
 		}

@@ -20,20 +20,32 @@
 // edit) or a write records the time; a listing does not; a rename records
 // the moved files as used. To keep reads cheap, an access is recorded only
 // if this process recorded none for the file within Options.Resolution
-// (default one hour), which is therefore the index's precision. A failure
-// to record goes to Options.OnError and never fails the command.
+// (default one hour), and in whole seconds, so a file may have been used
+// up to Resolution and a second after its recorded access. A failure to
+// record goes to Options.OnError and never fails the command.
 //
 // # Collecting
 //
-// Collect expires the regular files whose last recorded access is at least
-// UnusedFor old, moving each to .memtool-expiry-trash/<time of the run>/
-// <its path>; directories stay. A file with no recorded access (written
-// before tracking began, or around the wrapper) counts as used at the
-// first Collect that sees it. Trash batches older than Grace (default 7
-// days) are removed for good. With DryRun, Collect reports the same and
-// changes nothing. The index and the trash start with ".memtool", which the
-// path gate refuses, so the model cannot read, list, change or restore
-// them; the wrapper leaves them out of listings.
+// Collect expires the regular files that were not used for UnusedFor,
+// moving each to .memtool-expiry-trash/<time of the run>/<its path>;
+// directories stay. It counts the index's coarseness in: a file expires
+// only once its recorded access is UnusedFor + Resolution + 1s old, so a
+// file used less than UnusedFor ago never expires, and one unused for
+// longer expires within Resolution + 1s of being due. UnusedFor may not be
+// below Resolution (ErrBelowResolution): the index cannot tell such ages
+// apart. CollectOptions.Resolution must be the largest Resolution of the
+// wrappers writing to the store (both default to DefaultResolution).
+//
+// A file with no recorded access (written before tracking began, or
+// around the wrapper) counts as used at the first Collect that sees it.
+// Trash batches older than Grace (default 7 days) are removed for good.
+// With DryRun, Collect reports the same and changes nothing. The index
+// and the trash start with ".memtool", which the path gate refuses, so the
+// model cannot read, list, change or restore them; the wrapper leaves them
+// out of listings. IndexName and TrashName name them, for tools that copy
+// a store whole. Collect leaves every root entry starting with
+// ".memtool" alone (package history's versions, a policy record): none is
+// a memory, and some stores list them.
 //
 // Restore moves the most recently expired file at a path back, unless
 // something is there again (an error wrapping memtool.ErrExist), and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,11 +15,20 @@ import (
 
 // The wrapper's own entries in the inner store. The path gate refuses
 // names starting with ".memtool", so the model can neither see nor touch
-// them, and the wrapper leaves them out of listings.
+// them, and the wrapper leaves them out of listings. A tool that copies a
+// store whole (memtool migrate) carries them along.
+const (
+	IndexName = ".memtool-expiry.json"  // last access of every file
+	TrashName = ".memtool-expiry-trash" // expired files, by gc run
+)
+
 const (
 	ownPrefix = ".memtool-expiry"
-	indexName = ".memtool-expiry.json"  // last access of every file
-	trashName = ".memtool-expiry-trash" // expired files, by gc run
+	indexName = IndexName
+	trashName = TrashName
+	// reservedPrefix starts every name the path gate keeps from the
+	// model: the store's, this wrapper's and other policies' own entries.
+	reservedPrefix = ".memtool"
 )
 
 // Options configure the tracking wrapper. nil means the defaults.
@@ -26,8 +36,9 @@ type Options struct {
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// Resolution is how stale a recorded access may get before a read
-	// records a new one, so that reading a file does not write the index
-	// every time. Default one hour.
+	// or a write records a new one, so that using a file does not write
+	// the index every time. Default one hour (DefaultResolution). Collect
+	// must be told the largest Resolution of the wrappers on a store.
 	Resolution time.Duration
 	// OnError receives failures to record an access; the operation itself
 	// has succeeded. Default: ignored.
@@ -40,6 +51,9 @@ func (o *Options) now() time.Time {
 	}
 	return time.Now()
 }
+
+// DefaultResolution is the Resolution of Options and CollectOptions.
+const DefaultResolution = time.Hour
 
 // index is the stored record of last accesses: clean names → Unix seconds.
 type index struct {
@@ -64,7 +78,7 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 		s.opts = *opts
 	}
 	if s.opts.Resolution <= 0 {
-		s.opts.Resolution = time.Hour
+		s.opts.Resolution = DefaultResolution
 	}
 	return memtool.WithCapabilitiesOf(inner, s, s.rename, func(ctx context.Context, name string) error {
 		return inner.(memtool.RemoveAller).RemoveAll(ctx, name)
@@ -217,15 +231,18 @@ func readIndex(ctx context.Context, inner memtool.Store) (index, error) {
 	return ix, nil
 }
 
-// walkFiles calls fn for every regular file under dir, leaving out the
-// wrapper's own entries.
+// walkFiles calls fn for every regular file under dir. At the root it
+// leaves out every name starting with ".memtool": no memory is there (the
+// path gate refuses such names), only what the store and the policies
+// keep for themselves (this wrapper's index and trash, package history's
+// versions, memtool's policy record), which some stores list.
 func walkFiles(ctx context.Context, s memtool.Store, dir string, fn func(name string, fi memtool.FileInfo) error) error {
 	entries, err := s.ReadDir(ctx, dir)
 	if err != nil {
 		return err
 	}
 	if dir == "" {
-		entries = hideOwn(entries)
+		entries = slices.DeleteFunc(entries, func(e memtool.FileInfo) bool { return strings.HasPrefix(e.Name, reservedPrefix) })
 	}
 	for _, e := range entries {
 		name := path.Join(dir, e.Name)

@@ -204,9 +204,95 @@ func TestUnseenFiles(t *testing.T) {
 	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 0 {
 		t.Fatalf("first gc: %+v, %v", rep, err)
 	}
-	clk.Add(25 * time.Hour)
+	clk.Add(24*time.Hour + expiry.DefaultResolution + time.Second)
 	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 1 {
 		t.Fatalf("second gc: %+v, %v", rep, err)
+	}
+}
+
+// TestCollectSparesRecentUse: a file read at T (recorded) and edited at
+// T+59m (within the resolution, so not recorded) was used 90 seconds ago
+// at T+1h+30s: gc --unused-for 1h must leave it. It expires once it has
+// really been unused for an hour, at the latest when its recorded access
+// is UnusedFor + Resolution + 1s old.
+func TestCollectSparesRecentUse(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	mem := memtool.New(expiry.New(inner, &expiry.Options{Now: clk.Now}), nil)
+	run(t, mem, map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "one"})
+	clk.Add(59 * time.Minute)
+	if r := run(t, mem, map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "one", "new_str": "two"}); r.IsError {
+		t.Fatal(r.Text)
+	}
+	opts := expiry.CollectOptions{UnusedFor: time.Hour, Now: clk.Now}
+	for _, step := range []struct {
+		after   time.Duration
+		expired int
+	}{
+		{time.Hour + 30*time.Second - 59*time.Minute, 0}, // used 90 s ago
+		{59*time.Minute + 30*time.Second, 0},             // used 61 min ago: may expire, need not
+		{61 * time.Second, 1},                            // recorded 2h1s ago: due
+	} {
+		clk.Add(step.after)
+		rep, err := expiry.Collect(ctx, inner, opts)
+		if err != nil || len(rep.Expired) != step.expired {
+			t.Fatalf("gc at %v after the edit: %+v, %v; want %d expired", clk.Now().Sub(time.Date(2026, 10, 1, 0, 59, 0, 0, time.UTC)), rep, err, step.expired)
+		}
+	}
+}
+
+// TestCollectRefusesBelowResolution: an age the index cannot measure is
+// an error, and nothing moves.
+func TestCollectRefusesBelowResolution(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	inner.WriteFile(ctx, "a.md", []byte("x"), memtool.CreateOnly)
+	_, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 59 * time.Minute})
+	if !errors.Is(err, expiry.ErrBelowResolution) {
+		t.Fatalf("UnusedFor 59m at the default resolution: %v, want ErrBelowResolution", err)
+	}
+	if _, err := inner.Stat(ctx, expiry.IndexName); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("the refused run wrote the index: %v", err)
+	}
+	if _, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 5 * time.Minute, Resolution: time.Minute}); err != nil {
+		t.Errorf("UnusedFor 5m at a resolution of 1m: %v", err)
+	}
+}
+
+// TestCollectLeavesReservedNames: entries that the store and other
+// policies keep at the root under ".memtool" names (package history's
+// versions, memtool's policy record), which memstore and the databases
+// list, are no memories: gc never records, expires or moves them.
+func TestCollectLeavesReservedNames(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	inner.Mkdir(ctx, ".memtool-history")
+	inner.Mkdir(ctx, ".memtool-history/0a1b")
+	for _, name := range []string{".memtool-history/0a1b/path", ".memtool-history/0a1b/1-1-edit", ".memtool-policy.json", "a.md"} {
+		if err := inner.WriteFile(ctx, name, []byte("x"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	opts := expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: clk.Now}
+	for range 2 {
+		if _, err := expiry.Collect(ctx, inner, opts); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(48 * time.Hour)
+	}
+	for _, name := range []string{".memtool-history/0a1b/path", ".memtool-history/0a1b/1-1-edit", ".memtool-policy.json"} {
+		if _, err := inner.Stat(ctx, name); err != nil {
+			t.Errorf("gc moved %s: %v", name, err)
+		}
+	}
+	if _, err := inner.Stat(ctx, "a.md"); err == nil {
+		t.Errorf("a.md, unused for 48h, did not expire")
+	}
+	index, _ := inner.ReadFile(ctx, expiry.IndexName, 1<<20)
+	if strings.Contains(string(index), ".memtool") {
+		t.Errorf("the index records reserved names: %s", index)
 	}
 }
 

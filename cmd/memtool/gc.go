@@ -36,6 +36,13 @@ func runGC(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "memtool gc: --unused-for %q: want a duration such as 30d, 12h or 90m\n", unusedFor)
 		return exitUsage
 	}
+	if opts.UnusedFor < expiry.DefaultResolution {
+		// Every memtool process records accesses at the default resolution.
+		res := shortDuration(expiry.DefaultResolution)
+		fmt.Fprintf(env.stderr, "memtool gc: --unused-for %s is below the resolution of the access index (%s): a file used within the last %s may show an older access, so gc could expire it; give %s or more\n",
+			unusedFor, res, res, res)
+		return exitUsage
+	}
 	if opts.Grace, err = parseDays(grace); err != nil || opts.Grace <= 0 {
 		fmt.Fprintf(env.stderr, "memtool gc: --grace %q: want a duration such as 7d\n", grace)
 		return exitUsage
@@ -121,6 +128,18 @@ func runRestore(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "restored %s (expired %s)\n", t.Path, t.Expired.Format(time.DateTime))
 	return exitOK
+}
+
+// shortDuration writes d without zero minutes and seconds: 1h, 1h30m.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // parseDays reads a Go duration that may also count days: 30d, 1d12h.

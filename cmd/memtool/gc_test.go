@@ -80,3 +80,26 @@ func TestParseDays(t *testing.T) {
 		}
 	}
 }
+
+// TestGCRefusesBelowResolution: the access index records a use at most
+// once an hour per file and process, so gc --unused-for below an hour
+// could expire a file edited a moment ago. Such a value is refused before
+// the store is touched.
+func TestGCRefusesBelowResolution(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memories")
+	if _, stderr, code := runBinary(t, "", "create", "--store", dir, "--text", "just written", "/memories/a.md"); code != 0 {
+		t.Fatalf("create: %d %s", code, stderr)
+	}
+	for _, short := range []string{"1s", "59m", "0d59m"} {
+		_, stderr, code := runBinary(t, "", "gc", "--store", dir, "--unused-for", short)
+		if code != exitUsage || !strings.Contains(stderr, "below the resolution of the access index (1h)") {
+			t.Errorf("gc --unused-for %s: exit %d, %q; want a usage error naming the resolution", short, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.md")); err != nil {
+		t.Fatalf("the refused gc moved the file: %v", err)
+	}
+	if out, stderr, code := runBinary(t, "", "gc", "--store", dir, "--unused-for", "1h"); code != 0 || out != "" {
+		t.Errorf("gc --unused-for 1h: exit %d, %q, %q; want nothing expired", code, out, stderr)
+	}
+}
