@@ -67,7 +67,7 @@ func runChat(ctx context.Context, env *cliEnv, args []string) int {
 	go readLines(env.stdin, lines, stop)
 
 	fmt.Fprintf(env.stderr, "memtool chat with %s; memory in %s. Ctrl-C ends a turn; Ctrl-D or /exit ends the chat.\n",
-		af.model, storeURL(sf.store, env))
+		af.model, redact(storeURL(sf.store, env)))
 	status := exitOK
 	for {
 		fmt.Fprint(env.stderr, "> ")

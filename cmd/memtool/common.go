@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -58,26 +57,17 @@ func openMemory(env *cliEnv, sf *storeFlags) (*memtool.Memory, io.Closer, error)
 // openStack is openMemory that also returns the layers of the policies, for
 // the commands that administer them (gc, restore, history, diff, revert).
 func openStack(env *cliEnv, sf *storeFlags) (*memtool.Memory, *policyStack, io.Closer, error) {
-	store, closer, err := openStore(context.Background(), storeURL(sf.store, env), sf.tenant)
+	ctx := context.Background()
+	url := storeURL(sf.store, env)
+	store, closer, err := openStore(ctx, url, sf.tenant)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st := &policyStack{top: store, belowHistory: store, belowExpiry: store, closers: []io.Closer{closer}}
-	if name := cmp.Or(sf.policy, env.getenv("MEMTOOL_POLICY")); name != "" {
-		p, err := loadPolicy(name)
-		if err == nil {
-			var applied *policyStack
-			if applied, err = applyPolicy(store, p, sf.tenant, env); err == nil {
-				applied.closers = append(applied.closers, closer)
-				st = applied
-			}
-		}
-		if err != nil {
-			closer.Close()
-			return nil, nil, nil, err
-		}
+	st, err := openPolicies(ctx, env, sf, store, closer)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(env.stderr, nil))
+	logger := slog.New(slog.NewTextHandler(redactingWriter{env.stderr, []string{url}}, nil))
 	return memtool.New(st.top, &memtool.Options{Overwrite: sf.overwrite, Logger: logger}), st, st, nil
 }
 

@@ -267,8 +267,14 @@ type child struct {
 
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
+	return startChildEnv(t, nil, args...)
+}
+
+// startChildEnv is startChild with extra environment variables.
+func startChildEnv(t *testing.T, env []string, args ...string) *child {
+	t.Helper()
 	cmd := exec.Command(memtoolBinary(t), append([]string{"exec"}, args...)...)
-	cmd.Env = childEnv()
+	cmd.Env = childEnv(env...)
 	c := &child{cmd: cmd, stderr: new(strings.Builder)}
 	cmd.Stderr = c.stderr
 	var err error
@@ -297,6 +303,16 @@ func (c *child) ask(line string) (string, error) {
 		return "", fmt.Errorf("reading the answer to %q: %v (stderr: %s)", line, err, c.stderr)
 	}
 	return ans, nil
+}
+
+// answer sends one input line and decodes the answer.
+func (c *child) answer(line string) (answer, error) {
+	var a answer
+	out, err := c.ask(line)
+	if err == nil {
+		err = json.Unmarshal([]byte(out), &a)
+	}
+	return a, err
 }
 
 func (c *child) stop(t *testing.T) {
@@ -583,4 +599,22 @@ func TestRacingInOneLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openVia opens the store at url as memtool does in the environment env
+// (its policy and keys), in this process, until t ends.
+func openVia(t *testing.T, url string, env []string) *policyStack {
+	t.Helper()
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	cli := &cliEnv{stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+	_, st, closer, err := openStack(cli, &storeFlags{store: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closer.Close() })
+	return st
 }

@@ -12,8 +12,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -263,5 +266,183 @@ func TestMigrateProgress(t *testing.T) {
 	p.done()
 	if got, want := buf.String(), "\rmigrating [===============               ] 2/4 files, 2.0 KiB/4.0 KiB \n"; !strings.HasSuffix(got, want) {
 		t.Errorf("bar %q, want it to end with %q", got, want)
+	}
+}
+
+// seedPolicies makes a memory at dir with the policies of env: a file
+// with an earlier version (history), the access index (expiry), a file in
+// the trash of gc and one restored from it, and the policy record.
+func seedPolicies(t *testing.T, dir string, env []string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"create", "--text", "v1", "/memories/a.md"},
+		{"str_replace", "--old", "v1", "--new", "v2", "/memories/a.md"},
+		{"create", "--text", "to the trash", "/memories/d/old.md"},
+		{"create", "--text", "back again", "/memories/d/back.md"},
+	} {
+		if _, stderr, code := runOn(t, env, dir, args...); code != 0 {
+			t.Fatalf("%q: %s", args, stderr)
+		}
+	}
+	// gc three days from now, in this process, on the stack of the policy.
+	st := openVia(t, dir, env)
+	ctx := context.Background()
+	later := func() time.Time { return time.Now().Add(72 * time.Hour) }
+	if rep, err := expiry.Collect(ctx, st.belowExpiry, expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: later}); err != nil || len(rep.Expired) != 3 {
+		t.Fatalf("gc: %+v, %v", rep, err)
+	}
+	for _, p := range []string{"/memories/a.md", "/memories/d/back.md"} {
+		if _, err := expiry.Restore(ctx, st.belowExpiry, p, later()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestMigrateCarriesPolicyData: migrate copies what the policies keep
+// beside the memory (the versions of history, the access index and trash
+// of expiry, the policy record), through SQLite (which lists such
+// entries) and an object store (which hides them) and back, byte for
+// byte; encrypted, it copies the ciphertext, which the keys still open.
+// The copy works with the policy and refuses to open without it.
+func TestMigrateCarriesPolicyData(t *testing.T) {
+	key, _ := encrypt.NewKey("k1")
+	for _, c := range []struct{ name, policy string }{
+		{"plain", `{"history":{},"expiry":true}`},
+		{"encrypted", `{"encrypt":true,"history":{},"expiry":true}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
+			env := policyEnv(t, c.policy, key)
+			seedPolicies(t, src, env)
+			chain := []string{src, "sqlite://" + filepath.Join(tmp, "m.db"), "file+blob://" + filepath.Join(tmp, "bucket"), dst}
+			for i := 1; i < len(chain); i++ {
+				out := migrateOK(t, "--from", chain[i-1], "--to", chain[i])
+				if !strings.Contains(out, "copied 2 files") || !strings.Contains(out, "history, expiry and ") {
+					t.Errorf("summary %q", out)
+				}
+			}
+			want := diskTree(t, src)
+			for _, name := range []string{recordName, expiry.IndexName, historyDir + "/", expiry.TrashName + "/"} {
+				if !slices.ContainsFunc(want, func(e string) bool { return strings.HasPrefix(e, name) }) {
+					t.Fatalf("the source holds no %s: %q", name, want)
+				}
+			}
+			sameTree(t, diskTree(t, dst), want)
+
+			for _, args := range [][]string{{"history", "/memories/a.md"}, {"restore", "--list"}, {"view", "/memories/d/back.md"}} {
+				out, stderr, code := runOn(t, env, dst, args...)
+				if code != 0 || out == "" {
+					t.Errorf("%q on the copy: exit %d, %q, %q", args, code, out, stderr)
+				}
+			}
+			if _, stderr, code := runMemtoolEnv(t, nil, "view", "--store", dst, "/memories/a.md"); code != exitStore || !strings.Contains(stderr, "policy mismatch") {
+				t.Errorf("the copy without the policy: exit %d, %s", code, stderr)
+			}
+		})
+	}
+}
+
+// TestMigrateToPolicy: --to-policy turns policies on in the copy: here
+// encryption, so that the plaintext source (its versions and access index
+// included) arrives encrypted, and opens with the keys. It may not drop a
+// policy of the source, nor encrypt a file twice.
+func TestMigrateToPolicy(t *testing.T) {
+	key, _ := encrypt.NewKey("k1")
+	tmp := t.TempDir()
+	src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
+	plain := policyEnv(t, `{"history":{},"expiry":true}`, key)
+	seedPolicies(t, src, plain)
+	sealed := policyEnv(t, `{"encrypt":true,"history":{},"expiry":true}`, key)
+	policyFile := strings.TrimPrefix(sealed[0], "MEMTOOL_POLICY=")
+	if _, stderr, code := runMemtoolEnv(t, nil, "migrate", "--from", src, "--to", dst, "--to-policy", policyFile); code != exitUsage || !strings.Contains(stderr, "MEMTOOL_KEY") {
+		t.Errorf("--to-policy with encrypt and no key: exit %d, %s", code, stderr)
+	}
+	out, stderr, code := runMemtoolEnv(t, sealed[1:], "migrate", "--from", src, "--to", dst, "--to-policy", policyFile)
+	if code != 0 || !strings.Contains(out, "with the policies encrypt, history, expiry") {
+		t.Fatalf("migrate --to-policy: exit %d, %q, %q", code, out, stderr)
+	}
+	for _, text := range []string{"v1", "v2", "back again", "to the trash", "a.md"} {
+		if storeHolds(t, dst, text) {
+			t.Errorf("the encrypted copy holds %q in the clear", text)
+		}
+	}
+	if out, stderr, code := runMemtoolEnv(t, sealed, "diff", "--store", dst, "/memories/a.md"); code != 0 || !strings.Contains(out, "-v1") {
+		t.Errorf("diff on the encrypted copy: exit %d, %q, %q", code, out, stderr)
+	}
+	if out, stderr, code := runMemtoolEnv(t, sealed, "restore", "--store", dst, "--list"); code != 0 || !strings.Contains(out, "/memories/d/old.md") {
+		t.Errorf("restore --list on the encrypted copy: exit %d, %q, %q", code, out, stderr)
+	}
+
+	historyOnly := strings.TrimPrefix(policyEnv(t, `{"history":{}}`, key)[0], "MEMTOOL_POLICY=")
+	if _, stderr, code := runMemtoolEnv(t, nil, "migrate", "--from", src, "--to", filepath.Join(tmp, "x"), "--to-policy", historyOnly); code != exitUsage || !strings.Contains(stderr, "migrate does not drop a policy") {
+		t.Errorf("--to-policy without the source's expiry: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := runMemtoolEnv(t, sealed[1:], "migrate", "--from", dst, "--to", filepath.Join(tmp, "y"), "--to-policy", policyFile); code != 0 {
+		t.Errorf("--to-policy with the source's own policies: exit %d, %s", code, stderr)
+	}
+}
+
+// TestMigrateRefusesWhatItCannotCarry: entries of a policy this memtool
+// does not know, beside the memory, and the policy data of both source
+// and target (which migrate would have to merge) make migrate refuse
+// before it writes anything.
+func TestMigrateRefusesWhatItCannotCarry(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	seedTree(t, src, "")
+	os.Mkdir(filepath.Join(src, ".memtool-future"), 0o700)
+	db := "sqlite://" + filepath.Join(tmp, "src.db")
+	seedTree(t, db, "")
+	if err := openTestStore(t, db, "").Mkdir(ctx, ".memtool-future"); err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []string{src, db} {
+		dst := filepath.Join(tmp, "dst")
+		out, stderr, code := runMigrateBinary(t, "--from", from, "--to", dst)
+		if code != exitFailed || out != "" || !strings.Contains(stderr, ".memtool-future, which this memtool does not know") {
+			t.Errorf("migrate from %s: exit %d, %q, %q", from, code, out, stderr)
+		}
+		if _, err := os.Stat(dst); err == nil && len(diskTree(t, dst)) > 0 {
+			t.Errorf("the refused migration wrote %q", diskTree(t, dst))
+		}
+	}
+
+	key, _ := encrypt.NewKey("k1")
+	env := policyEnv(t, `{"history":{},"expiry":true}`, key)
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	seedPolicies(t, a, env)
+	seedPolicies(t, b, env)
+	before := diskTree(t, b)
+	if _, stderr, code := runMigrateBinary(t, "--from", a, "--to", b, "--force"); code != exitFailed || !strings.Contains(stderr, "migrate does not merge") {
+		t.Errorf("--force onto a target with policy data: exit %d, %s", code, stderr)
+	}
+	if after := diskTree(t, b); !slices.Equal(after, before) {
+		t.Errorf("the refused migration changed the target")
+	}
+}
+
+// TestMigrateKeepsTenancy: the copy of a single-tenant store is
+// single-tenant, that of tenants multi-tenant, on a target that records
+// it (SQLite).
+func TestMigrateKeepsTenancy(t *testing.T) {
+	tmp := t.TempDir()
+	single, multi := filepath.Join(tmp, "single"), filepath.Join(tmp, "multi")
+	seedTree(t, single, "")
+	seedTree(t, multi, "alice")
+	for _, c := range []struct {
+		from  string
+		flags []string
+		wrong []string
+	}{
+		{single, nil, []string{"--tenant", "alice"}},
+		{multi, []string{"--all-tenants"}, nil},
+	} {
+		db := "sqlite://" + filepath.Join(t.TempDir(), "m.db")
+		migrateOK(t, append([]string{"--from", c.from, "--to", db}, c.flags...)...)
+		if _, stderr, code := runMemtoolEnv(t, nil, append([]string{"view", "--store", db}, append(c.wrong, "/memories")...)...); code != exitStore || !strings.Contains(stderr, "tenancy mismatch") {
+			t.Errorf("the copy of %s opened with %q: exit %d, %s", c.from, c.wrong, code, stderr)
+		}
 	}
 }

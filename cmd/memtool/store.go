@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/memtool/memtool"
@@ -35,8 +36,17 @@ func storeURL(flagValue string, env *cliEnv) string {
 
 // openStore opens a store from its URL, as the memory of tenant (or the
 // tenant-less store if tenant is ""). The registry of schemes is written
-// out here, explicitly. The returned closer releases the store.
+// out here, explicitly. The returned closer releases the store. Its errors
+// never show a password or token of the URL (see redact).
 func openStore(ctx context.Context, raw, tenant string) (memtool.Store, io.Closer, error) {
+	s, closer, err := openStoreURL(ctx, raw, tenant)
+	if err != nil {
+		return nil, nil, redactedError{err, raw}
+	}
+	return s, closer, nil
+}
+
+func openStoreURL(ctx context.Context, raw, tenant string) (memtool.Store, io.Closer, error) {
 	scheme, rest, hasScheme := strings.Cut(raw, ":")
 	if !hasScheme || len(scheme) < 2 || strings.ContainsAny(scheme, "/.") {
 		// A plain path (a one-letter "scheme" would be a Windows drive).
@@ -109,3 +119,86 @@ func openFileStore(dir, tenant string) (memtool.Store, io.Closer, error) {
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
+
+// # Secrets in store URLs
+//
+// A database or bucket URL may hold a password or a token, and memtool's
+// messages quote store URLs (errors, summaries, banners) and the errors of
+// the drivers that open them. Every such message goes through redact.
+
+// masked replaces a secret in a message.
+const masked = "xxxxx"
+
+// secretKey matches, in a query string or a key=value connection string,
+// a parameter that carries a credential: password, sslpassword, token,
+// secret and access keys, and the signatures and credentials of signed
+// URLs. The value runs to the next separator or is quoted with '.
+var secretKey = regexp.MustCompile(`(?i)((?:^|[^a-z0-9])[a-z0-9_.-]*(?:password|passwd|pwd|token|secret|access[_-]?key|api[_-]?key|credentials?|signature|sig|sas)(?:[_-]?(?:key|id|token))*\s*=\s*)('[^']*'|[^\s&;'"]+)`)
+
+// userinfo matches the password of a URL's userinfo: scheme://user:PASSWORD@.
+var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\s:@]*:)([^/?#\s]*)@`)
+
+// redact returns s with the secrets it holds masked: the password of every
+// URL's userinfo, the values of credential parameters (secretKey), and,
+// wherever they occur, the secrets of the given store URLs (so that a
+// driver's error that quotes a password outside of any URL, or decoded,
+// is masked too; secrets shorter than 4 bytes are masked only in those
+// URL and key=value forms, lest every "ab" of a message go).
+func redact(s string, urls ...string) string {
+	for _, u := range urls {
+		for _, secret := range urlSecrets(u) {
+			if len(secret) >= 4 {
+				s = strings.ReplaceAll(s, secret, masked)
+			}
+		}
+	}
+	s = userinfo.ReplaceAllString(s, "${1}"+masked+"@")
+	return secretKey.ReplaceAllString(s, "${1}"+masked)
+}
+
+// urlSecrets returns the secrets of a store URL as they are written in it
+// and decoded: the userinfo password and the credential parameters' values.
+func urlSecrets(raw string) []string {
+	var out []string
+	add := func(v string) {
+		out = append(out, v)
+		if d, err := url.QueryUnescape(v); err == nil && d != v {
+			out = append(out, d)
+		}
+		if d, err := url.PathUnescape(v); err == nil && d != v {
+			out = append(out, d)
+		}
+	}
+	for _, m := range userinfo.FindAllStringSubmatch(raw, -1) {
+		add(m[2])
+	}
+	for _, m := range secretKey.FindAllStringSubmatch(raw, -1) {
+		add(strings.Trim(m[2], "'"))
+	}
+	return out
+}
+
+// redactedError is an error of opening the store at url, shown with its
+// secrets masked; errors.Is and As still see the error itself.
+type redactedError struct {
+	err error
+	url string
+}
+
+func (e redactedError) Error() string { return redact(e.err.Error(), e.url) }
+func (e redactedError) Unwrap() error { return e.err }
+
+// redactingWriter masks secrets (see redact) in what is written through
+// it, one Write at a time: for messages, such as the log lines of a
+// slog handler, each written whole.
+type redactingWriter struct {
+	w    io.Writer
+	urls []string
+}
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redact(string(p), r.urls...)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

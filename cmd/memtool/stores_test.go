@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/pgstore/pgtest"
 )
 
@@ -343,11 +346,7 @@ func concurrentEdits(t *testing.T, plan editPlan, url, tenant string) {
 	for w, c := range children {
 		wg.Go(func() {
 			for j := range plan.ops {
-				out, err := c.ask(jsonLine(plan.input(w, j)))
-				var a answer
-				if err == nil {
-					err = json.Unmarshal([]byte(out), &a)
-				}
+				a, err := c.answer(jsonLine(plan.input(w, j)))
 				if err != nil {
 					errs[w] = err
 					return
@@ -372,4 +371,92 @@ func concurrentEdits(t *testing.T, plan editPlan, url, tenant string) {
 	}
 	n := plan.check(t, string(data), acked)
 	t.Logf("%d processes, %d acknowledged edits, all present", plan.writers, n)
+}
+
+// TestNoSecretsInMessages feeds store URLs that carry a password (in the
+// userinfo, and as sslpassword) to the commands that print store URLs or
+// the errors of opening them, and checks that neither password, written
+// as in the URL or decoded, is in anything memtool prints: migrate's
+// summary and errors, chat's banner, the errors of exec, view and gc,
+// the refusal of a policy mismatch. The live database runs with trust
+// authentication, so the password in its URL is ignored.
+func TestNoSecretsInMessages(t *testing.T) {
+	const password, sslPassword = "s3cr3t-Pa55/w0rd", "ssl-Pa55-s3cr3t"
+	withSecrets := func(raw string) string {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = url.UserPassword(cmp.Or(u.User.Username(), "postgres"), password)
+		q := u.Query()
+		q.Set("sslpassword", sslPassword)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	live := withSecrets(pgtest.URL(t))
+	dead := withSecrets("postgres://memtool@127.0.0.1:1/nodb?connect_timeout=5")
+	badSQLite := "sqlite://memtool:" + url.PathEscape(password) + "@host/m.db?sslpassword=" + sslPassword
+	if !strings.Contains(live, "%2F") {
+		t.Fatalf("the URL %s does not encode the password's slash; the test would not see both spellings", live)
+	}
+	tmp := t.TempDir()
+	key, _ := encrypt.NewKey("k1")
+	encrypted := policyEnv(t, `{"encrypt":true}`, key)
+	if _, stderr, code := runMemtoolEnv(t, encrypted, "create", "--store", live, "--text", "x", "/memories/a.md"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, c := range []struct {
+		env    []string
+		args   []string
+		code   int
+		masked bool // the output quotes the URL, with the secrets masked
+	}{
+		{nil, []string{"exec", "--store", dead}, exitStore, false},
+		{nil, []string{"view", "--store", badSQLite, "/memories"}, exitStore, true},
+		{nil, []string{"gc", "--store", dead, "--unused-for", "30d"}, exitStore, false},
+		{nil, []string{"view", "--store", live, "/memories/a.md"}, exitStore, true},
+		{encrypted, []string{"migrate", "--from", live, "--to", filepath.Join(tmp, "copy")}, exitOK, true},
+		{nil, []string{"migrate", "--from", filepath.Join(tmp, "copy"), "--to", dead}, exitStore, false},
+		{nil, []string{"migrate", "--from", badSQLite, "--to", filepath.Join(tmp, "x")}, exitStore, true},
+		{nil, []string{"migrate", "--from", live, "--to", live}, exitUsage, false},
+		{[]string{"ANTHROPIC_API_KEY=sk-test-unused"}, []string{"chat", "--store", filepath.Join(tmp, "copy")}, exitStore, false},
+		{append([]string{"ANTHROPIC_API_KEY=sk-test-unused"}, encrypted...), []string{"chat", "--store", live}, exitOK, true},
+	} {
+		stdout, stderr, code := runMemtoolEnv(t, c.env, c.args...)
+		out := stdout + stderr
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d\n%s", c.args[0], code, c.code, out)
+		}
+		for _, secret := range []string{password, url.PathEscape(password), url.QueryEscape(password), sslPassword} {
+			if strings.Contains(out, secret) {
+				t.Errorf("memtool %q printed the secret %q:\n%s", c.args, secret, out)
+			}
+		}
+		if c.masked && !strings.Contains(out, masked) {
+			t.Errorf("memtool %q: the output quotes no masked URL:\n%s", c.args, out)
+		}
+	}
+}
+
+// TestRedact: the forms of secrets redact masks, and what it leaves.
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:pw@h/db":                                           "postgres://u:xxxxx@h/db",
+		"postgres://u:p@ss@h/db?x=1":                                     "postgres://u:xxxxx@h/db?x=1",
+		`store URL "postgresql://u:p%2Fw@h:5432/db"`:                     `store URL "postgresql://u:xxxxx@h:5432/db"`,
+		"postgres://h/db?sslpassword=abc&sslmode=x":                      "postgres://h/db?sslpassword=xxxxx&sslmode=x",
+		"host=h password='a b' user=u":                                   "host=h password=xxxxx user=u",
+		"s3://b?region=r&AWSAccessKeyId=AK&X-Amz-Signature=00ff&token=t": "s3://b?region=r&AWSAccessKeyId=xxxxx&X-Amz-Signature=xxxxx&token=xxxxx",
+		"azblob://c?sas=sv%3D1&secret_key=k":                             "azblob://c?sas=xxxxx&secret_key=xxxxx",
+		"postgres://user@host/db and http://h:80/p@x":                    "postgres://user@host/db and http://h:80/p@x",
+		"copied 3 files from /a to sqlite:///b.db":                       "copied 3 files from /a to sqlite:///b.db",
+	} {
+		if got := redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// The secrets of a given URL are masked wherever they occur.
+	if got := redact("auth failed for password s3cret/x (s3cret%2Fx)", "postgres://u:s3cret%2Fx@h/db"); strings.Contains(got, "s3cret") {
+		t.Errorf("a known secret outside a URL: %q", got)
+	}
 }
