@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
 )
@@ -599,6 +600,219 @@ func TestRacingInOneLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// racePolicies are the policies the many-process race tests run under:
+// none (to check the test itself), each alone, and all together. %q is
+// the audit log's file.
+var racePolicies = []struct{ name, policy string }{
+	{"none", `{}`},
+	{"encrypt", `{"encrypt":true}`},
+	{"history", `{"history":{}}`},
+	{"expiry", `{"expiry":true}`},
+	{"limits", `{"limits":{"max_file_size":65536,"max_files":1000,"max_bytes":10000000}}`},
+	{"secrets", `{"secrets":"reject"}`},
+	{"audit", `{"audit":%q}`},
+	{"all", `{"encrypt":true,"history":{},"expiry":true,"limits":{"max_file_size":65536,"max_files":1000},"secrets":"redact","audit":%q}`},
+}
+
+// TestRacesUnderPolicies runs the many-process races of the tests above
+// (edits of one file, creates onto one name, renames onto one name) and
+// renames racing edits and a create, with 4 memtool exec processes under
+// each policy of racePolicies, on the directory store, and under all
+// policies on SQLite: no acknowledged change is lost, and exactly one
+// racer wins each name. Each race runs once per stack, to keep the time
+// down; the tests above race more rounds without policies.
+func TestRacesUnderPolicies(t *testing.T) {
+	key, _ := encrypt.NewKey("k1")
+	type stack struct{ backend, name, policy string }
+	var stacks []stack
+	for _, p := range racePolicies {
+		stacks = append(stacks, stack{"dir", p.name, p.policy})
+	}
+	stacks = append(stacks, stack{"sqlite", "all", racePolicies[len(racePolicies)-1].policy})
+	for _, s := range stacks {
+		t.Run(s.backend+"/"+s.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			url := filepath.Join(tmp, "store")
+			if s.backend == "sqlite" {
+				url = "sqlite://" + filepath.Join(tmp, "m.db")
+			}
+			policy := s.policy
+			if strings.Contains(policy, "%q") {
+				policy = fmt.Sprintf(policy, filepath.Join(tmp, "audit.jsonl"))
+			}
+			racePolicy(t, url, policyEnv(t, policy, key))
+		})
+	}
+}
+
+// racePolicy runs the races on the store at url, with 4 memtool exec
+// processes in the environment env (which names a policy and a key), and
+// reads the results through the same policy in this process.
+func racePolicy(t *testing.T, url string, env []string) {
+	kids := make([]*child, racers)
+	for i := range kids {
+		kids[i] = startChildEnv(t, env, "--store", url)
+	}
+	defer func() {
+		for _, c := range kids {
+			c.stop(t)
+		}
+	}()
+	// ask sends child i the lines[i] (missing or nil: none), all children
+	// at once, each child's lines one after the other, and returns the
+	// answers by child.
+	ask := func(lines [][]string) [][]answer {
+		t.Helper()
+		answers := make([][]answer, len(lines))
+		errs := make([]error, len(lines))
+		var wg sync.WaitGroup
+		for i, c := range kids[:len(lines)] {
+			wg.Go(func() {
+				for _, line := range lines[i] {
+					a, err := c.answer(line)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					answers[i] = append(answers[i], a)
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		return answers
+	}
+	one := func(line string) answer {
+		t.Helper()
+		a := ask([][]string{{line}})[0][0]
+		if a.IsError {
+			t.Fatalf("%s: %s", line, a.Text())
+		}
+		return a
+	}
+	mem := openVia(t, url, env).top
+	read := func(name string) (string, bool) {
+		data, err := mem.ReadFile(context.Background(), name, 1<<20)
+		if errors.Is(err, memtool.ErrNotExist) {
+			return "", false
+		}
+		if err != nil {
+			t.Fatalf("reading %s: %v", name, err)
+		}
+		return string(data), true
+	}
+	lines := make([][]string, racers)
+	for i := range lines {
+		lines[i] = []string{jsonLine(map[string]any{"command": "view", "path": "/memories"})}
+	}
+	ask(lines) // every child has opened the store
+
+	// Edits of one file.
+	plan := editPlan{writers: racers, ops: 8}
+	one(jsonLine(createInput(editFile, plan.initial())))
+	for w := range lines {
+		lines[w] = nil
+		for j := range plan.ops {
+			lines[w] = append(lines[w], jsonLine(plan.input(w, j)))
+		}
+	}
+	acked := newAcked(plan.writers, plan.ops)
+	for w, as := range ask(lines) {
+		for j, a := range as {
+			if a.IsError {
+				t.Errorf("edit %d.%d: %s", w, j, a.Text())
+			}
+			acked[w][j] = !a.IsError
+		}
+	}
+	text, _ := read("shared.txt")
+	plan.check(t, text, acked)
+
+	// Creates onto one name.
+	const target = "/memories/c/target.txt"
+	for i := range lines {
+		lines[i] = []string{jsonLine(createInput(target, fmt.Sprintf("written by racer %d", i)))}
+	}
+	w := oneWinner(t, firstAnswers(ask(lines)), "File created successfully at: "+target, "Error: File "+target+" already exists")
+	if got, _ := read("c/target.txt"); got != fmt.Sprintf("written by racer %d", w) {
+		t.Errorf("creates: the file holds %q, want racer %d's text", got, w)
+	}
+
+	// Renames onto one name.
+	r := renameRace{0}
+	for _, line := range strings.SplitAfter(r.setup(), "\n")[:racers] {
+		one(line)
+	}
+	for i, line := range r.lines() {
+		lines[i] = []string{line}
+	}
+	w = r.winnerOf(t, firstAnswers(ask(lines)))
+	if got, _ := read("r0/to/dst.txt"); got != r.text(w) {
+		t.Errorf("renames: the destination holds %q, want the winner's %q", got, r.text(w))
+	}
+	for i := range racers {
+		got, ok := read(strings.TrimPrefix(r.src(i), "/memories/"))
+		if i == w && ok || i != w && got != r.text(i) {
+			t.Errorf("renames: source %d (winner %d) holds %q, exists %v", i, w, got, ok)
+		}
+	}
+
+	// A rename and a create onto one name, racing two writers' edits of
+	// the renamed file: the rename or the create wins; every acknowledged
+	// edit is in the file the edited text ended in; an edit that came
+	// after the rename finds no file.
+	const from, to = "/memories/m/f.txt", "/memories/m/g.txt"
+	mixed := editPlan{writers: 2, ops: 6}
+	one(jsonLine(createInput(from, mixed.initial())))
+	for wr := range mixed.writers {
+		lines[wr] = nil
+		for j := range mixed.ops {
+			in := mixed.input(wr, j)
+			in["path"] = from
+			lines[wr] = append(lines[wr], jsonLine(in))
+		}
+	}
+	lines[2] = []string{jsonLine(renameInput(from, to))}
+	lines[3] = []string{jsonLine(createInput(to, "created"))}
+	answers := ask(lines)
+	renamed := !answers[2][0].IsError
+	created := !answers[3][0].IsError
+	if renamed == created {
+		t.Fatalf("rename won %v, create won %v: want exactly one (rename: %s; create: %s)", renamed, created, answers[2][0].Text(), answers[3][0].Text())
+	}
+	acked = newAcked(mixed.writers, mixed.ops)
+	for wr := range mixed.writers {
+		for j, a := range answers[wr] {
+			acked[wr][j] = !a.IsError
+			if a.IsError && a.Text() != "Error: The path "+from+" does not exist. Please provide a valid path." {
+				t.Errorf("edit %d.%d: %s", wr, j, a.Text())
+			}
+		}
+	}
+	lineage := "m/f.txt"
+	if renamed {
+		lineage = "m/g.txt"
+		if _, ok := read("m/f.txt"); ok {
+			t.Errorf("the renamed file is still at its old name")
+		}
+	} else if got, _ := read("m/g.txt"); got != "created" {
+		t.Errorf("the create won, and its file holds %q", got)
+	}
+	text, _ = read(lineage)
+	mixed.check(t, text, acked)
+}
+
+// firstAnswers returns each child's first answer.
+func firstAnswers(byChild [][]answer) []answer {
+	var out []answer
+	for _, as := range byChild {
+		out = append(out, as[0])
+	}
+	return out
 }
 
 // openVia opens the store at url as memtool does in the environment env
