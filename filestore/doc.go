@@ -70,6 +70,15 @@
 //     next writer creates the file again. If it cannot be opened at all
 //     (say a directory now has its name), writers log that and go on
 //     without a crash mark.
+//   - Unreadable entries: a directory this process may not both read and
+//     search (mode 000, or 0400) is reported by Stat and ReadDir as
+//     irregular, so listings leave it out (the model's view of it says it
+//     is an unsupported file type) instead of failing as a whole. An entry
+//     ReadDir sees but cannot examine (EACCES in a directory that can be
+//     read but not searched, EIO) is listed as irregular too. A file that
+//     cannot be read, and an I/O error (EIO) anywhere else, fail that call
+//     with an error of no memtool class, which memtool.Memory logs and
+//     reports to the model as an internal error.
 //
 // Errors of the Store's methods carry store-relative names, never the
 // directory's host path; memtool.Memory shows the model only its own text

@@ -532,6 +532,90 @@ func publicDir(t *testing.T) string {
 	return dir
 }
 
+// chownTree gives every entry under dir to the user asNobody runs as, so
+// that only the modes the test sets keep it out.
+func chownTree(t *testing.T, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return
+	}
+	uid, gid := 65534, 65534
+	if u, err := user.Lookup("nobody"); err == nil {
+		uid, _ = strconv.Atoi(u.Uid)
+		gid, _ = strconv.Atoi(u.Gid)
+	}
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A directory this process may not read and search (mode 000, or 0400) is
+// reported as irregular by Stat and ReadDir; the rest of the listing works,
+// and the model's view of the store lists everything else.
+func TestUnreadableDirectory(t *testing.T) {
+	dir, here := asNobody(t, func(dir string) {
+		writeHostFile(t, filepath.Join(dir, "ok", "a.txt"), "readable")
+		writeHostFile(t, filepath.Join(dir, "b.txt"), "readable")
+		writeHostFile(t, filepath.Join(dir, "secret", "x.txt"), "hidden")
+		writeHostFile(t, filepath.Join(dir, "noexec", "y.txt"), "hidden")
+		writeHostFile(t, filepath.Join(dir, "locked.txt"), "unreadable")
+		if err := os.Symlink("secret", filepath.Join(dir, "secretlink")); err != nil {
+			t.Fatal(err)
+		}
+		chownTree(t, dir)
+		for name, mode := range map[string]fs.FileMode{"secret": 0, "noexec": 0o400, "locked.txt": 0} {
+			if err := os.Chmod(filepath.Join(dir, name), mode); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(filepath.Join(dir, name), 0o700) })
+		}
+	})
+	if !here {
+		return
+	}
+	s := openWith(t, dir, &filestore.Options{Logger: testLogger(t, nil)})
+	ctx := t.Context()
+	entries, err := s.ReadDir(ctx, "")
+	if err != nil {
+		t.Fatalf("ReadDir(\"\"): %v", err)
+	}
+	want := []memtool.FileInfo{
+		{Name: "b.txt", Size: 8},
+		{Name: "locked.txt", Size: 10},
+		{Name: "noexec", Type: fs.ModeIrregular},
+		{Name: "ok", Type: fs.ModeDir},
+		{Name: "secret", Type: fs.ModeIrregular},
+		{Name: "secretlink", Type: fs.ModeIrregular},
+	}
+	slices.SortFunc(entries, func(a, b memtool.FileInfo) int { return strings.Compare(a.Name, b.Name) })
+	if !slices.Equal(entries, want) {
+		t.Errorf("ReadDir(\"\") = %+v\nwant %+v", entries, want)
+	}
+	for _, name := range []string{"secret", "noexec", "secretlink"} {
+		if fi, err := s.Stat(ctx, name); err != nil || fi.Type != fs.ModeIrregular {
+			t.Errorf("Stat(%s) = %+v, %v; want irregular", name, fi, err)
+		}
+	}
+	// A directory that can be read but not searched: its names, as irregular.
+	entries, err = s.ReadDir(ctx, "noexec")
+	if err != nil || !slices.Equal(entries, []memtool.FileInfo{{Name: "y.txt", Type: fs.ModeIrregular}}) {
+		t.Errorf("ReadDir(noexec) = %+v, %v; want y.txt, irregular", entries, err)
+	}
+	mem := quietMemory(t, s)
+	run(t, mem, dir, `{"command":"view","path":"/memories"}`,
+		"Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n4K\t/memories\n8B\t/memories/b.txt\n10B\t/memories/locked.txt\n4K\t/memories/ok/\n8B\t/memories/ok/a.txt")
+	// A file it may not read: that one view fails, as an internal error.
+	run(t, mem, dir, `{"command":"view","path":"/memories/locked.txt"}`, "Error: Internal error while running view on /memories/locked.txt")
+	run(t, mem, dir, `{"command":"view","path":"/memories/secret"}`, "Error: Unsupported file type for /memories/secret")
+	run(t, mem, dir, `{"command":"view","path":"/memories/ok/a.txt"}`, "Here's the content of /memories/ok/a.txt")
+}
+
 // A store directory this process may not write opens; reads work and writes
 // fail with ErrReadOnly.
 func TestUnwritableStoreDirectory(t *testing.T) {

@@ -440,7 +440,22 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 		return memtool.FileInfo{}, mapErr("stat", name, err)
 	}
 	_, base := split(name)
+	if fi.IsDir() && !s.listable(name) {
+		return memtool.FileInfo{Name: base, Type: fs.ModeIrregular}, nil
+	}
 	return info(base, fi), nil
+}
+
+// listable reports whether this process may read and search the directory
+// name (reached through the root). One it may not is reported as irregular,
+// so that a listing leaves it out instead of failing on it.
+func (s *Store) listable(name string) bool {
+	d, err := s.root.Open(rootName(name))
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	return withFd(d, func(fd int) error { return unix.Faccessat(fd, ".", unix.R_OK|unix.X_OK, unix.AT_EACCESS) }) == nil
 }
 
 // openRegular opens a regular file for reading without blocking on FIFOs
@@ -545,20 +560,38 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 			continue
 		}
 		var st unix.Stat_t
-		if err := fstatat(d, n, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		err := fstatat(d, n, &st, unix.AT_SYMLINK_NOFOLLOW)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			continue // vanished meanwhile
+		case err != nil:
+			// Seen but not examinable (EACCES in a directory we may read
+			// but not search, EIO): there, but not usable.
+			out = append(out, memtool.FileInfo{Name: n, Type: fs.ModeIrregular})
+			continue
 		}
+		var e memtool.FileInfo
 		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 			// Follow links only through the root, so that one leading out
 			// reveals nothing (not even its target's size).
-			fi, err := s.root.Stat(path.Join(rootName(name), n))
+			p := path.Join(rootName(name), n)
+			fi, err := s.root.Stat(p)
 			if err != nil {
 				continue
 			}
-			out = append(out, info(n, fi))
-			continue
+			e = info(n, fi)
+			if e.IsDir() && !s.listable(p) {
+				e.Type = fs.ModeIrregular
+			}
+		} else {
+			e = infoFromStat(n, &st)
+			if e.IsDir() && withFd(d, func(dfd int) error {
+				return unix.Faccessat(dfd, n, unix.R_OK|unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW)
+			}) != nil {
+				e.Type = fs.ModeIrregular
+			}
 		}
-		out = append(out, infoFromStat(n, &st))
+		out = append(out, e)
 	}
 	return out, nil
 }
