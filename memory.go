@@ -56,9 +56,10 @@ type Options struct {
 type Memory struct {
 	store Store
 	opts  Options
-	// fallback serialises the multi-step fallbacks used when the store lacks
-	// Renamer or RemoveAller.
-	fallback sync.Mutex
+	// writes orders the multi-step fallbacks used when the store lacks
+	// Renamer or RemoveAller against every other change: a fallback holds
+	// it alone, every other command that changes the store shares it.
+	writes sync.RWMutex
 }
 
 // New returns a Memory over store. opts may be nil.
@@ -103,6 +104,7 @@ func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
 	if err := ctx.Err(); err != nil {
 		return errorResult(fmt.Sprintf("The %s command was cancelled before it ran", cmd.Name()))
 	}
+	defer m.lock(cmd)()
 	var r Result
 	var err error
 	switch c := cmd.(type) {
@@ -164,6 +166,31 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 }
 
 func ok(text string) (Result, error) { return Result{Text: text}, nil }
+
+// lock takes m.writes as cmd needs it and returns its unlock: alone for a
+// rename or delete that will run a fallback, shared for any other change,
+// not at all for a view. So within one Memory no write lands in a tree
+// while a fallback copies or removes it, nor between its steps.
+func (m *Memory) lock(cmd Command) (unlock func()) {
+	_, renamer := m.store.(Renamer)
+	_, remover := m.store.(RemoveAller)
+	switch cmd.(type) {
+	case *View:
+		return func() {}
+	case *Rename:
+		if !renamer {
+			m.writes.Lock()
+			return m.writes.Unlock
+		}
+	case *Delete:
+		if !remover {
+			m.writes.Lock()
+			return m.writes.Unlock
+		}
+	}
+	m.writes.RLock()
+	return m.writes.RUnlock
+}
 
 // ---- view ----
 
@@ -717,8 +744,7 @@ func (m *Memory) removeAll(ctx context.Context, name string) error {
 	if ra, ok := m.store.(RemoveAller); ok {
 		return ra.RemoveAll(ctx, name)
 	}
-	m.fallback.Lock()
-	defer m.fallback.Unlock()
+	// The fallback; the caller holds m.writes alone (see lock).
 	return removeTree(ctx, m.store, name)
 }
 
@@ -794,24 +820,43 @@ func (m *Memory) rename(ctx context.Context, c *Rename) (Result, error) {
 	return ok("Successfully renamed " + c.OldPath + " to " + c.NewPath)
 }
 
+// move renames with the store's Renamer, or else with the fallback: copy
+// the tree entry by entry, then remove the entries copied. The caller holds
+// m.writes alone (see lock), so no other change through this Memory runs
+// meanwhile (a view may see both trees). The fallback never removes what
+// it did not make or copy: if the copy fails, it removes only the entries
+// it created, deepest first; after the copy, only the source entries it
+// copied, so that an entry another process put into either tree meanwhile
+// stays, with the directories that hold it. Across processes it is not
+// atomic: another process may see both trees or part of one, and its
+// change to a file already copied is lost when that file is removed. A
+// crash, or a store failure while removing, leaves the new tree and what
+// remains of the old one.
 func (m *Memory) move(ctx context.Context, oldName, newName string) error {
 	if r, ok := m.store.(Renamer); ok {
 		return r.Rename(ctx, oldName, newName)
 	}
-	m.fallback.Lock()
-	defer m.fallback.Unlock()
-	if _, err := m.store.Stat(ctx, newName); err == nil {
-		return ErrExist
-	}
-	if err := copyTree(ctx, m.store, oldName, newName, m.opts.MaxReadSize); err != nil {
-		removeTree(context.WithoutCancel(ctx), m.store, newName)
+	var copied []string // the source names, parents first
+	err := copyTree(ctx, m.store, oldName, newName, m.opts.MaxReadSize, &copied)
+	ctx = context.WithoutCancel(ctx) // from here on, finish what was begun
+	if err != nil {
+		for i := len(copied) - 1; i >= 0; i-- {
+			m.store.Remove(ctx, newName+strings.TrimPrefix(copied[i], oldName))
+		}
 		return err
 	}
-	return removeTree(ctx, m.store, oldName)
+	for i := len(copied) - 1; i >= 0; i-- {
+		err := m.store.Remove(ctx, copied[i])
+		if err != nil && !errors.Is(err, ErrNotExist) && !errors.Is(err, ErrNotEmpty) {
+			return err
+		}
+	}
+	return nil
 }
 
-// copyTree copies the file or directory src to dst, which must not exist.
-func copyTree(ctx context.Context, s Store, src, dst string, limit int64) error {
+// copyTree copies the file or directory src to dst, which must not exist,
+// and appends to copied each source entry whose copy it created.
+func copyTree(ctx context.Context, s Store, src, dst string, limit int64, copied *[]string) error {
 	fi, err := s.Stat(ctx, src)
 	if err != nil {
 		return err
@@ -821,12 +866,13 @@ func copyTree(ctx context.Context, s Store, src, dst string, limit int64) error 
 		if err := s.Mkdir(ctx, dst); err != nil {
 			return err
 		}
+		*copied = append(*copied, src)
 		entries, err := s.ReadDir(ctx, src)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if err := copyTree(ctx, s, path.Join(src, e.Name), path.Join(dst, e.Name), limit); err != nil {
+			if err := copyTree(ctx, s, path.Join(src, e.Name), path.Join(dst, e.Name), limit, copied); err != nil {
 				return err
 			}
 		}
@@ -836,7 +882,11 @@ func copyTree(ctx context.Context, s Store, src, dst string, limit int64) error 
 		if err != nil {
 			return err
 		}
-		return s.WriteFile(ctx, dst, data, CreateOnly)
+		if err := s.WriteFile(ctx, dst, data, CreateOnly); err != nil {
+			return err
+		}
+		*copied = append(*copied, src)
+		return nil
 	}
 	return fmt.Errorf("copy %s: %w", src, fs.ErrInvalid)
 }
