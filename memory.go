@@ -93,7 +93,7 @@ func (m *Memory) Store() Store { return m.store }
 func (m *Memory) Run(ctx context.Context, input []byte) Result {
 	cmd, err := ParseCommand(input)
 	if err != nil {
-		return errorResult(err.Error())
+		return m.capError(errorResult(err.Error()))
 	}
 	return m.Execute(ctx, cmd)
 }
@@ -101,6 +101,10 @@ func (m *Memory) Run(ctx context.Context, input []byte) Result {
 // Execute runs one command. A failed command is a Result with IsError set
 // and changes nothing; Execute itself never fails.
 func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
+	return m.capError(m.execute(ctx, cmd))
+}
+
+func (m *Memory) execute(ctx context.Context, cmd Command) Result {
 	if err := ctx.Err(); err != nil {
 		return errorResult(fmt.Sprintf("The %s command was cancelled before it ran", cmd.Name()))
 	}
@@ -341,6 +345,106 @@ func (m *Memory) capSnippet(s, p string) string {
 		return s
 	}
 	return truncateRunes(s, m.opts.MaxViewChars-200) + fmt.Sprintf("\n\n[Snippet cut at %s characters. View %s to read the edited lines.]", formatCount(m.opts.MaxViewChars), p)
+}
+
+// ---- capped error texts ----
+//
+// A failure's text, "Error: " included, is cut to MaxViewChars characters
+// like a view (D8), with a note that says what was cut; a text under the
+// cap stays as it is. The two texts that echo old_str cut it, and the list
+// of lines, themselves; capError cuts any other at its end.
+
+const errorPrefix = "Error: "
+
+// capError cuts the text of a failed result to MaxViewChars characters.
+func (m *Memory) capError(r Result) Result {
+	n := utf8.RuneCountInString(r.Text)
+	if !r.IsError || n <= m.opts.MaxViewChars {
+		return r
+	}
+	note := fmt.Sprintf("… [Error text cut at %s characters: it is %s characters long.]", formatCount(m.opts.MaxViewChars), formatCount(n))
+	r.Text = truncateRunes(r.Text, m.opts.MaxViewChars-utf8.RuneCountInString(note)) + note
+	return r
+}
+
+// room is how many characters a failure's text has left for what it
+// echoes, besides the fixed parts.
+func (m *Memory) room(fixed ...string) int {
+	n := utf8.RuneCountInString(errorPrefix)
+	for _, f := range fixed {
+		n += utf8.RuneCountInString(f)
+	}
+	return m.opts.MaxViewChars - n
+}
+
+// notFound refuses an old_str that the file at p does not hold.
+func (m *Memory) notFound(oldStr, p string) error {
+	head, tail := "No replacement was performed, old_str `", "` did not appear verbatim in "+p+"."
+	shown, note := cutOldStr(oldStr, m.room(head, tail))
+	return Refusal(head + shown + tail + note)
+}
+
+// notUnique refuses an old_str that occurs on several lines of the file at
+// p. When both are long, old_str and the lines share the room equally.
+func (m *Memory) notUnique(oldStr, p string, lines []int) error {
+	head, mid, tail := "No replacement was performed. Multiple occurrences of old_str `", "` in lines: ", ". Please ensure it is unique"
+	room := m.room(head, mid, tail)
+	all := joinLines(lines)
+	n := utf8.RuneCountInString(oldStr)
+	lineRoom := len(all)
+	switch {
+	case n+len(all) <= room:
+	case n <= room/2:
+		lineRoom = room - n
+	case len(all) > room/2:
+		lineRoom = room / 2
+	}
+	shownLines := cutLines(lines, all, lineRoom)
+	shown, note := cutOldStr(oldStr, room-len(shownLines))
+	return Refusal(head + shown + mid + shownLines + tail + note)
+}
+
+// cutOldStr returns old_str as a failure shows it in room characters: whole
+// and no note, or its start marked with "…" and a note to end the text
+// with, which together fit in room.
+func cutOldStr(s string, room int) (shown, note string) {
+	n := utf8.RuneCountInString(s)
+	if n <= room {
+		return s, ""
+	}
+	noteOf := func(k int) string {
+		return fmt.Sprintf(" [old_str cut: only its first %s of %s characters are shown.]", formatCount(k), formatCount(n))
+	}
+	k := max(0, room-1-utf8.RuneCountInString(noteOf(n)))
+	return truncateRunes(s, k) + "…", noteOf(k)
+}
+
+// cutLines returns the list of lines (all, joined) in at most room
+// characters: whole, or the first ones and how many more there are.
+func cutLines(lines []int, all string, room int) string {
+	if len(all) <= room {
+		return all
+	}
+	more := func(n int) string {
+		if n == 1 {
+			return " … and 1 more line"
+		}
+		return " … and " + formatCount(n) + " more lines"
+	}
+	reserve := len(more(len(lines)))
+	var sb strings.Builder
+	k := 0
+	for ; k < len(lines); k++ {
+		next := strconv.Itoa(lines[k])
+		if k > 0 {
+			next = ", " + next
+		}
+		if sb.Len()+len(next)+reserve > room {
+			break
+		}
+		sb.WriteString(next)
+	}
+	return strings.TrimPrefix(sb.String()+more(len(lines)-k), " ")
 }
 
 func rangeEnd(vr *[2]int64) string {
@@ -632,10 +736,10 @@ func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) 
 		text := string(old)
 		first := strings.Index(text, c.OldStr)
 		if first < 0 {
-			return nil, refusef("No replacement was performed, old_str `%s` did not appear verbatim in %s.", c.OldStr, c.Path)
+			return nil, m.notFound(c.OldStr, c.Path)
 		}
 		if strings.Count(text, c.OldStr) > 1 {
-			return nil, refusef("No replacement was performed. Multiple occurrences of old_str `%s` in lines: %s. Please ensure it is unique", c.OldStr, occurrenceLines(text, c.OldStr))
+			return nil, m.notUnique(c.OldStr, c.Path, occurrences(text, c.OldStr))
 		}
 		updated := text[:first] + c.NewStr + text[first+len(c.OldStr):]
 		if err := m.checkWriteSize(int64(len(updated))); err != nil {
@@ -662,22 +766,37 @@ func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) 
 // occurrenceLines lists the 1-based lines on which the non-overlapping
 // occurrences of sub start, each line once, ascending, joined by ", ".
 func occurrenceLines(text, sub string) string {
-	var out []string
-	line, last, pos := 1, 0, 0
+	return joinLines(occurrences(text, sub))
+}
+
+// occurrences returns the 1-based lines on which the non-overlapping
+// occurrences of sub start, each line once, ascending.
+func occurrences(text, sub string) []int {
+	var out []int
+	line, pos := 1, 0
 	for {
 		i := strings.Index(text[pos:], sub)
 		if i < 0 {
-			break
+			return out
 		}
 		line += strings.Count(text[pos:pos+i], "\n")
-		if line != last {
-			out = append(out, strconv.Itoa(line))
-			last = line
+		if len(out) == 0 || out[len(out)-1] != line {
+			out = append(out, line)
 		}
 		line += strings.Count(sub, "\n")
 		pos += i + len(sub)
 	}
-	return strings.Join(out, ", ")
+}
+
+func joinLines(lines []int) string {
+	var sb strings.Builder
+	for i, n := range lines {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(strconv.Itoa(n))
+	}
+	return sb.String()
 }
 
 func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
