@@ -47,8 +47,9 @@
 // or stricter) that another variable names; several keys are separated by
 // newlines, spaces or commas. The first key encrypts; all of them open the
 // files that name them. To rotate: put a new key first, keep the old ones,
-// run Rekey (it rewrites every file with the first key), then drop the old
-// keys.
+// run Rekey (it rewrites every file with the first key, also the entries
+// that policies over the encryption keep for themselves, when it is told
+// their names as `memtool rekey` does), then drop the old keys.
 //
 // # What is not hidden
 //

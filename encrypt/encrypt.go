@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 
 	"github.com/memtool/memtool"
 )
@@ -395,35 +396,48 @@ func walkFiles(ctx context.Context, s memtool.Store, name string, fn func(name s
 }
 
 // Rekey re-encrypts every file of s, a store that New returned, with its
-// writing key (keys[0] of New), one file at a time, and returns how many
-// it rewrote. Afterwards the other keys are no longer needed for them.
-func Rekey(ctx context.Context, s memtool.Store) (int, error) {
+// writing key (keys[0] of New) and in the current format, one file at a
+// time, each with one atomic Update that keeps its text, and returns how
+// many it rewrote. Afterwards the other keys are no longer needed for them.
+//
+// It walks the tree below the root as s.ReadDir lists it, and then each
+// entry of the root named in also that exists: the entries that policies
+// over the encryption keep for themselves (package history's versions,
+// package expiry's index and trash), which a store's ReadDir may leave
+// out. Below the root, a file not in the encrypted format stops Rekey with
+// its *Error (ErrNotEncrypted); in also's entries such a file (kept there
+// before encryption was turned on) is left as it is.
+func Rekey(ctx context.Context, s memtool.Store, also ...string) (int, error) {
 	n := 0
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		entries, err := s.ReadDir(ctx, dir)
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			name := path.Join(dir, e.Name)
+	rekey := func(keepPlain bool) func(name string) error {
+		return func(name string) error {
+			err := s.Update(ctx, name, noLimit, func(old []byte) ([]byte, error) { return old, nil })
 			switch {
-			case e.IsDir():
-				if err := walk(name); err != nil {
-					return err
-				}
-			case e.IsRegular():
-				err := s.Update(ctx, name, 1<<62, func(old []byte) ([]byte, error) { return old, nil })
-				if err != nil && !errors.Is(err, memtool.ErrNotExist) {
-					return err
-				}
-				if err == nil {
-					n++
-				}
+			case err == nil:
+				n++
+			case keepPlain && errors.Is(err, ErrNotEncrypted):
+			default:
+				return ignoreGone(err)
 			}
+			return nil
 		}
-		return nil
 	}
-	err := walk("")
-	return n, err
+	entries, err := s.ReadDir(ctx, "")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		if slices.Contains(also, e.Name) {
+			continue // walked below
+		}
+		if err := ignoreGone(walkFiles(ctx, s, e.Name, rekey(false))); err != nil {
+			return n, err
+		}
+	}
+	for _, name := range also {
+		if err := ignoreGone(walkFiles(ctx, s, name, rekey(true))); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

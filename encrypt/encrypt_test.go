@@ -274,6 +274,52 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// TestRekeyAlso: Rekey also walks the root entries it is told about,
+// which the file store leaves out of its listing, and walks each entry
+// once where the store lists them (memstore). A file not in the format is
+// left as it is in those entries and stops Rekey elsewhere.
+func TestRekeyAlso(t *testing.T) {
+	ctx := context.Background()
+	k1, k2 := newKey(t, "k1"), newKey(t, "k2")
+	for name, inner := range map[string]memtool.Store{"memstore": memstore.New(), "filestore": openDir(t, filepath.Join(t.TempDir(), "m"))} {
+		t.Run(name, func(t *testing.T) {
+			old := wrap(t, inner, nil, k1)
+			for _, d := range []string{".memtool-own", ".memtool-own/x", "d"} {
+				if err := old.Mkdir(ctx, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, f := range []string{"a", "d/b", ".memtool-own/x/1", ".memtool-own/x/2", ".memtool-file"} {
+				if err := old.WriteFile(ctx, f, []byte("text of "+f), memtool.CreateOnly); err != nil {
+					t.Fatal(err)
+				}
+			}
+			plain := []byte("kept in the clear before encryption was turned on")
+			inner.WriteFile(ctx, ".memtool-own/x/plain", plain, memtool.CreateOnly)
+
+			both := wrap(t, inner, nil, k2, k1)
+			n, err := encrypt.Rekey(ctx, both, ".memtool-own", ".memtool-file", ".memtool-missing")
+			if err != nil || n != 5 {
+				t.Fatalf("Rekey: %d, %v; want 5", n, err)
+			}
+			onlyNew := wrap(t, inner, nil, k2)
+			for _, f := range []string{"a", "d/b", ".memtool-own/x/1", ".memtool-own/x/2", ".memtool-file"} {
+				if got, err := onlyNew.ReadFile(ctx, f, 100); err != nil || string(got) != "text of "+f {
+					t.Errorf("%s with the new key only: %q, %v", f, got, err)
+				}
+			}
+			if got, _ := inner.ReadFile(ctx, ".memtool-own/x/plain", 100); !bytes.Equal(got, plain) {
+				t.Errorf("the plain file in an own entry: %q", got)
+			}
+
+			inner.WriteFile(ctx, "d/plain", plain, memtool.CreateOnly)
+			if _, err := encrypt.Rekey(ctx, both, ".memtool-own"); !errors.Is(err, encrypt.ErrNotEncrypted) {
+				t.Errorf("Rekey over a plain file below the root: %v, want ErrNotEncrypted", err)
+			}
+		})
+	}
+}
+
 func TestKeys(t *testing.T) {
 	k1, k2 := newKey(t, "k1"), newKey(t, "")
 	if len(k2.ID) != 9 || !strings.HasPrefix(k2.ID, "k") {
