@@ -24,7 +24,7 @@ import (
 const (
 	DefaultMaxFileSize  = 1 << 20  // largest file a command may write
 	DefaultMaxReadSize  = 16 << 20 // largest stored file memtool reads
-	DefaultMaxViewChars = 16000    // longest view output, in characters
+	DefaultMaxViewChars = 16000    // longest view or error text, in characters
 	DefaultMaxImageSize = 5 << 20  // largest image returned as an image block
 	MaxLines            = 999999   // most lines a viewed file may have
 )
@@ -40,8 +40,8 @@ type Options struct {
 	// MaxReadSize is the largest stored file, in bytes, that view and edits
 	// read into memory. Default DefaultMaxReadSize.
 	MaxReadSize int64
-	// MaxViewChars caps view output, in characters (code points).
-	// Default DefaultMaxViewChars.
+	// MaxViewChars caps view output and the text of a failure, in
+	// characters (code points). Default DefaultMaxViewChars.
 	MaxViewChars int
 	// MaxImageSize is the largest image, in bytes, view returns as an image
 	// block. Default DefaultMaxImageSize.
@@ -358,8 +358,11 @@ const errorPrefix = "Error: "
 
 // capError cuts the text of a failed result to MaxViewChars characters.
 func (m *Memory) capError(r Result) Result {
+	if !r.IsError {
+		return r
+	}
 	n := utf8.RuneCountInString(r.Text)
-	if !r.IsError || n <= m.opts.MaxViewChars {
+	if n <= m.opts.MaxViewChars {
 		return r
 	}
 	note := fmt.Sprintf("… [Error text cut at %s characters: it is %s characters long.]", formatCount(m.opts.MaxViewChars), formatCount(n))
