@@ -49,7 +49,7 @@
 // <command> on <path>", with the detail logged for the operator and never
 // shown to the model. A full store (ErrNoSpace), a read-only one
 // (ErrReadOnly), a busy one (ErrBusy) and a cancelled command are named
-// plainly, without host details. Views are cut at
+// plainly, without host details. Views and error texts are cut at
 // Options.MaxViewChars characters with a note that says what was cut.
 //
 // # Concurrency and durability

@@ -506,6 +506,12 @@ func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
 			if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
 				return nil // removed while we listed
 			}
+			if depth > 1 && ctx.Err() == nil {
+				// One subdirectory that cannot be read (an I/O error, say)
+				// does not hide the rest of the listing.
+				m.opts.Logger.WarnContext(ctx, "memtool: listing a subdirectory failed; listed without its entries", "path", prefix, "err", err)
+				return nil
+			}
 			return err
 		}
 		slices.SortFunc(entries, func(a, b FileInfo) int {
