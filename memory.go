@@ -24,7 +24,7 @@ import (
 const (
 	DefaultMaxFileSize  = 1 << 20  // largest file a command may write
 	DefaultMaxReadSize  = 16 << 20 // largest stored file memtool reads
-	DefaultMaxViewChars = 16000    // longest view output, in characters
+	DefaultMaxViewChars = 16000    // longest view or error text, in characters
 	DefaultMaxImageSize = 5 << 20  // largest image returned as an image block
 	MaxLines            = 999999   // most lines a viewed file may have
 )
@@ -40,8 +40,8 @@ type Options struct {
 	// MaxReadSize is the largest stored file, in bytes, that view and edits
 	// read into memory. Default DefaultMaxReadSize.
 	MaxReadSize int64
-	// MaxViewChars caps view output, in characters (code points).
-	// Default DefaultMaxViewChars.
+	// MaxViewChars caps view output and the text of a failure, in
+	// characters (code points). Default DefaultMaxViewChars.
 	MaxViewChars int
 	// MaxImageSize is the largest image, in bytes, view returns as an image
 	// block. Default DefaultMaxImageSize.
@@ -56,9 +56,10 @@ type Options struct {
 type Memory struct {
 	store Store
 	opts  Options
-	// fallback serialises the multi-step fallbacks used when the store lacks
-	// Renamer or RemoveAller.
-	fallback sync.Mutex
+	// writes orders the multi-step fallbacks used when the store lacks
+	// Renamer or RemoveAller against every other change: a fallback holds
+	// it alone, every other command that changes the store shares it.
+	writes sync.RWMutex
 }
 
 // New returns a Memory over store. opts may be nil.
@@ -92,7 +93,7 @@ func (m *Memory) Store() Store { return m.store }
 func (m *Memory) Run(ctx context.Context, input []byte) Result {
 	cmd, err := ParseCommand(input)
 	if err != nil {
-		return errorResult(err.Error())
+		return m.capError(errorResult(err.Error()))
 	}
 	return m.Execute(ctx, cmd)
 }
@@ -100,9 +101,14 @@ func (m *Memory) Run(ctx context.Context, input []byte) Result {
 // Execute runs one command. A failed command is a Result with IsError set
 // and changes nothing; Execute itself never fails.
 func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
+	return m.capError(m.execute(ctx, cmd))
+}
+
+func (m *Memory) execute(ctx context.Context, cmd Command) Result {
 	if err := ctx.Err(); err != nil {
 		return errorResult(fmt.Sprintf("The %s command was cancelled before it ran", cmd.Name()))
 	}
+	defer m.lock(cmd)()
 	var r Result
 	var err error
 	switch c := cmd.(type) {
@@ -164,6 +170,31 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 }
 
 func ok(text string) (Result, error) { return Result{Text: text}, nil }
+
+// lock takes m.writes as cmd needs it and returns its unlock: alone for a
+// rename or delete that will run a fallback, shared for any other change,
+// not at all for a view. So within one Memory no write lands in a tree
+// while a fallback copies or removes it, nor between its steps.
+func (m *Memory) lock(cmd Command) (unlock func()) {
+	_, renamer := m.store.(Renamer)
+	_, remover := m.store.(RemoveAller)
+	switch cmd.(type) {
+	case *View:
+		return func() {}
+	case *Rename:
+		if !renamer {
+			m.writes.Lock()
+			return m.writes.Unlock
+		}
+	case *Delete:
+		if !remover {
+			m.writes.Lock()
+			return m.writes.Unlock
+		}
+	}
+	m.writes.RLock()
+	return m.writes.RUnlock
+}
 
 // ---- view ----
 
@@ -316,6 +347,109 @@ func (m *Memory) capSnippet(s, p string) string {
 	return truncateRunes(s, m.opts.MaxViewChars-200) + fmt.Sprintf("\n\n[Snippet cut at %s characters. View %s to read the edited lines.]", formatCount(m.opts.MaxViewChars), p)
 }
 
+// ---- capped error texts ----
+//
+// A failure's text, "Error: " included, is cut to MaxViewChars characters
+// like a view (D8), with a note that says what was cut; a text under the
+// cap stays as it is. The two texts that echo old_str cut it, and the list
+// of lines, themselves; capError cuts any other at its end.
+
+const errorPrefix = "Error: "
+
+// capError cuts the text of a failed result to MaxViewChars characters.
+func (m *Memory) capError(r Result) Result {
+	if !r.IsError {
+		return r
+	}
+	n := utf8.RuneCountInString(r.Text)
+	if n <= m.opts.MaxViewChars {
+		return r
+	}
+	note := fmt.Sprintf("… [Error text cut at %s characters: it is %s characters long.]", formatCount(m.opts.MaxViewChars), formatCount(n))
+	r.Text = truncateRunes(r.Text, m.opts.MaxViewChars-utf8.RuneCountInString(note)) + note
+	return r
+}
+
+// room is how many characters a failure's text has left for what it
+// echoes, besides the fixed parts.
+func (m *Memory) room(fixed ...string) int {
+	n := utf8.RuneCountInString(errorPrefix)
+	for _, f := range fixed {
+		n += utf8.RuneCountInString(f)
+	}
+	return m.opts.MaxViewChars - n
+}
+
+// notFound refuses an old_str that the file at p does not hold.
+func (m *Memory) notFound(oldStr, p string) error {
+	head, tail := "No replacement was performed, old_str `", "` did not appear verbatim in "+p+"."
+	shown, note := cutOldStr(oldStr, m.room(head, tail))
+	return Refusal(head + shown + tail + note)
+}
+
+// notUnique refuses an old_str that occurs on several lines of the file at
+// p. When both are long, old_str and the lines share the room equally.
+func (m *Memory) notUnique(oldStr, p string, lines []int) error {
+	head, mid, tail := "No replacement was performed. Multiple occurrences of old_str `", "` in lines: ", ". Please ensure it is unique"
+	room := m.room(head, mid, tail)
+	all := joinLines(lines)
+	n := utf8.RuneCountInString(oldStr)
+	lineRoom := len(all)
+	switch {
+	case n+len(all) <= room:
+	case n <= room/2:
+		lineRoom = room - n
+	case len(all) > room/2:
+		lineRoom = room / 2
+	}
+	shownLines := cutLines(lines, all, lineRoom)
+	shown, note := cutOldStr(oldStr, room-len(shownLines))
+	return Refusal(head + shown + mid + shownLines + tail + note)
+}
+
+// cutOldStr returns old_str as a failure shows it in room characters: whole
+// and no note, or its start marked with "…" and a note to end the text
+// with, which together fit in room.
+func cutOldStr(s string, room int) (shown, note string) {
+	n := utf8.RuneCountInString(s)
+	if n <= room {
+		return s, ""
+	}
+	noteOf := func(k int) string {
+		return fmt.Sprintf(" [old_str cut: only its first %s of %s characters are shown.]", formatCount(k), formatCount(n))
+	}
+	k := max(0, room-1-utf8.RuneCountInString(noteOf(n)))
+	return truncateRunes(s, k) + "…", noteOf(k)
+}
+
+// cutLines returns the list of lines (all, joined) in at most room
+// characters: whole, or the first ones and how many more there are.
+func cutLines(lines []int, all string, room int) string {
+	if len(all) <= room {
+		return all
+	}
+	more := func(n int) string {
+		if n == 1 {
+			return " … and 1 more line"
+		}
+		return " … and " + formatCount(n) + " more lines"
+	}
+	reserve := len(more(len(lines)))
+	var sb strings.Builder
+	k := 0
+	for ; k < len(lines); k++ {
+		next := strconv.Itoa(lines[k])
+		if k > 0 {
+			next = ", " + next
+		}
+		if sb.Len()+len(next)+reserve > room {
+			break
+		}
+		sb.WriteString(next)
+	}
+	return strings.TrimPrefix(sb.String()+more(len(lines)-k), " ")
+}
+
 func rangeEnd(vr *[2]int64) string {
 	if vr == nil {
 		return "-1"
@@ -371,6 +505,12 @@ func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
 		if err != nil {
 			if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
 				return nil // removed while we listed
+			}
+			if depth > 1 && ctx.Err() == nil {
+				// One subdirectory that cannot be read (an I/O error, say)
+				// does not hide the rest of the listing.
+				m.opts.Logger.WarnContext(ctx, "memtool: listing a subdirectory failed; listed without its entries", "path", prefix, "err", err)
+				return nil
 			}
 			return err
 		}
@@ -605,10 +745,10 @@ func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) 
 		text := string(old)
 		first := strings.Index(text, c.OldStr)
 		if first < 0 {
-			return nil, refusef("No replacement was performed, old_str `%s` did not appear verbatim in %s.", c.OldStr, c.Path)
+			return nil, m.notFound(c.OldStr, c.Path)
 		}
 		if strings.Count(text, c.OldStr) > 1 {
-			return nil, refusef("No replacement was performed. Multiple occurrences of old_str `%s` in lines: %s. Please ensure it is unique", c.OldStr, occurrenceLines(text, c.OldStr))
+			return nil, m.notUnique(c.OldStr, c.Path, occurrences(text, c.OldStr))
 		}
 		updated := text[:first] + c.NewStr + text[first+len(c.OldStr):]
 		if err := m.checkWriteSize(int64(len(updated))); err != nil {
@@ -635,22 +775,37 @@ func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) 
 // occurrenceLines lists the 1-based lines on which the non-overlapping
 // occurrences of sub start, each line once, ascending, joined by ", ".
 func occurrenceLines(text, sub string) string {
-	var out []string
-	line, last, pos := 1, 0, 0
+	return joinLines(occurrences(text, sub))
+}
+
+// occurrences returns the 1-based lines on which the non-overlapping
+// occurrences of sub start, each line once, ascending.
+func occurrences(text, sub string) []int {
+	var out []int
+	line, pos := 1, 0
 	for {
 		i := strings.Index(text[pos:], sub)
 		if i < 0 {
-			break
+			return out
 		}
 		line += strings.Count(text[pos:pos+i], "\n")
-		if line != last {
-			out = append(out, strconv.Itoa(line))
-			last = line
+		if len(out) == 0 || out[len(out)-1] != line {
+			out = append(out, line)
 		}
 		line += strings.Count(sub, "\n")
 		pos += i + len(sub)
 	}
-	return strings.Join(out, ", ")
+}
+
+func joinLines(lines []int) string {
+	var sb strings.Builder
+	for i, n := range lines {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(strconv.Itoa(n))
+	}
+	return sb.String()
 }
 
 func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
@@ -717,8 +872,7 @@ func (m *Memory) removeAll(ctx context.Context, name string) error {
 	if ra, ok := m.store.(RemoveAller); ok {
 		return ra.RemoveAll(ctx, name)
 	}
-	m.fallback.Lock()
-	defer m.fallback.Unlock()
+	// The fallback; the caller holds m.writes alone (see lock).
 	return removeTree(ctx, m.store, name)
 }
 
@@ -794,24 +948,43 @@ func (m *Memory) rename(ctx context.Context, c *Rename) (Result, error) {
 	return ok("Successfully renamed " + c.OldPath + " to " + c.NewPath)
 }
 
+// move renames with the store's Renamer, or else with the fallback: copy
+// the tree entry by entry, then remove the entries copied. The caller holds
+// m.writes alone (see lock), so no other change through this Memory runs
+// meanwhile (a view may see both trees). The fallback never removes what
+// it did not make or copy: if the copy fails, it removes only the entries
+// it created, deepest first; after the copy, only the source entries it
+// copied, so that an entry another process put into either tree meanwhile
+// stays, with the directories that hold it. Across processes it is not
+// atomic: another process may see both trees or part of one, and its
+// change to a file already copied is lost when that file is removed. A
+// crash, or a store failure while removing, leaves the new tree and what
+// remains of the old one.
 func (m *Memory) move(ctx context.Context, oldName, newName string) error {
 	if r, ok := m.store.(Renamer); ok {
 		return r.Rename(ctx, oldName, newName)
 	}
-	m.fallback.Lock()
-	defer m.fallback.Unlock()
-	if _, err := m.store.Stat(ctx, newName); err == nil {
-		return ErrExist
-	}
-	if err := copyTree(ctx, m.store, oldName, newName, m.opts.MaxReadSize); err != nil {
-		removeTree(context.WithoutCancel(ctx), m.store, newName)
+	var copied []string // the source names, parents first
+	err := copyTree(ctx, m.store, oldName, newName, m.opts.MaxReadSize, &copied)
+	ctx = context.WithoutCancel(ctx) // from here on, finish what was begun
+	if err != nil {
+		for i := len(copied) - 1; i >= 0; i-- {
+			m.store.Remove(ctx, newName+strings.TrimPrefix(copied[i], oldName))
+		}
 		return err
 	}
-	return removeTree(ctx, m.store, oldName)
+	for i := len(copied) - 1; i >= 0; i-- {
+		err := m.store.Remove(ctx, copied[i])
+		if err != nil && !errors.Is(err, ErrNotExist) && !errors.Is(err, ErrNotEmpty) {
+			return err
+		}
+	}
+	return nil
 }
 
-// copyTree copies the file or directory src to dst, which must not exist.
-func copyTree(ctx context.Context, s Store, src, dst string, limit int64) error {
+// copyTree copies the file or directory src to dst, which must not exist,
+// and appends to copied each source entry whose copy it created.
+func copyTree(ctx context.Context, s Store, src, dst string, limit int64, copied *[]string) error {
 	fi, err := s.Stat(ctx, src)
 	if err != nil {
 		return err
@@ -821,12 +994,13 @@ func copyTree(ctx context.Context, s Store, src, dst string, limit int64) error 
 		if err := s.Mkdir(ctx, dst); err != nil {
 			return err
 		}
+		*copied = append(*copied, src)
 		entries, err := s.ReadDir(ctx, src)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if err := copyTree(ctx, s, path.Join(src, e.Name), path.Join(dst, e.Name), limit); err != nil {
+			if err := copyTree(ctx, s, path.Join(src, e.Name), path.Join(dst, e.Name), limit, copied); err != nil {
 				return err
 			}
 		}
@@ -836,7 +1010,11 @@ func copyTree(ctx context.Context, s Store, src, dst string, limit int64) error 
 		if err != nil {
 			return err
 		}
-		return s.WriteFile(ctx, dst, data, CreateOnly)
+		if err := s.WriteFile(ctx, dst, data, CreateOnly); err != nil {
+			return err
+		}
+		*copied = append(*copied, src)
+		return nil
 	}
 	return fmt.Errorf("copy %s: %w", src, fs.ErrInvalid)
 }

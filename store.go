@@ -90,8 +90,11 @@ type Store interface {
 // nothing; the check and the move are one atomic step. Missing oldname:
 // ErrNotExist. newname is never inside oldname (callers refuse that).
 //
-// Without it, Memory copies and then removes, holding its own lock: correct
-// within one process, but neither atomic across processes nor crash-safe.
+// Without it, Memory copies and then removes, holding its own lock against
+// every other change through that Memory (views may see both trees). Across
+// processes the fallback is neither atomic nor crash-safe: it removes only
+// entries it created or copied, so another process's new entries survive,
+// but another process's edit to a file already copied is lost.
 type Renamer interface {
 	Rename(ctx context.Context, oldname, newname string) error
 }
