@@ -456,8 +456,6 @@ func keepPolicy(ctx context.Context, raw memtool.Store, want policyRecord, tenan
 		switch {
 		case errors.Is(err, errRecordChanged):
 			continue
-		case errors.Is(err, memtool.ErrReadOnly):
-			return nil // nothing can be written, so nothing can be mixed
 		case err != nil:
 			return fmt.Errorf("recording its policies: %w", err)
 		}
@@ -491,12 +489,11 @@ func writeRecord(ctx context.Context, raw memtool.Store, old []byte, found bool,
 
 // findFile looks for a file of the memory in raw (its policies' data
 // included) that is, if plain is true, unencrypted, and otherwise
-// encrypted, and returns its name or "". A file it cannot read (or that
-// went away) tells nothing and is passed over. With first, it looks at the
-// first readable file only, and a failure to walk the store is no error:
-// that is the best-effort look at a store from before records, which runs
-// on every open of a store without a record and must not make a store
-// that opened before fail.
+// encrypted, and returns its name or "". With first, it looks at the
+// first file it can read only, and a failure to walk the store is no
+// error: that is the best-effort look at a store from before records,
+// which runs on every open of a store without a record and must not make
+// a store that opened before fail.
 func findFile(ctx context.Context, raw memtool.Store, tenant string, plain, first bool) (string, error) {
 	probe, err := probeStore(raw, tenant)
 	if err != nil {

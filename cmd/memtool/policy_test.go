@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -359,5 +360,57 @@ func TestOpenRawStore(t *testing.T) {
 	}
 	if _, _, err := openRawStore(ctx, cli, &storeFlags{store: plain}); err == nil || !strings.Contains(err.Error(), "it is not encrypted") {
 		t.Errorf("a store recorded as not encrypted: %v", err)
+	}
+}
+
+// TestPolicyRecordLeavesProcessPolicies: limits, secret filtering and
+// audit are each process's own: a store opened with them records nothing,
+// and opens without them.
+func TestPolicyRecordLeavesProcessPolicies(t *testing.T) {
+	key, _ := encrypt.NewKey("k1")
+	dir := filepath.Join(t.TempDir(), "s")
+	env := policyEnv(t, `{"limits":{"max_file_size":1000},"secrets":"reject","audit":"`+filepath.Join(t.TempDir(), "audit.jsonl")+`"}`, key)
+	if _, stderr, code := runOn(t, env, dir, "create", "--text", "x", "/memories/a.md"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, recordName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a store opened with limits, secrets and audit has a policy record: %v", err)
+	}
+	if out, stderr, code := runOn(t, nil, dir, "view", "/memories/a.md"); code != 0 || !strings.Contains(out, "x") {
+		t.Errorf("without them: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// TestPolicyRecordUnknown: a record this memtool cannot read (a newer
+// version, an unknown field) refuses the open rather than being ignored.
+// Data of a policy this memtool does not know, in a store that lists it
+// (SQLite), does not stop a plain open, but stops encryption from
+// starting, which must see every file.
+func TestPolicyRecordUnknown(t *testing.T) {
+	key, _ := encrypt.NewKey("k1")
+	for record, want := range map[string]string{
+		`{"version":2,"encrypt":false,"history":false,"expiry":false}`:              "its policy record is version 2; this memtool reads version 1",
+		`{"version":1,"encrypt":false,"history":false,"expiry":false,"quota":true}`: "is not one this memtool reads (written by a newer memtool, or damaged): quota: unknown field",
+	} {
+		dir := filepath.Join(t.TempDir(), "s")
+		os.MkdirAll(dir, 0o700)
+		os.WriteFile(filepath.Join(dir, recordName), []byte(record), 0o600)
+		if _, stderr, code := runOn(t, nil, dir, "view", "/memories"); code != exitStore || !strings.Contains(stderr, want) {
+			t.Errorf("record %s: exit %d, %q; want %q", record, code, stderr, want)
+		}
+	}
+
+	db := "sqlite://" + filepath.Join(t.TempDir(), "m.db")
+	if _, stderr, code := runOn(t, nil, db, "create", "--text", "x", "/memories/a.md"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if err := openTestStore(t, db, "").Mkdir(context.Background(), ".memtool-future"); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := runOn(t, nil, db, "view", "/memories/a.md"); code != 0 || !strings.Contains(out, "x") {
+		t.Errorf("a plain open beside unknown policy data: exit %d, %q, %q", code, out, stderr)
+	}
+	if _, stderr, code := runOn(t, policyEnv(t, `{"encrypt":true}`, key), db, "view", "/memories/a.md"); code != exitStore || !strings.Contains(stderr, "the store holds .memtool-future, which this memtool does not know") {
+		t.Errorf("encryption beside unknown policy data: exit %d, %q", code, stderr)
 	}
 }
