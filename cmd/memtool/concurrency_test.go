@@ -651,69 +651,24 @@ func TestRacesUnderPolicies(t *testing.T) {
 // processes in the environment env (which names a policy and a key), and
 // reads the results through the same policy in this process.
 func racePolicy(t *testing.T, url string, env []string) {
-	kids := make([]*child, racers)
-	for i := range kids {
-		kids[i] = startChildEnv(t, env, "--store", url)
+	p := &racePool{t: t, store: openVia(t, url, env).top}
+	for range racers {
+		p.kids = append(p.kids, startChildEnv(t, env, "--store", url))
 	}
 	defer func() {
-		for _, c := range kids {
+		for _, c := range p.kids {
 			c.stop(t)
 		}
 	}()
-	// ask sends child i the lines[i] (missing or nil: none), all children
-	// at once, each child's lines one after the other, and returns the
-	// answers by child.
-	ask := func(lines [][]string) [][]answer {
-		t.Helper()
-		answers := make([][]answer, len(lines))
-		errs := make([]error, len(lines))
-		var wg sync.WaitGroup
-		for i, c := range kids[:len(lines)] {
-			wg.Go(func() {
-				for _, line := range lines[i] {
-					a, err := c.answer(line)
-					if err != nil {
-						errs[i] = err
-						return
-					}
-					answers[i] = append(answers[i], a)
-				}
-			})
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			t.Fatal(err)
-		}
-		return answers
-	}
-	one := func(line string) answer {
-		t.Helper()
-		a := ask([][]string{{line}})[0][0]
-		if a.IsError {
-			t.Fatalf("%s: %s", line, a.Text())
-		}
-		return a
-	}
-	mem := openVia(t, url, env).top
-	read := func(name string) (string, bool) {
-		data, err := mem.ReadFile(context.Background(), name, 1<<20)
-		if errors.Is(err, memtool.ErrNotExist) {
-			return "", false
-		}
-		if err != nil {
-			t.Fatalf("reading %s: %v", name, err)
-		}
-		return string(data), true
-	}
 	lines := make([][]string, racers)
 	for i := range lines {
 		lines[i] = []string{jsonLine(map[string]any{"command": "view", "path": "/memories"})}
 	}
-	ask(lines) // every child has opened the store
+	p.ask(lines) // every child has opened the store
 
 	// Edits of one file.
 	plan := editPlan{writers: racers, ops: 8}
-	one(jsonLine(createInput(editFile, plan.initial())))
+	p.one(jsonLine(createInput(editFile, plan.initial())))
 	for w := range lines {
 		lines[w] = nil
 		for j := range plan.ops {
@@ -721,7 +676,7 @@ func racePolicy(t *testing.T, url string, env []string) {
 		}
 	}
 	acked := newAcked(plan.writers, plan.ops)
-	for w, as := range ask(lines) {
+	for w, as := range p.ask(lines) {
 		for j, a := range as {
 			if a.IsError {
 				t.Errorf("edit %d.%d: %s", w, j, a.Text())
@@ -729,90 +684,166 @@ func racePolicy(t *testing.T, url string, env []string) {
 			acked[w][j] = !a.IsError
 		}
 	}
-	text, _ := read("shared.txt")
+	text, _ := p.read(editFile)
 	plan.check(t, text, acked)
 
-	// Creates onto one name.
-	const target = "/memories/c/target.txt"
-	for i := range lines {
-		lines[i] = []string{jsonLine(createInput(target, fmt.Sprintf("written by racer %d", i)))}
+	rounds := 3
+	if testing.Short() {
+		rounds = 1
 	}
-	w := oneWinner(t, firstAnswers(ask(lines)), "File created successfully at: "+target, "Error: File "+target+" already exists")
-	if got, _ := read("c/target.txt"); got != fmt.Sprintf("written by racer %d", w) {
-		t.Errorf("creates: the file holds %q, want racer %d's text", got, w)
+	for round := range rounds {
+		p.creates(round)
+		p.renames(round)
+		p.renameRacingEdits(round)
 	}
+}
 
-	// Renames onto one name.
-	r := renameRace{0}
-	for _, line := range strings.SplitAfter(r.setup(), "\n")[:racers] {
-		one(line)
+// racePool is memtool exec processes on one store, and the store as they
+// see it, opened in the test's process.
+type racePool struct {
+	t     *testing.T
+	kids  []*child
+	store memtool.Store
+}
+
+// ask sends child i the lines[i] (missing or nil: none), all children at
+// once, each child's lines one after the other, and returns the answers
+// by child.
+func (p *racePool) ask(lines [][]string) [][]answer {
+	p.t.Helper()
+	answers := make([][]answer, len(lines))
+	errs := make([]error, len(lines))
+	var wg sync.WaitGroup
+	for i, c := range p.kids[:len(lines)] {
+		wg.Go(func() {
+			for _, line := range lines[i] {
+				a, err := c.answer(line)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				answers[i] = append(answers[i], a)
+			}
+		})
 	}
-	for i, line := range r.lines() {
-		lines[i] = []string{line}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		p.t.Fatal(err)
 	}
-	w = r.winnerOf(t, firstAnswers(ask(lines)))
-	if got, _ := read("r0/to/dst.txt"); got != r.text(w) {
-		t.Errorf("renames: the destination holds %q, want the winner's %q", got, r.text(w))
+	return answers
+}
+
+// each sends every child one line, made from its index, at once, and
+// returns the answers in the children's order.
+func (p *racePool) each(line func(i int) string) []answer {
+	p.t.Helper()
+	lines := make([][]string, len(p.kids))
+	for i := range lines {
+		lines[i] = []string{line(i)}
+	}
+	var out []answer
+	for _, as := range p.ask(lines) {
+		out = append(out, as[0])
+	}
+	return out
+}
+
+// one sends the line to one child, and fails the test if it fails.
+func (p *racePool) one(line string) {
+	p.t.Helper()
+	if a := p.ask([][]string{{line}})[0][0]; a.IsError {
+		p.t.Fatalf("%s: %s", line, a.Text())
+	}
+}
+
+// read returns the text of the file at the virtual path name, and whether
+// it exists.
+func (p *racePool) read(name string) (string, bool) {
+	p.t.Helper()
+	data, err := p.store.ReadFile(context.Background(), strings.TrimPrefix(name, "/memories/"), 1<<20)
+	if errors.Is(err, memtool.ErrNotExist) {
+		return "", false
+	}
+	if err != nil {
+		p.t.Fatalf("reading %s: %v", name, err)
+	}
+	return string(data), true
+}
+
+// creates races every child creating one file.
+func (p *racePool) creates(round int) {
+	t := p.t
+	target := fmt.Sprintf("/memories/c%d/target.txt", round)
+	answers := p.each(func(i int) string { return jsonLine(createInput(target, fmt.Sprintf("written by racer %d", i))) })
+	w := oneWinner(t, answers, "File created successfully at: "+target, "Error: File "+target+" already exists")
+	if got, _ := p.read(target); got != fmt.Sprintf("written by racer %d", w) {
+		t.Errorf("round %d: creates: the file holds %q, want racer %d's text", round, got, w)
+	}
+}
+
+// renames races every child renaming its own file onto one name.
+func (p *racePool) renames(round int) {
+	t := p.t
+	r := renameRace{round}
+	for i := range racers {
+		p.one(jsonLine(createInput(r.src(i), r.text(i))))
+	}
+	w := r.winnerOf(t, p.each(func(i int) string { return r.lines()[i] }))
+	if got, _ := p.read(r.dst()); got != r.text(w) {
+		t.Errorf("round %d: renames: the destination holds %q, want the winner's %q", round, got, r.text(w))
 	}
 	for i := range racers {
-		got, ok := read(strings.TrimPrefix(r.src(i), "/memories/"))
+		got, ok := p.read(r.src(i))
 		if i == w && ok || i != w && got != r.text(i) {
-			t.Errorf("renames: source %d (winner %d) holds %q, exists %v", i, w, got, ok)
+			t.Errorf("round %d: renames: source %d (winner %d) holds %q, exists %v", round, i, w, got, ok)
 		}
 	}
+}
 
-	// A rename and a create onto one name, racing two writers' edits of
-	// the renamed file: the rename or the create wins; every acknowledged
-	// edit is in the file the edited text ended in; an edit that came
-	// after the rename finds no file.
-	const from, to = "/memories/m/f.txt", "/memories/m/g.txt"
-	mixed := editPlan{writers: 2, ops: 6}
-	one(jsonLine(createInput(from, mixed.initial())))
-	for wr := range mixed.writers {
-		lines[wr] = nil
-		for j := range mixed.ops {
-			in := mixed.input(wr, j)
+// renameRacingEdits races a rename and a create onto one name against two
+// writers' edits of the renamed file: the rename or the create wins; every
+// acknowledged edit is in the file the edited text ended in; an edit that
+// came after the rename finds no file.
+func (p *racePool) renameRacingEdits(round int) {
+	t := p.t
+	from, to := fmt.Sprintf("/memories/m%d/f.txt", round), fmt.Sprintf("/memories/m%d/g.txt", round)
+	plan := editPlan{writers: 2, ops: 6}
+	p.one(jsonLine(createInput(from, plan.initial())))
+	lines := make([][]string, racers)
+	for w := range plan.writers {
+		for j := range plan.ops {
+			in := plan.input(w, j)
 			in["path"] = from
-			lines[wr] = append(lines[wr], jsonLine(in))
+			lines[w] = append(lines[w], jsonLine(in))
 		}
 	}
 	lines[2] = []string{jsonLine(renameInput(from, to))}
 	lines[3] = []string{jsonLine(createInput(to, "created"))}
-	answers := ask(lines)
-	renamed := !answers[2][0].IsError
-	created := !answers[3][0].IsError
+	answers := p.ask(lines)
+	renamed, created := !answers[2][0].IsError, !answers[3][0].IsError
 	if renamed == created {
-		t.Fatalf("rename won %v, create won %v: want exactly one (rename: %s; create: %s)", renamed, created, answers[2][0].Text(), answers[3][0].Text())
+		t.Fatalf("round %d: rename won %v, create won %v: want exactly one (rename: %s; create: %s)", round, renamed, created, answers[2][0].Text(), answers[3][0].Text())
 	}
-	acked = newAcked(mixed.writers, mixed.ops)
-	for wr := range mixed.writers {
-		for j, a := range answers[wr] {
-			acked[wr][j] = !a.IsError
+	acked := newAcked(plan.writers, plan.ops)
+	for w := range plan.writers {
+		for j, a := range answers[w] {
+			acked[w][j] = !a.IsError
 			if a.IsError && a.Text() != "Error: The path "+from+" does not exist. Please provide a valid path." {
-				t.Errorf("edit %d.%d: %s", wr, j, a.Text())
+				t.Errorf("round %d: edit %d.%d: %s", round, w, j, a.Text())
 			}
 		}
 	}
-	lineage := "m/f.txt"
+	lineage := from
 	if renamed {
-		lineage = "m/g.txt"
-		if _, ok := read("m/f.txt"); ok {
-			t.Errorf("the renamed file is still at its old name")
+		lineage = to
+		if _, ok := p.read(from); ok {
+			t.Errorf("round %d: the renamed file is still at its old name", round)
 		}
-	} else if got, _ := read("m/g.txt"); got != "created" {
-		t.Errorf("the create won, and its file holds %q", got)
+	} else if got, _ := p.read(to); got != "created" {
+		t.Errorf("round %d: the create won, and its file holds %q", round, got)
 	}
-	text, _ = read(lineage)
-	mixed.check(t, text, acked)
-}
-
-// firstAnswers returns each child's first answer.
-func firstAnswers(byChild [][]answer) []answer {
-	var out []answer
-	for _, as := range byChild {
-		out = append(out, as[0])
-	}
-	return out
+	text, _ := p.read(lineage)
+	plan.check(t, text, acked)
 }
 
 // openVia opens the store at url as memtool does in the environment env

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -20,6 +21,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/expiry"
+	versions "github.com/memtool/memtool/history"
 )
 
 var crashSeed = flag.Uint64("crash.seed", 0, "seed of TestCrashSafety (0: pick one and log it)")
@@ -38,16 +43,63 @@ var crashSeed = flag.Uint64("crash.seed", 0, "seed of TestCrashSafety (0: pick o
 // SIGKILL ends the process, not the machine: this checks atomicity and
 // acknowledgement order, not that fsync reaches the disk.
 func TestCrashSafety(t *testing.T) {
+	kills := 40
+	if testing.Short() {
+		kills = 10
+	}
+	crashSafety(t, t.TempDir(), kills, 1, nil)
+}
+
+// TestCrashSafetyUnderPolicies is TestCrashSafety under every policy that
+// leaves the files readable on disk (history, expiry, limits, secret
+// filtering, audit), with fewer kills. It also checks what the policies
+// keep: every version history kept of a big file is whole (its checksum
+// holds), and the access index of expiry still reads.
+func TestCrashSafetyUnderPolicies(t *testing.T) {
+	kills := 8
+	if testing.Short() {
+		kills = 3
+	}
+	dir := t.TempDir()
+	key, _ := encrypt.NewKey("k1")
+	env := policyEnv(t, fmt.Sprintf(`{"history":{"max_versions":3},"expiry":true,"limits":{"max_file_size":2097152},"secrets":"reject","audit":%q}`, filepath.Join(t.TempDir(), "audit.jsonl")), key)
+	crashSafety(t, dir, kills, 4, env) // the policies make each command slower
+
+	ctx := context.Background()
+	st := openVia(t, dir, env)
+	versionsSeen := 0
+	for i := range 4 {
+		p := fmt.Sprintf("/memories/crash/f%d.txt", i)
+		vs, err := versions.Versions(ctx, st.belowHistory, p)
+		if err != nil {
+			t.Fatalf("versions of %s: %v", p, err)
+		}
+		for _, v := range vs {
+			data, err := versions.Read(ctx, st.belowHistory, p, v.N)
+			if err != nil {
+				t.Fatalf("version %d of %s: %v", v.N, p, err)
+			}
+			if snap := bigFileSnap(string(data), true); strings.HasPrefix(snap, "torn") {
+				t.Errorf("version %d of %s is %s", v.N, p, snap)
+			}
+			versionsSeen++
+		}
+	}
+	if _, err := expiry.Collect(ctx, st.belowExpiry, expiry.CollectOptions{UnusedFor: 24 * time.Hour, DryRun: true}); err != nil {
+		t.Errorf("the access index after the kills: %v", err)
+	}
+	t.Logf("%d kept versions checked", versionsSeen)
+}
+
+// crashSafety runs TestCrashSafety's kills on the store in dir, with the
+// extra environment variables env (a policy) for every memtool, and the
+// delays before the kills stretched by slow.
+func crashSafety(t *testing.T, dir string, kills, slow int, env []string) {
 	seed := *crashSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("seed %d (rerun with -crash.seed=%d)", seed, seed)
-	kills := 40
-	if testing.Short() {
-		kills = 10
-	}
-	dir := t.TempDir()
 	subjects := []subject{
 		newBigFile("f0.txt"), newBigFile("f1.txt"), newBigFile("f2.txt"), newBigFile("f3.txt"),
 		&treeSubject{model: treeModel{s: -1}},
@@ -62,9 +114,9 @@ func TestCrashSafety(t *testing.T) {
 		// Every fourth kill counts from the start of the process, so that
 		// some land while it opens and sweeps the store; the others count
 		// from its first answer, so that they land among the writes.
-		delay := time.Duration(5+rng.IntN(46)) * time.Millisecond
+		delay := time.Duration(slow*(5+rng.IntN(46))) * time.Millisecond
 		fromStart := round%4 == 0
-		crashRound(t, dir, subjects, rand.New(rand.NewPCG(seed, uint64(round)+1)), fromStart, delay, &st)
+		crashRound(t, dir, env, subjects, rand.New(rand.NewPCG(seed, uint64(round)+1)), fromStart, delay, &st)
 		if t.Failed() {
 			t.Fatalf("round %d (kill %v after the start: %v) failed; seed %d", round, delay, fromStart, seed)
 		}
@@ -107,9 +159,9 @@ func (h *history) start(s state) { h.states, h.acked = []state{s}, 0 }
 
 // crashRound runs one memtool exec, kills it after delay (counted from its
 // start, or from its first answer), and checks the store.
-func crashRound(t *testing.T, dir string, subjects []subject, rng *rand.Rand, fromStart bool, delay time.Duration, st *crashStats) {
+func crashRound(t *testing.T, dir string, env []string, subjects []subject, rng *rand.Rand, fromStart bool, delay time.Duration, st *crashStats) {
 	cmd := exec.Command(memtoolBinary(t), "exec", "--overwrite", "--store", dir)
-	cmd.Env = childEnv()
+	cmd.Env = childEnv(env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -201,8 +253,13 @@ func crashRound(t *testing.T, dir string, subjects []subject, rng *rand.Rand, fr
 	// Restart: a new memtool opens the store (and sweeps it); its view of
 	// the root must show only the subjects, and the disk no leftovers.
 	st.leftovers += countLeftovers(t, dir)
-	lines := decodeLines(t, execMemtool(t, jsonLine(map[string]any{"command": "view", "path": "/memories"}), "--store", dir))
-	if view := lines[0][0]; view.IsError || strings.Contains(view.Text(), ".memtool") {
+	restart := startChildEnv(t, env, "--store", dir)
+	view, err := restart.answer(jsonLine(map[string]any{"command": "view", "path": "/memories"}))
+	restart.stop(t)
+	if err != nil || restart.stderr.Len() > 0 {
+		t.Fatalf("memtool exec after a kill: %v\nstderr:\n%s", err, restart.stderr)
+	}
+	if view.IsError || strings.Contains(view.Text(), ".memtool") {
 		t.Errorf("view /memories after a kill: %s", view.Content)
 	}
 	if n := countLeftovers(t, dir); n > 0 {
@@ -248,7 +305,10 @@ func countLeftovers(t *testing.T, dir string) int {
 		if err != nil {
 			return err
 		}
-		if strings.HasPrefix(d.Name(), ".memtool-") {
+		// The file store's temp files and trash; the policies' own
+		// entries (.memtool-history, .memtool-expiry*) and the policy
+		// record are no leftovers.
+		if strings.HasPrefix(d.Name(), ".memtool-tmp-") || strings.HasPrefix(d.Name(), ".memtool-trash-") {
 			n++
 			if d.IsDir() {
 				return fs.SkipDir
