@@ -195,7 +195,7 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 		fmt.Fprintf(env.stderr, "memtool migrate"+m.label()+": "+format+"\n", args...)
 		return code
 	}
-	srcRec, _, _, err := readRecord(ctx, m.src)
+	srcRec, _, srcFound, err := readRecord(ctx, m.src)
 	if err != nil {
 		return fail(exitStore, "--from: %v", err)
 	}
@@ -207,6 +207,13 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 	}
 	m.record, m.dstLayer = srcRec, m.dst
 	if turnOn != nil {
+		// A store encrypted before records existed must get its record
+		// first, or the copy would record policies without encryption.
+		if !srcFound {
+			if name, _ := findFile(ctx, m.src, m.tenant, false, true); name != "" {
+				return fail(exitFailed, "the source's files are encrypted (such as %s), but it has no policy record; open it once with its encryption policy, then migrate", shownName(name))
+			}
+		}
 		want := turnOn.record()
 		if miss := srcRec.missing(want); len(miss) > 0 {
 			return fail(exitUsage, "the source records policies that --to-policy lacks, and migrate does not drop a policy: %s", strings.Join(miss, "; "))
@@ -219,7 +226,7 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 			if name, err := findFile(ctx, m.src, m.tenant, false, false); err != nil {
 				return fail(exitFailed, "reading the source: %v", err)
 			} else if name != "" {
-				return fail(exitFailed, "the source's file %s is encrypted already, but the source records no encryption; open it once with its encryption policy, then migrate without encrypt in --to-policy", shownName(name))
+				return fail(exitFailed, "the source's file %s is encrypted already, but the source records no encryption", shownName(name))
 			}
 			keys, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
 			if err != nil {

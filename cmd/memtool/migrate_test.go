@@ -17,6 +17,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -380,6 +381,35 @@ func TestMigrateToPolicy(t *testing.T) {
 	}
 	if _, stderr, code := runMemtoolEnv(t, sealed[1:], "migrate", "--from", dst, "--to", filepath.Join(tmp, "y"), "--to-policy", policyFile); code != 0 {
 		t.Errorf("--to-policy with the source's own policies: exit %d, %s", code, stderr)
+	}
+
+	// Files encrypted already, where the source records no encryption (a
+	// store from before records, or one file put there around memtool),
+	// are not taken for plaintext.
+	ctx := context.Background()
+	legacy, mixed := filepath.Join(tmp, "legacy"), filepath.Join(tmp, "mixed")
+	if _, stderr, code := runOn(t, policyEnv(t, `{"history":{}}`, key), mixed, "create", "--text", "plain", "/memories/a.md"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, dir := range []string{legacy, mixed} {
+		fs, err := filestore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, _ := encrypt.New(fs, []encrypt.Key{key}, nil)
+		if err := enc.WriteFile(ctx, "sealed.md", []byte("sealed"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+		fs.Close()
+	}
+	for dir, want := range map[string]string{
+		legacy: "the source's files are encrypted (such as /memories/sealed.md), but it has no policy record",
+		mixed:  "the source's file /memories/sealed.md is encrypted already, but the source records no encryption",
+	} {
+		out, stderr, code := runMemtoolEnv(t, sealed[1:], "migrate", "--from", dir, "--to", dir+"-copy", "--to-policy", policyFile)
+		if code != exitFailed || !strings.Contains(stderr, want) {
+			t.Errorf("migrate --to-policy from %s: exit %d, %q, %q; want %q", filepath.Base(dir), code, out, stderr, want)
+		}
 	}
 }
 
