@@ -17,7 +17,6 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/expiry"
-	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -386,21 +385,12 @@ func TestMigrateToPolicy(t *testing.T) {
 	// Files encrypted already, where the source records no encryption (a
 	// store from before records, or one file put there around memtool),
 	// are not taken for plaintext.
-	ctx := context.Background()
 	legacy, mixed := filepath.Join(tmp, "legacy"), filepath.Join(tmp, "mixed")
 	if _, stderr, code := runOn(t, policyEnv(t, `{"history":{}}`, key), mixed, "create", "--text", "plain", "/memories/a.md"); code != 0 {
 		t.Fatal(stderr)
 	}
 	for _, dir := range []string{legacy, mixed} {
-		fs, err := filestore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		enc, _ := encrypt.New(fs, []encrypt.Key{key}, nil)
-		if err := enc.WriteFile(ctx, "sealed.md", []byte("sealed"), memtool.CreateOnly); err != nil {
-			t.Fatal(err)
-		}
-		fs.Close()
+		writeSealed(t, dir, key, "sealed.md", "sealed")
 	}
 	for dir, want := range map[string]string{
 		legacy: "the source's files are encrypted (such as /memories/sealed.md), but it has no policy record",

@@ -270,18 +270,9 @@ func TestPolicyRecordHistoryExpiry(t *testing.T) {
 // without the policy, by a look at its first file, and gets its record at
 // the first open with the policy.
 func TestPolicyRecordLegacyStore(t *testing.T) {
-	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "memories")
 	key, _ := encrypt.NewKey("k1")
-	fs, err := filestore.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := encrypt.New(fs, []encrypt.Key{key}, nil)
-	if err := s.WriteFile(ctx, "a.md", []byte("old secret"), memtool.CreateOnly); err != nil {
-		t.Fatal(err)
-	}
-	fs.Close()
+	writeSealed(t, dir, key, "a.md", "old secret")
 	if _, stderr, code := runMemtoolEnv(t, nil, "create", "--store", dir, "--text", "CANARY", "/memories/b.md"); code != exitStore || !strings.Contains(stderr, "its files are encrypted (such as /memories/a.md)") {
 		t.Errorf("no policy on an encrypted store without a record: exit %d, %s", code, stderr)
 	}
@@ -293,6 +284,22 @@ func TestPolicyRecordLegacyStore(t *testing.T) {
 	}
 	if rec := readDisk(t, filepath.Join(dir, recordName)); !strings.Contains(rec, `"encrypt":true`) {
 		t.Errorf("record after the first open with the policy: %s", rec)
+	}
+}
+
+// writeSealed writes the file name of the directory store in dir
+// encrypted with key, through package encrypt alone: no policy record is
+// written, as in a store from before records.
+func writeSealed(t *testing.T, dir string, key encrypt.Key, name, text string) {
+	t.Helper()
+	fs, err := filestore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	s, _ := encrypt.New(fs, []encrypt.Key{key}, nil)
+	if err := s.WriteFile(context.Background(), name, []byte(text), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
 	}
 }
 
