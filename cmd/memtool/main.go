@@ -14,6 +14,10 @@ import (
 )
 
 func main() {
+	// A write to a closed stdout (memtool exec | head -1) then fails with
+	// EPIPE, which the commands report (exit status 4), instead of killing
+	// the process with SIGPIPE.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
