@@ -32,10 +32,9 @@
 //   - A write waits for the file's write lock, held by another write of
 //     this store, another connection or another process (a sqlite3 shell
 //     left in BEGIN IMMEDIATE), no longer than Options.BusyTimeout
-//     (DefaultBusyTimeout unless set), counted from the start of the
-//     method. Past it the method fails with an error wrapping
-//     memtool.ErrBusy and has changed nothing. A cancelled context ends
-//     the wait at once, with the context's error.
+//     (DefaultBusyTimeout unless set) in all. Past it the method fails with
+//     an error wrapping memtool.ErrBusy and has changed nothing. A
+//     cancelled context ends the wait at once, with the context's error.
 //   - Readers do not wait for writers (WAL). Opening an existing file
 //     takes no write lock, so a store opens and reads while another process
 //     holds the lock. Only a connection in SQLite's exclusive locking mode

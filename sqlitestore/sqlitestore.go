@@ -74,9 +74,9 @@ var (
 
 // Options configures a Store. nil, or a zero field, means the default.
 type Options struct {
-	// BusyTimeout bounds every wait for the database's write lock while
-	// another connection or process holds it, counted from the start of the
-	// method: past it the method fails with an error wrapping
+	// BusyTimeout bounds a write's whole wait for the database's write
+	// lock, held by another write of the store, another connection or
+	// another process: past it the method fails with an error wrapping
 	// memtool.ErrBusy and changes nothing. Reads wait for it only in the
 	// rare cases a writer shuts them out (see the package doc). Default:
 	// DefaultBusyTimeout.
