@@ -95,12 +95,12 @@
 // (ToolOptions.Turn, set to the runner's LastMessage): when a call
 // arrives, the Tool reads the runner's last assistant message, lists its
 // memory calls as the runner does (those after the last "fallback" block),
-// finds the call among them by its input, encoded as the runner encodes
-// it, and waits until every earlier overlapping call of the turn has run.
-// A call that is not in that message runs at once, and releases the calls
-// that wait, so that nothing waits for a call that will not come; a
-// cancelled context also ends the wait, and the call then reports that it
-// was not run. Calls with identical input are told apart by the order in
+// finds the call among them by its input (compared as decoded JSON, so
+// key order and spacing do not matter), and waits until every earlier
+// overlapping call of the turn has run. A call that is not in that message
+// runs at once, and releases the calls that wait, so that nothing waits
+// for a call that will not come; a cancelled context also ends the wait,
+// and the call then reports that it was not run. Calls with identical input are told apart by the order in
 // which they arrive, so among those, which tool_use id gets which result
 // is not kept (Call.ID is "" for them). To get the same order with a
 // runner you build yourself, set ToolOptions.Turn to its LastMessage.

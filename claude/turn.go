@@ -97,17 +97,28 @@ func (t *Tool) runTurn(ctx context.Context, calls []pendingCall) []memtool.Resul
 
 // runnerTurn builds the turn of an assistant message as the SDK's tool
 // runner will run it: the memory tool_use blocks after the last "fallback"
-// block, each with its input encoded as the runner encodes it for Execute.
+// block, each with its input in canonical form.
 func runnerTurn(msg *anthropic.BetaMessage) *turn {
 	var calls []pendingCall
 	for _, block := range betaMemoryCalls(msg) {
-		input, err := json.Marshal(block.AsToolUse().Input)
-		if err != nil {
-			continue
-		}
-		calls = append(calls, pendingCall{id: block.ID, input: input})
+		calls = append(calls, pendingCall{id: block.ID, input: canonical(block.Input)})
 	}
 	return newTurn(calls)
+}
+
+// canonical returns input as the SDK runner passes it to Execute: decoded
+// into Go values and encoded again, so keys are sorted and space is gone.
+// Inputs that mean the same compare equal in this form.
+func canonical(input json.RawMessage) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(input, &v); err != nil {
+		return input
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return input
+	}
+	return out
 }
 
 // betaMemoryCalls returns the memory tool_use blocks of msg that the SDK
@@ -149,6 +160,7 @@ func (t *Tool) claim(input json.RawMessage) (*turn, int) {
 		}
 		t.turn, t.turnMsg = runnerTurn(msg), msg
 	}
+	input = canonical(input)
 	if i := t.turn.take(input); i >= 0 {
 		return t.turn, i
 	}
