@@ -63,3 +63,26 @@ func TestRunRefusesBadNumbers(t *testing.T) {
 		t.Errorf("refused flags sent %d requests", n)
 	}
 }
+
+// memtool chat takes the same flags: a stalled API ends the turn with the
+// timeout message, and the chat's exit status says a turn failed.
+func TestChatTimeout(t *testing.T) {
+	srv := claudetest.NewServer(claudetest.Turn{Text: "Thinking", Hang: true})
+	defer srv.Close()
+	// The deadline only ends a hung child; it asserts nothing about speed.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, memtoolBinary(t), "chat", "--store", t.TempDir(), "--timeout", "1s", "--retries", "0")
+	cmd.Env = apiEnv(srv)
+	cmd.Stdin = strings.NewReader("hello\n")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	cmd.Run()
+	checkNoRace(t, errOut.String())
+	if ctx.Err() != nil {
+		t.Fatalf("memtool chat hung past --timeout; stderr %q", errOut.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitAPI || !strings.Contains(errOut.String(), "memtool chat: timed out: no answer from the Claude API within --timeout") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
