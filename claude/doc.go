@@ -48,8 +48,7 @@
 // streamed reply included; a stalled API fails the step with
 // context.DeadlineExceeded. WithMaxRetries sets how many more attempts a
 // failed request gets; a streamed reply that has started is not tried
-// again. Without them the client's settings hold: the SDK retries twice
-// and sets no timeout on a streamed reply.
+// again. Without them the client's own settings hold.
 //
 // # Your own loop
 //
