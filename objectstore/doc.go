@@ -66,8 +66,8 @@
 //     as it is.
 //   - An edit never lands on both names: until the rename has deleted the
 //     source, its copy carries the metadata memtool-moving-from, and an
-//     edit of the copy is refused (memtool.ErrBusy, with a text that says
-//     why). The rename then writes the copy again, marked done.
+//     edit or a rename of the copy is refused (memtool.ErrBusy, with a text
+//     that says why). The rename then writes the copy again, marked done.
 //   - A file or directory created in a directory while it is being renamed
 //     ends in the moved tree, or its create fails with ErrNotExist, having
 //     changed nothing (memtool.Memory then makes the directory again and
@@ -87,15 +87,16 @@
 //   - A rename is not one atomic step. A reader in between may see the
 //     file at both names, or part of a directory at each; a crash in
 //     between leaves both, and nothing is lost. If the crash came after
-//     the source was deleted, the first edit of the copy finishes the
-//     rename; if before, edits of the copy are refused until one of the
-//     two is deleted.
+//     the source was deleted, the first edit or rename of the copy
+//     finishes the rename; if before, they are refused until one of the
+//     two files is deleted.
 //   - If, while a rename runs, the source is edited and its copy replaced
 //     by an unconditional write (WriteFile with Replace), both stay, and
 //     the rename fails with a refusal that says so.
 //   - A directory rename whose files keep changing moves all but those, and
 //     fails with a refusal that names the files still under the old name,
-//     in their directory.
+//     in their directory. So does one that cannot move a file created in
+//     the source while it ran (its name was taken in the destination).
 //   - If another process makes the old directory again while a rename
 //     finishes (Memory does, for a create in it), a file created in the
 //     old directory just before can stay there instead of moving.

@@ -170,22 +170,30 @@ func TestS3RenameGivesUpOnFileThatKeepsChanging(t *testing.T) {
 	}
 }
 
-// The copy is not edited while its source is there: an edit of the new
-// name in the middle of a rename is refused with ErrBusy, and changes
-// nothing.
-func TestS3RenameCopyRefusesEditsUntilDone(t *testing.T) {
+// The copy is not changed while its source is there: an edit or a
+// rename of the new name in the middle of a rename is refused with
+// ErrBusy, and changes nothing.
+func TestS3RenameCopyRefusesChangesUntilDone(t *testing.T) {
+	var editErr, renameErr error
 	il := &interleaving{method: http.MethodDelete, suffix: "/f/old.txt", act: func(theirs memtool.Store) error {
-		return appendText(theirs, "new.txt", " edited")
+		editErr = appendText(theirs, "new.txt", " edited")
+		renameErr = theirs.(memtool.Renamer).Rename(context.Background(), "new.txt", "other.txt")
+		return nil
 	}}
 	mine, err := renameDuring(t, il, "old.txt", "new.txt", v1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := il.err(t); !errors.Is(err, memtool.ErrBusy) {
-		t.Errorf("editing the copy during the rename: %v, want ErrBusy", err)
+	if err := il.err(t); err != nil {
+		t.Fatal(err)
 	}
-	if got := content(t, mine, "new.txt"); got != "v1" {
-		t.Errorf("new.txt holds %q", got)
+	if !errors.Is(editErr, memtool.ErrBusy) || !errors.Is(renameErr, memtool.ErrBusy) {
+		t.Errorf("editing the copy during the rename: %v; renaming it: %v; want ErrBusy for both", editErr, renameErr)
+	}
+	for name, want := range map[string]string{"old.txt": "(missing)", "new.txt": "v1", "other.txt": "(missing)"} {
+		if got := content(t, mine, name); got != want {
+			t.Errorf("%s holds %q, want %q", name, got, want)
+		}
 	}
 	if err := appendText(il.theirs, "new.txt", " edited"); err != nil {
 		t.Errorf("editing new.txt after the rename: %v", err)
@@ -326,6 +334,34 @@ func TestS3DirRenameLeavesFileThatKeepsChanging(t *testing.T) {
 	}
 	if fi, err := mine.Stat(ctx, "old"); err != nil || !fi.IsDir() {
 		t.Errorf("old is %v, %v; want the directory holding a.txt", fi, err)
+	}
+}
+
+// A file created in the source while a directory rename runs, whose name
+// another process takes in the destination meanwhile, stays in the source
+// (made a directory again), and the rename names it.
+func TestS3DirRenameLeavesCreateItCannotMove(t *testing.T) {
+	ctx := context.Background()
+	il := &interleaving{method: http.MethodDelete, suffix: "/f/old/a.txt", act: func(theirs memtool.Store) error {
+		return errors.Join(
+			theirs.WriteFile(ctx, "old/late.txt", []byte("late in old"), memtool.CreateOnly),
+			theirs.WriteFile(ctx, "new/late.txt", []byte("late in new"), memtool.CreateOnly))
+	}}
+	mine, err := renameDuring(t, il, "old", "new", map[string]string{"old/a.txt": "a"})
+	var ref memtool.Refusal
+	if !errors.As(err, &ref) || !strings.Contains(string(ref), "/memories/old/late.txt") {
+		t.Fatalf("Rename: %v, want a refusal naming /memories/old/late.txt", err)
+	}
+	if err := il.err(t); err != nil {
+		t.Fatalf("the creates: %v", err)
+	}
+	for name, want := range map[string]string{"old/late.txt": "late in old", "new/late.txt": "late in new", "new/a.txt": "a", "old/a.txt": "(missing)"} {
+		if got := content(t, mine, name); got != want {
+			t.Errorf("%s holds %q, want %q", name, got, want)
+		}
+	}
+	if fi, err := mine.Stat(ctx, "old"); err != nil || !fi.IsDir() {
+		t.Errorf("old is %v, %v; want the directory holding late.txt", fi, err)
 	}
 }
 

@@ -49,8 +49,12 @@ func (s *Store) updateS3(ctx context.Context, name string, limit int64, fn func(
 		if err != nil {
 			return blobErr(ctx, "update", name, err)
 		}
-		if from := out.Metadata[movingFrom]; from != "" && from != committed {
-			if err := s.commitCopy(ctx, name, from, aws.ToString(out.ETag), old); err != nil {
+		if from := pending(out.Metadata); from != "" {
+			err := s.bk.commitCopy(ctx, key, from, aws.ToString(out.ETag), old)
+			if errors.Is(err, errRenaming) {
+				return s.renaming(name)
+			}
+			if err != nil {
 				return blobErr(ctx, "update", name, err)
 			}
 			continue
@@ -92,26 +96,45 @@ const (
 // committedMeta is the metadata of a copy whose rename is done.
 func committedMeta() map[string]string { return map[string]string{movingFrom: committed} }
 
-// commitCopy is called by an edit that found the copy of a rename (the
-// object at name, ETag etag, content data, whose source is the key
-// escaped in from). While the source is there the rename is running (or
-// was interrupted before deleting it), and the edit is refused. Once the
-// source is gone, the rename was interrupted (or is about to finish) after
-// deleting it: the copy is the file, and commitCopy commits it, as the
-// rename would have.
-func (s *Store) commitCopy(ctx context.Context, name, from, etag string, data []byte) error {
-	src, err := url.PathUnescape(from)
-	if err != nil || !strings.HasPrefix(src, s.bk.prefix) {
-		return fmt.Errorf("object %s: invalid %s metadata %q", s.fileKey(name), movingFrom, from)
+// pending returns the source a rename's copy names in its metadata until
+// the rename is done, else "".
+func pending(meta map[string]string) string {
+	if from := meta[movingFrom]; from != committed {
+		return from
 	}
-	ok, err := s.bk.b.Exists(ctx, src)
+	return ""
+}
+
+// errRenaming: the object is the copy of a rename whose source is still
+// there.
+var errRenaming = errors.New("the copy of an unfinished rename")
+
+// renaming is the refusal of a change to the file name, the copy of a
+// rename whose source is still there.
+func (s *Store) renaming(name string) error {
+	return errors.Join(memtool.ErrBusy, memtool.Refusal(fmt.Sprintf("The file %s is the new copy of a rename that has not finished (it is running in another process, or was interrupted): it cannot be changed or renamed until the rename deletes the old copy. Try again; if this persists, the rename was interrupted: view both files and delete one.", memtool.VirtualPath(name))))
+}
+
+// commitCopy is called by a change that found the copy of a rename (the
+// object at key, ETag etag, content data, whose source is the key escaped
+// in from). While the source is there the rename is running (or was
+// interrupted before deleting it): errRenaming. Once the source is gone,
+// the rename was interrupted (or is about to finish) after deleting it:
+// the copy is the file, and commitCopy commits it, as the rename would
+// have.
+func (bk *bucket) commitCopy(ctx context.Context, key, from, etag string, data []byte) error {
+	src, err := url.PathUnescape(from)
+	if err != nil || !strings.HasPrefix(src, bk.prefix) {
+		return fmt.Errorf("object %s: invalid %s metadata %q", key, movingFrom, from)
+	}
+	ok, err := bk.b.Exists(ctx, src)
 	if err != nil {
 		return err
 	}
 	if ok {
-		return errors.Join(memtool.ErrBusy, memtool.Refusal(fmt.Sprintf("The file %s is the new copy of a rename that has not finished (it is running in another process, or was interrupted): it cannot be edited until the rename deletes the old copy. Try again; if this persists, the rename was interrupted: view both files and delete one.", memtool.VirtualPath(name))))
+		return errRenaming
 	}
-	_, err = s.bk.s3put(ctx, s.fileKey(name), data, etag, committedMeta())
+	_, err = bk.s3put(ctx, key, data, etag, committedMeta())
 	if isNoSuchKey(err) || isPrecondition(err) {
 		// Another process committed, moved or removed it: read it again.
 		return nil

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/memtool/memtool"
 )
@@ -58,17 +62,33 @@ var (
 const stragglerPasses = 4
 
 // copyObject reads src and writes its content at dst, which must not
-// exist: 412 from S3 if it does.
+// exist: 412 from S3 if it does. A source that is itself the copy of an
+// unfinished rename is not copied (errRenaming) unless that rename's
+// source is gone (commitCopy).
 func (bk *bucket) copyObject(ctx context.Context, src, dst string) (*move, error) {
-	data, etag, err := bk.s3get(ctx, src)
-	if err != nil {
-		return nil, err
+	for {
+		out, err := bk.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bk.s3name), Key: aws.String(src)})
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(out.Body)
+		out.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		etag := aws.ToString(out.ETag)
+		if from := pending(out.Metadata); from != "" {
+			if err := bk.commitCopy(ctx, src, from, etag, data); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		m := &move{src: src, srcETag: etag, dst: dst, data: data}
+		if m.dstETag, err = bk.s3put(ctx, dst, data, ifAbsent, m.meta()); err != nil {
+			return nil, err
+		}
+		return m, nil
 	}
-	m := &move{src: src, srcETag: etag, dst: dst, data: data}
-	if m.dstETag, err = bk.s3put(ctx, dst, data, ifAbsent, m.meta()); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // finishMove deletes the source of m on the ETag it was copied from, then
@@ -141,6 +161,8 @@ func bothKept(oldname, newname string) error {
 func (s *Store) renameFileS3(ctx context.Context, oldname, newname string) error {
 	m, err := s.bk.copyObject(ctx, s.fileKey(oldname), s.fileKey(newname))
 	switch {
+	case errors.Is(err, errRenaming):
+		return s.renaming(oldname)
 	case isNoSuchKey(err):
 		return pathErr("rename", oldname, memtool.ErrNotExist)
 	case isPrecondition(err):
@@ -274,6 +296,8 @@ func (s *Store) copyAll(ctx context.Context, keys []string, from, to string) ([]
 	for _, key := range keys {
 		m, err := s.bk.copyObject(ctx, key, to+strings.TrimPrefix(key, from))
 		switch {
+		case errors.Is(err, errRenaming):
+			return moves, s.renaming(strings.TrimPrefix(key, s.root))
 		case isNoSuchKey(err):
 			continue
 		case isPrecondition(err):
@@ -334,7 +358,7 @@ func (s *Store) leftBehind(oldname, newname string, keys []string) error {
 			names = append(names, memtool.VirtualPath(strings.TrimPrefix(k, s.root)))
 		}
 	}
-	return memtool.Refusal(fmt.Sprintf("%s was renamed to %s except for files that other processes kept changing meanwhile, which are still under %s: %s. View both directories.", memtool.VirtualPath(oldname), memtool.VirtualPath(newname), memtool.VirtualPath(oldname), strings.Join(names, ", ")))
+	return memtool.Refusal(fmt.Sprintf("%s was renamed to %s except for files it could not move (other processes kept changing them, or took their names in %s, or the storage failed), which are still under %s: %s. View both directories.", memtool.VirtualPath(oldname), memtool.VirtualPath(newname), memtool.VirtualPath(newname), memtool.VirtualPath(oldname), strings.Join(names, ", ")))
 }
 
 // undoMoves deletes the copies of moves whose sources are all still there.
