@@ -79,8 +79,10 @@
 //   - A file created in the destination while a directory is renamed into
 //     it is never overwritten: the rename fails with ErrExist and deletes
 //     only what it wrote.
-//   - No rename deletes anything but a source on the ETag it copied, or an
-//     object it wrote itself, on that object's ETag.
+//   - No rename deletes anything but a source (a file, or a directory's
+//     marker) on the ETag it read before copying it, or an object it wrote
+//     itself, on that object's ETag; a create deletes nothing but its own
+//     object, on its ETag.
 //
 // What is weaker:
 //

@@ -223,31 +223,41 @@ func TestS3RenameKeepsBothWhenBothChange(t *testing.T) {
 }
 
 // A copy left by a rename interrupted after it deleted the source is the
-// file: the first edit commits it and goes on.
-func TestS3EditCommitsCopyOfInterruptedRename(t *testing.T) {
+// file: the first edit, or rename, of it commits it and goes on.
+func TestS3ChangeCommitsCopyOfInterruptedRename(t *testing.T) {
 	ctx := context.Background()
 	srv := startS3(t)
 	name := srv.newBucket(t)
 	s := srv.open(t, name, nil)
 	write(t, s, "seed.txt", "") // the store's first use
-	_, err := srv.Client().PutObject(ctx, &s3.PutObjectInput{
-		Bucket:   aws.String(name),
-		Key:      aws.String("f/new.txt"),
-		Body:     strings.NewReader("v1"),
-		Metadata: map[string]string{"memtool-moving-from": "f%2Fold.txt"},
-	})
-	if err != nil {
+	for _, key := range []string{"f/edited.txt", "f/renamed.txt"} {
+		_, err := srv.Client().PutObject(ctx, &s3.PutObjectInput{
+			Bucket:   aws.String(name),
+			Key:      aws.String(key),
+			Body:     strings.NewReader("v1"),
+			Metadata: map[string]string{"memtool-moving-from": "f%2Fgone.txt"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := appendText(s, "edited.txt", " edited"); err != nil {
 		t.Fatal(err)
 	}
-	if err := appendText(s, "new.txt", " edited"); err != nil {
+	if err := s.Rename(ctx, "renamed.txt", "moved.txt"); err != nil {
 		t.Fatal(err)
 	}
-	if got := content(t, s, "new.txt"); got != "v1 edited" {
-		t.Errorf("new.txt holds %q", got)
+	if err := appendText(s, "moved.txt", " edited"); err != nil {
+		t.Fatal(err)
 	}
-	out, err := srv.Client().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(name), Key: aws.String("f/new.txt")})
+	for name, want := range map[string]string{"edited.txt": "v1 edited", "renamed.txt": "(missing)", "moved.txt": "v1 edited"} {
+		if got := content(t, s, name); got != want {
+			t.Errorf("%s holds %q, want %q", name, got, want)
+		}
+	}
+	out, err := srv.Client().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(name), Key: aws.String("f/edited.txt")})
 	if err != nil || out.Metadata["memtool-moving-from"] != "-" {
-		t.Errorf("new.txt after the edit has metadata %v, %v; want the rename committed", out.Metadata, err)
+		t.Errorf("edited.txt after the edit has metadata %v, %v; want the rename committed", out.Metadata, err)
 	}
 }
 
