@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strconv"
@@ -57,7 +58,7 @@ func (m *Memory) create(ctx context.Context, c *Create) (Result, error) {
 		if err == nil {
 			return done()
 		}
-		m.removeCreated(ctx, created)
+		removeCreated(ctx, m.store, created)
 		switch {
 		case errors.Is(err, ErrExist):
 			return Result{}, refusef("File %s already exists", c.Path)
@@ -77,50 +78,15 @@ func (m *Memory) checkWriteSize(n int64) error {
 	return nil
 }
 
-// mkdirAll creates dir and its missing parents, returning the directories it
-// created, deepest last, so that a failed command can remove them again.
+// mkdirAll creates dir and its missing parents with MkdirAll, and refuses
+// a path with a file in the way.
 func (m *Memory) mkdirAll(ctx context.Context, p, dir string) ([]string, error) {
-	if dir == "." || dir == "" {
-		return nil, nil
+	created, err := MkdirAll(ctx, m.store, dir)
+	var pe *fs.PathError
+	if errors.Is(err, ErrNotDir) && errors.As(err, &pe) {
+		return nil, refusef("The path %s cannot be created: %s is a file, not a directory", p, VirtualPath(pe.Path))
 	}
-	var created []string
-	parts := strings.Split(dir, "/")
-	for i := range parts {
-		d := strings.Join(parts[:i+1], "/")
-		err := m.store.Mkdir(ctx, d)
-		if err == nil {
-			created = append(created, d)
-			continue
-		}
-		if errors.Is(err, ErrExist) {
-			fi, serr := m.store.Stat(ctx, d)
-			if serr == nil && fi.IsDir() {
-				continue
-			}
-			if serr == nil || errors.Is(serr, ErrNotExist) {
-				err = ErrNotDir
-			} else {
-				err = serr
-			}
-		}
-		m.removeCreated(ctx, created)
-		if errors.Is(err, ErrNotDir) {
-			return nil, refusef("The path %s cannot be created: %s is a file, not a directory", p, VirtualPath(d))
-		}
-		return nil, err
-	}
-	return created, nil
-}
-
-// removeCreated removes directories that a failed command created, if they
-// are still empty (a concurrent command may have put something there).
-func (m *Memory) removeCreated(ctx context.Context, created []string) {
-	ctx = context.WithoutCancel(ctx)
-	for i := len(created) - 1; i >= 0; i-- {
-		if err := m.store.Remove(ctx, created[i]); err != nil {
-			return
-		}
-	}
+	return created, err
 }
 
 // editTarget checks the path of an edit and that a regular file is there.

@@ -3,7 +3,6 @@ package memtool
 import (
 	"context"
 	"errors"
-	"path"
 )
 
 func (m *Memory) delete(ctx context.Context, c *Delete) (Result, error) {
@@ -24,7 +23,7 @@ func (m *Memory) delete(ctx context.Context, c *Delete) (Result, error) {
 		return Result{}, refusef("The path %s is not a directory", c.Path)
 	}
 	if fi.IsDir() {
-		err = m.removeAll(ctx, name)
+		err = RemoveAll(ctx, m.store, name) // without RemoveAller, m.writes is held alone (see lock)
 	} else {
 		err = m.store.Remove(ctx, name)
 	}
@@ -35,32 +34,4 @@ func (m *Memory) delete(ctx context.Context, c *Delete) (Result, error) {
 		return Result{}, err
 	}
 	return success("Successfully deleted " + c.Path)
-}
-
-func (m *Memory) removeAll(ctx context.Context, name string) error {
-	if ra, ok := m.store.(RemoveAller); ok {
-		return ra.RemoveAll(ctx, name)
-	}
-	// The fallback; the caller holds m.writes alone (see lock).
-	return removeTree(ctx, m.store, name)
-}
-
-// removeTree removes name and everything below it, deepest first.
-func removeTree(ctx context.Context, s Store, name string) error {
-	fi, err := s.Stat(ctx, name)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		entries, err := s.ReadDir(ctx, name)
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if err := removeTree(ctx, s, path.Join(name, e.Name)); err != nil && !errors.Is(err, ErrNotExist) {
-				return err
-			}
-		}
-	}
-	return s.Remove(ctx, name)
 }
