@@ -14,9 +14,10 @@ import (
 // are Memory's own fallbacks; a policy or tool that needs a tree walked,
 // made, removed, copied or moved uses them rather than a copy of its own.
 //
-// Entries that another goroutine or process removes while a helper runs
-// are taken as gone, not as failures; the name a helper was given must
-// exist when it starts (else ErrNotExist).
+// Walk and RemoveAll take entries that another goroutine or process
+// removes while they run as gone, not as failures; Copy and Move fail on
+// them and undo their copies. Walk, RemoveAll, Copy and Move fail with
+// ErrNotExist if the name they start from is missing.
 
 // Walk calls fn for name and then for everything below it, parents before
 // their entries, entries in the order ReadDir returns them. fn receives

@@ -260,6 +260,9 @@ func TestCopy(t *testing.T) {
 		t.Errorf("Copy onto an existing tree = %v, want ErrExist", err)
 	}
 	wantNames(t, s, "d/", "d/a", "d/sub/", "d/sub/b", "x/", "x/d/", "x/d/a", "x/d/sub/", "x/d/sub/b")
+	if err := memtool.Copy(ctx, s, "nope", "x/nope", 1<<20); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("Copy of a missing name = %v, want ErrNotExist", err)
+	}
 	if err := memtool.Copy(ctx, s, "d", "d/sub/d", 1<<20); !errors.Is(err, fs.ErrInvalid) {
 		t.Errorf("Copy into itself = %v, want ErrInvalid", err)
 	}
@@ -278,6 +281,9 @@ func TestMove(t *testing.T) {
 	s, inner := newTree(t, "d/", "d/a", "d/sub/", "d/sub/b")
 	must(t, memtool.Move(ctx, s, "d", "m", 1<<20))
 	wantNames(t, s, "m/", "m/a", "m/sub/", "m/sub/b")
+	if err := memtool.Move(ctx, s, "nope", "x", 1<<20); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("Move of a missing name = %v, want ErrNotExist", err)
+	}
 	if err := memtool.Move(ctx, s, "m", "m/sub/m", 1<<20); !errors.Is(err, fs.ErrInvalid) {
 		t.Errorf("Move into itself = %v, want ErrInvalid", err)
 	}
