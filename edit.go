@@ -51,6 +51,9 @@ func (m *Memory) create(ctx context.Context, c *Create) (Result, error) {
 	// write is created again; a few rounds settle any such race.
 	for attempt := 0; ; attempt++ {
 		created, err := m.mkdirAll(ctx, c.Path, path.Dir(name))
+		if errors.Is(err, ErrNotExist) && attempt < 3 {
+			continue // a parent renamed away meanwhile (object stores say so late)
+		}
 		if err != nil {
 			return Result{}, err
 		}

@@ -138,7 +138,7 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errorResult(fmt.Sprintf("The %s command on %s was cancelled; nothing was changed", cmd.Name(), cmd.Target()))
 	case errors.Is(err, ErrNoSpace):
-		return errorResult(fmt.Sprintf("No space left in the memory store; the %s command on %s changed nothing. Deleting files frees space", cmd.Name(), cmd.Target()))
+		return errorResult(fmt.Sprintf("No space left in the memory store; the %s command on %s changed nothing. Deleting files may free space", cmd.Name(), cmd.Target()))
 	case errors.Is(err, ErrReadOnly):
 		return errorResult(fmt.Sprintf("The memory store is read-only; the %s command on %s changed nothing", cmd.Name(), cmd.Target()))
 	}

@@ -63,7 +63,7 @@ func MkdirAll(ctx context.Context, s Store, name string) (created []string, err 
 		return nil, nil
 	}
 	parts := strings.Split(name, "/")
-	for i := range parts {
+	for i, tries := 0, 0; i < len(parts); i++ {
 		d := strings.Join(parts[:i+1], "/")
 		err := s.Mkdir(ctx, d)
 		if err == nil {
@@ -72,12 +72,18 @@ func MkdirAll(ctx context.Context, s Store, name string) (created []string, err 
 		}
 		if errors.Is(err, ErrExist) {
 			fi, serr := s.Stat(ctx, d)
-			if serr == nil && fi.IsDir() {
+			switch {
+			case serr == nil && fi.IsDir():
 				continue
-			}
-			if serr == nil || errors.Is(serr, ErrNotExist) {
+			case errors.Is(serr, ErrNotExist) && tries < 3:
+				// It was there and is gone: removed or renamed away by a
+				// concurrent command. Make it again.
+				tries++
+				i--
+				continue
+			case serr == nil:
 				err = ErrNotDir
-			} else {
+			default:
 				err = serr
 			}
 		}
