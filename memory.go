@@ -1,30 +1,18 @@
 package memtool
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/gif"
-	"image/jpeg"
-	"image/png"
-	"io"
-	"io/fs"
 	"log/slog"
-	"path"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // Defaults of Options.
 const (
 	DefaultMaxFileSize  = 1 << 20  // largest file a command may write
 	DefaultMaxReadSize  = 16 << 20 // largest stored file memtool reads
-	DefaultMaxViewChars = 16000    // longest view output, in characters
+	DefaultMaxViewChars = 16000    // longest view or error text, in characters
 	DefaultMaxImageSize = 5 << 20  // largest image returned as an image block
 	MaxLines            = 999999   // most lines a viewed file may have
 )
@@ -40,8 +28,8 @@ type Options struct {
 	// MaxReadSize is the largest stored file, in bytes, that view and edits
 	// read into memory. Default DefaultMaxReadSize.
 	MaxReadSize int64
-	// MaxViewChars caps view output, in characters (code points).
-	// Default DefaultMaxViewChars.
+	// MaxViewChars caps view output and the text of a failure, in
+	// characters (code points). Default DefaultMaxViewChars.
 	MaxViewChars int
 	// MaxImageSize is the largest image, in bytes, view returns as an image
 	// block. Default DefaultMaxImageSize.
@@ -56,9 +44,10 @@ type Options struct {
 type Memory struct {
 	store Store
 	opts  Options
-	// fallback serialises the multi-step fallbacks used when the store lacks
-	// Renamer or RemoveAller.
-	fallback sync.Mutex
+	// writes orders the multi-step fallbacks used when the store lacks
+	// Renamer or RemoveAller against every other change: a fallback holds
+	// it alone, every other command that changes the store shares it.
+	writes sync.RWMutex
 }
 
 // New returns a Memory over store. opts may be nil.
@@ -92,7 +81,7 @@ func (m *Memory) Store() Store { return m.store }
 func (m *Memory) Run(ctx context.Context, input []byte) Result {
 	cmd, err := ParseCommand(input)
 	if err != nil {
-		return errorResult(err.Error())
+		return m.capError(errorResult(err.Error()))
 	}
 	return m.Execute(ctx, cmd)
 }
@@ -100,9 +89,14 @@ func (m *Memory) Run(ctx context.Context, input []byte) Result {
 // Execute runs one command. A failed command is a Result with IsError set
 // and changes nothing; Execute itself never fails.
 func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
+	return m.capError(m.execute(ctx, cmd))
+}
+
+func (m *Memory) execute(ctx context.Context, cmd Command) Result {
 	if err := ctx.Err(); err != nil {
 		return errorResult(fmt.Sprintf("The %s command was cancelled before it ran", cmd.Name()))
 	}
+	defer m.lock(cmd)()
 	var r Result
 	var err error
 	switch c := cmd.(type) {
@@ -127,17 +121,6 @@ func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
 	return r
 }
 
-// A Refusal is a failure whose text is meant for the model: Memory answers
-// "Error: " + its text, verbatim. Memory's own checks return one, and so may
-// a Store or a policy that wraps one (a quota, a secret filter) when it
-// refuses an operation for a reason the model should read. Any other error
-// from a store is reported to the model only as an internal error.
-type Refusal string
-
-func (r Refusal) Error() string { return string(r) }
-
-func refusef(format string, args ...any) error { return Refusal(fmt.Sprintf(format, args...)) }
-
 // failure turns err into the model's error text: refusals and path errors
 // as they are, anything else as a generic internal error, logged in full.
 func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
@@ -155,7 +138,7 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errorResult(fmt.Sprintf("The %s command on %s was cancelled; nothing was changed", cmd.Name(), cmd.Target()))
 	case errors.Is(err, ErrNoSpace):
-		return errorResult(fmt.Sprintf("No space left in the memory store; the %s command on %s changed nothing. Deleting files frees space", cmd.Name(), cmd.Target()))
+		return errorResult(fmt.Sprintf("No space left in the memory store; the %s command on %s changed nothing. Deleting files may free space", cmd.Name(), cmd.Target()))
 	case errors.Is(err, ErrReadOnly):
 		return errorResult(fmt.Sprintf("The memory store is read-only; the %s command on %s changed nothing", cmd.Name(), cmd.Target()))
 	}
@@ -163,680 +146,31 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 	return errorResult(fmt.Sprintf("Internal error while running %s on %s", cmd.Name(), cmd.Target()))
 }
 
-func ok(text string) (Result, error) { return Result{Text: text}, nil }
+// success is the result of a command that succeeded: text for the model,
+// and no error for execute to map.
+func success(text string) (Result, error) { return Result{Text: text}, nil }
 
-// ---- view ----
-
-func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
-	name, wantDir, err := CleanPath(c.Path)
-	if err != nil {
-		return Result{}, err
-	}
-	fi, err := m.store.Stat(ctx, name)
-	switch {
-	case errors.Is(err, ErrNotExist):
-		return Result{}, refusef("The path %s does not exist. Please provide a valid path.", c.Path)
-	case err != nil:
-		return Result{}, err
-	case fi.IsDir():
-		return m.listDir(ctx, c.Path, name)
-	case !fi.IsRegular():
-		return Result{}, refusef("Unsupported file type for %s", c.Path)
-	case wantDir:
-		return Result{}, refusef("The path %s is not a directory", c.Path)
-	}
-	if c.ViewRange != nil {
-		if err := checkViewRange(*c.ViewRange); err != nil {
-			return Result{}, err
+// lock takes m.writes as cmd needs it and returns its unlock: alone for a
+// rename or delete that will run a fallback, shared for any other change,
+// not at all for a view. So within one Memory no write lands in a tree
+// while a fallback copies or removes it, nor between its steps.
+func (m *Memory) lock(cmd Command) (unlock func()) {
+	_, renamer := m.store.(Renamer)
+	_, remover := m.store.(RemoveAller)
+	switch cmd.(type) {
+	case *View:
+		return func() {}
+	case *Rename:
+		if !renamer {
+			m.writes.Lock()
+			return m.writes.Unlock
+		}
+	case *Delete:
+		if !remover {
+			m.writes.Lock()
+			return m.writes.Unlock
 		}
 	}
-	if fi.Size > m.opts.MaxReadSize {
-		return Result{}, m.tooLargeToRead(c.Path, fi.Size)
-	}
-	data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize)
-	if err != nil {
-		return Result{}, m.readError(c.Path, err)
-	}
-	if mt := imageType(name, data); mt != "" {
-		if int64(len(data)) > m.opts.MaxImageSize {
-			return Result{}, refusef("Image %s is too large to view: %d bytes, more than the limit of %d bytes", c.Path, len(data), m.opts.MaxImageSize)
-		}
-		return Result{Image: &Image{MediaType: mt, Data: data}}, nil
-	}
-	text := decodeLossy(data)
-	if n := strings.Count(text, "\n") + 1; n > MaxLines {
-		return Result{}, refusef("File %s exceeds maximum line limit of 999,999 lines.", c.Path)
-	}
-	lines := strings.Split(text, "\n")
-	first, shown := 1, lines
-	if c.ViewRange != nil {
-		first, shown = applyViewRange(lines, *c.ViewRange)
-	}
-	return ok(m.capFileView(c.Path, lines, shown, first, c.ViewRange))
-}
-
-// checkViewRange refuses ranges that select nothing by construction: end
-// before start, or a negative end other than -1 (see DEVIATIONS.md, D9).
-func checkViewRange(vr [2]int64) error {
-	start, end := max(vr[0], 1), vr[1]
-	if end == -1 || end >= start {
-		return nil
-	}
-	return refusef("Invalid `view_range` parameter: [%d, %d]. It should be [start_line, end_line] with end_line >= start_line, or end_line = -1 to read to the end of the file", vr[0], vr[1])
-}
-
-// applyViewRange returns the 1-based number of the first shown line and the
-// shown lines. Start is clamped to 1; a start past the end shows nothing.
-func applyViewRange(lines []string, vr [2]int64) (int, []string) {
-	n := int64(len(lines))
-	start := max(vr[0], 1) - 1
-	end := vr[1]
-	if end == -1 || end > n {
-		end = n
-	}
-	if start >= end {
-		return int(min(start, n)) + 1, nil
-	}
-	return int(start) + 1, lines[start:end]
-}
-
-func (m *Memory) tooLargeToRead(p string, size int64) error {
-	return refusef("File %s is too large to read: %d bytes, more than the limit of %d bytes", p, size, m.opts.MaxReadSize)
-}
-
-// readError maps a store error for a file that Stat saw a moment ago.
-func (m *Memory) readError(p string, err error) error {
-	switch {
-	case errors.Is(err, ErrNotExist):
-		return refusef("The file %s no longer exists (it was deleted or renamed at the same time).", p)
-	case errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
-		return refusef("The path %s is not a file.", p)
-	case errors.Is(err, ErrTooLarge):
-		return refusef("File %s is too large to read (the limit is %d bytes)", p, m.opts.MaxReadSize)
-	}
-	return err
-}
-
-// capFileView formats a file view, cut to MaxViewChars with a note (D8).
-func (m *Memory) capFileView(p string, all, shown []string, first int, vr *[2]int64) string {
-	header := "Here's the content of " + p + " with line numbers:\n"
-	var sb strings.Builder
-	sb.WriteString(header)
-	numberLines(&sb, shown, first)
-	out := sb.String()
-	if utf8.RuneCountInString(out) <= m.opts.MaxViewChars {
-		return out
-	}
-	// Keep whole lines while they fit with room for the note.
-	budget := m.opts.MaxViewChars - utf8.RuneCountInString(header) - 300
-	sb.Reset()
-	sb.WriteString(header)
-	used, k := 0, 0
-	for k < len(shown) {
-		lineLen := 7 + utf8.RuneCountInString(shown[k])
-		if k > 0 {
-			lineLen++
-		}
-		if used+lineLen > budget {
-			break
-		}
-		used += lineLen
-		k++
-	}
-	total := len(all)
-	limit := formatCount(m.opts.MaxViewChars)
-	if k == 0 {
-		// The first line alone is over the budget: cut it.
-		line := shown[0]
-		keep := budget - 7
-		cut := truncateRunes(line, keep)
-		numberLines(&sb, []string{cut}, first)
-		fmt.Fprintf(&sb, "\n\n[Output cut at %s characters: line %d is %s characters long and only its first %s are shown.",
-			limit, first, formatCount(utf8.RuneCountInString(line)), formatCount(utf8.RuneCountInString(cut)))
-		if len(shown) > 1 {
-			fmt.Fprintf(&sb, " Lines %d to %d of %d are not shown; read them with view_range [%d, %s].]", first+1, first+len(shown)-1, total, first+1, rangeEnd(vr))
-		} else {
-			sb.WriteString("]")
-		}
-		return sb.String()
-	}
-	numberLines(&sb, shown[:k], first)
-	last := first + k - 1
-	fmt.Fprintf(&sb, "\n\n[Output cut at %s characters: showing lines %d to %d of %d. Read the rest with view_range [%d, %s].]",
-		limit, first, last, total, last+1, rangeEnd(vr))
-	return sb.String()
-}
-
-// capSnippet cuts an edit's snippet (which may hold very long lines) to
-// MaxViewChars, with a note.
-func (m *Memory) capSnippet(s, p string) string {
-	if utf8.RuneCountInString(s) <= m.opts.MaxViewChars {
-		return s
-	}
-	return truncateRunes(s, m.opts.MaxViewChars-200) + fmt.Sprintf("\n\n[Snippet cut at %s characters. View %s to read the edited lines.]", formatCount(m.opts.MaxViewChars), p)
-}
-
-func rangeEnd(vr *[2]int64) string {
-	if vr == nil {
-		return "-1"
-	}
-	return strconv.FormatInt(vr[1], 10)
-}
-
-func truncateRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
-}
-
-// imageType returns the media type of an image file: the extension names an
-// image type and the bytes really are one. Otherwise "".
-func imageType(name string, data []byte) string {
-	ext := strings.ToLower(path.Ext(name))
-	switch {
-	case ext == ".png" && validHeader(png.DecodeConfig, data):
-		return "image/png"
-	case (ext == ".jpg" || ext == ".jpeg") && validHeader(jpeg.DecodeConfig, data):
-		return "image/jpeg"
-	case ext == ".gif" && validHeader(gif.DecodeConfig, data):
-		return "image/gif"
-	case ext == ".webp" && len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
-}
-
-// validHeader reports whether data starts with a well-formed image header
-// of a sensible size, as the decoder reads it.
-func validHeader(decode func(io.Reader) (image.Config, error), data []byte) bool {
-	cfg, err := decode(bytes.NewReader(data))
-	return err == nil && cfg.Width > 0 && cfg.Height > 0
-}
-
-// listDir lists a directory two levels deep (spec §3.2).
-func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
-	base := VirtualPath(name) // canonical entry paths (D5)
-	var lines []string
-	var walk func(dir, prefix string, depth int) error
-	walk = func(dir, prefix string, depth int) error {
-		entries, err := m.store.ReadDir(ctx, dir)
-		if err != nil {
-			if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
-				return nil // removed while we listed
-			}
-			return err
-		}
-		slices.SortFunc(entries, func(a, b FileInfo) int {
-			switch {
-			case lessUTF16(a.Name, b.Name):
-				return -1
-			case lessUTF16(b.Name, a.Name):
-				return 1
-			}
-			return 0
-		})
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name, ".") || e.Name == "node_modules" {
-				continue
-			}
-			switch {
-			case e.IsDir():
-				lines = append(lines, "4K\t"+prefix+"/"+e.Name+"/")
-				if depth < 2 {
-					if err := walk(path.Join(dir, e.Name), prefix+"/"+e.Name, depth+1); err != nil {
-						return err
-					}
-				}
-			case e.IsRegular():
-				lines = append(lines, formatSize(e.Size)+"\t"+prefix+"/"+e.Name)
-			}
-		}
-		return nil
-	}
-	if err := walk(name, base, 1); err != nil {
-		return Result{}, err
-	}
-	header := "Here're the files and directories up to 2 levels deep in " + p + ", excluding hidden items and node_modules:\n4K\t" + p
-	out := header
-	if len(lines) > 0 {
-		out += "\n" + strings.Join(lines, "\n")
-	}
-	if utf8.RuneCountInString(out) <= m.opts.MaxViewChars {
-		return ok(out)
-	}
-	budget := m.opts.MaxViewChars - utf8.RuneCountInString(header) - 300
-	var sb strings.Builder
-	sb.WriteString(header)
-	used, k := 0, 0
-	for ; k < len(lines); k++ {
-		n := 1 + utf8.RuneCountInString(lines[k])
-		if used+n > budget {
-			break
-		}
-		used += n
-		sb.WriteString("\n" + lines[k])
-	}
-	fmt.Fprintf(&sb, "\n\n[Listing cut at %s characters: showing the first %d of %d entries, in the order above. View a subdirectory to list it on its own.]",
-		formatCount(m.opts.MaxViewChars), k, len(lines))
-	return ok(sb.String())
-}
-
-// ---- create ----
-
-func (m *Memory) create(ctx context.Context, c *Create) (Result, error) {
-	name, wantDir, err := CleanPath(c.Path)
-	if err != nil {
-		return Result{}, err
-	}
-	if name == "" {
-		return Result{}, refusef("File %s already exists", c.Path)
-	}
-	if wantDir {
-		return Result{}, refusef("Cannot create %s: a file path must not end with '/'", c.Path)
-	}
-	if err := m.checkWriteSize(int64(len(c.FileText))); err != nil {
-		return Result{}, err
-	}
-	data := []byte(c.FileText)
-	done := func() (Result, error) { return ok("File created successfully at: " + c.Path) }
-
-	if m.opts.Overwrite {
-		fi, err := m.store.Stat(ctx, name)
-		if err == nil {
-			if !fi.IsRegular() {
-				return Result{}, refusef("File %s already exists", c.Path)
-			}
-			err := m.store.Update(ctx, name, m.opts.MaxReadSize, func([]byte) ([]byte, error) { return data, nil })
-			if err == nil {
-				return done()
-			}
-			if !errors.Is(err, ErrNotExist) {
-				return Result{}, m.editError(c.Path, err)
-			}
-			// Deleted meanwhile: create it below.
-		} else if !errors.Is(err, ErrNotExist) {
-			return Result{}, err
-		}
-	}
-	// A parent removed by a concurrent command between mkdirAll and the
-	// write is created again; a few rounds settle any such race.
-	for attempt := 0; ; attempt++ {
-		created, err := m.mkdirAll(ctx, c.Path, path.Dir(name))
-		if err != nil {
-			return Result{}, err
-		}
-		err = m.store.WriteFile(ctx, name, data, CreateOnly)
-		if err == nil {
-			return done()
-		}
-		m.removeCreated(ctx, created)
-		switch {
-		case errors.Is(err, ErrExist):
-			return Result{}, refusef("File %s already exists", c.Path)
-		case errors.Is(err, ErrNotExist) && attempt < 3:
-			continue
-		case errors.Is(err, ErrNotDir):
-			return Result{}, refusef("The path %s cannot be created: one of its parents is a file, not a directory", c.Path)
-		}
-		return Result{}, err
-	}
-}
-
-func (m *Memory) checkWriteSize(n int64) error {
-	if n > m.opts.MaxFileSize {
-		return refusef("File content is too large: %d bytes, more than the limit of %d bytes. Nothing was written.", n, m.opts.MaxFileSize)
-	}
-	return nil
-}
-
-// mkdirAll creates dir and its missing parents, returning the directories it
-// created, deepest last, so that a failed command can remove them again.
-func (m *Memory) mkdirAll(ctx context.Context, p, dir string) ([]string, error) {
-	if dir == "." || dir == "" {
-		return nil, nil
-	}
-	var created []string
-	parts := strings.Split(dir, "/")
-	for i := range parts {
-		d := strings.Join(parts[:i+1], "/")
-		err := m.store.Mkdir(ctx, d)
-		if err == nil {
-			created = append(created, d)
-			continue
-		}
-		if errors.Is(err, ErrExist) {
-			fi, serr := m.store.Stat(ctx, d)
-			if serr == nil && fi.IsDir() {
-				continue
-			}
-			if serr == nil || errors.Is(serr, ErrNotExist) {
-				err = ErrNotDir
-			} else {
-				err = serr
-			}
-		}
-		m.removeCreated(ctx, created)
-		if errors.Is(err, ErrNotDir) {
-			return nil, refusef("The path %s cannot be created: %s is a file, not a directory", p, VirtualPath(d))
-		}
-		return nil, err
-	}
-	return created, nil
-}
-
-// removeCreated removes directories that a failed command created, if they
-// are still empty (a concurrent command may have put something there).
-func (m *Memory) removeCreated(ctx context.Context, created []string) {
-	ctx = context.WithoutCancel(ctx)
-	for i := len(created) - 1; i >= 0; i-- {
-		if err := m.store.Remove(ctx, created[i]); err != nil {
-			return
-		}
-	}
-}
-
-// ---- str_replace and insert ----
-
-// editTarget checks the path of an edit and that a regular file is there.
-func (m *Memory) editTarget(ctx context.Context, p string) (string, error) {
-	name, wantDir, err := CleanPath(p)
-	if err != nil {
-		return "", err
-	}
-	if name == "" || wantDir {
-		return "", refusef("The path %s is not a file.", p)
-	}
-	fi, err := m.store.Stat(ctx, name)
-	switch {
-	case errors.Is(err, ErrNotExist):
-		return "", refusef("The path %s does not exist. Please provide a valid path.", p)
-	case err != nil:
-		return "", err
-	case !fi.IsRegular():
-		return "", refusef("The path %s is not a file.", p)
-	case fi.Size > m.opts.MaxReadSize:
-		return "", m.tooLargeToRead(p, fi.Size)
-	}
-	return name, nil
-}
-
-// editError maps a store error from Update.
-func (m *Memory) editError(p string, err error) error {
-	switch {
-	case errors.Is(err, ErrNotExist):
-		return refusef("The path %s does not exist. Please provide a valid path.", p)
-	case errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
-		return refusef("The path %s is not a file.", p)
-	case errors.Is(err, ErrTooLarge):
-		return refusef("File %s is too large to read (the limit is %d bytes)", p, m.opts.MaxReadSize)
-	}
-	return err
-}
-
-// editable refuses files that an edit would corrupt (D3).
-func editable(p string, old []byte) error {
-	if !utf8.Valid(old) {
-		return refusef("The file %s is not valid UTF-8 text, so it cannot be edited without corrupting it. Nothing was changed.", p)
-	}
-	return nil
-}
-
-func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) {
-	name, err := m.editTarget(ctx, c.Path)
-	if err != nil {
-		return Result{}, err
-	}
-	if c.OldStr == "" {
-		return Result{}, refusef("No replacement was performed: `old_str` is empty. Give the exact text to replace.")
-	}
-	var snippet string
-	err = m.store.Update(ctx, name, m.opts.MaxReadSize, func(old []byte) ([]byte, error) {
-		if err := editable(c.Path, old); err != nil {
-			return nil, err
-		}
-		text := string(old)
-		first := strings.Index(text, c.OldStr)
-		if first < 0 {
-			return nil, refusef("No replacement was performed, old_str `%s` did not appear verbatim in %s.", c.OldStr, c.Path)
-		}
-		if strings.Count(text, c.OldStr) > 1 {
-			return nil, refusef("No replacement was performed. Multiple occurrences of old_str `%s` in lines: %s. Please ensure it is unique", c.OldStr, occurrenceLines(text, c.OldStr))
-		}
-		updated := text[:first] + c.NewStr + text[first+len(c.OldStr):]
-		if err := m.checkWriteSize(int64(len(updated))); err != nil {
-			return nil, err
-		}
-		// The snippet runs from two lines before the match to two lines
-		// after the last line of new_str (D2).
-		startLine := strings.Count(text[:first], "\n") + 1
-		lines := strings.Split(updated, "\n")
-		from := max(1, startLine-2)
-		to := min(len(lines), startLine+2+strings.Count(c.NewStr, "\n"))
-		var sb strings.Builder
-		sb.WriteString("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n")
-		numberLines(&sb, lines[from-1:to], from)
-		snippet = m.capSnippet(sb.String(), c.Path)
-		return []byte(updated), nil
-	})
-	if err != nil {
-		return Result{}, m.editError(c.Path, err)
-	}
-	return ok(snippet)
-}
-
-// occurrenceLines lists the 1-based lines on which the non-overlapping
-// occurrences of sub start, each line once, ascending, joined by ", ".
-func occurrenceLines(text, sub string) string {
-	var out []string
-	line, last, pos := 1, 0, 0
-	for {
-		i := strings.Index(text[pos:], sub)
-		if i < 0 {
-			break
-		}
-		line += strings.Count(text[pos:pos+i], "\n")
-		if line != last {
-			out = append(out, strconv.Itoa(line))
-			last = line
-		}
-		line += strings.Count(sub, "\n")
-		pos += i + len(sub)
-	}
-	return strings.Join(out, ", ")
-}
-
-func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
-	name, err := m.editTarget(ctx, c.Path)
-	if err != nil {
-		return Result{}, err
-	}
-	err = m.store.Update(ctx, name, m.opts.MaxReadSize, func(old []byte) ([]byte, error) {
-		if err := editable(c.Path, old); err != nil {
-			return nil, err
-		}
-		lines := strings.Split(string(old), "\n")
-		if c.InsertLine < 0 || c.InsertLine > int64(len(lines)) {
-			return nil, refusef("Invalid `insert_line` parameter: %d. It should be within the range of lines of the file: [0, %d]", c.InsertLine, len(lines))
-		}
-		n := int(c.InsertLine)
-		text := strings.TrimSuffix(c.InsertText, "\n")
-		updated := strings.Join(slices.Concat(lines[:n], []string{text}, lines[n:]), "\n")
-		if err := m.checkWriteSize(int64(len(updated))); err != nil {
-			return nil, err
-		}
-		return []byte(updated), nil
-	})
-	if err != nil {
-		return Result{}, m.editError(c.Path, err)
-	}
-	return ok("The file " + c.Path + " has been edited.")
-}
-
-// ---- delete ----
-
-func (m *Memory) delete(ctx context.Context, c *Delete) (Result, error) {
-	name, wantDir, err := CleanPath(c.Path)
-	if err != nil {
-		return Result{}, err
-	}
-	if name == "" {
-		return Result{}, refusef("Cannot delete the %s directory itself", Root)
-	}
-	fi, err := m.store.Stat(ctx, name)
-	switch {
-	case errors.Is(err, ErrNotExist):
-		return Result{}, refusef("The path %s does not exist", c.Path)
-	case err != nil:
-		return Result{}, err
-	case wantDir && !fi.IsDir():
-		return Result{}, refusef("The path %s is not a directory", c.Path)
-	}
-	if fi.IsDir() {
-		err = m.removeAll(ctx, name)
-	} else {
-		err = m.store.Remove(ctx, name)
-	}
-	if errors.Is(err, ErrNotExist) {
-		return Result{}, refusef("The path %s does not exist", c.Path)
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	return ok("Successfully deleted " + c.Path)
-}
-
-func (m *Memory) removeAll(ctx context.Context, name string) error {
-	if ra, ok := m.store.(RemoveAller); ok {
-		return ra.RemoveAll(ctx, name)
-	}
-	m.fallback.Lock()
-	defer m.fallback.Unlock()
-	return removeTree(ctx, m.store, name)
-}
-
-// removeTree removes name and everything below it, deepest first.
-func removeTree(ctx context.Context, s Store, name string) error {
-	fi, err := s.Stat(ctx, name)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		entries, err := s.ReadDir(ctx, name)
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if err := removeTree(ctx, s, path.Join(name, e.Name)); err != nil && !errors.Is(err, ErrNotExist) {
-				return err
-			}
-		}
-	}
-	return s.Remove(ctx, name)
-}
-
-// ---- rename ----
-
-func (m *Memory) rename(ctx context.Context, c *Rename) (Result, error) {
-	oldName, oldDir, err := CleanPath(c.OldPath)
-	if err != nil {
-		return Result{}, err
-	}
-	newName, newDir, err := CleanPath(c.NewPath)
-	if err != nil {
-		return Result{}, err
-	}
-	if oldName == "" {
-		return Result{}, refusef("Cannot rename the %s directory itself", Root)
-	}
-	if newName == "" {
-		return Result{}, refusef("The destination %s already exists", c.NewPath)
-	}
-	fi, err := m.store.Stat(ctx, oldName)
-	switch {
-	case errors.Is(err, ErrNotExist):
-		return Result{}, refusef("The path %s does not exist", c.OldPath)
-	case err != nil:
-		return Result{}, err
-	case (oldDir || newDir) && !fi.IsDir():
-		return Result{}, refusef("Cannot rename %s to %s: a path ending in '/' names a directory, and %s is a file", c.OldPath, c.NewPath, c.OldPath)
-	}
-	if _, err := m.store.Stat(ctx, newName); err == nil {
-		return Result{}, refusef("The destination %s already exists", c.NewPath)
-	} else if !errors.Is(err, ErrNotExist) {
-		return Result{}, err
-	}
-	if fi.IsDir() && strings.HasPrefix(newName, oldName+"/") {
-		return Result{}, refusef("Cannot move the directory %s into itself (%s). Nothing was changed.", c.OldPath, c.NewPath)
-	}
-	created, err := m.mkdirAll(ctx, c.NewPath, path.Dir(newName))
-	if err != nil {
-		return Result{}, err
-	}
-	err = m.move(ctx, oldName, newName)
-	if err != nil {
-		m.removeCreated(ctx, created)
-		switch {
-		case errors.Is(err, ErrExist):
-			return Result{}, refusef("The destination %s already exists", c.NewPath)
-		case errors.Is(err, ErrNotExist):
-			return Result{}, refusef("The path %s does not exist", c.OldPath)
-		}
-		return Result{}, err
-	}
-	return ok("Successfully renamed " + c.OldPath + " to " + c.NewPath)
-}
-
-func (m *Memory) move(ctx context.Context, oldName, newName string) error {
-	if r, ok := m.store.(Renamer); ok {
-		return r.Rename(ctx, oldName, newName)
-	}
-	m.fallback.Lock()
-	defer m.fallback.Unlock()
-	if _, err := m.store.Stat(ctx, newName); err == nil {
-		return ErrExist
-	}
-	if err := copyTree(ctx, m.store, oldName, newName, m.opts.MaxReadSize); err != nil {
-		removeTree(context.WithoutCancel(ctx), m.store, newName)
-		return err
-	}
-	return removeTree(ctx, m.store, oldName)
-}
-
-// copyTree copies the file or directory src to dst, which must not exist.
-func copyTree(ctx context.Context, s Store, src, dst string, limit int64) error {
-	fi, err := s.Stat(ctx, src)
-	if err != nil {
-		return err
-	}
-	switch {
-	case fi.IsDir():
-		if err := s.Mkdir(ctx, dst); err != nil {
-			return err
-		}
-		entries, err := s.ReadDir(ctx, src)
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if err := copyTree(ctx, s, path.Join(src, e.Name), path.Join(dst, e.Name), limit); err != nil {
-				return err
-			}
-		}
-		return nil
-	case fi.IsRegular():
-		data, err := s.ReadFile(ctx, src, limit)
-		if err != nil {
-			return err
-		}
-		return s.WriteFile(ctx, dst, data, CreateOnly)
-	}
-	return fmt.Errorf("copy %s: %w", src, fs.ErrInvalid)
+	m.writes.RLock()
+	return m.writes.RUnlock
 }

@@ -61,3 +61,14 @@ func TenancyError(multi bool) error {
 	}
 	return fmt.Errorf("%w: the store is single-tenant; it has no tenants", ErrTenancy)
 }
+
+// TenantLister is the optional capability of listing a multi-tenant store's
+// tenants.
+//
+// Tenants returns the ids of the tenants that hold at least one entry, each
+// once, in byte order; a tenant that was named but holds nothing may be
+// left out. An unused store has none (nil, nil); a single-tenant store
+// fails with an error wrapping ErrTenancy.
+type TenantLister interface {
+	Tenants(ctx context.Context) ([]string, error)
+}

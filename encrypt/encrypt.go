@@ -11,7 +11,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"path"
+	"slices"
 
 	"github.com/memtool/memtool"
 )
@@ -19,16 +19,20 @@ import (
 // The file format: a fixed header, then the AES-256-GCM ciphertext with its
 // tag.
 //
-//	magic   4 bytes  "mte1"
+//	magic   4 bytes  "mte2" ("mte1" in files written before mte2)
 //	key id 16 bytes  the master key's ID, zero-padded
 //	salt   32 bytes  random; the file key is HKDF-SHA256(master, salt, info)
 //	nonce  12 bytes  random
 //	ciphertext and 16-byte tag
 //
-// The associated data is the header, then the tenant and the virtual path,
-// each preceded by its length (4 bytes, big-endian).
+// The associated data is the header, then the tenant preceded by its length
+// (4 bytes, big-endian). In mte1 the virtual path followed, the same way,
+// so that an mte1 file opens only at the path it was written for; mte2
+// leaves the path out, so that a rename can move the stored bytes as they
+// are.
 const (
-	magic      = "mte1"
+	magic      = "mte2"
+	magicV1    = "mte1"
 	saltLen    = 32
 	nonceLen   = 12
 	tagLen     = 16
@@ -43,8 +47,9 @@ var (
 	ErrNotEncrypted = errors.New("not encrypted by memtool")
 	// ErrUnknownKey: the file names a key that is not configured.
 	ErrUnknownKey = errors.New("encrypted with a key that is not configured")
-	// ErrAuth: authentication failed: the bytes were changed, the file was
-	// moved from another path or tenant, or the key is wrong.
+	// ErrAuth: authentication failed: the bytes were changed, the file
+	// comes from another tenant's store, the key is wrong, or a file in
+	// the old format (mte1) was moved to another path outside memtool.
 	ErrAuth = errors.New("integrity check failed")
 )
 
@@ -64,13 +69,36 @@ func (e *Error) Unwrap() []error {
 }
 
 func (e *Error) reason() string {
+	return fmt.Sprintf("The file %s cannot be opened: %s. Nothing was read.", e.Path, e.cause())
+}
+
+// cause says why the file does not open, as a clause.
+func (e *Error) cause() string {
 	switch e.Err {
 	case ErrNotEncrypted:
-		return fmt.Sprintf("The file %s cannot be opened: it is not encrypted in memtool's format (written without encryption, or damaged). Nothing was read.", e.Path)
+		return "it is not encrypted in memtool's format (written without encryption, or damaged)"
 	case ErrUnknownKey:
-		return fmt.Sprintf("The file %s cannot be opened: it was encrypted with key %q, which is not configured. Nothing was read.", e.Path, e.KeyID)
+		return fmt.Sprintf("it was encrypted with key %q, which is not configured", e.KeyID)
 	}
-	return fmt.Sprintf("The file %s cannot be opened: its integrity check failed (it was changed outside memtool, moved here from another path or tenant, or the key is wrong). Nothing was read.", e.Path)
+	return "its integrity check failed (it was changed outside memtool, it comes from another tenant's store, or the key is wrong)"
+}
+
+// A renameError is a rename refused because a file of the old format in
+// the tree to move cannot be opened, to be sealed again in the new one: an
+// mte1 file moved as it is would never open again. It is an *Error too.
+type renameError struct {
+	oldname string
+	err     *Error
+}
+
+func (e *renameError) Error() string {
+	return fmt.Sprintf("Cannot rename %s: the file %s was encrypted by an older memtool for its current path, and it cannot be opened to encrypt it for the new one: %s. Nothing was changed.",
+		memtool.VirtualPath(e.oldname), e.err.Path, e.err.cause())
+}
+
+// Unwrap returns the refusal the model reads first, then the *Error.
+func (e *renameError) Unwrap() []error {
+	return []error{memtool.Refusal(e.Error()), e.err}
 }
 
 // Options configure the wrapper. nil means the defaults.
@@ -91,10 +119,10 @@ type Store struct {
 
 // New wraps inner. keys[0] encrypts every write; every key in keys opens
 // files that name it (keep old keys there while rotating). The result
-// implements memtool.RemoveAller when inner does; it never implements
-// memtool.Renamer, because a file's path is bound into it: Memory then
-// renames by copying, which re-encrypts every file under its new path, and
-// removing the old ones.
+// implements memtool.Renamer and memtool.RemoveAller exactly when inner
+// does: a rename moves the stored bytes with the inner store's own atomic
+// rename, after sealing any file of the old, path-bound format (mte1) in
+// the tree again in the current one.
 func New(inner memtool.Store, keys []Key, opts *Options) (memtool.Store, error) {
 	if len(keys) == 0 {
 		return nil, errors.New("encrypt: no key")
@@ -112,28 +140,22 @@ func New(inner memtool.Store, keys []Key, opts *Options) (memtool.Store, error) 
 	if opts != nil {
 		s.tenant = opts.Tenant
 	}
-	if _, ok := inner.(memtool.RemoveAller); ok {
-		return removeAller{s}, nil
-	}
-	return s, nil
-}
-
-// removeAller forwards RemoveAll: removing needs no keys.
-type removeAller struct{ *Store }
-
-func (s removeAller) RemoveAll(ctx context.Context, name string) error {
-	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+	return memtool.WithCapabilitiesOf(inner, s, s.rename, s.removeAll), nil
 }
 
 var _ memtool.Store = (*Store)(nil)
 
-// associated returns the data bound to a file besides its bytes.
+// associated returns the data bound to a file besides its bytes: the
+// header, the tenant and, in the old format only, the file's path.
 func (s *Store) associated(header []byte, name string) []byte {
-	vp := memtool.VirtualPath(name)
-	ad := make([]byte, 0, len(header)+8+len(s.tenant)+len(vp))
+	ad := make([]byte, 0, len(header)+4+len(s.tenant))
 	ad = append(ad, header...)
 	ad = binary.BigEndian.AppendUint32(ad, uint32(len(s.tenant)))
 	ad = append(ad, s.tenant...)
+	if string(header[:len(magicV1)]) != magicV1 {
+		return ad
+	}
+	vp := memtool.VirtualPath(name)
 	ad = binary.BigEndian.AppendUint32(ad, uint32(len(vp)))
 	return append(ad, vp...)
 }
@@ -150,8 +172,9 @@ func fileAEAD(k Key, salt []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-// seal encrypts plain as the content of name.
-func (s *Store) seal(name string, plain []byte) ([]byte, error) {
+// seal encrypts plain in the current format, which opens at any path of
+// the tenant.
+func (s *Store) seal(plain []byte) ([]byte, error) {
 	out := make([]byte, headerLen, headerLen+len(plain)+tagLen)
 	copy(out, magic)
 	copy(out[len(magic):], s.write.ID)
@@ -163,13 +186,13 @@ func (s *Store) seal(name string, plain []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return aead.Seal(out, random[saltLen:], plain, s.associated(out[:headerLen], name)), nil
+	return aead.Seal(out, random[saltLen:], plain, s.associated(out[:headerLen], "")), nil
 }
 
-// open decrypts the stored bytes of name.
+// open decrypts the stored bytes of name, in either format.
 func (s *Store) open(name string, data []byte) ([]byte, error) {
 	vp := memtool.VirtualPath(name)
-	if len(data) < Overhead || string(data[:len(magic)]) != magic {
+	if len(data) < Overhead || !isSealed(data) {
 		return nil, &Error{Path: vp, Err: ErrNotEncrypted}
 	}
 	id := string(bytes.TrimRight(data[len(magic):len(magic)+MaxKeyIDLen], "\x00"))
@@ -190,6 +213,11 @@ func (s *Store) open(name string, data []byte) ([]byte, error) {
 		return nil, &Error{Path: vp, KeyID: id, Err: ErrAuth}
 	}
 	return plain, nil
+}
+
+// isSealed reports whether data starts with the magic of either format.
+func isSealed(data []byte) bool {
+	return bytes.HasPrefix(data, []byte(magic)) || bytes.HasPrefix(data, []byte(magicV1))
 }
 
 // plainSize is the size of a stored file's plaintext.
@@ -240,7 +268,7 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sealed, err := s.seal(name, data)
+	sealed, err := s.seal(data)
 	if err != nil {
 		return err
 	}
@@ -262,7 +290,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 		if err != nil {
 			return nil, err
 		}
-		return s.seal(name, data)
+		return s.seal(data)
 	})
 	if tooLarge && err == errTooLarge {
 		return fmt.Errorf("update %s: %w", name, memtool.ErrTooLarge)
@@ -276,36 +304,119 @@ func (s *Store) Mkdir(ctx context.Context, name string) error { return s.inner.M
 
 func (s *Store) Remove(ctx context.Context, name string) error { return s.inner.Remove(ctx, name) }
 
-// Rekey re-encrypts every file of s, a store that New returned, with its
-// writing key (keys[0] of New), one file at a time, and returns how many
-// it rewrote. Afterwards the other keys are no longer needed for them.
-func Rekey(ctx context.Context, s memtool.Store) (int, error) {
-	n := 0
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		entries, err := s.ReadDir(ctx, dir)
+// removeAll forwards RemoveAll (New offers it only when inner has it):
+// removing needs no keys.
+func (s *Store) removeAll(ctx context.Context, name string) error {
+	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+}
+
+// rename forwards Rename (New offers it only when inner has it), after
+// sealing every mte1 file below oldname again in mte2, which opens at the
+// new path as well. Each of those is one atomic Update that keeps the
+// text; the move itself is the inner store's atomic, no-replace rename.
+// An mte1 file that cannot be opened refuses the rename, since it could
+// never be opened at the new path; the files sealed again before it stay
+// in mte2, with their text unchanged.
+func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+	err := memtool.Walk(ctx, s.inner, oldname, func(name string, fi memtool.FileInfo) error {
+		if !fi.IsRegular() {
+			return nil
+		}
+		return s.upgrade(ctx, name) // a file gone meanwhile is done
+	})
+	var ee *Error
+	if errors.As(err, &ee) {
+		return &renameError{oldname: oldname, err: ee}
+	}
+	if err != nil {
+		return err
+	}
+	return s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+}
+
+// errUnchanged makes Update keep a file as it is.
+var errUnchanged = errors.New("unchanged")
+
+// upgrade seals the file name again in the current format if it is in
+// mte1; any other file stays as it is.
+func (s *Store) upgrade(ctx context.Context, name string) error {
+	data, err := s.inner.ReadFile(ctx, name, noLimit)
+	if err != nil || !bytes.HasPrefix(data, []byte(magicV1)) {
+		return ignoreGone(err)
+	}
+	err = s.inner.Update(ctx, name, noLimit, func(old []byte) ([]byte, error) {
+		if !bytes.HasPrefix(old, []byte(magicV1)) {
+			return nil, errUnchanged // written again meanwhile
+		}
+		plain, err := s.open(name, old)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for _, e := range entries {
-			name := path.Join(dir, e.Name)
-			switch {
-			case e.IsDir():
-				if err := walk(name); err != nil {
-					return err
-				}
-			case e.IsRegular():
-				err := s.Update(ctx, name, 1<<62, func(old []byte) ([]byte, error) { return old, nil })
-				if err != nil && !errors.Is(err, memtool.ErrNotExist) {
-					return err
-				}
-				if err == nil {
-					n++
-				}
-			}
-		}
+		return s.seal(plain)
+	})
+	if err == errUnchanged {
 		return nil
 	}
-	err := walk("")
-	return n, err
+	return ignoreGone(err)
+}
+
+// noLimit reads a stored file whatever its size.
+const noLimit = 1 << 62
+
+// ignoreGone treats a file removed while a tree is walked as done.
+func ignoreGone(err error) error {
+	if errors.Is(err, memtool.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Rekey re-encrypts every file of s, a store that New returned, with its
+// writing key (keys[0] of New) and in the current format, one file at a
+// time, each with one atomic Update that keeps its text, and returns how
+// many it rewrote. Afterwards the other keys are no longer needed for them.
+//
+// It walks the tree below the root as s.ReadDir lists it, and then each
+// entry of the root named in also that exists: the entries that policies
+// over the encryption keep for themselves (package history's versions,
+// package expiry's index and trash), which a store's ReadDir may leave
+// out. Below the root, a file not in the encrypted format stops Rekey with
+// its *Error (ErrNotEncrypted); in also's entries such a file (kept there
+// before encryption was turned on) is left as it is.
+func Rekey(ctx context.Context, s memtool.Store, also ...string) (int, error) {
+	n := 0
+	rekey := func(keepPlain bool) func(string, memtool.FileInfo) error {
+		return func(name string, fi memtool.FileInfo) error {
+			if !fi.IsRegular() {
+				return nil
+			}
+			err := s.Update(ctx, name, noLimit, func(old []byte) ([]byte, error) { return old, nil })
+			switch {
+			case err == nil:
+				n++
+			case keepPlain && errors.Is(err, ErrNotEncrypted):
+			default:
+				return ignoreGone(err)
+			}
+			return nil
+		}
+	}
+	entries, err := s.ReadDir(ctx, "")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		if slices.Contains(also, e.Name) {
+			continue // walked below
+		}
+		if err := ignoreGone(memtool.Walk(ctx, s, e.Name, rekey(false))); err != nil {
+			return n, err
+		}
+	}
+	for _, name := range also {
+		if err := ignoreGone(memtool.Walk(ctx, s, name, rekey(true))); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

@@ -130,14 +130,15 @@ func TestUpdateNarrowsMode(t *testing.T) {
 }
 
 // Temp files and trash that a crashed writer left anywhere in the tree are
-// swept at Open when the writer's mark is still in the lock file; everything
+// swept at Open when the writer's mark is still in the lock file (here the
+// mark of an older version, which the clean mark then replaces); everything
 // else stays, and nothing outside is followed.
 func TestSweepAtOpen(t *testing.T) {
 	testSweep(t, func(t *testing.T, dir string) {
 		writeHostFile(t, filepath.Join(dir, ".memtool.lock"), "pid 1 writing\n")
 		open(t, dir)
-		if got := hostContent(t, filepath.Join(dir, ".memtool.lock")); got != "" {
-			t.Errorf("lock file after recovery = %q, want it empty", got)
+		if got := hostContent(t, filepath.Join(dir, ".memtool.lock")); got != "clean\n" {
+			t.Errorf("lock file after recovery = %q, want the clean mark", got)
 		}
 	})
 }

@@ -18,14 +18,9 @@ import (
 	"github.com/memtool/memtool/storetest"
 )
 
-func newFileStore(t testing.TB) *filestore.Store {
+func newFileStore(t *testing.T) *filestore.Store {
 	t.Helper()
-	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fs.Close() })
-	return fs
+	return openFileStore(t, filepath.Join(t.TempDir(), "memories"))
 }
 
 func TestConformance(t *testing.T) {
@@ -34,6 +29,13 @@ func TestConformance(t *testing.T) {
 	})
 	t.Run("filestore", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T) memtool.Store { return history.New(newFileStore(t), nil) })
+	})
+	// Without an atomic rename: deletes go through tombstones.
+	t.Run("encrypt", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) memtool.Store {
+			inner, _ := openEncrypted(t)
+			return history.New(inner, nil)
+		})
 	})
 }
 
@@ -115,6 +117,15 @@ func TestVersions(t *testing.T) {
 			}
 			if err := history.Revert(ctx, s, inner, p, 99); !errors.Is(err, history.ErrNoVersion) {
 				t.Errorf("revert to a missing version: %v", err)
+			}
+			// A file where a parent directory was: ErrNotDir, and the file stays.
+			run(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
+			run(t, mem, map[string]any{"command": "create", "path": "/memories/d", "file_text": "a file"})
+			if err := history.Revert(ctx, s, inner, p, 2); !errors.Is(err, memtool.ErrNotDir) {
+				t.Errorf("revert below a file: %v, want ErrNotDir", err)
+			}
+			if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/d"}); !strings.Contains(r.Text, "a file") {
+				t.Errorf("after a failed revert: %q", r.Text)
 			}
 		})
 	}

@@ -25,6 +25,12 @@
 // Renamer and RemoveAller are optional: their subtests are skipped for a
 // store that does not implement them.
 //
+// RunTenants checks a multi-tenant store (memtool.Tenanted, and
+// memtool.TenantLister when it has it): tenants are isolated from each
+// other, invalid ids name no tenant, a store is single- or multi-tenant for
+// good, the tenant list, and then the whole suite on one tenant beside a
+// neighbour that holds files of the same names.
+//
 // # What it does not check
 //
 // What needs more than the interface to set up is left to the backend's own

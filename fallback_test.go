@@ -1,0 +1,282 @@
+package memtool_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/memstore"
+)
+
+// The tests of Memory's rename fallback, which runs on stores without
+// memtool.Renamer (basicStore, see transcript_test.go): copy, then remove.
+
+// do runs one command, built from alternating keys and values.
+func do(mem *memtool.Memory, kv ...string) memtool.Result {
+	in := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		in[kv[i]] = kv[i+1]
+	}
+	b, _ := json.Marshal(in)
+	return mem.Run(context.Background(), b)
+}
+
+// together runs the functions at the same moment, each in its goroutine,
+// and waits for all of them.
+func together(fns ...func()) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			fn()
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
+// readText returns the text of a stored file, or "" and the error.
+func readText(s memtool.Store, name string) (string, error) {
+	b, err := s.ReadFile(context.Background(), name, 1<<20)
+	return string(b), err
+}
+
+// TestFallbackRenameRacesInProcess runs the two turns that lost
+// acknowledged writes when the fallbacks were ordered only against each
+// other: [rename old→new, create new/notes.md] and [rename a→b,
+// str_replace a], each pair at the same moment through one Memory, as the
+// SDK runners run a turn's calls. Whatever order the pair takes, an
+// acknowledged write must be in the store afterwards. A third pair,
+// [delete tree, create tree/new.md], checks the delete fallback the same
+// way.
+func TestFallbackRenameRacesInProcess(t *testing.T) {
+	for _, b := range []struct {
+		name   string
+		rounds int
+		open   func(t *testing.T) memtool.Store
+	}{
+		{"memstore", 200, backend(t, "memstore")},
+		{"filestore", 30, backend(t, "filestore")},
+	} {
+		t.Run(b.name, func(t *testing.T) { renameRaces(t, b.rounds, b.open) })
+	}
+}
+
+// backend returns the opener of one of the transcripts' backends.
+func backend(t *testing.T, name string) func(t *testing.T) memtool.Store {
+	for _, b := range backends {
+		if b.name == name {
+			return b.open
+		}
+	}
+	t.Fatalf("no backend %q", name)
+	return nil
+}
+
+func renameRaces(t *testing.T, rounds int, open func(t *testing.T) memtool.Store) {
+	lostCreates, lostEdits, brokenDeletes := 0, 0, 0
+	for range rounds {
+		s := basicStore{open(t)}
+		mem := memtool.New(s, nil)
+		if r := do(mem, "command", "create", "path", "/memories/old/x.md", "file_text", "x"); r.IsError {
+			t.Fatal(r.Text)
+		}
+		var rn, cr memtool.Result
+		together(
+			func() { rn = do(mem, "command", "rename", "old_path", "/memories/old", "new_path", "/memories/new") },
+			func() { cr = do(mem, "command", "create", "path", "/memories/new/notes.md", "file_text", "notes") },
+		)
+		if got, err := readText(s, "new/notes.md"); !cr.IsError && got != "notes" {
+			lostCreates++
+			t.Logf("create acknowledged, then %q, %v (rename: %q)", got, err, rn.Text)
+		}
+		if got, err := readText(s, "new/x.md"); !rn.IsError && got != "x" {
+			t.Errorf("rename acknowledged, then new/x.md is %q, %v", got, err)
+		}
+
+		if r := do(mem, "command", "create", "path", "/memories/a", "file_text", "v0"); r.IsError {
+			t.Fatal(r.Text)
+		}
+		var ed memtool.Result
+		together(
+			func() { rn = do(mem, "command", "rename", "old_path", "/memories/a", "new_path", "/memories/b") },
+			func() {
+				ed = do(mem, "command", "str_replace", "path", "/memories/a", "old_str", "v0", "new_str", "v1")
+			},
+		)
+		if !rn.IsError && !ed.IsError {
+			if got, err := readText(s, "b"); got != "v1" {
+				lostEdits++
+				t.Logf("rename and edit acknowledged, then b is %q, %v", got, err)
+			}
+		}
+
+		// The delete fallback removes a tree entry by entry: a create
+		// inside it lands before or after, never in between.
+		for _, name := range []string{"a.md", "b.md", "c.md", "sub/d.md"} {
+			do(mem, "command", "create", "path", "/memories/tree/"+name, "file_text", name)
+		}
+		var dl memtool.Result
+		together(
+			func() { dl = do(mem, "command", "delete", "path", "/memories/tree") },
+			func() { cr = do(mem, "command", "create", "path", "/memories/tree/new.md", "file_text", "new") },
+		)
+		entries, err := s.ReadDir(context.Background(), "tree")
+		if dl.IsError || err == nil && (cr.IsError || len(entries) != 1 || entries[0].Name != "new.md") {
+			brokenDeletes++
+			t.Logf("delete: %q, create: %q, then tree holds %+v", dl.Text, cr.Text, entries)
+		}
+	}
+	if lostCreates+lostEdits+brokenDeletes > 0 {
+		t.Errorf("of %d rounds each, %d acknowledged creates and %d acknowledged edits were lost, %d deletes failed or left part of the tree",
+			rounds, lostCreates, lostEdits, brokenDeletes)
+	}
+}
+
+// interleaved is a store without Renamer that runs other's write once, just
+// before the first operation of its kind on a name with the given prefix:
+// another process writing at exactly that moment of a rename.
+type interleaved struct {
+	basicStore
+	op, prefix string
+	other      func()
+	once       sync.Once
+}
+
+func (s *interleaved) hook(op, name string) {
+	if op == s.op && strings.HasPrefix(name, s.prefix) {
+		s.once.Do(s.other)
+	}
+}
+
+func (s *interleaved) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	s.hook("write", name)
+	return s.basicStore.WriteFile(ctx, name, data, mode)
+}
+
+func (s *interleaved) Remove(ctx context.Context, name string) error {
+	s.hook("remove", name)
+	return s.basicStore.Remove(ctx, name)
+}
+
+// seedTree writes the files (name → text) into s, making their parents.
+func seedTree(t *testing.T, s memtool.Store, files map[string]string) {
+	t.Helper()
+	mem := memtool.New(s, nil)
+	for name, text := range files {
+		if r := do(mem, "command", "create", "path", "/memories/"+name, "file_text", text); r.IsError {
+			t.Fatal(r.Text)
+		}
+	}
+}
+
+func checkTree(t *testing.T, s memtool.Store, files map[string]string) {
+	t.Helper()
+	for name, want := range files {
+		if got, err := readText(s, name); got != want {
+			t.Errorf("%s: %q, %v; want %q", name, got, err, want)
+		}
+	}
+}
+
+// TestFallbackLeavesOthersData: another process writes into the
+// destination while the copy runs, so the copy fails; or into the source
+// after the copy, so the source cannot go. Either way the fallback removes
+// only the entries it made or copied, and nothing of the other writer's.
+func TestFallbackLeavesOthersData(t *testing.T) {
+	src := map[string]string{"src/a.md": "a", "src/x.md": "x of src", "src/sub/b.md": "b", "src/sub/c.md": "c"}
+	ctx := context.Background()
+
+	// renameWithOther renames src to dst through the fallback, while the
+	// other writer creates name just before the fallback's first op (write
+	// or remove) below prefix.
+	renameWithOther := func(t *testing.T, op, prefix, name string) (memtool.Store, memtool.Result) {
+		inner := memstore.New()
+		seedTree(t, inner, src)
+		s := &interleaved{basicStore: basicStore{inner}, op: op, prefix: prefix}
+		s.other = func() {
+			if err := inner.WriteFile(ctx, name, []byte("the other's"), memtool.CreateOnly); err != nil {
+				t.Errorf("the other writer: %v", err)
+			}
+		}
+		return inner, do(memtool.New(s, nil), "command", "rename", "old_path", "/memories/src", "new_path", "/memories/dst")
+	}
+
+	t.Run("destination", func(t *testing.T) {
+		inner, r := renameWithOther(t, "write", "dst/", "dst/x.md")
+		if want := "Error: The destination /memories/dst already exists"; r.Text != want {
+			t.Errorf("rename: %q, want %q", r.Text, want)
+		}
+		checkTree(t, inner, src)
+		checkTree(t, inner, map[string]string{"dst/x.md": "the other's"})
+		// What the copy made is gone again: dst holds only the other's file.
+		entries, err := inner.ReadDir(ctx, "dst")
+		if err != nil || len(entries) != 1 || entries[0].Name != "x.md" {
+			t.Errorf("dst holds %+v, %v; want only x.md", entries, err)
+		}
+	})
+
+	t.Run("source", func(t *testing.T) {
+		inner, r := renameWithOther(t, "remove", "src/", "src/sub/new.md")
+		if r.IsError {
+			t.Fatalf("rename: %q", r.Text)
+		}
+		moved := map[string]string{}
+		for name, text := range src {
+			moved["dst/"+strings.TrimPrefix(name, "src/")] = text
+			if _, err := inner.Stat(ctx, name); !errors.Is(err, memtool.ErrNotExist) {
+				t.Errorf("%s was copied but is still there: %v", name, err)
+			}
+		}
+		checkTree(t, inner, moved)
+		checkTree(t, inner, map[string]string{"src/sub/new.md": "the other's"})
+	})
+}
+
+// TestFallbackRenameRacesAcrossProcesses: two Memory values on one store
+// stand for two processes (each has its own lock). The fallback is not
+// atomic between them, but an acknowledged create of the other one is
+// never removed by a rename that fails or succeeds.
+func TestFallbackRenameRacesAcrossProcesses(t *testing.T) {
+	const rounds = 300
+	lost := 0
+	for i := range rounds {
+		inner := memstore.New()
+		files := map[string]string{}
+		for j := range 8 {
+			files[fmt.Sprintf("src/f%d.md", j)] = fmt.Sprint(j)
+		}
+		files["src/x.md"] = "x of src"
+		seedTree(t, inner, files)
+		a, b := memtool.New(basicStore{inner}, nil), memtool.New(basicStore{inner}, nil)
+		target := "/memories/dst/x.md" // collides with a file the rename copies
+		if i%2 == 1 {
+			target = "/memories/src/y.md" // lands in the source while it is copied
+		}
+		var cr memtool.Result
+		together(
+			func() { do(a, "command", "rename", "old_path", "/memories/src", "new_path", "/memories/dst") },
+			func() { cr = do(b, "command", "create", "path", target, "file_text", "the other's") },
+		)
+		if cr.IsError {
+			continue
+		}
+		name := strings.TrimPrefix(target, "/memories/")
+		got, _ := readText(inner, name)
+		if moved, _ := readText(inner, strings.Replace(name, "src/", "dst/", 1)); got != "the other's" && moved != "the other's" {
+			lost++
+			t.Logf("round %d: the create of %s was acknowledged, then lost", i, target)
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d acknowledged creates lost", lost, rounds)
+	}
+}

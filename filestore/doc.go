@@ -1,0 +1,123 @@
+// Package filestore is a memtool.Store in a directory of the local file
+// system: the embedded default, one file per memory.
+//
+// # Containment
+//
+// Every access goes through an os.Root opened on the directory, or through
+// a directory descriptor that os.Root opened, with a single-component name.
+// Symbolic links inside the directory are followed when they stay inside;
+// links that lead out, loop or are absolute are refused (memtool.ErrEscapes).
+// FIFOs, sockets, devices and regular files with more than one hard link are
+// never opened for reading and are reported as memtool.ErrIrregular.
+//
+// # Durability
+//
+// A write goes to a temp file in the target's directory, which is fsynced,
+// renamed over the target (create: renameat2 with RENAME_NOREPLACE, so two
+// creates of one name never both win) and followed by an fsync of the
+// directory; only then does the method return. A directory removal first
+// renames the directory away, atomically, then deletes it. Leftover temp
+// files and removed directories from a crashed process are swept when the
+// store is next opened (a writer marks the lock file while it works; a mark
+// found while no writer holds the lock triggers the sweep). Files are
+// created 0600 and directories 0700.
+//
+// # Concurrency
+//
+// Mutations hold an exclusive flock on the store's directory (and take
+// turns within the process), so several processes sharing one directory
+// never lose an update. They also flock the lock file .memtool.lock, which
+// is what earlier versions of this package locked alone, so that a process
+// still running one of those is kept out too. Reads take no lock: they see
+// a file's old or new content, never a mix.
+//
+// Names starting with ".memtool" are the store's own; the path gate refuses
+// them and ReadDir never returns them.
+//
+// # Tenants
+//
+// Store implements memtool.Tenanted and memtool.TenantLister, with the
+// layout the memtool CLI has always used: tenant ID's memory is a store of
+// its own (own root, own lock, own crash recovery) in the directory
+// .memtool-tenants/ID. Tenant opens it through the parent's root, once per
+// id and parent Store. The parent owns it: the parent's Close closes it,
+// its own Close does nothing. A tenant's store has no tenants of its own.
+//
+// A directory is single-tenant or multi-tenant for good, across processes:
+//
+//   - It holds a tenant-less memory when it holds any entry but the store's
+//     own files (.memtool.lock, temp files, trash, .memtool-tenants). What a
+//     tenant-less memory's policies keep beside it (.memtool-history,
+//     .memtool-expiry*) counts as that memory's. Tenant then fails with an
+//     error wrapping memtool.ErrTenancy, and so does Tenants unless
+//     .memtool-tenants exists too.
+//   - It is multi-tenant once .memtool-tenants exists. Every method of
+//     memtool.Store on the tenant-less view (the Store that Open returned)
+//     then fails with an error wrapping memtool.ErrTenancy, reads included
+//     (a call that is invalid anyway, such as WriteFile of "", may fail
+//     with its own error first).
+//   - The first Tenant call on a directory (its claim) creates
+//     .memtool-tenants holding the directory's write lock, after checking
+//     under it that the directory holds no memory; every tenant-less write
+//     checks for .memtool-tenants under the same lock. So of a tenant-less
+//     write and a claim, in whatever processes, exactly one succeeds. Not
+//     covered: a tenant-less read racing a claim can still succeed (it sees
+//     a memory with nothing in it), and a process running a version that
+//     decided tenancy without the lock can still mix the two. A directory
+//     where both were mixed is refused by the tenant-less view and by Tenant
+//     alike; Tenants still lists its tenants.
+//   - Tenants lists the directories in .memtool-tenants whose names are
+//     valid tenant ids, in byte order, including tenants named but never
+//     written. A .memtool-tenants that is a link out of the store is
+//     refused like any other.
+//
+// # When the host misbehaves
+//
+// Opening fails only if the directory cannot be created or opened. In
+// particular:
+//
+//   - Debris: leftovers of a crashed writer that cannot be removed (owned by
+//     another user, immutable, in a directory without write permission) are
+//     logged to Options.Logger and left where they are, hidden from the
+//     model; the crash mark is cleared anyway, so later opens do not walk
+//     the tree again. Sweep retries and reports what it could not remove.
+//   - A full disk (ENOSPC, EDQUOT): a write that needs space fails with an
+//     error wrapping memtool.ErrNoSpace and leaves no temp file behind.
+//     Delete and rename need none and work: the lock file's mark is
+//     rewritten over bytes the file already has (Open gives it those bytes
+//     while there is space), a writer that cannot mark at all goes on
+//     unmarked, and a removal renames its target away before deleting it.
+//     On a copy-on-write file system (btrfs, ZFS) even an overwrite, a
+//     rename or an unlink may need space, so there a full disk can refuse
+//     them too, with memtool.ErrNoSpace.
+//   - A read-only file system (EROFS), or a directory this process may not
+//     write (EACCES, EPERM): the store opens without creating its lock
+//     file, reads work, and every write fails with an error wrapping
+//     memtool.ErrReadOnly and changes nothing. A crash mark found then is
+//     logged; its debris is swept by the first Open that can write. Once
+//     the file system is writable again the same Store writes.
+//   - A held lock: a write waits for another writer at most
+//     Options.BusyTimeout (DefaultBusyTimeout when zero), polling without
+//     blocking, then fails with an error wrapping memtool.ErrBusy; a
+//     cancelled context ends the wait at once with the context's error.
+//     Open never waits: if the lock is held, the mark in the lock file is
+//     that writer's, and no sweep is due.
+//   - A tampered lock file: deleting or replacing .memtool.lock does not
+//     let two writers in, since the lock that holds is the directory's; the
+//     next writer creates the file again. If it cannot be opened at all
+//     (say a directory now has its name), writers log that and go on
+//     without a crash mark.
+//   - Unreadable entries: a directory this process may not both read and
+//     search (mode 000, or 0400) is reported by Stat and ReadDir as
+//     irregular, so listings leave it out (the model's view of it says it
+//     is an unsupported file type) instead of failing as a whole. An entry
+//     ReadDir sees but cannot examine (EACCES in a directory that can be
+//     read but not searched, EIO) is listed as irregular too. A file that
+//     cannot be read, and an I/O error (EIO) anywhere else, fail that call
+//     with an error of no memtool class, which memtool.Memory logs and
+//     reports to the model as an internal error.
+//
+// Errors of the Store's methods carry store-relative names, never the
+// directory's host path; memtool.Memory shows the model only its own text
+// for them.
+package filestore

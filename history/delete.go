@@ -1,0 +1,313 @@
+package history
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memtool/memtool"
+)
+
+// Deleting keeps the content that is there at the instant of the delete,
+// even if another process edits the file up to that instant. With an
+// atomic rename the delete is a move into the trash, so the move is the
+// save; the files are then moved into their versions' places and only
+// then numbered, after every change that took effect before the delete.
+// Without a rename (the encrypting wrapper has none) a delete takes two
+// steps: it saves the content and turns the file into a tombstone, in one
+// update conditional on the content saved, and then removes the
+// tombstone; meanwhile every wrapper treats the tombstone as gone.
+
+// Remove keeps the file it removes; a directory holds no content.
+func (s *Store) Remove(ctx context.Context, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fi, err := s.inner.Stat(ctx, name)
+	switch {
+	case err != nil:
+		return err
+	case !fi.IsRegular():
+		return s.inner.Remove(ctx, name)
+	case s.renamer == nil:
+		return s.removeWithTombstone(ctx, name)
+	}
+	return s.removeToTrash(ctx, name, true)
+}
+
+// removeAll keeps every file under name.
+func (s *Store) removeAll(ctx context.Context, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.renamer == nil {
+		return s.removeAllWithTombstones(ctx, name)
+	}
+	return s.removeToTrash(ctx, name, false)
+}
+
+// removeToTrash moves name into the trash in one step, and then its files
+// into their versions' places. With fileOnly, a directory that took the
+// file's place after the caller's Stat is put back and removed the way
+// Remove removes a directory.
+func (s *Store) removeToTrash(ctx context.Context, name string, fileOnly bool) error {
+	s.sweep(ctx)
+	slot, err := s.toTrash(ctx, name)
+	if err != nil {
+		return err
+	}
+	if fileOnly {
+		// (A sweep by another process may get to such a directory first:
+		// its files are then kept as versions, and it is gone.)
+		tree := path.Join(slot, treeName)
+		if fi, err := s.inner.Stat(ctx, tree); err == nil && !fi.IsRegular() {
+			err := s.renamer.Rename(ctx, tree, name)
+			s.report(s.emptyTrash(ctx, slot)) // if something took the name, keeps the tree's files
+			if err != nil {
+				return err
+			}
+			return s.inner.Remove(ctx, name)
+		}
+	}
+	// The delete is done; what emptying fails to record stays in the
+	// trash for the next sweep.
+	s.report(s.emptyTrash(ctx, slot))
+	return nil
+}
+
+// The trash holds one directory per delete in progress, named at random,
+// holding the path that was deleted (pathFile) and the tree itself.
+const (
+	trashDir = rootName + "/trash"
+	treeName = "tree"
+)
+
+// toTrash moves the entry at name into a new directory of the trash, and
+// returns that directory.
+func (s *Store) toTrash(ctx context.Context, name string) (string, error) {
+	if _, err := memtool.MkdirAll(ctx, s.inner, trashDir); err != nil {
+		return "", err
+	}
+	for range maxAttempts {
+		slot := path.Join(trashDir, rand.Text())
+		err := s.inner.Mkdir(ctx, slot)
+		if errors.Is(err, memtool.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		err = s.inner.WriteFile(ctx, path.Join(slot, pathFile), []byte(name), memtool.CreateOnly)
+		if err == nil {
+			err = s.renamer.Rename(ctx, name, path.Join(slot, treeName))
+		}
+		if err != nil {
+			wctx := context.WithoutCancel(ctx)
+			s.inner.Remove(wctx, path.Join(slot, pathFile))
+			s.inner.Remove(wctx, slot)
+			return "", err
+		}
+		return slot, nil
+	}
+	return "", busy("remove", name)
+}
+
+// emptyTrash moves the files of a trash directory into their versions'
+// places and removes what is left. Another process may be emptying the
+// same directory: each file is moved by one of them.
+func (s *Store) emptyTrash(ctx context.Context, slot string) error {
+	ctx = context.WithoutCancel(ctx)
+	data, err := s.inner.ReadFile(ctx, path.Join(slot, pathFile), 1<<20)
+	if err != nil {
+		return ignoreNotExist(err)
+	}
+	name, tree := string(data), path.Join(slot, treeName)
+	err = walkFiles(ctx, s.inner, tree, func(file string) error {
+		orig := name + strings.TrimPrefix(file, tree)
+		entry, err := s.claim(ctx, orig, "delete")
+		if err != nil {
+			return err
+		}
+		if err := s.renamer.Rename(ctx, file, entry); err != nil {
+			return err
+		}
+		s.prune(ctx, orig)
+		return nil
+	})
+	if err = ignoreNotExist(err); err != nil {
+		return err
+	}
+	return ignoreNotExist(memtool.RemoveAll(ctx, s.inner, slot))
+}
+
+// sweep finishes the deletes that other processes left in the
+// trash (they died, or failed to record some files). A trash directory
+// without a tree may be one whose delete is about to move the tree in:
+// it is left alone.
+func (s *Store) sweep(ctx context.Context) {
+	entries, err := s.inner.ReadDir(ctx, trashDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		slot := path.Join(trashDir, e.Name)
+		if _, err := s.inner.Stat(ctx, path.Join(slot, treeName)); err == nil {
+			s.report(s.emptyTrash(ctx, slot))
+		}
+	}
+}
+
+func ignoreNotExist(err error) error {
+	if errors.Is(err, memtool.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// A tombstone is the content of a file that a delete without rename has
+// saved and is about to remove. Its time lets a writer take over one left
+// behind by a process that died between the two steps.
+const (
+	tombstonePrefix = "\x00memtool-history: deleted, about to be removed\x00"
+	tombstoneLen    = len(tombstonePrefix) + 20
+	// staleTombstone is how old a tombstone must be before a write may
+	// take its place. A delete that stalls this long between its two
+	// steps then removes what the write put there.
+	staleTombstone = 10 * time.Minute
+)
+
+var errTombstoneContent = memtool.Refusal("That content cannot be stored: it is the marker memtool's history uses for a file being deleted. Nothing was changed.")
+
+func tombstone(t time.Time) []byte {
+	return fmt.Appendf(nil, "%s%020d", tombstonePrefix, t.UnixNano())
+}
+
+func isTombstone(data []byte) bool {
+	return len(data) == tombstoneLen && strings.HasPrefix(string(data), tombstonePrefix)
+}
+
+// isTombstoneAt reports whether the entry fi at name is a tombstone. Only
+// a store without rename holds them; only a file of their size is read.
+func (s *Store) isTombstoneAt(ctx context.Context, name string, fi memtool.FileInfo) bool {
+	if s.renamer != nil || !fi.IsRegular() || fi.Size != int64(tombstoneLen) {
+		return false
+	}
+	data, err := s.inner.ReadFile(ctx, name, int64(tombstoneLen))
+	return err == nil && isTombstone(data)
+}
+
+// replaceTombstone writes data over the tombstone mark if it is stale,
+// with an update conditional on the mark (errChanged if it is gone). A
+// delete still in progress: ErrBusy.
+func (s *Store) replaceTombstone(ctx context.Context, name string, mark, data []byte) error {
+	ns, _ := strconv.ParseInt(string(mark[len(tombstonePrefix):]), 10, 64)
+	if s.opts.Now().Sub(time.Unix(0, ns)) <= staleTombstone {
+		return &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("being deleted by another process: %w", memtool.ErrBusy)}
+	}
+	return s.inner.Update(ctx, name, 1<<40, ifUnchanged(mark, content(data)))
+}
+
+// entomb saves the content of the file at name as a version and turns the
+// file into a tombstone, in an update conditional on that content, and
+// returns the version and the tombstone. ErrNotExist if the file is gone
+// or already a tombstone.
+func (s *Store) entomb(ctx context.Context, name string) (version string, old, mark []byte, err error) {
+	for range maxAttempts {
+		old, err := s.ReadFile(ctx, name, 1<<40)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		mark := tombstone(s.opts.Now())
+		v, err := s.save(ctx, name, old, "delete")
+		if err != nil {
+			return "", nil, nil, err
+		}
+		err = s.inner.Update(ctx, name, 1<<40, ifUnchanged(old, content(mark)))
+		if err == nil {
+			return v, old, mark, nil
+		}
+		s.drop(ctx, v)
+		if !errors.Is(err, errChanged) {
+			return "", nil, nil, err
+		}
+	}
+	return "", nil, nil, busy("remove", name)
+}
+
+// unentomb puts old back in place of the tombstone mark, after a delete
+// failed, and drops its version.
+func (s *Store) unentomb(ctx context.Context, name, version string, old, mark []byte) {
+	ctx = context.WithoutCancel(ctx)
+	if s.inner.Update(ctx, name, 1<<40, ifUnchanged(mark, content(old))) == nil {
+		s.drop(ctx, version)
+	}
+}
+
+func (s *Store) removeWithTombstone(ctx context.Context, name string) error {
+	v, old, mark, err := s.entomb(ctx, name)
+	if errors.Is(err, memtool.ErrIsDir) || errors.Is(err, memtool.ErrIrregular) {
+		return s.inner.Remove(ctx, name) // no longer a file: nothing to keep
+	}
+	if err != nil {
+		return err
+	}
+	// ErrNotExist: a directory delete removed the tombstone first.
+	if err := ignoreNotExist(s.inner.Remove(ctx, name)); err != nil {
+		s.unentomb(ctx, name, v, old, mark)
+		return err
+	}
+	s.prune(ctx, name)
+	return nil
+}
+
+// removeAllWithTombstones turns every file under name into a tombstone,
+// keeping its content, and then removes the tree. A file that another
+// process creates in the tree between the two steps is removed without
+// being kept: without a rename there is no one step that takes the tree
+// away.
+func (s *Store) removeAllWithTombstones(ctx context.Context, name string) error {
+	type entombed struct {
+		file, version string
+		old, mark     []byte
+	}
+	var done []entombed
+	err := walkFiles(ctx, s.inner, name, func(file string) error {
+		v, old, mark, err := s.entomb(ctx, file)
+		if err == nil {
+			done = append(done, entombed{file, v, old, mark})
+		}
+		return err
+	})
+	if err == nil {
+		err = s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+	}
+	if err != nil {
+		for _, e := range done {
+			s.unentomb(ctx, e.file, e.version, e.old, e.mark)
+		}
+		return err
+	}
+	for _, e := range done {
+		s.prune(ctx, e.file)
+	}
+	return nil
+}
+
+// walkFiles calls fn for every regular file at or under name, with
+// memtool.Walk. A file below name removed meanwhile (fn's ErrNotExist) is
+// skipped.
+func walkFiles(ctx context.Context, s memtool.Store, name string, fn func(string) error) error {
+	return memtool.Walk(ctx, s, name, func(file string, fi memtool.FileInfo) error {
+		if !fi.IsRegular() {
+			return nil
+		}
+		if err := fn(file); file == name || !errors.Is(err, memtool.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+}

@@ -1,0 +1,224 @@
+package history
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memtool/memtool"
+)
+
+// Each file path that has versions has a directory under rootName, named
+// by a hash of the path, holding the path itself (pathFile), the last
+// version number handed out (counterFile) and the versions, each named
+// "<number>-<unix nanoseconds>-<operation>".
+const (
+	pathFile    = "path"
+	counterFile = "counter"
+)
+
+// fileDir is the directory of name's versions.
+func fileDir(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return path.Join(rootName, hex.EncodeToString(sum[:16]))
+}
+
+// claim hands out a new version number of name and returns the entry that
+// a version with it is stored at (not yet written). Numbers come from a
+// counter advanced with an atomic Update, so two processes never get the
+// same number, and no number is handed out twice, even after its version
+// was pruned: claiming a free name instead would let a process that fell
+// behind reuse a pruned number, and its version, the newest, would sort
+// among the oldest.
+func (s *Store) claim(ctx context.Context, name, op string) (string, error) {
+	dir := fileDir(name)
+	n, err := s.next(ctx, dir)
+	if errors.Is(err, memtool.ErrNotExist) {
+		if err = s.initDir(ctx, dir, name); err == nil {
+			n, err = s.next(ctx, dir)
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	return path.Join(dir, fmt.Sprintf("%06d-%d-%s", n, s.opts.Now().UnixNano(), op)), nil
+}
+
+// next advances the counter of dir and returns its new value.
+func (s *Store) next(ctx context.Context, dir string) (int, error) {
+	counter := path.Join(dir, counterFile)
+	var n int
+	err := s.inner.Update(ctx, counter, 32, func(old []byte) ([]byte, error) {
+		last, err := strconv.Atoi(string(old))
+		if err != nil || last < 0 {
+			return nil, fmt.Errorf("history: %s holds %q, not a version number", counter, old)
+		}
+		n = last + 1 // the call whose result is stored is the last one
+		return strconv.AppendInt(nil, int64(n), 10), nil
+	})
+	return n, err
+}
+
+// initDir creates the directory of name's versions with its path file and
+// counter. The counter starts after the highest version already there
+// (from a memtool that numbered versions without one).
+func (s *Store) initDir(ctx context.Context, dir, name string) error {
+	if _, err := memtool.MkdirAll(ctx, s.inner, dir); err != nil {
+		return err
+	}
+	err := s.inner.WriteFile(ctx, path.Join(dir, pathFile), []byte(name), memtool.CreateOnly)
+	if err != nil && !errors.Is(err, memtool.ErrExist) {
+		return err
+	}
+	versions, err := listVersions(ctx, s.inner, dir)
+	if err != nil {
+		return err
+	}
+	last := 0
+	if len(versions) > 0 {
+		last = versions[len(versions)-1].N
+	}
+	err = s.inner.WriteFile(ctx, path.Join(dir, counterFile), strconv.AppendInt(nil, int64(last), 10), memtool.CreateOnly)
+	if err != nil && !errors.Is(err, memtool.ErrExist) {
+		return err
+	}
+	return nil
+}
+
+// save writes data as a new version of name and returns its entry.
+func (s *Store) save(ctx context.Context, name string, data []byte, op string) (string, error) {
+	entry, err := s.claim(ctx, name, op)
+	if err != nil {
+		return "", err
+	}
+	return entry, s.inner.WriteFile(ctx, entry, data, memtool.CreateOnly)
+}
+
+func (s *Store) drop(ctx context.Context, entry string) {
+	s.inner.Remove(context.WithoutCancel(ctx), entry)
+}
+
+// prune drops versions of name beyond MaxVersions or older than MaxAge.
+// Version numbers only grow, so a version with MaxVersions versions
+// numbered above it is not among the newest MaxVersions, whatever other
+// processes do meanwhile.
+func (s *Store) prune(ctx context.Context, name string) {
+	ctx = context.WithoutCancel(ctx)
+	dir := fileDir(name)
+	versions, err := listVersions(ctx, s.inner, dir)
+	if err != nil {
+		s.report(err)
+		return
+	}
+	now := s.opts.Now()
+	for i, v := range versions {
+		tooMany := len(versions)-i > s.opts.MaxVersions
+		tooOld := s.opts.MaxAge > 0 && now.Sub(v.Time) > s.opts.MaxAge
+		if tooMany || tooOld {
+			if err := s.inner.Remove(ctx, path.Join(dir, v.entry)); !errors.Is(err, memtool.ErrNotExist) {
+				s.report(err) // ErrNotExist: another process pruned it first
+			}
+		}
+	}
+}
+
+// A Version is an earlier content of a file.
+type Version struct {
+	N    int       // counts up from 1 per path; never reused, also after pruning
+	Time time.Time // when it was replaced
+	Op   string    // what replaced it: "update" (an edit, or a create that overwrote it), "write" (a whole-file write, such as a revert), "delete"
+	Size int64
+
+	entry string
+}
+
+func listVersions(ctx context.Context, inner memtool.Store, dir string) ([]Version, error) {
+	entries, err := inner.ReadDir(ctx, dir)
+	if errors.Is(err, memtool.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Version
+	for _, e := range entries {
+		parts := strings.SplitN(e.Name, "-", 3)
+		if len(parts) != 3 || !e.IsRegular() {
+			continue
+		}
+		n, err1 := strconv.Atoi(parts[0])
+		ns, err2 := strconv.ParseInt(parts[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, Version{N: n, Time: time.Unix(0, ns).UTC(), Op: parts[2], Size: e.Size, entry: e.Name})
+	}
+	slices.SortFunc(out, func(a, b Version) int { return a.N - b.N })
+	return out, nil
+}
+
+// Versions lists the kept versions of the file at the virtual path p in
+// inner (the store the wrapper wraps), oldest first.
+func Versions(ctx context.Context, inner memtool.Store, p string) ([]Version, error) {
+	name, err := fileName(p)
+	if err != nil {
+		return nil, err
+	}
+	return listVersions(ctx, inner, fileDir(name))
+}
+
+// ErrNoVersion: no kept version has that number.
+var ErrNoVersion = errors.New("no such version")
+
+// Read returns version n of the file at the virtual path p.
+func Read(ctx context.Context, inner memtool.Store, p string, n int) ([]byte, error) {
+	name, err := fileName(p)
+	if err != nil {
+		return nil, err
+	}
+	versions, err := listVersions(ctx, inner, fileDir(name))
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range versions {
+		if v.N == n {
+			return inner.ReadFile(ctx, path.Join(fileDir(name), v.entry), 1<<40)
+		}
+	}
+	return nil, fmt.Errorf("%s version %d: %w", p, n, ErrNoVersion)
+}
+
+// Revert makes version n the content of the file at the virtual path p,
+// through store (the wrapper, so that the content it replaces is kept as a
+// version too). A deleted file is created again, with its parent
+// directories (memtool.MkdirAll); a file in the way of those fails with
+// ErrNotDir.
+func Revert(ctx context.Context, store, inner memtool.Store, p string, n int) error {
+	data, err := Read(ctx, inner, p, n)
+	if err != nil {
+		return err
+	}
+	name, _ := fileName(p)
+	if _, err := memtool.MkdirAll(ctx, store, path.Dir(name)); err != nil {
+		return err
+	}
+	return store.WriteFile(ctx, name, data, memtool.Replace)
+}
+
+func fileName(p string) (string, error) {
+	name, dir, err := memtool.CleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	if name == "" || dir {
+		return "", fmt.Errorf("%s is not a file path", p)
+	}
+	return name, nil
+}

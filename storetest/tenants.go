@@ -1,0 +1,151 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/memtool/memtool"
+)
+
+// RunTenants checks the memtool.Tenanted and memtool.TenantLister contracts
+// of a multi-tenant store, then runs the conformance suite (Run) on one
+// tenant of a store whose other tenants hold files. newStore is called for
+// every subtest and must return a new, unused store that implements
+// memtool.Tenanted; TenantLister is checked when the store has it.
+func RunTenants(t *testing.T, newStore func(t *testing.T) memtool.Store) {
+	t.Helper()
+	tenanted := func(t *testing.T) memtool.Tenanted {
+		s := newStore(t)
+		ts, ok := s.(memtool.Tenanted)
+		if !ok {
+			t.Fatalf("%T does not implement memtool.Tenanted", s)
+		}
+		return ts
+	}
+	t.Run("Isolation", func(t *testing.T) { testTenantIsolation(t, tenanted(t)) })
+	t.Run("InvalidIDs", func(t *testing.T) { testTenantInvalidIDs(t, tenanted(t)) })
+	t.Run("MultiTenantForGood", func(t *testing.T) { testMultiTenantForGood(t, tenanted(t)) })
+	t.Run("SingleTenantForGood", func(t *testing.T) { testSingleTenantForGood(t, newStore(t)) })
+	t.Run("List", func(t *testing.T) { testTenantList(t, tenanted(t)) })
+	t.Run("Conformance", func(t *testing.T) {
+		Run(t, func(t *testing.T) memtool.Store {
+			s := tenanted(t)
+			neighbour := tenant(t, s, "neighbour")
+			mustMkdir(t, neighbour, "d")
+			mustWrite(t, neighbour, "d/a.txt", "the neighbour's")
+			mustWrite(t, neighbour, "a.txt", "the neighbour's")
+			return tenant(t, s, "t1")
+		})
+	})
+}
+
+func tenant(t *testing.T, s memtool.Tenanted, id string) memtool.Store {
+	t.Helper()
+	ts, err := s.Tenant(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Tenant(%q): %v", id, err)
+	}
+	return ts
+}
+
+// testTenantIsolation: what one tenant writes, renames and removes is
+// invisible to another, which can use the same names for its own entries.
+func testTenantIsolation(t *testing.T, s memtool.Tenanted) {
+	ctx := context.Background()
+	a, b := tenant(t, s, "alice"), tenant(t, s, "bob")
+	mustMkdir(t, a, "d")
+	mustWrite(t, a, "d/x.txt", "alice")
+	mustWrite(t, a, "y.txt", "alice")
+	before := snapshot(t, a)
+	checkEntries(t, b, "", nil)
+	checkMissing(t, b, "d")
+	checkMissing(t, b, "y.txt")
+	if _, err := b.ReadFile(ctx, "d/x.txt", noLimit); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("bob read alice's file: %v, want ErrNotExist", err)
+	}
+	mustMkdir(t, b, "d")
+	mustWrite(t, b, "d/x.txt", "bob")
+	wantNoErr(t, "bob WriteFile y.txt", b.WriteFile(ctx, "y.txt", []byte("bob"), memtool.CreateOnly))
+	wantNoErr(t, "bob Remove d/x.txt", b.Remove(ctx, "d/x.txt"))
+	if r, ok := b.(memtool.Renamer); ok {
+		wantNoErr(t, "bob Rename y.txt", r.Rename(ctx, "y.txt", "z.txt"))
+	}
+	if ra, ok := b.(memtool.RemoveAller); ok {
+		wantNoErr(t, "bob RemoveAll d", ra.RemoveAll(ctx, "d"))
+	}
+	unchanged(t, a, before, "bob's changes")
+	checkFile(t, a, "d/x.txt", "alice")
+}
+
+// testTenantInvalidIDs: an id that ValidateTenant refuses names no tenant.
+func testTenantInvalidIDs(t *testing.T, s memtool.Tenanted) {
+	for _, id := range []string{"", ".", "..", "../x", "a/b", "A", "-a", "a b", "a\x00", string(make([]byte, memtool.MaxTenantLen+1))} {
+		if ts, err := s.Tenant(context.Background(), id); err == nil {
+			t.Errorf("Tenant(%q) = %T, nil; want an error", id, ts)
+		}
+	}
+}
+
+// testMultiTenantForGood: once a tenant is named, the tenant-less view
+// fails every method with ErrTenancy.
+func testMultiTenantForGood(t *testing.T, s memtool.Tenanted) {
+	ctx := context.Background()
+	mustWrite(t, tenant(t, s, "t1"), "a.txt", "t1")
+	plain := s.(memtool.Store)
+	_, err := plain.Stat(ctx, "a.txt")
+	wantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
+	_, err = plain.ReadDir(ctx, "")
+	wantErr(t, "tenant-less ReadDir", err, memtool.ErrTenancy)
+	_, err = plain.ReadFile(ctx, "a.txt", noLimit)
+	wantErr(t, "tenant-less ReadFile", err, memtool.ErrTenancy)
+	wantErr(t, "tenant-less WriteFile", plain.WriteFile(ctx, "b.txt", []byte("x"), memtool.CreateOnly), memtool.ErrTenancy)
+	wantErr(t, "tenant-less Mkdir", plain.Mkdir(ctx, "d"), memtool.ErrTenancy)
+	wantErr(t, "tenant-less Remove", plain.Remove(ctx, "a.txt"), memtool.ErrTenancy)
+	checkFile(t, tenant(t, s, "t1"), "a.txt", "t1")
+}
+
+// testSingleTenantForGood: once used without a tenant, a store names none.
+func testSingleTenantForGood(t *testing.T, s memtool.Store) {
+	ctx := context.Background()
+	mustWrite(t, s, "a.txt", "plain")
+	ts, ok := s.(memtool.Tenanted)
+	if !ok {
+		t.Fatalf("%T does not implement memtool.Tenanted", s)
+	}
+	_, err := ts.Tenant(ctx, "t1")
+	wantErr(t, "Tenant on a single-tenant store", err, memtool.ErrTenancy)
+	if l, ok := s.(memtool.TenantLister); ok {
+		_, err := l.Tenants(ctx)
+		wantErr(t, "Tenants on a single-tenant store", err, memtool.ErrTenancy)
+	}
+	checkFile(t, s, "a.txt", "plain")
+}
+
+// testTenantList: the tenants that hold something, once each, in byte order.
+func testTenantList(t *testing.T, s memtool.Tenanted) {
+	l, ok := s.(memtool.TenantLister)
+	if !ok {
+		t.Skipf("%T does not implement memtool.TenantLister", s)
+	}
+	ctx := context.Background()
+	if ids, err := l.Tenants(ctx); err != nil || len(ids) != 0 {
+		t.Fatalf("Tenants of an unused store = %q, %v; want none", ids, err)
+	}
+	for _, id := range []string{"b-2", "a1", "c", "a1", "a.1"} {
+		ts := tenant(t, s, id)
+		if err := ts.Mkdir(ctx, "d"); err != nil && !errors.Is(err, memtool.ErrExist) {
+			t.Fatal(err)
+		}
+	}
+	tenant(t, s, "empty")
+	ids, err := l.Tenants(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = slices.DeleteFunc(ids, func(id string) bool { return id == "empty" }) // may be listed or not
+	if want := []string{"a.1", "a1", "b-2", "c"}; !slices.Equal(ids, want) {
+		t.Errorf("Tenants = %q, want %q", ids, want)
+	}
+}
