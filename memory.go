@@ -135,7 +135,9 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 		return errorResult("Path would escape " + Root + " directory via symlink")
 	case errors.Is(err, ErrBusy):
 		return errorResult(fmt.Sprintf("The memory store is busy (another process holds it); the %s command on %s changed nothing. Try again", cmd.Name(), cmd.Target()))
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded):
+		return errorResult(fmt.Sprintf("The %s command on %s did not finish in time (the memory store did not answer); nothing was changed", cmd.Name(), cmd.Target()))
+	case errors.Is(err, context.Canceled):
 		return errorResult(fmt.Sprintf("The %s command on %s was cancelled; nothing was changed", cmd.Name(), cmd.Target()))
 	case errors.Is(err, ErrNoSpace):
 		return errorResult(fmt.Sprintf("No space left in the memory store; the %s command on %s changed nothing. Deleting files may free space", cmd.Name(), cmd.Target()))

@@ -250,6 +250,9 @@ const waitingLine = `{"command":"create","path":"/memories/b.txt","file_text":"b
 // waitingAnswer is the answer to waitingLine once the create is cancelled.
 const waitingAnswer = `{"is_error":true,"content":"Error: The create command on /memories/b.txt was cancelled; nothing was changed"}` + "\n"
 
+// timedOutAnswer is the answer to waitingLine once --timeout ends the wait.
+const timedOutAnswer = `{"is_error":true,"content":"Error: The create command on /memories/b.txt did not finish in time (the memory store did not answer); nothing was changed"}` + "\n"
+
 // SIGTERM or SIGINT while a write waits for a lock another process holds
 // cancels the write: exec answers the line in progress (the write changed
 // nothing) and exits with 128 + the signal's number.
@@ -288,8 +291,8 @@ func TestExecCallTimeout(t *testing.T) {
 			c.ask(t, `{"command":"view","path":"/memories"}`) // the store is open
 			ls.hold()
 			c.send(t, waitingLine)
-			if got := c.readLine(t); got != waitingAnswer {
-				t.Errorf("answer %q, want %q", got, waitingAnswer)
+			if got := c.readLine(t); got != timedOutAnswer {
+				t.Errorf("answer %q, want %q", got, timedOutAnswer)
 			}
 			if got := c.ask(t, `{"command":"view","path":"/memories/a.txt"}`); !strings.Contains(got, `1\talpha`) {
 				t.Errorf("the next line: %q", got)
