@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,17 +307,35 @@ func TestExecCallTimeout(t *testing.T) {
 	}
 }
 
-// A signal while exec opens a store that another process holds locked
-// ends it at once, with 128 + the signal's number.
+// A signal while exec opens a store that does not answer (a PostgreSQL
+// address that accepts connections and then says nothing) ends it at once,
+// with 128 + the signal's number. (A file store never waits as it opens.)
 func TestExecSignalWhileOpening(t *testing.T) {
-	dir := t.TempDir()
-	holdFlock(t, filepath.Join(dir, ".memtool.lock"))
-	c := startExec(t, "--store", dir)
-	// A store that polls the lock instead of waiting in flock(2) is taken
-	// to wait once memtool has had a while to start.
-	c.waitFor(t, "memtool waiting for the lock as it opens the store", func() bool {
-		return waitsForFlock(t, c.cmd.Process.Pid) || time.Since(c.started) > 2*time.Second
-	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	accepted := make(chan struct{}, 1)
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { conn.Close() })
+			select {
+			case accepted <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	c := startExec(t, "--store", "postgres://memtool@"+ln.Addr().String()+"/memtool?sslmode=disable&connect_timeout=60")
+	select {
+	case <-accepted:
+	case <-time.After(time.Minute):
+		t.Fatal("memtool did not connect to the silent server")
+	}
 	c.signal(t, syscall.SIGTERM)
 	if code := c.wait(t); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit status %d, want %d\n%s", code, 128+int(syscall.SIGTERM), c.stderr.String())
