@@ -77,14 +77,6 @@ func (c *Insert) Target() string     { return c.Path }
 func (c *Delete) Target() string     { return c.Path }
 func (c *Rename) Target() string     { return c.OldPath }
 
-// An InputError is tool input that ParseCommand refused. Its message is the
-// text the model receives (without the "Error: " prefix).
-type InputError struct {
-	Reason string
-}
-
-func (e *InputError) Error() string { return e.Reason }
-
 func inputErrorf(format string, args ...any) error {
 	return &InputError{Reason: fmt.Sprintf(format, args...)}
 }

@@ -33,6 +33,14 @@
 //     Renamer and RemoveAller are optional capabilities with fallbacks, and
 //     Tenanted gives one isolated Store per tenant.
 //
+// Beside the capabilities, as fs.ReadFile sits beside ReadFileFS, the tree
+// helpers Walk, MkdirAll, RemoveAll, Copy and Move work over any Store,
+// using Renamer and RemoveAller when present. Memory's fallbacks are these
+// helpers, and the policies use them too, so a tree is walked, made,
+// removed and moved with one set of rules: a file in the way of MkdirAll
+// is ErrNotDir, entries that vanish meanwhile are skipped, and a failed
+// step removes only what it made.
+//
 // Memory.Run does steps 1 to 4; Memory.Execute starts at step 2 with a
 // Command you built.
 //

@@ -2,6 +2,7 @@ package memtool
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 )
 
@@ -38,3 +39,35 @@ var (
 	// (another process holds it). Nothing changed; the caller may retry.
 	ErrBusy = errors.New("the store is busy")
 )
+
+// The error types whose message is the text the model reads (without the
+// "Error: " prefix). Memory passes them on verbatim; any other error from a
+// store reaches the model only as an internal error.
+
+// A Refusal is a failure whose text is meant for the model: Memory answers
+// "Error: " + its text, verbatim. Memory's own checks return one, and so may
+// a Store or a policy that wraps one (a quota, a secret filter) when it
+// refuses an operation for a reason the model should read. Any other error
+// from a store is reported to the model only as an internal error.
+type Refusal string
+
+func (r Refusal) Error() string { return string(r) }
+
+func refusef(format string, args ...any) error { return Refusal(fmt.Sprintf(format, args...)) }
+
+// A PathError is a path the gate refused. Its message is the text the model
+// receives (without the "Error: " prefix).
+type PathError struct {
+	Path   string // the caller's path, exactly as sent
+	Reason string
+}
+
+func (e *PathError) Error() string { return e.Reason }
+
+// An InputError is tool input that ParseCommand refused. Its message is the
+// text the model receives (without the "Error: " prefix).
+type InputError struct {
+	Reason string
+}
+
+func (e *InputError) Error() string { return e.Reason }

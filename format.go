@@ -135,3 +135,18 @@ func formatCount(n int) string {
 	}
 	return s
 }
+
+// truncateRunes returns the first n characters (code points) of s.
+func truncateRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}

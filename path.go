@@ -18,15 +18,6 @@ const (
 	MaxDepth          = 32   // names below /memories after resolving . and ..
 )
 
-// A PathError is a path the gate refused. Its message is the text the model
-// receives (without the "Error: " prefix).
-type PathError struct {
-	Path   string // the caller's path, exactly as sent
-	Reason string
-}
-
-func (e *PathError) Error() string { return e.Reason }
-
 // CleanPath is the path gate: it turns a virtual path as the model sent it
 // into the clean name a Store uses, or refuses it.
 //

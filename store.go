@@ -90,18 +90,19 @@ type Store interface {
 // nothing; the check and the move are one atomic step. Missing oldname:
 // ErrNotExist. newname is never inside oldname (callers refuse that).
 //
-// Without it, Memory copies and then removes, holding its own lock against
-// every other change through that Memory (views may see both trees). Across
-// processes the fallback is neither atomic nor crash-safe: it removes only
-// entries it created or copied, so another process's new entries survive,
-// but another process's edit to a file already copied is lost.
+// Without it, Move (and so Memory) copies and then removes; Memory holds
+// its own lock against every other change through that Memory (views may
+// see both trees). Across processes the fallback is neither atomic nor
+// crash-safe: it removes only entries it created or copied, so another
+// process's new entries survive, but another process's edit to a file
+// already copied is lost.
 type Renamer interface {
 	Rename(ctx context.Context, oldname, newname string) error
 }
 
 // RemoveAller is the optional capability of removing a directory and
-// everything in it in one call. Missing: ErrNotExist. Without it, Memory
-// walks the tree and removes entries one by one.
+// everything in it in one call. Missing: ErrNotExist. Without it,
+// RemoveAll (and so Memory) walks the tree and removes entries one by one.
 type RemoveAller interface {
 	RemoveAll(ctx context.Context, name string) error
 }

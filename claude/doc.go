@@ -25,7 +25,30 @@
 // beta headers those need, the memory tool docs' optional system-prompt
 // additions (WithOrganizedMemory, WithTopic), guidance such as a template's
 // (WithGuidance), an iteration cap, message threads on or off, more tools,
-// and a callback for every memory command (WithOnCall).
+// a callback for every memory command (WithOnCall), and a per-request
+// timeout and retry count (WithRequestTimeout, WithMaxRetries).
+//
+// # Options say what they do
+//
+// A numeric option whose value the API would refuse or that makes no
+// sense (a negative count, a compaction trigger below MinCompactTrigger) is
+// invalid: CheckOptions reports it, and a runner built with it fails its
+// first step with that error before sending anything. A zero value means
+// the documented default. Preparing params again (PrepareParams, or a
+// runner over params you prepared) adds no second edit, system block, tool
+// or beta. A clear_tool_uses_20250919 edit that you build yourself gets
+// "memory" added to its ExcludeTools, as WithClearToolUses's does, so
+// memory's results are never cleared. The runners add the
+// compact-2026-09-04 beta to the request that the SDK runner's
+// CompactBeforeNextTurn sends; no option is needed for it.
+//
+// # No hangs
+//
+// WithRequestTimeout bounds each attempt of each request, the reading of a
+// streamed reply included; a stalled API fails the step with
+// context.DeadlineExceeded. WithMaxRetries sets how many more attempts a
+// failed request gets; a streamed reply that has started is not tried
+// again. Without them the client's own settings hold.
 //
 // # Your own loop
 //
@@ -33,8 +56,20 @@
 // the request, and pass each assistant message to Tool.BetaToolResults or
 // Tool.ToolResults: they return the tool_result blocks that answer its
 // memory tool_use blocks, in the order of the calls, ready for the next user
-// message. PrepareParams applies the runner's options to a plain
-// BetaMessageNewParams.
+// message. PrepareParams applies the options to a plain
+// BetaMessageNewParams. On the GA API (client.Messages.New),
+// PrepareMessageParams declares the tool and adds the prompt additions
+// (WithOrganizedMemory, WithTopic, WithGuidance), and MessageText reads a
+// reply's text; context editing and compaction exist only in the beta API,
+// so PrepareMessageParams refuses those options.
+//
+// # Coming from the Python or TypeScript SDK's helper
+//
+// Their local filesystem memory helpers keep the model's /memories/x.md at
+// <base>/memories/x.md. OpenHelperDir(base) opens that directory as a file
+// store (HelperDir(base) names it), so the model sees the same paths it
+// saw with those helpers, not /memories/memories/x.md. Tool.ClearAll
+// deletes every memory, as the Python helper's clear_all_memory does.
 //
 // # What the model receives
 //
@@ -46,14 +81,28 @@
 // sees it, so there memtool cannot refuse duplicate keys; BetaToolResults
 // and ToolResults see the input as the model sent it.
 //
-// # Concurrency
+// # Concurrency and the order of a turn's calls
 //
-// A Tool is safe for concurrent use. The SDK runner runs one turn's tool
-// calls in parallel goroutines; memtool.Memory is linearizable, so no update
-// is lost, but calls of one turn that touch the same file may run in any
-// order. BetaToolResults and ToolResults also run a turn's calls in
-// parallel, except that calls whose paths overlap (the same file, or a
-// directory and something in it) run in the order the model wrote them.
+// A Tool is safe for concurrent use. Calls of one assistant turn that touch
+// overlapping paths (the same file, or a directory and something in it; a
+// rename touches both of its paths) run in the order the model wrote them,
+// on every path: NewRunner, NewStreamingRunner, BetaToolResults and
+// ToolResults. Calls on unrelated paths still run at the same time.
+//
+// The SDK runner starts one goroutine per call and passes the tool only the
+// call's input, so the runners' Tool follows the turn itself
+// (ToolOptions.Turn, set to the runner's LastMessage): when a call
+// arrives, the Tool reads the runner's last assistant message, lists its
+// memory calls as the runner does (those after the last "fallback" block),
+// finds the call among them by its input (compared as decoded JSON, so
+// key order and spacing do not matter), and waits until every earlier
+// overlapping call of the turn has run. A call that is not in that message
+// runs at once, and releases the calls that wait, so that nothing waits
+// for a call that will not come; a cancelled context also ends the wait,
+// and the call then reports that it was not run. Calls with identical input are told apart by the order in
+// which they arrive, so among those, which tool_use id gets which result
+// is not kept (Call.ID is "" for them). To get the same order with a
+// runner you build yourself, set ToolOptions.Turn to its LastMessage.
 //
 // # Multi-session work
 //

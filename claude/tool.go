@@ -32,8 +32,10 @@ func ToolParam() anthropic.ToolUnionParam {
 
 // A Call is one memory command that a Tool ran.
 type Call struct {
-	// ID is the tool_use block's id. It is "" for calls made by the SDK's
-	// tool runner, which does not pass the id to the tool.
+	// ID is the tool_use block's id. The SDK's tool runner does not pass
+	// it to the tool; a Tool that follows the runner's turn (ToolOptions.Turn)
+	// finds it from the call's input, and leaves it "" when the turn has
+	// several calls with the same input or the call is not in the turn.
 	ID string
 	// Input is the tool input as the model sent it.
 	Input json.RawMessage
@@ -105,6 +107,12 @@ type ToolOptions struct {
 	// the model receives. It is called from several goroutines at once when
 	// a turn has several calls, and a slow OnCall slows the turn.
 	OnCall func(ctx context.Context, c Call)
+	// Turn, if set, returns the assistant message whose calls the SDK's
+	// tool runner is running: pass the runner's LastMessage, as NewRunner
+	// and NewStreamingRunner do. Execute then runs the calls of that
+	// message in the order the model wrote them wherever their paths
+	// overlap. Without it, Execute runs each call as it comes.
+	Turn func() *anthropic.BetaMessage
 }
 
 // A Tool runs the memory tool's commands on a memtool.Memory. It is an
@@ -112,8 +120,13 @@ type ToolOptions struct {
 // blocks of your own loop (BetaToolResults, ToolResults). It is safe for
 // concurrent use.
 type Tool struct {
-	mem    *memtool.Memory
-	onCall func(context.Context, Call)
+	mem         *memtool.Memory
+	onCall      func(context.Context, Call)
+	lastMessage func() *anthropic.BetaMessage
+
+	mu      sync.Mutex
+	turn    *turn                  // the calls of turnMsg, as Execute runs them
+	turnMsg *anthropic.BetaMessage // the runner's message that turn was built from
 }
 
 var _ anthropic.BetaTool = (*Tool)(nil)
@@ -123,6 +136,7 @@ func NewTool(mem *memtool.Memory, opts *ToolOptions) *Tool {
 	t := &Tool{mem: mem}
 	if opts != nil {
 		t.onCall = opts.OnCall
+		t.lastMessage = opts.Turn
 	}
 	return t
 }
@@ -180,9 +194,20 @@ func (t *Tool) InputSchema() anthropic.BetaToolInputSchemaParam {
 
 // Execute runs one tool input for the SDK's tool runner. A failed command
 // returns a *CommandError: the runner sends "Error: " + its message with
-// is_error set, which is exactly memtool's text.
+// is_error set, which is exactly memtool's text. With ToolOptions.Turn set,
+// a call waits until the earlier calls of its turn that touch overlapping
+// paths have run (see the package doc, Concurrency).
 func (t *Tool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
-	r := t.Run(ctx, "", input)
+	var r memtool.Result
+	if tr, i := t.claim(input); tr != nil {
+		id := ""
+		if tr.calls[i].unique {
+			id = tr.calls[i].id
+		}
+		r = tr.run(ctx, t, i, id)
+	} else {
+		r = t.Run(ctx, "", input)
+	}
 	if r.IsError {
 		return nil, &CommandError{Result: r}
 	}
@@ -251,17 +276,9 @@ func ResultBlock(id string, r memtool.Result) anthropic.ToolResultBlockParam {
 // to you. As the SDK runner does, calls that come before a "fallback" block
 // are not answered. Call it when msg.StopReason is "tool_use".
 func (t *Tool) BetaToolResults(ctx context.Context, msg *anthropic.BetaMessage) []anthropic.BetaContentBlockParamUnion {
-	seam := -1
-	for i, block := range msg.Content {
-		if block.Type == "fallback" {
-			seam = i
-		}
-	}
 	var calls []pendingCall
-	for i, block := range msg.Content {
-		if i > seam && block.Type == "tool_use" && block.Name == ToolName {
-			calls = append(calls, pendingCall{id: block.ID, input: block.Input})
-		}
+	for _, block := range betaMemoryCalls(msg) {
+		calls = append(calls, pendingCall{id: block.ID, input: block.Input})
 	}
 	results := t.runTurn(ctx, calls)
 	if len(results) == 0 {
@@ -293,77 +310,4 @@ func (t *Tool) ToolResults(ctx context.Context, msg *anthropic.Message) []anthro
 		out[i] = anthropic.ContentBlockParamUnion{OfToolResult: &b}
 	}
 	return out
-}
-
-type pendingCall struct {
-	id    string
-	input json.RawMessage
-}
-
-// runTurn runs one turn's calls in parallel, except that a call waits for
-// every earlier call whose paths overlap its own: a model that creates a
-// file and then edits it in the same turn means that order.
-func (t *Tool) runTurn(ctx context.Context, calls []pendingCall) []memtool.Result {
-	results := make([]memtool.Result, len(calls))
-	done := make([]chan struct{}, len(calls))
-	names := make([][]string, len(calls))
-	for i, c := range calls {
-		done[i] = make(chan struct{})
-		names[i] = touchedNames(c.input)
-	}
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		var before []chan struct{}
-		for j := range i {
-			if overlap(names[i], names[j]) {
-				before = append(before, done[j])
-			}
-		}
-		wg.Go(func() {
-			defer close(done[i])
-			for _, ch := range before {
-				<-ch
-			}
-			results[i] = t.Run(ctx, c.id, c.input)
-		})
-	}
-	wg.Wait()
-	return results
-}
-
-// touchedNames returns the store names a tool input refers to ("" is the
-// root); nil when the input does not parse, since such a call touches
-// nothing.
-func touchedNames(input json.RawMessage) []string {
-	cmd, err := memtool.ParseCommand(input)
-	if err != nil {
-		return nil
-	}
-	var paths []string
-	switch c := cmd.(type) {
-	case *memtool.Rename:
-		paths = []string{c.OldPath, c.NewPath}
-	default:
-		paths = []string{c.Target()}
-	}
-	var names []string
-	for _, p := range paths {
-		if name, _, err := memtool.CleanPath(p); err == nil {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// overlap reports whether two calls touch the same entry, or one touches a
-// directory the other touches something in.
-func overlap(a, b []string) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x == y || x == "" || y == "" || strings.HasPrefix(x, y+"/") || strings.HasPrefix(y, x+"/") {
-				return true
-			}
-		}
-	}
-	return false
 }

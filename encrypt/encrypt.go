@@ -11,7 +11,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 
 	"github.com/memtool/memtool"
@@ -319,8 +318,11 @@ func (s *Store) removeAll(ctx context.Context, name string) error {
 // never be opened at the new path; the files sealed again before it stay
 // in mte2, with their text unchanged.
 func (s *Store) rename(ctx context.Context, oldname, newname string) error {
-	err := walkFiles(ctx, s.inner, oldname, func(name string) error {
-		return s.upgrade(ctx, name)
+	err := memtool.Walk(ctx, s.inner, oldname, func(name string, fi memtool.FileInfo) error {
+		if !fi.IsRegular() {
+			return nil
+		}
+		return s.upgrade(ctx, name) // a file gone meanwhile is done
 	})
 	var ee *Error
 	if errors.As(err, &ee) {
@@ -369,32 +371,6 @@ func ignoreGone(err error) error {
 	return err
 }
 
-// walkFiles calls fn for every regular file at or below name in s, as
-// ReadDir shows them. A missing name is ErrNotExist; entries removed
-// during the walk are skipped.
-func walkFiles(ctx context.Context, s memtool.Store, name string, fn func(name string) error) error {
-	fi, err := s.Stat(ctx, name)
-	switch {
-	case err != nil:
-		return err
-	case fi.IsRegular():
-		return fn(name)
-	case !fi.IsDir():
-		return nil
-	}
-	entries, err := s.ReadDir(ctx, name)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		err := walkFiles(ctx, s, path.Join(name, e.Name), fn)
-		if err := ignoreGone(err); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Rekey re-encrypts every file of s, a store that New returned, with its
 // writing key (keys[0] of New) and in the current format, one file at a
 // time, each with one atomic Update that keeps its text, and returns how
@@ -409,8 +385,11 @@ func walkFiles(ctx context.Context, s memtool.Store, name string, fn func(name s
 // before encryption was turned on) is left as it is.
 func Rekey(ctx context.Context, s memtool.Store, also ...string) (int, error) {
 	n := 0
-	rekey := func(keepPlain bool) func(name string) error {
-		return func(name string) error {
+	rekey := func(keepPlain bool) func(string, memtool.FileInfo) error {
+		return func(name string, fi memtool.FileInfo) error {
+			if !fi.IsRegular() {
+				return nil
+			}
 			err := s.Update(ctx, name, noLimit, func(old []byte) ([]byte, error) { return old, nil })
 			switch {
 			case err == nil:
@@ -430,12 +409,12 @@ func Rekey(ctx context.Context, s memtool.Store, also ...string) (int, error) {
 		if slices.Contains(also, e.Name) {
 			continue // walked below
 		}
-		if err := ignoreGone(walkFiles(ctx, s, e.Name, rekey(false))); err != nil {
+		if err := ignoreGone(memtool.Walk(ctx, s, e.Name, rekey(false))); err != nil {
 			return n, err
 		}
 	}
 	for _, name := range also {
-		if err := ignoreGone(walkFiles(ctx, s, name, rekey(true))); err != nil {
+		if err := ignoreGone(memtool.Walk(ctx, s, name, rekey(true))); err != nil {
 			return n, err
 		}
 	}

@@ -34,6 +34,43 @@
 // Names starting with ".memtool" are the store's own; the path gate refuses
 // them and ReadDir never returns them.
 //
+// # Tenants
+//
+// Store implements memtool.Tenanted and memtool.TenantLister, with the
+// layout the memtool CLI has always used: tenant ID's memory is a store of
+// its own (own root, own lock, own crash recovery) in the directory
+// .memtool-tenants/ID. Tenant opens it through the parent's root, once per
+// id and parent Store. The parent owns it: the parent's Close closes it,
+// its own Close does nothing. A tenant's store has no tenants of its own.
+//
+// A directory is single-tenant or multi-tenant for good, across processes:
+//
+//   - It holds a tenant-less memory when it holds any entry but the store's
+//     own files (.memtool.lock, temp files, trash, .memtool-tenants). What a
+//     tenant-less memory's policies keep beside it (.memtool-history,
+//     .memtool-expiry*) counts as that memory's. Tenant then fails with an
+//     error wrapping memtool.ErrTenancy, and so does Tenants unless
+//     .memtool-tenants exists too.
+//   - It is multi-tenant once .memtool-tenants exists. Every method of
+//     memtool.Store on the tenant-less view (the Store that Open returned)
+//     then fails with an error wrapping memtool.ErrTenancy, reads included
+//     (a call that is invalid anyway, such as WriteFile of "", may fail
+//     with its own error first).
+//   - The first Tenant call on a directory (its claim) creates
+//     .memtool-tenants holding the directory's write lock, after checking
+//     under it that the directory holds no memory; every tenant-less write
+//     checks for .memtool-tenants under the same lock. So of a tenant-less
+//     write and a claim, in whatever processes, exactly one succeeds. Not
+//     covered: a tenant-less read racing a claim can still succeed (it sees
+//     a memory with nothing in it), and a process running a version that
+//     decided tenancy without the lock can still mix the two. A directory
+//     where both were mixed is refused by the tenant-less view and by Tenant
+//     alike; Tenants still lists its tenants.
+//   - Tenants lists the directories in .memtool-tenants whose names are
+//     valid tenant ids, in byte order, including tenants named but never
+//     written. A .memtool-tenants that is a link out of the store is
+//     refused like any other.
+//
 // # When the host misbehaves
 //
 // Opening fails only if the directory cannot be created or opened. In

@@ -14,6 +14,8 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,7 +57,8 @@ type Options struct {
 }
 
 // Store is a memtool.Store in a local directory. It implements
-// memtool.Renamer and memtool.RemoveAller.
+// memtool.Renamer, memtool.RemoveAller, memtool.Tenanted and
+// memtool.TenantLister.
 type Store struct {
 	dir  string
 	root *os.Root
@@ -63,12 +66,22 @@ type Store struct {
 	turn chan struct{}
 	busy time.Duration
 	log  *slog.Logger
+	opts Options // what the tenants' stores are opened with
+
+	owner *Store      // the store this one is a tenant of; nil if none
+	multi atomic.Bool // the directory has tenants (for good): the tenant-less view refuses
+
+	mu      sync.Mutex
+	tenants map[string]*Store // the tenants' stores opened so far, which Close closes
+	closed  bool
 }
 
 var (
-	_ memtool.Store       = (*Store)(nil)
-	_ memtool.Renamer     = (*Store)(nil)
-	_ memtool.RemoveAller = (*Store)(nil)
+	_ memtool.Store        = (*Store)(nil)
+	_ memtool.Renamer      = (*Store)(nil)
+	_ memtool.RemoveAller  = (*Store)(nil)
+	_ memtool.Tenanted     = (*Store)(nil)
+	_ memtool.TenantLister = (*Store)(nil)
 )
 
 // Open opens the store in dir with the default options; see OpenWith.
@@ -103,18 +116,41 @@ func OpenWith(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filestore: %w", err)
 	}
+	return newStore(dir, root, o)
+}
+
+// newStore opens the store whose directory root is open on, taking root
+// over, and recovers it.
+func newStore(dir string, root *os.Root, o Options) (*Store, error) {
 	self, err := root.Open(".")
 	if err != nil {
 		root.Close()
 		return nil, fmt.Errorf("filestore: %w", err)
 	}
-	s := &Store{dir: dir, root: root, self: self, turn: make(chan struct{}, 1), busy: o.BusyTimeout, log: o.Logger}
+	s := &Store{dir: dir, root: root, self: self, turn: make(chan struct{}, 1), busy: o.BusyTimeout, log: o.Logger, opts: o}
 	s.recover()
 	return s, nil
 }
 
-// Close releases the directory.
+// Close releases the directory and the stores of the tenants that Tenant
+// opened. The store of a tenant belongs to the store it came from: its own
+// Close does nothing.
 func (s *Store) Close() error {
+	if s.owner != nil {
+		return nil
+	}
+	s.mu.Lock()
+	tenants := s.tenants
+	s.tenants, s.closed = nil, true
+	s.mu.Unlock()
+	var errs []error
+	for _, t := range tenants {
+		errs = append(errs, t.release())
+	}
+	return errors.Join(append(errs, s.release())...)
+}
+
+func (s *Store) release() error {
 	return errors.Join(s.self.Close(), s.root.Close())
 }
 
@@ -225,15 +261,21 @@ func flockWait(ctx context.Context, f *os.File, deadline time.Time) error {
 	}
 }
 
-// acquire takes the write lock and marks the lock file as "writer at work"
-// until the returned release runs. A mark found at Open with the lock free
-// means a writer died mid-change and left debris to sweep. The mark
+// acquire takes the write lock for a change of name by op, checks under it
+// that the directory has no tenants (see checkTenancy), and marks the lock
+// file as "writer at work" until the returned release runs. A mark found
+// at Open with the lock free means a writer died mid-change and left
+// debris to sweep. The mark
 // overwrites bytes the lock file already has, so a full disk does not stop
 // it; if it cannot be written at all (no lock file, a read-only store),
 // the writer goes on unmarked: the mark only decides whether Open sweeps.
-func (s *Store) acquire(ctx context.Context) (func(), error) {
+func (s *Store) acquire(ctx context.Context, op, name string) (func(), error) {
 	h, err := s.lock(ctx, s.busy)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkTenancy(op, name); err != nil {
+		h.unlock()
 		return nil, err
 	}
 	marked := h.file != nil && writeMark(h.file, dirtyMark) == nil
@@ -294,10 +336,11 @@ func (s *Store) recover() {
 }
 
 // Sweep walks the whole tree and removes temp files and trash that an
-// interrupted writer left behind. Open does this by itself after a crash of
-// a process; Sweep is for the rare case where the machine lost power before
-// the lock file's mark reached the disk, or where Open could not remove
-// everything. The debris is invisible to the model either way; Sweep only
+// interrupted writer left behind; it leaves .memtool-tenants alone, since
+// each tenant's store (see Tenant) sweeps its own. Open does this by
+// itself after a crash of a process; Sweep is for the rare case where the
+// machine lost power before the lock file's mark reached the disk, or
+// where Open could not remove everything. The debris is invisible to the model either way; Sweep only
 // reclaims the space. It removes what it can and returns an error naming
 // (some of) what it could not.
 func (s *Store) Sweep(ctx context.Context) error {
@@ -321,6 +364,9 @@ func (s *Store) sweepLocked() error {
 	fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable or vanished: nothing of ours to sweep there
+		}
+		if p == tenantsDir {
+			return fs.SkipDir // each tenant's store sweeps its own
 		}
 		base := path.Base(p)
 		if strings.HasPrefix(base, tempPrefix) || strings.HasPrefix(base, trashPrefix) {
@@ -435,6 +481,9 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 	if err := ctx.Err(); err != nil {
 		return memtool.FileInfo{}, err
 	}
+	if err := s.checkTenancy("stat", name); err != nil {
+		return memtool.FileInfo{}, err
+	}
 	fi, err := s.root.Stat(rootName(name))
 	if err != nil {
 		return memtool.FileInfo{}, mapErr("stat", name, err)
@@ -533,11 +582,17 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.checkTenancy("read", name); err != nil {
+		return nil, err
+	}
 	return s.readFile("read", name, limit)
 }
 
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.checkTenancy("readdir", name); err != nil {
 		return nil, err
 	}
 	d, err := s.root.Open(rootName(name))
@@ -664,7 +719,7 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if name == "" {
 		return classErr("write", name, memtool.ErrIsDir)
 	}
-	unlock, err := s.acquire(ctx)
+	unlock, err := s.acquire(ctx, "write", name)
 	if err != nil {
 		return err
 	}
@@ -715,7 +770,7 @@ func (s *Store) commit(d *os.File, op, name, base string, data []byte, noReplace
 }
 
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
-	unlock, err := s.acquire(ctx)
+	unlock, err := s.acquire(ctx, "update", name)
 	if err != nil {
 		return err
 	}
@@ -743,7 +798,7 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("mkdir", name, memtool.ErrExist)
 	}
-	unlock, err := s.acquire(ctx)
+	unlock, err := s.acquire(ctx, "mkdir", name)
 	if err != nil {
 		return err
 	}
@@ -763,7 +818,7 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("remove", name, fs.ErrInvalid)
 	}
-	unlock, err := s.acquire(ctx)
+	unlock, err := s.acquire(ctx, "remove", name)
 	if err != nil {
 		return err
 	}
@@ -797,7 +852,7 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("removeall", name, fs.ErrInvalid)
 	}
-	unlock, err := s.acquire(ctx)
+	unlock, err := s.acquire(ctx, "removeall", name)
 	if err != nil {
 		return err
 	}
@@ -826,7 +881,7 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/") {
 		return classErr("rename", oldname, fs.ErrInvalid)
 	}
-	unlock, err := s.acquire(ctx)
+	unlock, err := s.acquire(ctx, "rename", oldname)
 	if err != nil {
 		return err
 	}

@@ -89,10 +89,8 @@ const (
 // toTrash moves the entry at name into a new directory of the trash, and
 // returns that directory.
 func (s *Store) toTrash(ctx context.Context, name string) (string, error) {
-	for _, d := range []string{rootName, trashDir} {
-		if err := s.inner.Mkdir(ctx, d); err != nil && !errors.Is(err, memtool.ErrExist) {
-			return "", err
-		}
+	if _, err := memtool.MkdirAll(ctx, s.inner, trashDir); err != nil {
+		return "", err
 	}
 	for range maxAttempts {
 		slot := path.Join(trashDir, rand.Text())
@@ -143,25 +141,7 @@ func (s *Store) emptyTrash(ctx context.Context, slot string) error {
 	if err = ignoreNotExist(err); err != nil {
 		return err
 	}
-	return ignoreNotExist(removeTree(ctx, s.inner, slot))
-}
-
-// removeTree removes name and everything in it: what is left of a trash
-// directory once its files are moved out (directories, irregular files).
-func removeTree(ctx context.Context, s memtool.Store, name string) error {
-	if ra, ok := s.(memtool.RemoveAller); ok {
-		return ra.RemoveAll(ctx, name)
-	}
-	entries, err := s.ReadDir(ctx, name)
-	for _, e := range entries {
-		if err := ignoreNotExist(removeTree(ctx, s, path.Join(name, e.Name))); err != nil {
-			return err
-		}
-	}
-	if err != nil && !errors.Is(err, memtool.ErrNotDir) {
-		return err
-	}
-	return s.Remove(ctx, name)
+	return ignoreNotExist(memtool.RemoveAll(ctx, s.inner, slot))
 }
 
 // sweep finishes the deletes that other processes left in the
@@ -317,27 +297,17 @@ func (s *Store) removeAllWithTombstones(ctx context.Context, name string) error 
 	return nil
 }
 
-// walkFiles calls fn for every regular file at or under name. Entries that
-// vanish meanwhile are skipped.
+// walkFiles calls fn for every regular file at or under name, with
+// memtool.Walk. A file below name removed meanwhile (fn's ErrNotExist) is
+// skipped.
 func walkFiles(ctx context.Context, s memtool.Store, name string, fn func(string) error) error {
-	fi, err := s.Stat(ctx, name)
-	if err != nil {
-		return err
-	}
-	if fi.IsRegular() {
-		return fn(name)
-	}
-	if !fi.IsDir() {
-		return nil
-	}
-	entries, err := s.ReadDir(ctx, name)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := walkFiles(ctx, s, path.Join(name, e.Name), fn); err != nil && !errors.Is(err, memtool.ErrNotExist) {
+	return memtool.Walk(ctx, s, name, func(file string, fi memtool.FileInfo) error {
+		if !fi.IsRegular() {
+			return nil
+		}
+		if err := fn(file); file == name || !errors.Is(err, memtool.ErrNotExist) {
 			return err
 		}
-	}
-	return nil
+		return nil
+	})
 }

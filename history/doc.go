@@ -105,8 +105,8 @@
 // content, an update of the version counter, a write of the version and a
 // conditional update instead of a write. A delete costs two renames, an
 // update of the counter per file, and a few small operations on the
-// trash (a directory, the path, a listing). To measure a str_replace in a 4 KiB file through
-// Memory on memstore with and without the wrapper:
+// trash (a directory, the path, a listing). To measure a str_replace in a
+// 4 KiB file through Memory on memstore with and without the wrapper:
 //
 //	go test -run '^$' -bench . ./history
 package history

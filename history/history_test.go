@@ -118,6 +118,15 @@ func TestVersions(t *testing.T) {
 			if err := history.Revert(ctx, s, inner, p, 99); !errors.Is(err, history.ErrNoVersion) {
 				t.Errorf("revert to a missing version: %v", err)
 			}
+			// A file where a parent directory was: ErrNotDir, and the file stays.
+			run(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
+			run(t, mem, map[string]any{"command": "create", "path": "/memories/d", "file_text": "a file"})
+			if err := history.Revert(ctx, s, inner, p, 2); !errors.Is(err, memtool.ErrNotDir) {
+				t.Errorf("revert below a file: %v, want ErrNotDir", err)
+			}
+			if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/d"}); !strings.Contains(r.Text, "a file") {
+				t.Errorf("after a failed revert: %q", r.Text)
+			}
 		})
 	}
 }

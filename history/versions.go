@@ -70,10 +70,8 @@ func (s *Store) next(ctx context.Context, dir string) (int, error) {
 // counter. The counter starts after the highest version already there
 // (from a memtool that numbered versions without one).
 func (s *Store) initDir(ctx context.Context, dir, name string) error {
-	for _, d := range []string{rootName, dir} {
-		if err := s.inner.Mkdir(ctx, d); err != nil && !errors.Is(err, memtool.ErrExist) {
-			return err
-		}
+	if _, err := memtool.MkdirAll(ctx, s.inner, dir); err != nil {
+		return err
 	}
 	err := s.inner.WriteFile(ctx, path.Join(dir, pathFile), []byte(name), memtool.CreateOnly)
 	if err != nil && !errors.Is(err, memtool.ErrExist) {
@@ -200,20 +198,16 @@ func Read(ctx context.Context, inner memtool.Store, p string, n int) ([]byte, er
 // Revert makes version n the content of the file at the virtual path p,
 // through store (the wrapper, so that the content it replaces is kept as a
 // version too). A deleted file is created again, with its parent
-// directories.
+// directories (memtool.MkdirAll); a file in the way of those fails with
+// ErrNotDir.
 func Revert(ctx context.Context, store, inner memtool.Store, p string, n int) error {
 	data, err := Read(ctx, inner, p, n)
 	if err != nil {
 		return err
 	}
 	name, _ := fileName(p)
-	if dir := path.Dir(name); dir != "." {
-		parts := strings.Split(dir, "/")
-		for i := range parts {
-			if err := store.Mkdir(ctx, strings.Join(parts[:i+1], "/")); err != nil && !errors.Is(err, memtool.ErrExist) {
-				return err
-			}
-		}
+	if _, err := memtool.MkdirAll(ctx, store, path.Dir(name)); err != nil {
+		return err
 	}
 	return store.WriteFile(ctx, name, data, memtool.Replace)
 }

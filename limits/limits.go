@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,7 +243,7 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 	}
 	if s.opts.MaxPathLength > 0 || s.opts.MaxDepth > 0 {
 		// The deepest and the longest name below oldname, moved to newname.
-		err := s.walk(ctx, oldname, func(name string, _ memtool.FileInfo) error {
+		err := memtool.Walk(ctx, s.inner, oldname, func(name string, _ memtool.FileInfo) error {
 			moved := newname + strings.TrimPrefix(name, oldname)
 			return s.checkPath(moved, moved)
 		})
@@ -301,7 +300,7 @@ type usage struct{ files, bytes int64 }
 // count too.
 func (s *Store) usage(ctx context.Context) (usage, error) {
 	var u usage
-	err := s.walk(ctx, "", func(name string, fi memtool.FileInfo) error {
+	err := memtool.Walk(ctx, s.inner, "", func(name string, fi memtool.FileInfo) error {
 		if name != "" {
 			u.files++
 			u.bytes += fi.Size
@@ -309,35 +308,4 @@ func (s *Store) usage(ctx context.Context) (usage, error) {
 		return nil
 	})
 	return u, err
-}
-
-// walk calls fn for name and everything below it.
-func (s *Store) walk(ctx context.Context, name string, fn func(string, memtool.FileInfo) error) error {
-	fi, err := s.inner.Stat(ctx, name)
-	if err != nil {
-		return err
-	}
-	var visit func(name string, fi memtool.FileInfo) error
-	visit = func(name string, fi memtool.FileInfo) error {
-		if err := fn(name, fi); err != nil {
-			return err
-		}
-		if !fi.IsDir() {
-			return nil
-		}
-		entries, err := s.inner.ReadDir(ctx, name)
-		if errors.Is(err, memtool.ErrNotExist) || errors.Is(err, memtool.ErrNotDir) {
-			return nil // removed meanwhile by another process
-		}
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if err := visit(path.Join(name, e.Name), e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return visit(name, fi)
 }

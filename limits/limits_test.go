@@ -431,3 +431,49 @@ func benchCommand(b *testing.B, edit bool) {
 		}
 	}
 }
+
+// rootLister counts the walks of the whole store: ReadDir of its root.
+type rootLister struct {
+	memtool.Store
+	walks int
+}
+
+func (s *rootLister) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	if name == "" {
+		s.walks++
+	}
+	return s.Store.ReadDir(ctx, name)
+}
+
+// The doc's cost: with MaxFiles and MaxBytes on, a file write or an edit
+// walks the store at most once, so does a new directory; reads and removes
+// walk nothing.
+func TestWalks(t *testing.T) {
+	ctx := context.Background()
+	inner := &rootLister{Store: memstore.New()}
+	s := limits.New(inner, &limits.Options{MaxFiles: 100, MaxBytes: 1 << 20})
+	for _, step := range []struct {
+		what string
+		max  int
+		do   func() error
+	}{
+		{"mkdir", 1, func() error { return s.Mkdir(ctx, "d") }},
+		{"create", 1, func() error { return s.WriteFile(ctx, "d/f", []byte("one"), memtool.CreateOnly) }},
+		{"replace", 1, func() error { return s.WriteFile(ctx, "d/f", []byte("two"), memtool.Replace) }},
+		{"edit", 1, func() error {
+			return s.Update(ctx, "d/f", 1<<20, func(old []byte) ([]byte, error) { return append(old, '!'), nil })
+		}},
+		{"read", 0, func() error { _, err := s.ReadFile(ctx, "d/f", 1<<20); return err }},
+		{"stat", 0, func() error { _, err := s.Stat(ctx, "d/f"); return err }},
+		{"list", 0, func() error { _, err := s.ReadDir(ctx, "d"); return err }},
+		{"remove", 0, func() error { return s.Remove(ctx, "d/f") }},
+	} {
+		inner.walks = 0
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.what, err)
+		}
+		if inner.walks > step.max {
+			t.Errorf("%s walked the store %d times, want at most %d", step.what, inner.walks, step.max)
+		}
+	}
+}

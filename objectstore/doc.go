@@ -29,7 +29,7 @@
 // is linearizable there on every driver, and passes storetest.
 //
 // Across processes (and machines), memtool uses the service's conditional
-// writes:
+// requests:
 //
 //   - create, mkdir, and the destination of a rename are written with
 //     if-not-exists (blob.WriterOptions.IfNotExist; S3 If-None-Match: *),
@@ -37,37 +37,95 @@
 //   - on S3, an edit (Update) reads the object with its ETag and writes with
 //     If-Match on it, starting again if another writer got in between, so no
 //     update is lost. gocloud.dev/blob has no if-match write; this package
-//     talks to the bucket's S3 client for it (Options.S3Bucket).
+//     talks to the bucket's S3 client for it (Options.S3Bucket);
+//   - on S3, a rename deletes a source only on the ETag it copied (DELETE
+//     with If-Match), and a create checks that its directory is still
+//     there after writing; see "Rename on S3".
+//
+// # Rename on S3
+//
+// S3 has no rename and no condition that spans two objects. A rename moves
+// each object with three conditional requests: it reads the source and
+// its ETag, writes the copy only if nothing is at the destination
+// (If-None-Match: *), and deletes the source only on the ETag it read
+// (If-Match). A directory is moved object by object: its marker is claimed
+// at the destination first, every object under it copied, then the sources
+// deleted, files first and markers last. Before its first rename a store
+// checks that the service honours If-Match on DELETE (it writes an object
+// of its own under the prefix, asks to delete it on a wrong ETag, and
+// expects 412); on a service that ignores the condition, as some
+// S3-compatible ones do, every rename is refused with a memtool.Refusal
+// and changes nothing. What a rename guarantees across processes:
+//
+//   - An edit acknowledged while a file is being renamed, alone or in its
+//     directory, is in the renamed file. An edit between the copy and the
+//     delete fails the delete; the rename then copies the new content over
+//     its copy (If-Match on the copy's ETag) and deletes again. If the
+//     source keeps changing, the rename gives up after a bounded number of
+//     tries with memtool.ErrBusy, deleting its copy and leaving the source
+//     as it is.
+//   - An edit never lands on both names: until the rename has deleted the
+//     source, its copy carries the metadata memtool-moving-from, and an
+//     edit or a rename of the copy is refused (memtool.ErrBusy, with a text
+//     that says why). The rename then writes the copy again, marked done.
+//   - A file or directory created in a directory while it is being renamed
+//     ends in the moved tree, or its create fails with ErrNotExist, having
+//     changed nothing (memtool.Memory then makes the directory again and
+//     creates the file in it). The create checks, after writing, that its
+//     directory's marker is still there, and deletes its own object (on
+//     its ETag) if not; the rename, after deleting the markers, lists the
+//     source again and moves what it finds. One of the two always sees the
+//     other.
+//   - A file created in the destination while a directory is renamed into
+//     it is never overwritten: the rename fails with ErrExist and deletes
+//     only what it wrote.
+//   - No rename deletes anything but a source (a file, or a directory's
+//     marker) on the ETag it read before copying it, or an object it wrote
+//     itself, on that object's ETag; a create deletes nothing but its own
+//     object, on its ETag.
 //
 // What is weaker:
 //
-//   - On GCS and Azure, edits are serialised within a process only: two
-//     processes editing one file at once can lose an update. (Their
-//     generation-match and If-Match conditions would close this; not done
-//     yet.) Run one writer process per memory there, or use S3, SQLite or
-//     PostgreSQL for many writers.
+//   - A rename is not one atomic step. A reader in between may see the
+//     file at both names, or part of a directory at each; a crash in
+//     between leaves both, and nothing is lost. If the crash came after
+//     the source was deleted, the first edit or rename of the copy
+//     finishes the rename; if before, they are refused until one of the
+//     two files is deleted.
+//   - If, while a rename runs, the source is edited and its copy replaced
+//     by an unconditional write (WriteFile with Replace), both stay, and
+//     the rename fails with a refusal that says so.
+//   - A directory rename whose files keep changing moves all but those, and
+//     fails with a refusal that names the files still under the old name,
+//     in their directory. So does one that cannot move a file created in
+//     the source while it ran (its name was taken in the destination).
+//   - If another process makes the old directory again while a rename
+//     finishes (Memory does, for a create in it), a file created in the
+//     old directory just before can stay there instead of moving.
+//   - An ETag is the MD5 of the content: if, while a create undoes its
+//     object, a rename moved it and another process created a file of the
+//     same bytes at that name, the undo deletes that file.
+//
+// # Other services, and other weak points
+//
+//   - On GCS and Azure, edits and renames are serialised within a process
+//     only: two processes editing one file at once can lose an update, and
+//     a rename in one process can lose an edit another process makes to the
+//     source at the same moment, or (for a directory) overwrite a file it
+//     creates in the destination. (Their generation-match and If-Match
+//     conditions would close this; not done yet.) Run one writer process
+//     per memory there, or use S3, SQLite or PostgreSQL for many writers.
 //   - gocloud's directory driver (file+blob) checks if-not-exists under an
 //     in-process lock and does not fsync: it is for tests and for one
 //     process; the memory driver (mem+blob) lives in one process and is
 //     gone when it exits (each Open is a new, empty bucket).
 //   - A file and a directory of the same name are different keys, so two
 //     processes that create the file a and the directory a at the same
-//     moment can both succeed; a directory removed by one process while
-//     another creates a file in it can leave that file without its marker.
-//     The file stays readable and listed; creating anything in that
-//     directory writes its marker again.
-//   - Rename is copy and delete, not one atomic step. For a file: the
-//     destination is written with if-not-exists, then the source deleted; a
-//     reader in between may see both, and a crash in between leaves both,
-//     with the same content (nothing is lost; delete the source). For a
-//     directory: its marker is written at the destination with
-//     if-not-exists (so exactly one racing rename wins), every object under
-//     it is copied with the service's server-side copy, and only then is the
-//     source deleted, files first and markers last. A failed copy removes
-//     what it had copied. A crash leaves both directories: if every file of
-//     the source is also in the destination, the copy was complete and the
-//     source can be removed; otherwise remove the destination and the
-//     source is whole.
+//     moment can both succeed. Remove and RemoveAll do not look for
+//     entries created while they run: a directory removed by one process
+//     while another creates a file in it can leave that file without its
+//     marker. The file stays readable and listed; creating anything in
+//     that directory writes its marker again.
 //   - RemoveAll deletes files first and directory markers last, deepest
 //     first, so an interrupted RemoveAll leaves a smaller tree, never an
 //     entry whose directory is gone; run it again to finish.

@@ -36,9 +36,10 @@ type Options struct {
 
 	// S3Bucket is the bucket's name when the bucket is an S3 bucket (one
 	// opened by gocloud.dev/blob/s3blob). Edits then read the object's ETag
-	// and write with If-Match through the bucket's S3 client, so that
-	// processes sharing the bucket never lose an update. Open sets it for
-	// s3:// URLs.
+	// and write with If-Match through the bucket's S3 client, and renames
+	// delete their sources with If-Match, so that processes sharing the
+	// bucket never lose an update (see the package documentation, "Rename
+	// on S3"). Open sets it for s3:// URLs.
 	S3Bucket string
 }
 
@@ -52,6 +53,11 @@ type bucket struct {
 	// mu serialises this process's changes, so that within one process
 	// every change sees the one before it, on every driver.
 	mu sync.Mutex
+
+	// What checkDeleteConditions found, once it has.
+	probeMu  sync.Mutex
+	probed   bool
+	probeErr error
 }
 
 // Store is a memtool.Store in a gocloud.dev/blob bucket. It implements
@@ -449,10 +455,37 @@ func (s *Store) writeFile(ctx context.Context, name string, data []byte, mode me
 	case k == directory:
 		return pathErr("write", name, memtool.ErrIsDir)
 	}
+	if s.bk.s3 != nil && mode == memtool.CreateOnly {
+		return s.createS3(ctx, "write", name, s.fileKey(name), data)
+	}
 	err = s.bk.b.WriteAll(ctx, s.fileKey(name), data, writeOptions(mode == memtool.CreateOnly))
 	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
 		// Another process created it since we looked.
 		return pathErr("write", name, memtool.ErrExist)
+	}
+	return err
+}
+
+// createS3 writes a new object at key for the entry name (a file, or a
+// directory's marker) with If-None-Match, then settles it against a
+// rename or removal of its directory by another process: if that took the
+// directory away, the create is undone and fails with ErrNotExist.
+func (s *Store) createS3(ctx context.Context, op, name, key string, data []byte) error {
+	etag, err := s.bk.s3put(ctx, key, data, ifAbsent, nil)
+	if isPrecondition(err) {
+		// Another process created it since we looked.
+		return pathErr(op, name, memtool.ErrExist)
+	}
+	if err != nil {
+		return err
+	}
+	parent := parentOf(name)
+	if parent == "" {
+		return nil
+	}
+	where, err := s.settle(ctx, key, etag, s.markerKey(parent))
+	if err == nil && where == undone {
+		err = pathErr(op, name, memtool.ErrNotExist)
 	}
 	return err
 }
@@ -502,6 +535,9 @@ func (s *Store) mkdir(ctx context.Context, name string) error {
 	} else if k != missing {
 		return pathErr("mkdir", name, memtool.ErrExist)
 	}
+	if s.bk.s3 != nil {
+		return s.createS3(ctx, "mkdir", name, s.markerKey(name), markerBody())
+	}
 	err := s.bk.b.WriteAll(ctx, s.markerKey(name), nil, writeOptions(true))
 	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
 		return pathErr("mkdir", name, memtool.ErrExist)
@@ -548,8 +584,14 @@ func (s *Store) remove(ctx context.Context, name string) error {
 // keysBelow returns the keys of every object under the directory name,
 // its own marker included, up to max of them (0: all).
 func (s *Store) keysBelow(ctx context.Context, name string, max int) ([]string, error) {
+	return s.keysUnder(ctx, s.dirPrefix(name), max)
+}
+
+// keysUnder returns the keys that start with prefix, up to max of them
+// (0: all).
+func (s *Store) keysUnder(ctx context.Context, prefix string, max int) ([]string, error) {
 	var keys []string
-	it := s.bk.b.List(&blob.ListOptions{Prefix: s.dirPrefix(name)})
+	it := s.bk.b.List(&blob.ListOptions{Prefix: prefix})
 	for max == 0 || len(keys) < max {
 		obj, err := it.Next(ctx)
 		if err == io.EOF {
@@ -601,6 +643,19 @@ func (s *Store) removeAll(ctx context.Context, name string) error {
 // deleteTree deletes keys: files first, then markers, deepest first.
 func (s *Store) deleteTree(ctx context.Context, keys []string) error {
 	keys = slices.Clone(keys)
+	sortForDelete(keys)
+	for _, key := range keys {
+		if err := s.bk.b.Delete(ctx, key); err != nil && !notFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortForDelete orders keys for deleting a tree: files first, then
+// markers, deepest first, so that every step leaves each remaining entry
+// in its directory.
+func sortForDelete(keys []string) {
 	isMarker := func(k string) bool { return strings.HasSuffix(k, "/"+dirMarker) }
 	slices.SortStableFunc(keys, func(a, b string) int {
 		ma, mb := isMarker(a), isMarker(b)
@@ -614,12 +669,6 @@ func (s *Store) deleteTree(ctx context.Context, keys []string) error {
 		}
 		return 0
 	})
-	for _, key := range keys {
-		if err := s.bk.b.Delete(ctx, key); err != nil && !notFound(err) {
-			return err
-		}
-	}
-	return nil
 }
 
 // Rename moves the file or directory at oldname to newname. Object
@@ -627,8 +676,10 @@ func (s *Store) deleteTree(ctx context.Context, keys []string) error {
 // its directory marker, with a create-only write, so that of racing
 // renames onto one name exactly one wins), then everything inside a
 // directory is copied, and only then is the source deleted. It is not one
-// atomic step: see the package documentation for what a reader or a crash
-// may see.
+// atomic step: see the package documentation for what a reader, a crash
+// or another process may see. On S3 the sources are deleted only on the
+// ETags that were copied (renameFileS3, renameDirS3); on a service that
+// ignores that condition Rename is refused with a memtool.Refusal.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := s.ready(ctx); err != nil {
 		return err
@@ -659,6 +710,16 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 	} else if nk != missing {
 		return pathErr("rename", newname, memtool.ErrExist)
 	}
+	if s.bk.s3 != nil {
+		if err := s.bk.checkDeleteConditions(ctx); err != nil {
+			return err
+		}
+		if k == regular {
+			return s.renameFileS3(ctx, oldname, newname)
+		}
+		return s.renameDirS3(ctx, oldname, newname)
+	}
+	// Other services: correct within this process, which holds s.bk.mu.
 	if k == regular {
 		data, err := s.bk.b.ReadAll(ctx, s.fileKey(oldname))
 		if err != nil {
@@ -685,20 +746,17 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 		return err
 	}
 	from, to := s.dirPrefix(oldname), s.dirPrefix(newname)
+	copied := []string{s.markerKey(newname)}
 	for _, key := range keys {
 		if key == s.markerKey(oldname) {
 			continue
 		}
-		if err := s.bk.b.Copy(ctx, to+strings.TrimPrefix(key, from), key, nil); err != nil {
-			// Undo the copy: the source is still whole.
-			copied := []string{s.markerKey(newname)}
-			for _, k := range keys {
-				if k != s.markerKey(oldname) {
-					copied = append(copied, to+strings.TrimPrefix(k, from))
-				}
-			}
+		dst := to + strings.TrimPrefix(key, from)
+		if err := s.bk.b.Copy(ctx, dst, key, nil); err != nil {
+			// Undo the copy (only what it wrote): the source is still whole.
 			return errors.Join(err, s.deleteTree(context.WithoutCancel(ctx), copied))
 		}
+		copied = append(copied, dst)
 	}
 	return s.deleteTree(ctx, keys)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,11 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/memblob"
@@ -24,6 +18,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/objectstore"
+	"github.com/memtool/memtool/objectstore/s3test"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -46,19 +41,15 @@ func fileBucket(t *testing.T, dir string) *blob.Bucket {
 	return b
 }
 
-// s3Server is an in-process S3-compatible server (gofakes3); the store
-// talks to it through the AWS SDK v2 client, over HTTP, as it would to S3.
-type s3Server struct {
-	url     string
-	backend *s3mem.Backend
-}
+// s3Server is an in-process S3-compatible server (package s3test); the
+// store talks to it through the AWS SDK v2 client, over HTTP, as it would
+// to S3.
+type s3Server struct{ *s3test.Server }
 
-func startS3(t *testing.T) *s3Server {
-	t.Helper()
-	backend := s3mem.New()
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	return &s3Server{url: srv.URL, backend: backend}
+func startS3(t *testing.T) s3Server { return startS3With(t, nil) }
+
+func startS3With(t *testing.T, opts *s3test.Options) s3Server {
+	return s3Server{s3test.Start(t, opts)}
 }
 
 var bucketSeq struct {
@@ -67,28 +58,21 @@ var bucketSeq struct {
 }
 
 // newBucket creates a new bucket on the server and returns its name.
-func (srv *s3Server) newBucket(t *testing.T) string {
+func (srv s3Server) newBucket(t *testing.T) string {
 	t.Helper()
 	bucketSeq.Lock()
 	bucketSeq.n++
 	name := fmt.Sprintf("bucket-%d", bucketSeq.n)
 	bucketSeq.Unlock()
-	if err := srv.backend.CreateBucket(name); err != nil {
-		t.Fatal(err)
-	}
+	srv.CreateBucket(t, name)
 	return name
 }
 
 // open returns a new handle on the bucket: its own client, its own store,
 // as another process would have.
-func (srv *s3Server) open(t *testing.T, name string, opts *objectstore.Options) *objectstore.Store {
+func (srv s3Server) open(t *testing.T, name string, opts *objectstore.Options) *objectstore.Store {
 	t.Helper()
-	client := s3.NewFromConfig(aws.Config{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(srv.url),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	}, func(o *s3.Options) { o.UsePathStyle = true })
-	b, err := s3blob.OpenBucket(context.Background(), client, name, nil)
+	b, err := s3blob.OpenBucket(context.Background(), srv.Client(), name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

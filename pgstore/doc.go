@@ -30,6 +30,47 @@
 //   - Rename moves a directory with its whole subtree, RemoveAll removes a
 //     subtree, each in one transaction.
 //
+// # Timeouts, held locks, restarts, full disks
+//
+// What a caller sees, and the model through memtool.Memory:
+//
+//   - Every method, and Open, ends within Options.OpTimeout
+//     (DefaultOpTimeout unless set), and at once when its context is
+//     cancelled (with the context's error), whatever the server or the
+//     network does. Connecting is bounded by Options.ConnectTimeout (or the
+//     URL's connect_timeout). A server that stopped answering (stopped,
+//     overloaded, cut off) ends a method with an error that says so: not
+//     memtool.ErrBusy and not a cancellation, so the model reads an
+//     internal error. No error shows the URL's password.
+//   - A write waits for the tenant's write lock, a row, or a table another
+//     session holds no longer than Options.LockTimeout (DefaultLockTimeout
+//     unless set; the session's lock_timeout), and then fails with an error
+//     wrapping memtool.ErrBusy, having changed nothing. Reads wait so only
+//     for a lock on the whole table (LOCK TABLE, some ALTER TABLE). Open
+//     waits so for another process's migration, only when the schema is
+//     not current.
+//   - The store's sessions carry statement_timeout and
+//     idle_in_transaction_session_timeout equal to OpTimeout: should a
+//     memtool process freeze or lose its network in the middle of a write,
+//     the server ends that transaction and its locks go to the others.
+//     They and lock_timeout are start-up parameters of each connection:
+//     behind a connection pooler, they must reach the server.
+//   - When PostgreSQL restarts, or ends the store's sessions, the pool's
+//     connections are dead: the first method that meets one, if it had not
+//     sent its commit yet, drops them and runs once more on a new
+//     connection, so it succeeds once the server is back. A write whose
+//     commit got no answer is not run again: it fails with an error that
+//     says the change may or may not have been made. This is weaker than
+//     memtool.Store's "an error means nothing changed", which no client of
+//     a remote database can promise.
+//   - A write refused for want of disk space (SQLSTATE 53100, disk_full)
+//     fails with an error wrapping memtool.ErrNoSpace, and one refused
+//     because the session takes no writes (25006, as a hot standby or
+//     default_transaction_read_only gives) with memtool.ErrReadOnly; either
+//     has changed nothing. Reads go on working in a read-only session, and
+//     Open too once the schema is current (a database without it fails
+//     Open with memtool.ErrReadOnly).
+//
 // # Tenants
 //
 // The store Open returns is the tenant-less one; Tenant(ctx, id) returns

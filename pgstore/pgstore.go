@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -37,19 +39,45 @@ var migrations = []string{
 // migrationLock is the advisory lock key under which migrations run.
 const migrationLock = 0x6d656d746f6f6c // "memtool"
 
-// Options configures a Store. The zero value (or nil) means the defaults.
+// Options configures a Store. nil, or a zero field, means the default.
 type Options struct {
 	// MaxConns is the most connections of the pool (default: pgxpool's).
 	MaxConns int32
+	// ConnectTimeout bounds connecting to the server, one connection's
+	// dial and start-up (default: the URL's connect_timeout, else
+	// DefaultConnectTimeout).
+	ConnectTimeout time.Duration
+	// OpTimeout bounds every method, and Open, from taking a connection to
+	// the commit; past it the method fails with an error that says the
+	// server did not answer. The server holds each statement, and a
+	// transaction left idle by a client that stopped answering, to it as
+	// well (statement_timeout, idle_in_transaction_session_timeout), so a
+	// frozen or vanished client releases its locks. Default:
+	// DefaultOpTimeout.
+	OpTimeout time.Duration
+	// LockTimeout bounds every wait for a lock another session holds (the
+	// tenant's write lock, a row, the migration lock, a table another
+	// session locked): past it the method fails with an error wrapping
+	// memtool.ErrBusy and has changed nothing (lock_timeout). Default:
+	// DefaultLockTimeout.
+	LockTimeout time.Duration
 }
+
+// The defaults of Options.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultOpTimeout      = 30 * time.Second
+	DefaultLockTimeout    = 5 * time.Second
+)
 
 // Store is a memtool.Store in a PostgreSQL database. It implements
 // memtool.Renamer, memtool.RemoveAller and memtool.Tenanted. The store
 // returned by Open is the tenant-less one; Tenant returns the others.
 type Store struct {
-	pool   *pgxpool.Pool
-	tenant string
-	owner  bool
+	pool      *pgxpool.Pool
+	opTimeout time.Duration
+	tenant    string
+	owner     bool
 
 	claimMu sync.Mutex
 	claimed bool
@@ -64,61 +92,103 @@ var (
 
 // Open connects to the database at url (postgres:// or postgresql://, in
 // the form pgx accepts; a search_path parameter picks the schema) and
-// creates or migrates its tables.
+// creates or migrates its tables. Its work is bounded by ctx and by
+// Options.OpTimeout. Errors name the server and the user, never the
+// password.
 func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	if opts != nil && opts.MaxConns > 0 {
-		cfg.MaxConns = opts.MaxConns
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	switch {
+	case o.ConnectTimeout > 0:
+		cfg.ConnConfig.ConnectTimeout = o.ConnectTimeout
+	case cfg.ConnConfig.ConnectTimeout == 0:
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.OpTimeout <= 0 {
+		o.OpTimeout = DefaultOpTimeout
+	}
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = DefaultLockTimeout
+	}
+	// Sent in each connection's start-up: no round trip of their own.
+	for param, d := range map[string]time.Duration{
+		"lock_timeout":                        o.LockTimeout,
+		"statement_timeout":                   o.OpTimeout,
+		"idle_in_transaction_session_timeout": o.OpTimeout,
+	} {
+		cfg.ConnConfig.RuntimeParams[param] = strconv.FormatInt(d.Milliseconds(), 10)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	if err := migrate(ctx, pool); err != nil {
+	s := &Store{pool: pool, opTimeout: o.OpTimeout, owner: true}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	if err := s.migrate(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("pgstore: %w", err)
+		return nil, fmt.Errorf("pgstore: open: %w", s.classify(ctx, err))
 	}
-	return &Store{pool: pool, owner: true}, nil
+	return s, nil
 }
 
-// migrate brings the schema to the latest version. It holds an advisory
-// lock, so that memtool processes starting at once migrate once.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(migrationLock)); err != nil {
-		return err
-	}
-	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(migrationLock))
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS memtool_schema_version (version integer NOT NULL)`); err != nil {
-		return err
-	}
-	var version int
-	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM memtool_schema_version`).Scan(&version); err != nil {
-		return err
-	}
-	if version > len(migrations) {
-		return fmt.Errorf("the database's schema is version %d, newer than this memtool knows (%d)", version, len(migrations))
-	}
-	for v := version; v < len(migrations); v++ {
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
-				return fmt.Errorf("migration %d: %w", v+1, err)
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO memtool_schema_version (version) VALUES ($1)`, v+1)
-			return err
-		})
-		if err != nil {
+// migrate brings the schema to the latest version. A schema already there
+// costs one read; otherwise the migrations run in one transaction under an
+// advisory lock, so that memtool processes starting at once migrate once.
+func (s *Store) migrate(ctx context.Context) error {
+	return s.run(ctx, func(conn *pgx.Conn) error {
+		version, err := schemaVersion(ctx, conn)
+		var pgErr *pgconn.PgError
+		switch {
+		case err == nil && version == len(migrations):
+			return nil
+		case err != nil && !(errors.As(err, &pgErr) && pgErr.Code == codeUndefinedTable):
 			return err
 		}
+		return s.commit(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS memtool_schema_version (version integer NOT NULL)`); err != nil {
+				return err
+			}
+			version, err := schemaVersion(ctx, tx)
+			if err != nil {
+				return err
+			}
+			for v := version; v < len(migrations); v++ {
+				if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+					return fmt.Errorf("migration %d: %w", v+1, err)
+				}
+				if _, err := tx.Exec(ctx, `INSERT INTO memtool_schema_version (version) VALUES ($1)`, v+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// schemaVersion reads the schema's version, and refuses one newer than
+// this memtool knows.
+func schemaVersion(ctx context.Context, q querier) (int, error) {
+	var version int
+	if err := q.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM memtool_schema_version`).Scan(&version); err != nil {
+		return 0, err
 	}
-	return nil
+	if version > len(migrations) {
+		return 0, fmt.Errorf("the database's schema is version %d, newer than this memtool knows (%d)", version, len(migrations))
+	}
+	return version, nil
 }
 
 // Close closes the pool. Closing a tenant's store does nothing; close the
@@ -141,30 +211,42 @@ func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
 	if err := memtool.ValidateTenant(id); err != nil {
 		return nil, err
 	}
-	if err := claim(ctx, s.pool, "multi"); err != nil {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	claimed, err := s.claim(ctx, "multi")
+	if err != nil {
 		return nil, err
 	}
-	return &Store{pool: s.pool, tenant: id, claimed: true}, nil
+	return &Store{pool: s.pool, opTimeout: s.opTimeout, tenant: id, claimed: claimed}, nil
 }
 
-func claim(ctx context.Context, pool *pgxpool.Pool, mode string) error {
+// claim records the tenancy mode on first use and checks it afterwards.
+// On a database that takes no writes and has no mode yet it claims
+// nothing (claimed is false): nothing can be written in either mode.
+func (s *Store) claim(ctx context.Context, mode string) (claimed bool, err error) {
 	var got string
-	err := pgx.ErrNoRows
-	// The statement finds no row only if another process inserted the mode
-	// while it ran; the next try sees that row.
-	for try := 0; try < 3 && errors.Is(err, pgx.ErrNoRows); try++ {
-		err = pool.QueryRow(ctx, `WITH ins AS (
-				INSERT INTO memtool_meta (key, value) VALUES ('tenancy', $1) ON CONFLICT (key) DO NOTHING RETURNING value
-			)
-			SELECT value FROM ins UNION ALL SELECT value FROM memtool_meta WHERE key = 'tenancy'`, mode).Scan(&got)
+	err = s.run(ctx, func(conn *pgx.Conn) error {
+		err := conn.QueryRow(ctx, `SELECT value FROM memtool_meta WHERE key = 'tenancy'`).Scan(&got)
+		// The insert finds no row only if another process inserted the
+		// mode while it ran; the next try sees that row.
+		for try := 0; try < 3 && errors.Is(err, pgx.ErrNoRows); try++ {
+			err = conn.QueryRow(ctx, `WITH ins AS (
+					INSERT INTO memtool_meta (key, value) VALUES ('tenancy', $1) ON CONFLICT (key) DO NOTHING RETURNING value
+				)
+				SELECT value FROM ins UNION ALL SELECT value FROM memtool_meta WHERE key = 'tenancy'`, mode).Scan(&got)
+		}
+		return err
+	})
+	if errors.Is(s.classify(ctx, err), memtool.ErrReadOnly) && got == "" {
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: %w", err)
+		return false, fmt.Errorf("pgstore: %w", s.classify(ctx, err))
 	}
 	if got != mode {
-		return fmt.Errorf("pgstore: %w", memtool.TenancyError(got == "multi"))
+		return false, fmt.Errorf("pgstore: %w", memtool.TenancyError(got == "multi"))
 	}
-	return nil
+	return true, nil
 }
 
 func (s *Store) ready(ctx context.Context) error {
@@ -176,10 +258,64 @@ func (s *Store) ready(ctx context.Context) error {
 	if s.claimed {
 		return nil
 	}
-	if err := claim(ctx, s.pool, "single"); err != nil {
+	mode := "single"
+	if s.tenant != "" {
+		mode = "multi"
+	}
+	claimed, err := s.claim(ctx, mode)
+	s.claimed = claimed
+	return err
+}
+
+// errNoAnswer is the cause of an operation's context when OpTimeout ends it.
+var errNoAnswer = errors.New("no answer from the server")
+
+// op bounds one operation of the store by OpTimeout.
+func (s *Store) op(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, s.opTimeout, errNoAnswer)
+}
+
+// run runs fn on a connection of the pool. A server that restarted, or
+// ended the store's sessions, leaves the pool's connections dead: should fn
+// find its connection dead before it sent a commit, nothing was done, so
+// the pool drops its connections and fn runs once more, on a new one.
+func (s *Store) run(ctx context.Context, fn func(conn *pgx.Conn) error) error {
+	for try := 0; ; try++ {
+		conn, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		err = fn(conn.Conn())
+		lost := err != nil && conn.Conn().IsClosed()
+		conn.Release()
+		if !lost || try > 0 || ctx.Err() != nil || errors.Is(err, errCommitUnknown) {
+			return err
+		}
+		s.pool.Reset()
+	}
+}
+
+// errCommitUnknown marks a commit whose answer never came: the server may
+// or may not have made the change, so it is not tried again.
+var errCommitUnknown = errors.New("the connection was lost during the commit, so the change may or may not have been made")
+
+// commit runs fn in a transaction on conn and commits it.
+func (s *Store) commit(ctx context.Context, conn *pgx.Conn, fn func(tx pgx.Tx) error) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
 		return err
 	}
-	s.claimed = true
+	if err := fn(tx); err != nil {
+		tx.Rollback(ctx)
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		if conn.IsClosed() {
+			// Not wrapped: the model must not read "nothing changed".
+			return fmt.Errorf("%w (%v)", errCommitUnknown, err)
+		}
+		return err
+	}
 	return nil
 }
 
@@ -188,23 +324,42 @@ func (s *Store) ready(ctx context.Context) error {
 // so a read-modify-write never loses an update and of racing creates or
 // renames exactly one wins. Readers take no lock.
 func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "memtool tenant "+s.tenant); err != nil {
-			return err
-		}
-		return fn(tx)
+	return s.run(ctx, func(conn *pgx.Conn) error {
+		return s.commit(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, tenantLockQuery, tenantLockKey(s.tenant)); err != nil {
+				return err
+			}
+			return fn(tx)
+		})
 	})
 }
 
+// tenantLockQuery takes the write lock of the tenant tenantLockKey names,
+// until the transaction ends.
+const tenantLockQuery = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+
+func tenantLockKey(tenant string) string { return "memtool tenant " + tenant }
+
 func (s *Store) read(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	return s.run(ctx, func(conn *pgx.Conn) error {
+		return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	})
 }
+
+// The PostgreSQL error codes (SQLSTATE) the store acts on.
+const (
+	codeUndefinedTable      = "42P01"
+	codeUniqueViolation     = "23505"
+	codeLockNotAvailable    = "55P03"
+	codeDiskFull            = "53100"
+	codeReadOnlyTransaction = "25006"
+)
 
 func pathErr(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
 
-func dbErr(ctx context.Context, op, name string, err error) error {
+func (s *Store) dbErr(ctx context.Context, op, name string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -212,16 +367,46 @@ func dbErr(ctx context.Context, op, name string, err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		err = fmt.Errorf("%w (%v)", ctxErr, err)
+	return pathErr(op, name, s.classify(ctx, err))
+}
+
+// classify turns the failure of an operation bounded by ctx into the
+// error a caller acts on: a timeout of the operation's own, the caller's
+// cancellation, or memtool's error for a PostgreSQL error code.
+func (s *Store) classify(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
 	}
-	// The tenant's write lock makes a second row at one name impossible;
-	// should the primary key refuse one anyway, that is still "exists".
+	switch ctxErr := ctx.Err(); {
+	case errors.Is(err, errCommitUnknown):
+		return err
+	case context.Cause(ctx) == errNoAnswer:
+		// Not wrapped: the caller did not cancel anything.
+		return fmt.Errorf("PostgreSQL did not answer within %v (%v)", s.opTimeout, err)
+	case ctxErr != nil && !errors.Is(err, ctxErr):
+		return fmt.Errorf("%w (%v)", ctxErr, err)
+	case ctxErr == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+		// pgx's own timeout, connecting: not the caller's cancellation.
+		return fmt.Errorf("PostgreSQL did not answer (%v)", err)
+	}
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		err = fmt.Errorf("%w (%v)", memtool.ErrExist, err)
+	if !errors.As(err, &pgErr) {
+		return err
 	}
-	return pathErr(op, name, err)
+	switch pgErr.Code {
+	case codeUniqueViolation:
+		// The tenant's write lock makes a second row at one name
+		// impossible; should the primary key refuse one anyway, that is
+		// still "exists".
+		return fmt.Errorf("%w (%v)", memtool.ErrExist, err)
+	case codeLockNotAvailable:
+		return fmt.Errorf("%w (%v)", memtool.ErrBusy, err)
+	case codeDiskFull:
+		return fmt.Errorf("%w (%v)", memtool.ErrNoSpace, err)
+	case codeReadOnlyTransaction:
+		return fmt.Errorf("%w (%v)", memtool.ErrReadOnly, err)
+	}
+	return err
 }
 
 func split(name string) (dir, base string) {
@@ -282,15 +467,22 @@ func info(base string, r row) memtool.FileInfo {
 }
 
 func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		return memtool.FileInfo{}, err
 	}
 	if name == "" {
 		return memtool.FileInfo{Type: fs.ModeDir}, nil
 	}
-	r, ok, err := s.lookup(ctx, s.pool, name)
+	var r row
+	var ok bool
+	err := s.run(ctx, func(conn *pgx.Conn) (err error) {
+		r, ok, err = s.lookup(ctx, conn, name)
+		return err
+	})
 	if err != nil {
-		return memtool.FileInfo{}, dbErr(ctx, "stat", name, err)
+		return memtool.FileInfo{}, s.dbErr(ctx, "stat", name, err)
 	}
 	if !ok {
 		return memtool.FileInfo{}, pathErr("stat", name, memtool.ErrNotExist)
@@ -318,7 +510,7 @@ func (s *Store) readFile(ctx context.Context, q querier, op, name string, limit 
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, pathErr(op, name, memtool.ErrNotExist)
 	case err != nil:
-		return nil, dbErr(ctx, op, name, err)
+		return nil, s.dbErr(ctx, op, name, err)
 	case isDir:
 		return nil, pathErr(op, name, memtool.ErrIsDir)
 	case size > limit:
@@ -331,13 +523,22 @@ func (s *Store) readFile(ctx context.Context, q querier, op, name string, limit 
 }
 
 func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	return s.readFile(ctx, s.pool, "read", name, limit, false)
+	var data []byte
+	err := s.run(ctx, func(conn *pgx.Conn) (err error) {
+		data, err = s.readFile(ctx, conn, "read", name, limit, false)
+		return err
+	})
+	return data, s.dbErr(ctx, "read", name, err)
 }
 
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
@@ -371,7 +572,7 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, dbErr(ctx, "readdir", name, err)
+		return nil, s.dbErr(ctx, "readdir", name, err)
 	}
 	return out, nil
 }
@@ -384,6 +585,8 @@ func nonNil(b []byte) []byte {
 }
 
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
@@ -409,10 +612,12 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 			s.tenant, dir, base, len(data), nonNil(data))
 		return err
 	})
-	return dbErr(ctx, "write", name, err)
+	return s.dbErr(ctx, "write", name, err)
 }
 
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
@@ -435,10 +640,12 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 	if fnErr != nil && errors.Is(err, fnErr) {
 		return fnErr
 	}
-	return dbErr(ctx, "update", name, err)
+	return s.dbErr(ctx, "update", name, err)
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
@@ -458,7 +665,7 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 		_, err := tx.Exec(ctx, `INSERT INTO memtool_entries (tenant, parent, name, dir, size, data) VALUES ($1, $2, $3, true, 0, NULL)`, s.tenant, dir, base)
 		return err
 	})
-	return dbErr(ctx, "mkdir", name, err)
+	return s.dbErr(ctx, "mkdir", name, err)
 }
 
 func (s *Store) Remove(ctx context.Context, name string) error {
@@ -479,6 +686,8 @@ const subtree = `tenant = $1 AND (parent = $2 OR (parent >= $3 AND parent < $4))
 func (s *Store) subtreeArgs(name string) []any { return []any{s.tenant, name, name + "/", name + "0"} }
 
 func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
@@ -513,12 +722,14 @@ func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
 		_, err = tx.Exec(ctx, `DELETE FROM memtool_entries WHERE tenant = $1 AND parent = $2 AND name = $3`, s.tenant, dir, base)
 		return err
 	})
-	return dbErr(ctx, op, name, err)
+	return s.dbErr(ctx, op, name, err)
 }
 
 // Rename moves the file or directory at oldname, with everything in it, to
 // newname in one transaction.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
@@ -557,7 +768,7 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 		}
 		return nil
 	})
-	return dbErr(ctx, "rename", oldname, err)
+	return s.dbErr(ctx, "rename", oldname, err)
 }
 
 // tenantsQuery lists the distinct tenants by skipping through the primary
@@ -579,23 +790,29 @@ func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 	if s.tenant != "" {
 		return nil, fmt.Errorf("pgstore: a tenant's store has no tenants")
 	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
 	var mode string
-	err := s.pool.QueryRow(ctx, `SELECT value FROM memtool_meta WHERE key = 'tenancy'`).Scan(&mode)
+	var ids []string
+	err := s.run(ctx, func(conn *pgx.Conn) error {
+		err := conn.QueryRow(ctx, `SELECT value FROM memtool_meta WHERE key = 'tenancy'`).Scan(&mode)
+		if err != nil || mode != "multi" {
+			return err
+		}
+		rows, err := conn.Query(ctx, tenantsQuery)
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("pgstore: %w", err)
+		return nil, fmt.Errorf("pgstore: %w", s.classify(ctx, err))
 	case mode != "multi":
 		return nil, fmt.Errorf("pgstore: %w", memtool.TenancyError(false))
-	}
-	rows, err := s.pool.Query(ctx, tenantsQuery)
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err)
 	}
 	return ids, nil
 }

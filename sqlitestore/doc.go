@@ -18,12 +18,42 @@
 //     write lock before they read, so that read-modify-write (Update) never
 //     loses an update, and of concurrent creates, mkdirs or renames onto one
 //     name exactly one wins, across goroutines and processes. A writer
-//     waits for another process's write (busy_timeout, then retries until
-//     its context ends).
+//     waits for the lock while another holds it, up to the busy timeout
+//     (below).
 //   - journal_mode=WAL with synchronous=FULL: a change is durable on disk
 //     before the method returns.
 //   - Rename moves a directory with its whole subtree in one transaction;
 //     RemoveAll removes a subtree in one transaction.
+//
+// # Held locks, full disks, read-only files
+//
+// What a caller sees, and the model through memtool.Memory:
+//
+//   - A write waits for the file's write lock, held by another write of
+//     this store, another connection or another process (a sqlite3 shell
+//     left in BEGIN IMMEDIATE), no longer than Options.BusyTimeout
+//     (DefaultBusyTimeout unless set) in all. Past it the method fails with
+//     an error wrapping memtool.ErrBusy and has changed nothing. A
+//     cancelled context ends the wait at once, with the context's error.
+//   - Readers do not wait for writers (WAL). Opening an existing file
+//     takes no write lock, so a store opens and reads while another process
+//     holds the lock. Only a connection in SQLite's exclusive locking mode
+//     shuts readers out: then Open fails with memtool.ErrBusy after the
+//     busy timeout.
+//   - A write that finds the disk full (SQLITE_FULL) fails with an error
+//     wrapping memtool.ErrNoSpace and has changed nothing. A delete needs space in the write-ahead log too,
+//     so on a full disk it may fail the same way; once space is freed the
+//     store writes again.
+//   - A database file that exists but cannot be written (its permissions,
+//     an immutable file, a read-only file system) is opened read-only: reads
+//     work, and every write fails with an error wrapping
+//     memtool.ErrReadOnly. SQLite reads a WAL database on a read-only file
+//     system only while its -wal and -shm files exist (another process has
+//     it open); otherwise reads fail with memtool.ErrReadOnly too. A new
+//     file in a read-only directory fails Open with memtool.ErrReadOnly.
+//   - Weaker: a file that becomes unwritable while the store has it open,
+//     and an exceeded disk quota, reach SQLite as I/O errors: the method
+//     fails with that error, which the model sees as an internal error.
 //
 // # Tenants
 //

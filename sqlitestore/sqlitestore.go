@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/memtool/memtool"
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // schema is the whole database. Every key starts with the tenant ("" in a
@@ -44,9 +46,11 @@ const schemaVersion = "1"
 
 // db is one open database file, shared by the stores of all its tenants.
 type db struct {
-	path string
-	r    *sql.DB // reads: deferred transactions, WAL snapshots
-	w    *sql.DB // writes: BEGIN IMMEDIATE, one connection
+	path        string
+	r           *sql.DB // reads: deferred transactions, WAL snapshots
+	w           *sql.DB // writes: BEGIN IMMEDIATE, one connection; nil when readOnly
+	busyTimeout time.Duration
+	readOnly    bool // the file cannot be written: every write fails with ErrReadOnly
 }
 
 // Store is a memtool.Store in an SQLite database file. It implements
@@ -68,67 +72,119 @@ var (
 	_ memtool.Tenanted    = (*Store)(nil)
 )
 
-// busyTimeout is how long a writer waits for another process's write
-// transaction before it gives up.
-const busyTimeout = 60 * time.Second
+// Options configures a Store. nil, or a zero field, means the default.
+type Options struct {
+	// BusyTimeout bounds a write's whole wait for the database's write
+	// lock, held by another write of the store, another connection or
+	// another process: past it the method fails with an error wrapping
+	// memtool.ErrBusy and changes nothing. Reads wait for it only in the
+	// rare cases a writer shuts them out (see the package doc). Default:
+	// DefaultBusyTimeout.
+	BusyTimeout time.Duration
+}
 
-func dsn(path, txlock string) string {
+// DefaultBusyTimeout is the BusyTimeout of a store opened without one.
+const DefaultBusyTimeout = 5 * time.Second
+
+// dsn is the driver's name for the database file at path. A read-only
+// file is opened with SQLite's mode=ro, and without the pragmas that
+// would write to it.
+func dsn(path, txlock string, busyTimeout time.Duration, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
+	if readOnly {
+		q.Set("mode", "ro")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(FULL)")
+	}
 	q.Add("_pragma", "foreign_keys(OFF)")
 	q.Set("_txlock", txlock)
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
 // Open opens the store in the database file at path (absolute), creating
-// the file and its tables if they are missing.
+// the file and its tables if they are missing, with the default Options.
 func Open(path string) (*Store, error) {
+	return OpenWith(path, nil)
+}
+
+// OpenWith is Open with Options (nil means the defaults). A database file
+// that exists but cannot be written (a read-only file, directory or file
+// system) is opened read-only: reads work where SQLite can serve them, and
+// every write fails with an error wrapping memtool.ErrReadOnly.
+func OpenWith(path string, opts *Options) (*Store, error) {
 	if !filepath.IsAbs(path) {
 		return nil, fmt.Errorf("sqlitestore: %q is not an absolute path", path)
+	}
+	d := &db{path: path, busyTimeout: DefaultBusyTimeout}
+	if opts != nil && opts.BusyTimeout > 0 {
+		d.busyTimeout = opts.BusyTimeout
 	}
 	// The memory is private: create the file 0600 (SQLite gives its WAL
 	// and shared-memory files the same mode).
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	switch {
+	case err == nil:
+		f.Close()
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+		if _, statErr := os.Stat(path); statErr != nil {
+			return nil, fmt.Errorf("sqlitestore: %w (%v)", memtool.ErrReadOnly, err)
+		}
+		d.readOnly = true
+	default:
+		return nil, fmt.Errorf("sqlitestore: %w", err)
+	}
+	d.r, err = sql.Open("sqlite", dsn(path, "deferred", d.busyTimeout, d.readOnly))
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
-	f.Close()
-	w, err := sql.Open("sqlite", dsn(path, "immediate"))
-	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: %w", err)
+	if !d.readOnly {
+		d.w, err = sql.Open("sqlite", dsn(path, "immediate", d.busyTimeout, false))
+		if err != nil {
+			d.r.Close()
+			return nil, fmt.Errorf("sqlitestore: %w", err)
+		}
+		d.w.SetMaxOpenConns(1)
 	}
-	w.SetMaxOpenConns(1)
-	r, err := sql.Open("sqlite", dsn(path, "deferred"))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("sqlitestore: %w", err)
-	}
-	d := &db{path: path, r: r, w: w}
-	// The schema is created in a write transaction, so that processes
-	// opening a new file at once create it once.
-	if err := d.write(context.Background(), func(tx *sql.Tx) error {
-		if _, err := tx.Exec(schema); err != nil {
-			return err
-		}
-		var version string
-		if err := tx.QueryRow(`SELECT value FROM memtool_meta WHERE key = 'schema_version'`).Scan(&version); err != nil {
-			return err
-		}
-		if version != schemaVersion {
-			return fmt.Errorf("the file's schema is version %s; this memtool knows version %s", version, schemaVersion)
-		}
-		return nil
-	}); err != nil {
+	if err := d.init(); err != nil {
 		d.close()
-		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, d.classify(err))
 	}
 	return &Store{db: d, owner: true}, nil
 }
 
+// init checks the schema, and creates it if the file has none. Only a new
+// file needs the write lock: a store opens while another process writes.
+func (d *db) init() error {
+	ctx := context.Background()
+	var version string
+	err := d.r.QueryRowContext(ctx, `SELECT value FROM memtool_meta WHERE key = 'schema_version'`).Scan(&version)
+	if err != nil && !d.readOnly {
+		// The schema is created in a write transaction, so that processes
+		// opening a new file at once create it once.
+		err = d.write(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.Exec(schema); err != nil {
+				return err
+			}
+			return tx.QueryRow(`SELECT value FROM memtool_meta WHERE key = 'schema_version'`).Scan(&version)
+		})
+	}
+	if err != nil {
+		return err
+	}
+	if version != schemaVersion {
+		return fmt.Errorf("the file's schema is version %s; this memtool knows version %s", version, schemaVersion)
+	}
+	return nil
+}
+
 func (d *db) close() error {
-	return errors.Join(d.r.Close(), d.w.Close())
+	err := d.r.Close()
+	if d.w != nil {
+		err = errors.Join(err, d.w.Close())
+	}
+	return err
 }
 
 // Close closes the database. Closing a tenant's store does nothing; close
@@ -160,11 +216,16 @@ func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
 	return t, nil
 }
 
-// claim records the tenancy mode on first use and checks it afterwards.
+// claim records the tenancy mode on first use and checks it afterwards. A
+// read-only file that no use has claimed stays unclaimed: nothing can be
+// written to it in either mode.
 func (d *db) claim(ctx context.Context, mode string) error {
 	var got string
 	err := d.r.QueryRowContext(ctx, `SELECT value FROM memtool_meta WHERE key = 'tenancy'`).Scan(&got)
 	if errors.Is(err, sql.ErrNoRows) {
+		if d.readOnly {
+			return nil
+		}
 		err = d.write(ctx, func(tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memtool_meta (key, value) VALUES ('tenancy', ?)`, mode); err != nil {
 				return err
@@ -173,7 +234,7 @@ func (d *db) claim(ctx context.Context, mode string) error {
 		})
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("sqlitestore %s: %w", d.path, d.classify(err))
 	}
 	if got != mode {
 		return fmt.Errorf("sqlitestore %s: %w", d.path, memtool.TenancyError(got == "multi"))
@@ -199,14 +260,39 @@ func (s *Store) ready(ctx context.Context) error {
 	return nil
 }
 
+// write runs fn in a transaction that holds the file's write lock. The
+// wait for the lock, first for the one write connection (another
+// goroutine's write) and then for the file (another process's or
+// connection's), ends at busyTimeout after the call, or when ctx ends.
 func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := d.w.BeginTx(ctx, nil)
-	// busy_timeout makes BEGIN IMMEDIATE wait for other processes' writers;
-	// should it still find the file locked, it keeps trying until ctx ends.
-	for err != nil && isBusy(err) && ctx.Err() == nil {
-		tx, err = d.w.BeginTx(ctx, nil)
+	if d.readOnly {
+		return fmt.Errorf("%w: the database file cannot be written", memtool.ErrReadOnly)
 	}
+	deadline := time.Now().Add(d.busyTimeout)
+	waitCtx, cancel := context.WithDeadline(ctx, deadline)
+	conn, err := d.w.Conn(waitCtx)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return d.busy("another write of this store")
+		}
+		return err
+	}
+	defer conn.Close()
+	// BEGIN IMMEDIATE waits for the file's lock as long as busy_timeout
+	// says, and no longer than ctx (the driver's busy handler watches it).
+	wait := time.Until(deadline)
+	if wait < time.Millisecond {
+		return d.busy("another write of this store")
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", wait.Milliseconds())); err != nil {
+		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		if isCode(err, sqlite3.SQLITE_BUSY) && ctx.Err() == nil {
+			return d.busy("another connection or process")
+		}
 		return err
 	}
 	if err := fn(tx); err != nil {
@@ -214,6 +300,11 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// busy is the error of a write that waited busyTimeout for the lock.
+func (d *db) busy(holder string) error {
+	return fmt.Errorf("%w: %s held the write lock of %s for %v", memtool.ErrBusy, holder, d.path, d.busyTimeout)
 }
 
 func (d *db) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
@@ -229,8 +320,9 @@ func pathErr(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
 
-// dbErr wraps a database failure; cancellation stays recognisable.
-func dbErr(ctx context.Context, op, name string, err error) error {
+// dbErr wraps a database failure; cancellation stays recognisable, and
+// SQLite's busy, full and read-only codes become memtool's errors.
+func (d *db) dbErr(ctx context.Context, op, name string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -241,7 +333,31 @@ func dbErr(ctx context.Context, op, name string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		err = fmt.Errorf("%w (%v)", ctxErr, err)
 	}
-	return pathErr(op, name, err)
+	return pathErr(op, name, d.classify(err))
+}
+
+// classify wraps err with the memtool error its SQLite code stands for.
+// SQLite reports a write that found no space (ENOSPC) as SQLITE_FULL. On a
+// read-only file, SQLITE_CANTOPEN is SQLite unable to create the WAL's
+// files beside it, so it is read-only too.
+func (d *db) classify(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) || errors.Is(err, memtool.ErrBusy) || errors.Is(err, memtool.ErrNoSpace) || errors.Is(err, memtool.ErrReadOnly) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY:
+		return fmt.Errorf("%w (%v)", memtool.ErrBusy, err)
+	case sqlite3.SQLITE_FULL:
+		return fmt.Errorf("%w (%v)", memtool.ErrNoSpace, err)
+	case sqlite3.SQLITE_READONLY:
+		return fmt.Errorf("%w (%v)", memtool.ErrReadOnly, err)
+	case sqlite3.SQLITE_CANTOPEN:
+		if d.readOnly {
+			return fmt.Errorf("%w (SQLite cannot read a WAL database file on a read-only file system unless its -wal and -shm files exist: %v)", memtool.ErrReadOnly, err)
+		}
+	}
+	return err
 }
 
 // split returns the parent directory and base of a non-root name.
@@ -308,7 +424,7 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 	}
 	r, ok, err := s.lookup(ctx, s.db.r, name)
 	if err != nil {
-		return memtool.FileInfo{}, dbErr(ctx, "stat", name, err)
+		return memtool.FileInfo{}, s.db.dbErr(ctx, "stat", name, err)
 	}
 	if !ok {
 		return memtool.FileInfo{}, pathErr("stat", name, memtool.ErrNotExist)
@@ -341,7 +457,7 @@ func (s *Store) readFile(ctx context.Context, q querier, op, name string, limit 
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, pathErr(op, name, memtool.ErrNotExist)
 	case err != nil:
-		return nil, dbErr(ctx, op, name, err)
+		return nil, s.db.dbErr(ctx, op, name, err)
 	case isDir:
 		return nil, pathErr(op, name, memtool.ErrIsDir)
 	case size > limit:
@@ -393,7 +509,7 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, dbErr(ctx, "readdir", name, err)
+		return nil, s.db.dbErr(ctx, "readdir", name, err)
 	}
 	return out, nil
 }
@@ -423,7 +539,7 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 			s.tenant, dir, base, len(data), nonNil(data))
 		return err
 	})
-	return dbErr(ctx, "write", name, err)
+	return s.db.dbErr(ctx, "write", name, err)
 }
 
 func nonNil(b []byte) []byte {
@@ -456,7 +572,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 	if fnErr != nil && errors.Is(err, fnErr) {
 		return fnErr
 	}
-	return dbErr(ctx, "update", name, err)
+	return s.db.dbErr(ctx, "update", name, err)
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {
@@ -479,7 +595,7 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO memtool_entries (tenant, parent, name, dir, size, data) VALUES (?, ?, ?, 1, 0, NULL)`, s.tenant, dir, base)
 		return err
 	})
-	return dbErr(ctx, "mkdir", name, err)
+	return s.db.dbErr(ctx, "mkdir", name, err)
 }
 
 func (s *Store) Remove(ctx context.Context, name string) error {
@@ -542,7 +658,7 @@ func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
 		_, err = tx.ExecContext(ctx, `DELETE FROM memtool_entries WHERE tenant = ? AND parent = ? AND name = ?`, s.tenant, dir, base)
 		return err
 	})
-	return dbErr(ctx, op, name, err)
+	return s.db.dbErr(ctx, op, name, err)
 }
 
 // Rename moves the file or directory at oldname, with everything in it, to
@@ -590,13 +706,13 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 		}
 		return nil
 	})
-	return dbErr(ctx, "rename", oldname, err)
+	return s.db.dbErr(ctx, "rename", oldname, err)
 }
 
-// isBusy reports whether err is SQLite's "database is locked".
-func isBusy(err error) bool {
+// isCode reports whether err is SQLite's primary result code code.
+func isCode(err error, code int) bool {
 	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == 5
+	return errors.As(err, &se) && se.Code()&0xff == code
 }
 
 // tenantsQuery lists the distinct tenants by skipping through the primary
@@ -624,22 +740,22 @@ func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, nil
 	case err != nil:
-		return nil, err
+		return nil, s.db.dbErr(ctx, "tenants", "", err)
 	case mode != "multi":
 		return nil, fmt.Errorf("sqlitestore %s: %w", s.db.path, memtool.TenancyError(false))
 	}
 	rows, err := s.db.r.QueryContext(ctx, tenantsQuery)
 	if err != nil {
-		return nil, err
+		return nil, s.db.dbErr(ctx, "tenants", "", err)
 	}
 	defer rows.Close()
 	var ids []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, err
+			return nil, s.db.dbErr(ctx, "tenants", "", err)
 		}
 		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	return ids, s.db.dbErr(ctx, "tenants", "", rows.Err())
 }

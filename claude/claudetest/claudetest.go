@@ -44,6 +44,11 @@ type Turn struct {
 	// request first gets message_start and Text. The server's Hung channel
 	// receives when such a request has arrived.
 	Hang bool
+	// Compaction, if set, answers a compaction request (one with a
+	// top-level "compaction") with a compaction block holding this
+	// summary. Only non-streaming requests get it; a streaming one is
+	// refused.
+	Compaction string
 }
 
 // A ToolUse is one tool_use block of a Turn.
@@ -196,6 +201,7 @@ type wireRequest struct {
 	Tools             json.RawMessage   `json:"tools"`
 	Stream            bool              `json:"stream"`
 	ContextManagement json.RawMessage   `json:"context_management"`
+	Compaction        json.RawMessage   `json:"compaction"`
 	Thread            *struct {
 		Type              string `json:"type"`
 		PreviousMessageID string `json:"previous_message_id"`
@@ -270,6 +276,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var wr wireRequest
 	_ = json.Unmarshal(body, &wr)
 	content := turn.content(n + 1)
+	if turn.Compaction != "" && wr.Stream {
+		msg := "claudetest: a Compaction turn is answered only without streaming"
+		s.mu.Lock()
+		req.Problem = msg
+		s.mu.Unlock()
+		writeError(w, &Error{Message: msg})
+		return
+	}
 	declared := toolNames(req.Tools)
 	for _, c := range turn.Calls {
 		if !slices.Contains(declared, c.name()) {
@@ -354,6 +368,14 @@ func (s *Server) check(r *http.Request, req *Request, body []byte) (problem, cod
 	}
 	if p := checkBetas(req); p != "" {
 		return p, ""
+	}
+	if len(wr.Compaction) > 0 && string(wr.Compaction) != "null" {
+		if !slices.Contains(req.Betas, string(anthropic.AnthropicBetaCompact2026_09_04)) {
+			return "claudetest: compaction needs the compact-2026-09-04 beta", ""
+		}
+		if len(wr.ContextManagement) > 0 && string(wr.ContextManagement) != "null" {
+			return "claudetest: a compaction request cannot carry context_management", ""
+		}
 	}
 	return checkConversation(req.Messages), ""
 }
@@ -457,6 +479,9 @@ func (c ToolUse) name() string {
 // content returns the turn's content blocks; turnNo numbers default ids.
 func (t Turn) content(turnNo int) []map[string]any {
 	var blocks []map[string]any
+	if t.Compaction != "" {
+		blocks = append(blocks, map[string]any{"type": "compaction", "content": t.Compaction})
+	}
 	if t.Text != "" {
 		blocks = append(blocks, map[string]any{"type": "text", "text": t.Text})
 	}

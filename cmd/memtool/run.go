@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"syscall"
 )
 
 // Exit statuses.
@@ -15,6 +17,16 @@ const (
 	exitStore    = 3 // the store could not be opened
 	exitBrokenIO = 4 // stdout could not be written
 )
+
+// signalStatus is the exit status of a command that a signal cut short:
+// 128 + the signal's number, as shells report a process the signal ended
+// (130 for SIGINT, 143 for SIGTERM).
+func signalStatus(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 128
+}
 
 // A subcommand is one verb of the CLI.
 type subcommand struct {

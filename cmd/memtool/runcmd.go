@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -40,7 +41,15 @@ type agentFlags struct {
 	organize       bool
 	template       string
 	threads        bool
+	timeout        time.Duration
+	retries        int
 }
+
+// Defaults of --timeout and --retries.
+const (
+	defaultTimeout = 10 * time.Minute
+	defaultRetries = 2
+)
 
 func addAgentFlags(fs *flag.FlagSet, af *agentFlags) {
 	fs.StringVar(&af.model, "model", defaultModel, "the Claude model")
@@ -56,13 +65,18 @@ func addAgentFlags(fs *flag.FlagSet, af *agentFlags) {
 	fs.BoolVar(&af.organize, "organize", true, "tell Claude to keep its memory folder up to date, coherent and organized")
 	fs.StringVar(&af.template, "template", "", "add the guidance of a memory template ("+strings.Join(template.Names(), ", ")+"; see 'memtool init')")
 	fs.BoolVar(&af.threads, "threads", true, "send requests on server-side message threads (only new messages are sent)")
+	fs.DurationVar(&af.timeout, "timeout", defaultTimeout, "give up on an API request, a streamed reply included, after this long")
+	fs.IntVar(&af.retries, "retries", defaultRetries, "how many times to try a failed or timed-out API request again")
 }
 
 // options returns the runner options the flags ask for.
 func (af *agentFlags) options() ([]claude.Option, error) {
-	opts := []claude.Option{claude.WithMaxIterations(af.maxIterations), claude.WithThreads(af.threads)}
-	if af.maxIterations < 0 || af.maxTokens <= 0 {
-		return nil, errors.New("--max-iterations must be 0 or more and --max-tokens more than 0")
+	if err := af.check(); err != nil {
+		return nil, err
+	}
+	opts := []claude.Option{
+		claude.WithMaxIterations(af.maxIterations), claude.WithThreads(af.threads),
+		claude.WithRequestTimeout(af.timeout), claude.WithMaxRetries(af.retries),
 	}
 	if af.contextEditing {
 		opts = append(opts, claude.WithClearToolUses(claude.ClearToolUses{Trigger: af.clearAt, Keep: af.keep}))
@@ -83,7 +97,29 @@ func (af *agentFlags) options() ([]claude.Option, error) {
 		}
 		opts = append(opts, claude.WithGuidance(t.Guidance))
 	}
-	return opts, nil
+	return opts, claude.CheckOptions(opts...)
+}
+
+// check refuses numbers that the API would refuse or that would be read
+// as something else, naming the flag.
+func (af *agentFlags) check() error {
+	switch {
+	case af.maxIterations < 0:
+		return errors.New("--max-iterations must be 0 (no limit) or more")
+	case af.maxTokens <= 0:
+		return errors.New("--max-tokens must be more than 0")
+	case af.clearAt <= 0:
+		return errors.New("--clear-at must be more than 0 input tokens")
+	case af.keep <= 0:
+		return errors.New("--keep must be 1 or more: the API's context editing keeps at least one tool use")
+	case af.compactAt < claude.MinCompactTrigger:
+		return fmt.Errorf("--compact-at must be at least %d input tokens (the API's minimum)", claude.MinCompactTrigger)
+	case af.timeout <= 0:
+		return errors.New("--timeout must be more than 0")
+	case af.retries < 0:
+		return errors.New("--retries must be 0 or more")
+	}
+	return nil
 }
 
 // params returns the request for a conversation of messages.
@@ -196,6 +232,10 @@ func apiFailure(ctx context.Context, env *cliEnv, cmd string, err error) int {
 	if ctx.Err() != nil {
 		fmt.Fprintf(env.stderr, "memtool %s: interrupted\n", cmd)
 		return exitInterrupted
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(env.stderr, "memtool %s: timed out: no answer from the Claude API within --timeout: %v\n", cmd, err)
+		return exitAPI
 	}
 	fmt.Fprintf(env.stderr, "memtool %s: %v\n", cmd, err)
 	return exitAPI

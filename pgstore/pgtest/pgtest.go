@@ -28,13 +28,13 @@ func URL(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvVar)
 	if base == "" {
-		unavailable(t, "$"+EnvVar+" is not set (run .ci/postgres.sh to get a local database)")
+		Unavailable(t, "$"+EnvVar+" is not set (run .ci/postgres.sh to get a local database)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
-		unavailable(t, "cannot reach the server in $"+EnvVar+": "+err.Error())
+		Unavailable(t, "cannot reach the server in $"+EnvVar+": "+err.Error())
 	}
 	defer conn.Close(ctx)
 	b := make([]byte, 8)
@@ -66,10 +66,12 @@ func URL(t testing.TB) string {
 	return u.String()
 }
 
-func unavailable(t testing.TB, why string) {
+// Unavailable stops t for want of something the test needs (the server,
+// root, a tool): it fails t when $CI is set and skips it otherwise.
+func Unavailable(t testing.TB, why string) {
 	t.Helper()
 	if os.Getenv("CI") != "" {
-		t.Fatalf("PostgreSQL tests must run under CI: %s", why)
+		t.Fatalf("this test must run under CI: %s", why)
 	}
-	t.Skipf("skipping the PostgreSQL test: %s", why)
+	t.Skipf("skipping: %s", why)
 }

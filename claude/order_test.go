@@ -1,0 +1,166 @@
+package claude_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/claude/claudetest"
+	"github.com/memtool/memtool/memstore"
+)
+
+// oneFileTurn is a turn whose calls must run as written: the file does not
+// exist before the create, and the insert's line numbers assume the
+// replacement.
+var oneFileTurn = []claudetest.ToolUse{
+	{Input: `{"command":"create","path":"/memories/x.md","file_text":"alpha\nbeta\n"}`},
+	{Input: `{"command":"str_replace","path":"/memories/x.md","old_str":"beta","new_str":"BETA"}`},
+	{Input: `{"command":"insert","path":"/memories/x.md","insert_line":1,"insert_text":"between"}`},
+}
+
+const oneFileWant = "alpha\nbetween\nBETA\n"
+
+// runScript runs a conversation through NewRunner or NewStreamingRunner
+// against a fake that answers with turns and then ends.
+func runScript(t *testing.T, streaming bool, mem *memtool.Memory, opts []claude.Option, turns ...claudetest.Turn) *claudetest.Server {
+	t.Helper()
+	srv := claudetest.NewServer(append(turns, claudetest.Turn{Text: "Done."})...)
+	t.Cleanup(srv.Close)
+	client := srv.Client()
+	params := anthropic.BetaToolRunnerParams{BetaMessageNewParams: anthropic.BetaMessageNewParams{
+		Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024,
+		Messages: []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("Take notes."))},
+	}}
+	ctx := context.Background()
+	if streaming {
+		runner := claude.NewStreamingRunner(&client, mem, params, opts...)
+		for events := range runner.AllStreaming(ctx) {
+			for _, err := range events {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	} else {
+		runner := claude.NewRunner(&client, mem, params, opts...)
+		if _, err := runner.RunToCompletion(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noProblems(t, srv)
+	return srv
+}
+
+// The SDK runner starts one goroutine per call; the calls of one turn on
+// one file still run in the order the model wrote them, every time.
+func TestRunnerKeepsOrderOnOneFile(t *testing.T) {
+	runs := 200 // the issue's bar; -short runs 20
+	if testing.Short() {
+		runs = 20
+	}
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streaming=%v", streaming), func(t *testing.T) {
+			inOrder := 0
+			for range runs {
+				store := memstore.New()
+				srv := runScript(t, streaming, memtool.New(store, nil), nil, claudetest.Turn{Calls: oneFileTurn})
+				got, err := store.ReadFile(context.Background(), "x.md", 1<<20)
+				results := srv.Requests()[1].ToolResults()
+				ok := err == nil && string(got) == oneFileWant && len(results) == 3
+				for _, r := range results {
+					ok = ok && !r.IsError
+				}
+				if ok {
+					inOrder++
+				}
+			}
+			if inOrder != runs {
+				t.Errorf("%d of %d runs ran the turn in order", inOrder, runs)
+			}
+		})
+	}
+}
+
+// overlapStore records when writes start and end, and holds the first
+// writes until a write of a.md and a write of b.md have both started, or
+// until a bound passes (so that a serializing runner ends the test
+// instead of hanging it; the record then shows no overlap).
+type overlapStore struct {
+	memtool.Store
+	mu     sync.Mutex
+	events []string
+	seen   map[string]bool
+	both   chan struct{}
+}
+
+func newOverlapStore() *overlapStore {
+	return &overlapStore{Store: memstore.New(), seen: map[string]bool{}, both: make(chan struct{})}
+}
+
+func (s *overlapStore) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	s.mu.Lock()
+	s.events = append(s.events, "enter "+name)
+	if s.seen[name] = true; s.seen["a.md"] && s.seen["b.md"] && len(s.seen) == 2 {
+		s.seen["done"] = true
+		close(s.both)
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.both:
+	case <-time.After(10 * time.Second):
+	}
+	err := s.Store.WriteFile(ctx, name, data, mode)
+	s.mu.Lock()
+	s.events = append(s.events, "exit "+name)
+	s.mu.Unlock()
+	return err
+}
+
+// A turn on two files keeps each file's calls in order, and the calls on
+// the two files still run at the same time: the record of the store shows
+// a write of each file started before the first write ended.
+func TestRunnerOverlapsUnrelatedCalls(t *testing.T) {
+	runs := 200 // the issue's bar; -short runs 20
+	if testing.Short() {
+		runs = 20
+	}
+	turn := []claudetest.ToolUse{
+		{Input: `{"command":"create","path":"/memories/a.md","file_text":"a1\n"}`},
+		{Input: `{"command":"create","path":"/memories/b.md","file_text":"b1\n"}`},
+		{Input: `{"command":"str_replace","path":"/memories/a.md","old_str":"a1","new_str":"A1"}`},
+		{Input: `{"command":"insert","path":"/memories/b.md","insert_line":1,"insert_text":"b2"}`},
+		{Input: `{"command":"insert","path":"/memories/a.md","insert_line":1,"insert_text":"a2"}`},
+		{Input: `{"command":"str_replace","path":"/memories/b.md","old_str":"b1","new_str":"B1"}`},
+	}
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streaming=%v", streaming), func(t *testing.T) {
+			inOrder, overlapped := 0, 0
+			for range runs {
+				store := newOverlapStore()
+				runScript(t, streaming, memtool.New(store, nil), nil, claudetest.Turn{Calls: turn})
+				a, errA := store.ReadFile(context.Background(), "a.md", 1<<20)
+				b, errB := store.ReadFile(context.Background(), "b.md", 1<<20)
+				if errA == nil && errB == nil && string(a) == "A1\na2\n" && string(b) == "B1\nb2\n" {
+					inOrder++
+				}
+				store.mu.Lock()
+				firstExit := slices.IndexFunc(store.events, func(e string) bool { return e[:4] == "exit" })
+				before := store.events[:max(firstExit, 0)]
+				if slices.Contains(before, "enter a.md") && slices.Contains(before, "enter b.md") {
+					overlapped++
+				}
+				store.mu.Unlock()
+			}
+			if inOrder != runs || overlapped != runs {
+				t.Errorf("of %d runs: %d kept each file's order, %d ran the two files' calls at once", runs, inOrder, overlapped)
+			}
+		})
+	}
+}

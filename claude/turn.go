@@ -1,0 +1,237 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/memtool/memtool"
+)
+
+// A turn holds the memory calls of one assistant message. Each call runs
+// once every earlier call of the turn whose paths overlap its own has
+// finished: a model that creates a file and then edits it in the same turn
+// means that order. Calls on unrelated paths do not wait for each other.
+type turn struct {
+	calls []turnCall
+	// broken is closed when the turn's order cannot be kept (a call the
+	// turn does not know arrived); every wait ends, so nothing hangs.
+	broken    chan struct{}
+	breakOnce sync.Once
+}
+
+type turnCall struct {
+	id     string
+	input  json.RawMessage
+	before []int         // earlier calls whose paths overlap this one's
+	done   chan struct{} // closed when the call has run
+	// claimed is set once a goroutine of the SDK runner has taken the
+	// call; guarded by Tool.mu.
+	claimed bool
+	// unique is whether no other call of the turn has the same input, so
+	// that the tool_use id of a runner's call is known.
+	unique bool
+}
+
+type pendingCall struct {
+	id    string
+	input json.RawMessage
+}
+
+func newTurn(calls []pendingCall) *turn {
+	tr := &turn{calls: make([]turnCall, len(calls)), broken: make(chan struct{})}
+	names := make([][]string, len(calls))
+	for i, c := range calls {
+		names[i] = touchedNames(c.input)
+		tc := &tr.calls[i]
+		*tc = turnCall{id: c.id, input: c.input, done: make(chan struct{}), unique: true}
+		for j := range i {
+			if overlap(names[i], names[j]) {
+				tc.before = append(tc.before, j)
+			}
+			if string(calls[j].input) == string(c.input) {
+				tc.unique, tr.calls[j].unique = false, false
+			}
+		}
+	}
+	return tr
+}
+
+// run runs call i of the turn once the calls it follows have finished. If
+// ctx ends first, the call is not run: Memory answers that it was
+// cancelled before it ran.
+func (tr *turn) run(ctx context.Context, t *Tool, i int, id string) memtool.Result {
+	c := &tr.calls[i]
+	defer close(c.done)
+	for _, j := range c.before {
+		select {
+		case <-tr.calls[j].done:
+		case <-tr.broken:
+		case <-ctx.Done():
+		}
+	}
+	return t.Run(ctx, id, c.input)
+}
+
+func (tr *turn) breakOrder() { tr.breakOnce.Do(func() { close(tr.broken) }) }
+
+// runAll runs every call of the turn, unrelated ones in parallel, and
+// returns their results in the order of the calls.
+func (tr *turn) runAll(ctx context.Context, t *Tool) []memtool.Result {
+	results := make([]memtool.Result, len(tr.calls))
+	var wg sync.WaitGroup
+	for i := range tr.calls {
+		wg.Go(func() { results[i] = tr.run(ctx, t, i, tr.calls[i].id) })
+	}
+	wg.Wait()
+	return results
+}
+
+// runTurn runs one turn's calls for BetaToolResults and ToolResults.
+func (t *Tool) runTurn(ctx context.Context, calls []pendingCall) []memtool.Result {
+	return newTurn(calls).runAll(ctx, t)
+}
+
+// runnerTurn builds the turn of an assistant message as the SDK's tool
+// runner will run it: the memory tool_use blocks after the last "fallback"
+// block, each with its input in canonical form.
+func runnerTurn(msg *anthropic.BetaMessage) *turn {
+	var calls []pendingCall
+	for _, block := range betaMemoryCalls(msg) {
+		calls = append(calls, pendingCall{id: block.ID, input: canonical(block.Input)})
+	}
+	return newTurn(calls)
+}
+
+// canonical returns input as the SDK runner passes it to Execute: decoded
+// into Go values and encoded again, so keys are sorted and space is gone.
+// Inputs that mean the same compare equal in this form.
+func canonical(input json.RawMessage) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(input, &v); err != nil {
+		return input
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return input
+	}
+	return out
+}
+
+// betaMemoryCalls returns the memory tool_use blocks of msg that the SDK
+// runner answers: those after the last "fallback" block, whose earlier
+// calls belong to an attempt that was refused.
+func betaMemoryCalls(msg *anthropic.BetaMessage) []anthropic.BetaContentBlockUnion {
+	seam := -1
+	for i, block := range msg.Content {
+		if block.Type == "fallback" {
+			seam = i
+		}
+	}
+	var calls []anthropic.BetaContentBlockUnion
+	for _, block := range msg.Content[seam+1:] {
+		if block.Type == "tool_use" && block.Name == ToolName {
+			calls = append(calls, block)
+		}
+	}
+	return calls
+}
+
+// claim finds the call of the runner's current turn that input is, and
+// marks it taken. It returns a nil turn when there is no turn to follow,
+// and breaks the turn's order when input is none of its calls, so that no
+// call waits for one that will not come.
+func (t *Tool) claim(input json.RawMessage) (*turn, int) {
+	if t.lastMessage == nil {
+		return nil, -1
+	}
+	msg := t.lastMessage()
+	if msg == nil {
+		return nil, -1
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.turnMsg != msg {
+		if t.turn != nil {
+			t.turn.breakOrder()
+		}
+		t.turn, t.turnMsg = runnerTurn(msg), msg
+	}
+	input = canonical(input)
+	if i := t.turn.take(input); i >= 0 {
+		return t.turn, i
+	}
+	if t.turn.has(input) {
+		// Every call with this input has run: the runner is running the
+		// same message's calls again (a step retried after a failed
+		// request), so they form a new turn.
+		t.turn.breakOrder()
+		t.turn = runnerTurn(msg)
+		if i := t.turn.take(input); i >= 0 {
+			return t.turn, i
+		}
+	}
+	t.turn.breakOrder()
+	return nil, -1
+}
+
+// take marks the first untaken call with this input as taken and returns
+// its index, or -1. Tool.mu is held.
+func (tr *turn) take(input json.RawMessage) int {
+	for i := range tr.calls {
+		if c := &tr.calls[i]; !c.claimed && string(c.input) == string(input) {
+			c.claimed = true
+			return i
+		}
+	}
+	return -1
+}
+
+func (tr *turn) has(input json.RawMessage) bool {
+	for _, c := range tr.calls {
+		if string(c.input) == string(input) {
+			return true
+		}
+	}
+	return false
+}
+
+// touchedNames returns the store names a tool input refers to ("" is the
+// root); nil when the input does not parse, since such a call touches
+// nothing.
+func touchedNames(input json.RawMessage) []string {
+	cmd, err := memtool.ParseCommand(input)
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	switch c := cmd.(type) {
+	case *memtool.Rename:
+		paths = []string{c.OldPath, c.NewPath}
+	default:
+		paths = []string{c.Target()}
+	}
+	var names []string
+	for _, p := range paths {
+		if name, _, err := memtool.CleanPath(p); err == nil {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// overlap reports whether two calls touch the same entry, or one touches a
+// directory the other touches something in.
+func overlap(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y || x == "" || y == "" || strings.HasPrefix(x, y+"/") || strings.HasPrefix(y, x+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,252 @@
+package memtool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+func (m *Memory) create(ctx context.Context, c *Create) (Result, error) {
+	name, wantDir, err := CleanPath(c.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if name == "" {
+		return Result{}, refusef("File %s already exists", c.Path)
+	}
+	if wantDir {
+		return Result{}, refusef("Cannot create %s: a file path must not end with '/'", c.Path)
+	}
+	if err := m.checkWriteSize(int64(len(c.FileText))); err != nil {
+		return Result{}, err
+	}
+	data := []byte(c.FileText)
+	done := func() (Result, error) { return success("File created successfully at: " + c.Path) }
+
+	if m.opts.Overwrite {
+		fi, err := m.store.Stat(ctx, name)
+		if err == nil {
+			if !fi.IsRegular() {
+				return Result{}, refusef("File %s already exists", c.Path)
+			}
+			err := m.store.Update(ctx, name, m.opts.MaxReadSize, func([]byte) ([]byte, error) { return data, nil })
+			if err == nil {
+				return done()
+			}
+			if !errors.Is(err, ErrNotExist) {
+				return Result{}, m.editError(c.Path, err)
+			}
+			// Deleted meanwhile: create it below.
+		} else if !errors.Is(err, ErrNotExist) {
+			return Result{}, err
+		}
+	}
+	// A parent removed by a concurrent command between mkdirAll and the
+	// write is created again; a few rounds settle any such race.
+	for attempt := 0; ; attempt++ {
+		created, err := m.mkdirAll(ctx, c.Path, path.Dir(name))
+		if errors.Is(err, ErrNotExist) && attempt < 3 {
+			continue // a parent renamed away meanwhile (object stores say so late)
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		err = m.store.WriteFile(ctx, name, data, CreateOnly)
+		if err == nil {
+			return done()
+		}
+		removeCreated(ctx, m.store, created)
+		switch {
+		case errors.Is(err, ErrExist):
+			return Result{}, refusef("File %s already exists", c.Path)
+		case errors.Is(err, ErrNotExist) && attempt < 3:
+			continue
+		case errors.Is(err, ErrNotDir):
+			return Result{}, refusef("The path %s cannot be created: one of its parents is a file, not a directory", c.Path)
+		}
+		return Result{}, err
+	}
+}
+
+func (m *Memory) checkWriteSize(n int64) error {
+	if n > m.opts.MaxFileSize {
+		return refusef("File content is too large: %d bytes, more than the limit of %d bytes. Nothing was written.", n, m.opts.MaxFileSize)
+	}
+	return nil
+}
+
+// mkdirAll creates dir and its missing parents with MkdirAll, and refuses
+// a path with a file in the way.
+func (m *Memory) mkdirAll(ctx context.Context, p, dir string) ([]string, error) {
+	created, err := MkdirAll(ctx, m.store, dir)
+	var pe *fs.PathError
+	if errors.Is(err, ErrNotDir) && errors.As(err, &pe) {
+		return nil, refusef("The path %s cannot be created: %s is a file, not a directory", p, VirtualPath(pe.Path))
+	}
+	return created, err
+}
+
+// editTarget checks the path of an edit and that a regular file is there.
+func (m *Memory) editTarget(ctx context.Context, p string) (string, error) {
+	name, wantDir, err := CleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	if name == "" || wantDir {
+		return "", refusef("The path %s is not a file.", p)
+	}
+	fi, err := m.store.Stat(ctx, name)
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return "", refusef("The path %s does not exist. Please provide a valid path.", p)
+	case err != nil:
+		return "", err
+	case !fi.IsRegular():
+		return "", refusef("The path %s is not a file.", p)
+	case fi.Size > m.opts.MaxReadSize:
+		return "", m.tooLargeToRead(p, fi.Size)
+	}
+	return name, nil
+}
+
+// editError maps a store error from Update.
+func (m *Memory) editError(p string, err error) error {
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return refusef("The path %s does not exist. Please provide a valid path.", p)
+	case errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
+		return refusef("The path %s is not a file.", p)
+	case errors.Is(err, ErrTooLarge):
+		return refusef("File %s is too large to read (the limit is %d bytes)", p, m.opts.MaxReadSize)
+	}
+	return err
+}
+
+// editable refuses files that an edit would corrupt (D3).
+func editable(p string, old []byte) error {
+	if !utf8.Valid(old) {
+		return refusef("The file %s is not valid UTF-8 text, so it cannot be edited without corrupting it. Nothing was changed.", p)
+	}
+	return nil
+}
+
+func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) {
+	name, err := m.editTarget(ctx, c.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if c.OldStr == "" {
+		return Result{}, refusef("No replacement was performed: `old_str` is empty. Give the exact text to replace.")
+	}
+	var snippet string
+	err = m.store.Update(ctx, name, m.opts.MaxReadSize, func(old []byte) ([]byte, error) {
+		if err := editable(c.Path, old); err != nil {
+			return nil, err
+		}
+		text := string(old)
+		first := strings.Index(text, c.OldStr)
+		if first < 0 {
+			return nil, m.notFound(c.OldStr, c.Path)
+		}
+		if strings.Count(text, c.OldStr) > 1 {
+			return nil, m.notUnique(c.OldStr, c.Path, occurrences(text, c.OldStr))
+		}
+		updated := text[:first] + c.NewStr + text[first+len(c.OldStr):]
+		if err := m.checkWriteSize(int64(len(updated))); err != nil {
+			return nil, err
+		}
+		// The snippet runs from two lines before the match to two lines
+		// after the last line of new_str (D2).
+		startLine := strings.Count(text[:first], "\n") + 1
+		lines := strings.Split(updated, "\n")
+		from := max(1, startLine-2)
+		to := min(len(lines), startLine+2+strings.Count(c.NewStr, "\n"))
+		var sb strings.Builder
+		sb.WriteString("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n")
+		numberLines(&sb, lines[from-1:to], from)
+		snippet = m.capSnippet(sb.String(), c.Path)
+		return []byte(updated), nil
+	})
+	if err != nil {
+		return Result{}, m.editError(c.Path, err)
+	}
+	return success(snippet)
+}
+
+// capSnippet cuts an edit's snippet (which may hold very long lines) to
+// MaxViewChars, with a note.
+func (m *Memory) capSnippet(s, p string) string {
+	if utf8.RuneCountInString(s) <= m.opts.MaxViewChars {
+		return s
+	}
+	return truncateRunes(s, m.opts.MaxViewChars-200) + fmt.Sprintf("\n\n[Snippet cut at %s characters. View %s to read the edited lines.]", formatCount(m.opts.MaxViewChars), p)
+}
+
+// occurrenceLines lists the 1-based lines on which the non-overlapping
+// occurrences of sub start, each line once, ascending, joined by ", ".
+func occurrenceLines(text, sub string) string {
+	return joinLines(occurrences(text, sub))
+}
+
+// occurrences returns the 1-based lines on which the non-overlapping
+// occurrences of sub start, each line once, ascending.
+func occurrences(text, sub string) []int {
+	var out []int
+	line, pos := 1, 0
+	for {
+		i := strings.Index(text[pos:], sub)
+		if i < 0 {
+			return out
+		}
+		line += strings.Count(text[pos:pos+i], "\n")
+		if len(out) == 0 || out[len(out)-1] != line {
+			out = append(out, line)
+		}
+		line += strings.Count(sub, "\n")
+		pos += i + len(sub)
+	}
+}
+
+func joinLines(lines []int) string {
+	var sb strings.Builder
+	for i, n := range lines {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(strconv.Itoa(n))
+	}
+	return sb.String()
+}
+
+func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
+	name, err := m.editTarget(ctx, c.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	err = m.store.Update(ctx, name, m.opts.MaxReadSize, func(old []byte) ([]byte, error) {
+		if err := editable(c.Path, old); err != nil {
+			return nil, err
+		}
+		lines := strings.Split(string(old), "\n")
+		if c.InsertLine < 0 || c.InsertLine > int64(len(lines)) {
+			return nil, refusef("Invalid `insert_line` parameter: %d. It should be within the range of lines of the file: [0, %d]", c.InsertLine, len(lines))
+		}
+		n := int(c.InsertLine)
+		text := strings.TrimSuffix(c.InsertText, "\n")
+		updated := strings.Join(slices.Concat(lines[:n], []string{text}, lines[n:]), "\n")
+		if err := m.checkWriteSize(int64(len(updated))); err != nil {
+			return nil, err
+		}
+		return []byte(updated), nil
+	})
+	if err != nil {
+		return Result{}, m.editError(c.Path, err)
+	}
+	return success("The file " + c.Path + " has been edited.")
+}

@@ -1,0 +1,219 @@
+package filestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/memtool/memtool"
+)
+
+// tenantsDir holds the tenants of a multi-tenant directory: tenant ID's
+// memory is the store in tenantsDir/ID. Its name starts with ".memtool", so
+// the path gate keeps every command out of it, and ReadDir never shows it.
+const tenantsDir = ".memtool-tenants"
+
+// ownName reports whether a name in a store's directory belongs to the
+// store's machinery (the lock, temp files, trash, the tenants) rather than
+// to a memory. What a tenant-less memory's policies keep there
+// (.memtool-history, .memtool-expiry*) is that memory's: a directory
+// holding it has a tenant-less memory and gets no tenants.
+func ownName(name string) bool {
+	return name == lockName || name == tenantsDir ||
+		strings.HasPrefix(name, tempPrefix) || strings.HasPrefix(name, trashPrefix)
+}
+
+// checkTenancy fails the tenant-less view of a directory that has tenants.
+// Writers call it holding the lock, which a claim (see Tenant) holds too,
+// so a write never lands beside tenants. Once seen, tenants are remembered:
+// a directory is multi-tenant for good.
+func (s *Store) checkTenancy(op, name string) error {
+	if s.owner != nil {
+		return nil
+	}
+	if !s.multi.Load() {
+		_, err := s.root.Lstat(tenantsDir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return mapErr(op, name, err)
+		}
+		s.multi.Store(true)
+	}
+	return &fs.PathError{Op: op, Path: name, Err: memtool.TenancyError(true)}
+}
+
+// checkNoMemory fails if the directory holds a tenant-less memory.
+func (s *Store) checkNoMemory(op string) error {
+	d, err := s.root.Open(".")
+	if err != nil {
+		return mapErr(op, "", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return mapErr(op, "", err)
+	}
+	for _, n := range names {
+		if !ownName(n) {
+			return &fs.PathError{Op: op, Path: "", Err: memtool.TenancyError(false)}
+		}
+	}
+	return nil
+}
+
+// Tenant returns the store of tenant id, which must pass
+// memtool.ValidateTenant: the store in the directory .memtool-tenants/id,
+// with this store's options, reached through this store's root (so a
+// tenants directory that links out of it is refused). The first call for
+// an id opens that store; later calls return the same one. It belongs to
+// this store: its Close does nothing, and this store's Close closes it.
+//
+// The first claim of a directory creates .memtool-tenants holding the
+// directory's lock, after checking, under the lock, that the directory
+// holds nothing but the store's own files; tenant-less writes check for
+// .memtool-tenants under the same lock. So of a tenant-less write and a
+// claim, in any processes, exactly one succeeds. A tenant-less read racing
+// a claim may still see the (empty) tenant-less memory.
+//
+// Tenant fails with an error wrapping memtool.ErrTenancy if the directory
+// holds a tenant-less memory, and when called on a tenant's store (a
+// tenant has no tenants).
+func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.owner != nil {
+		return nil, &fs.PathError{Op: "tenant", Path: id, Err: memtool.TenancyError(false)}
+	}
+	if err := memtool.ValidateTenant(id); err != nil {
+		return nil, fmt.Errorf("filestore: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, &fs.PathError{Op: "tenant", Path: id, Err: fs.ErrClosed}
+	}
+	if t := s.tenants[id]; t != nil {
+		return t, nil
+	}
+	if err := s.claim(ctx); err != nil {
+		return nil, err
+	}
+	t, err := s.openTenant(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.tenants == nil {
+		s.tenants = make(map[string]*Store)
+	}
+	s.tenants[id] = t
+	return t, nil
+}
+
+// claim makes the directory multi-tenant, or checks that it is.
+func (s *Store) claim(ctx context.Context) error {
+	if _, err := s.root.Lstat(tenantsDir); err == nil {
+		// Claimed before: since then no tenant-less write went in, but a
+		// directory where both were made (by hand, or by a version that
+		// claimed without the lock) is refused, as before.
+		return s.checkNoMemory("tenant")
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return mapErr("tenant", "", err)
+	}
+	h, err := s.lock(ctx, s.busy)
+	if err != nil {
+		return err
+	}
+	defer h.unlock()
+	if err := s.checkNoMemory("tenant"); err != nil {
+		return err
+	}
+	err = s.root.Mkdir(tenantsDir, 0o700)
+	switch {
+	case errors.Is(err, fs.ErrExist): // claimed meanwhile by a version without the lock
+	case err != nil:
+		return mapErr("tenant", "", err)
+	default:
+		if err := s.self.Sync(); err != nil {
+			return mapErr("tenant", "", err)
+		}
+	}
+	s.multi.Store(true)
+	return nil
+}
+
+// openTenant opens the store of tenant id, creating its directory.
+func (s *Store) openTenant(id string) (*Store, error) {
+	name := tenantsDir + "/" + id
+	mkErr := s.root.Mkdir(name, 0o700)
+	if mkErr == nil {
+		if err := s.syncDir(tenantsDir); err != nil {
+			return nil, mapErr("tenant", id, err)
+		}
+	}
+	root, err := s.root.OpenRoot(name)
+	if err != nil {
+		if mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
+			err = mkErr
+		}
+		return nil, mapErr("tenant", id, err)
+	}
+	t, err := newStore(filepath.Join(s.dir, tenantsDir, id), root, s.opts)
+	if err != nil {
+		return nil, err
+	}
+	t.owner = s
+	return t, nil
+}
+
+func (s *Store) syncDir(name string) error {
+	d, err := s.root.Open(name)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Tenants returns the ids of the directories in .memtool-tenants that are
+// valid tenant ids, in byte order; a tenant named but never written may be
+// among them. A directory without tenants has none (nil, nil), or fails
+// with an error wrapping memtool.ErrTenancy if it holds a tenant-less
+// memory; so does a tenant's store.
+func (s *Store) Tenants(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.owner != nil {
+		return nil, &fs.PathError{Op: "tenants", Path: "", Err: memtool.TenancyError(false)}
+	}
+	d, err := s.root.Open(tenantsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := s.checkNoMemory("tenants"); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapErr("tenants", "", err)
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return nil, mapErr("tenants", "", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && memtool.ValidateTenant(e.Name()) == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}

@@ -1,0 +1,307 @@
+package filestore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/storetest"
+)
+
+func TestTenants(t *testing.T) {
+	storetest.RunTenants(t, func(t *testing.T) memtool.Store { return open(t, t.TempDir()) })
+}
+
+func tenanted(t *testing.T, s memtool.Store) memtool.Tenanted {
+	t.Helper()
+	ts, ok := s.(memtool.Tenanted)
+	if !ok {
+		t.Fatalf("%T does not implement memtool.Tenanted", s)
+	}
+	return ts
+}
+
+func tenants(t *testing.T, s memtool.Store) ([]string, error) {
+	t.Helper()
+	l, ok := s.(memtool.TenantLister)
+	if !ok {
+		t.Fatalf("%T does not implement memtool.TenantLister", s)
+	}
+	return l.Tenants(t.Context())
+}
+
+func claim(t *testing.T, s memtool.Store, id string) memtool.Store {
+	t.Helper()
+	ts, err := tenanted(t, s).Tenant(t.Context(), id)
+	if err != nil {
+		t.Fatalf("Tenant(%q): %v", id, err)
+	}
+	return ts
+}
+
+// A tree the CLI made before tenancy moved here (each tenant a store of its
+// own in DIR/.memtool-tenants/ID) opens and lists through the new API, and
+// what a tenant writes now lands in that same place.
+func TestTenantsOldLayout(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"bob", "alice"} {
+		old := open(t, filepath.Join(dir, ".memtool-tenants", id))
+		if err := old.WriteFile(t.Context(), "notes.md", []byte(id+"'s notes"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+		old.Close()
+	}
+	s := open(t, dir)
+	ids, err := tenants(t, s)
+	if want := []string{"alice", "bob"}; err != nil || !slices.Equal(ids, want) {
+		t.Errorf("Tenants = %q, %v; want %q", ids, err, want)
+	}
+	alice := claim(t, s, "alice")
+	data, err := alice.ReadFile(t.Context(), "notes.md", 100)
+	if err != nil || string(data) != "alice's notes" {
+		t.Errorf("alice ReadFile(notes.md) = %q, %v", data, err)
+	}
+	if err := claim(t, s, "carol").WriteFile(t.Context(), "a.txt", []byte("carol"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if got := hostContent(t, filepath.Join(dir, ".memtool-tenants", "carol", "a.txt")); got != "carol" {
+		t.Errorf("carol's a.txt on disk = %q", got)
+	}
+	claim(t, s, "dave") // named, never written
+	ids, err = tenants(t, s)
+	if want := []string{"alice", "bob", "carol", "dave"}; err != nil || !slices.Equal(ids, want) {
+		t.Errorf("Tenants = %q, %v; want %q", ids, err, want)
+	}
+	_, err = s.Stat(t.Context(), "")
+	wantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
+}
+
+// A store opened before a tenant was claimed through another handle (as in
+// another process) refuses everything from then on, reads included.
+func TestTenantlessViewRefusesAfterClaim(t *testing.T) {
+	dir := t.TempDir()
+	plain, other := open(t, dir), open(t, dir)
+	ctx := t.Context()
+	if _, err := plain.ReadDir(ctx, ""); err != nil {
+		t.Fatalf("ReadDir of an unused store: %v", err)
+	}
+	if err := claim(t, other, "t1").WriteFile(ctx, "a.txt", []byte("t1"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	_, err := plain.ReadDir(ctx, "")
+	wantErr(t, "ReadDir", err, memtool.ErrTenancy)
+	wantErr(t, "WriteFile", plain.WriteFile(ctx, "b.txt", []byte("x"), memtool.Replace), memtool.ErrTenancy)
+	wantErr(t, "Update", plain.Update(ctx, "a.txt", 100, func(b []byte) ([]byte, error) { return b, nil }), memtool.ErrTenancy)
+	wantErr(t, "Rename", plain.Rename(ctx, "a.txt", "b.txt"), memtool.ErrTenancy)
+	wantErr(t, "RemoveAll", plain.RemoveAll(ctx, "a.txt"), memtool.ErrTenancy)
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 2 {
+		t.Errorf("store directory holds %v, %v; want only the lock and the tenants", entries, err)
+	}
+}
+
+// Whichever handle comes first decides: a tenant-less write, then no
+// tenant; a tenant, then no tenant-less write.
+func TestTenancyAcrossHandles(t *testing.T) {
+	ctx := t.Context()
+	t.Run("WriteFirst", func(t *testing.T) {
+		dir := t.TempDir()
+		plain, other := open(t, dir), open(t, dir)
+		if err := plain.WriteFile(ctx, "a.txt", []byte("plain"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+		_, err := tenanted(t, other).Tenant(ctx, "t1")
+		wantErr(t, "Tenant", err, memtool.ErrTenancy)
+		_, err = tenants(t, other)
+		wantErr(t, "Tenants", err, memtool.ErrTenancy)
+		if _, err := os.Lstat(filepath.Join(dir, ".memtool-tenants")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a refused claim left the tenants directory: %v", err)
+		}
+	})
+	t.Run("ClaimFirst", func(t *testing.T) {
+		dir := t.TempDir()
+		plain, other := open(t, dir), open(t, dir)
+		claim(t, other, "t1")
+		wantErr(t, "WriteFile", plain.WriteFile(ctx, "a.txt", []byte("plain"), memtool.CreateOnly), memtool.ErrTenancy)
+		wantErr(t, "Mkdir", plain.Mkdir(ctx, "d"), memtool.ErrTenancy)
+	})
+}
+
+// A tenant-less write and a claim racing on two handles of one fresh
+// directory: exactly one of them wins, every time.
+func TestTenancyRace(t *testing.T) {
+	ctx := t.Context()
+	for round := range 40 {
+		dir := filepath.Join(t.TempDir(), "store")
+		plain, other := open(t, dir), open(t, dir)
+		var writeErr, claimErr error
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			writeErr = plain.WriteFile(ctx, "a.txt", []byte("plain"), memtool.CreateOnly)
+		}()
+		go func() {
+			defer wg.Done()
+			_, claimErr = tenanted(t, other).Tenant(ctx, "t1")
+		}()
+		wg.Wait()
+		if (writeErr == nil) == (claimErr == nil) {
+			t.Fatalf("round %d: tenant-less write: %v; claim: %v; want exactly one to succeed", round, writeErr, claimErr)
+		}
+		for _, err := range []error{writeErr, claimErr} {
+			if err != nil && !errors.Is(err, memtool.ErrTenancy) {
+				t.Fatalf("round %d: %v, want ErrTenancy", round, err)
+			}
+		}
+		plain.Close()
+		other.Close()
+	}
+}
+
+// What a tenant-less memory's policies keep (.memtool-history,
+// .memtool-expiry*) is the memory's: a directory holding it gets no tenant.
+// The store's own files (lock, temp files, trash) are not.
+func TestTenancyReservedNames(t *testing.T) {
+	for _, name := range []string{".memtool-history/v1", ".memtool-expiry.json", ".memtool-expiry/x", "visible.md"} {
+		dir := t.TempDir()
+		writeHostFile(t, filepath.Join(dir, name), "x")
+		_, err := tenanted(t, open(t, dir)).Tenant(t.Context(), "t1")
+		wantErr(t, "Tenant beside "+name, err, memtool.ErrTenancy)
+	}
+	dir := t.TempDir()
+	writeHostFile(t, filepath.Join(dir, ".memtool-tmp-0123"), "x")
+	writeHostFile(t, filepath.Join(dir, ".memtool-trash-0123/f"), "x")
+	claim(t, open(t, dir), "t1")
+}
+
+// The parent owns its tenants' stores: closing a tenant's store does
+// nothing, closing the parent closes them all. A tenant has no tenants.
+func TestTenantStoreOwnership(t *testing.T) {
+	ctx := t.Context()
+	s, err := filestore.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := claim(t, s, "t1")
+	if err := t1.(interface{ Close() error }).Close(); err != nil {
+		t.Fatalf("tenant Close: %v", err)
+	}
+	if err := t1.WriteFile(ctx, "a.txt", []byte("x"), memtool.CreateOnly); err != nil {
+		t.Fatalf("WriteFile after the tenant's Close: %v", err)
+	}
+	if again := claim(t, s, "t1"); again != t1 {
+		t.Errorf("a second Tenant(t1) gave another store")
+	}
+	_, err = tenanted(t, t1).Tenant(ctx, "sub")
+	wantErr(t, "Tenant of a tenant", err, memtool.ErrTenancy)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := t1.Stat(ctx, "a.txt"); err == nil {
+		t.Errorf("tenant Stat after the parent's Close succeeded")
+	}
+	if _, err := tenanted(t, s).Tenant(ctx, "t2"); err == nil {
+		t.Errorf("Tenant after Close succeeded")
+	}
+}
+
+// A tenants directory that is a link out of the store is not followed.
+func TestTenantsDirLinkOut(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, ".memtool-tenants")); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dir)
+	if _, err := tenanted(t, s).Tenant(context.Background(), "t1"); err == nil {
+		t.Errorf("Tenant through a link out of the store succeeded")
+	}
+	if err := os.Mkdir(filepath.Join(outside, "t2"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := tenants(t, s); err == nil {
+		t.Errorf("Tenants through a link out of the store = %q", ids)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "t1")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the claim wrote outside the store: %v", err)
+	}
+}
+
+// The recovery of a directory with tenants leaves the tenants' directories
+// alone: each is its own store with its own lock, and a temp file there
+// may be a live writer's.
+func TestRecoverSkipsTenants(t *testing.T) {
+	dir := t.TempDir()
+	claim(t, open(t, dir), "t1")
+	tmp := filepath.Join(dir, ".memtool-tenants", "t1", ".memtool-tmp-0123")
+	writeHostFile(t, tmp, "a tenant's write in progress")
+	writeHostFile(t, filepath.Join(dir, ".memtool.lock"), "dirty\n")
+	writeHostFile(t, filepath.Join(dir, ".memtool-tmp-4567"), "the parent's debris")
+	open(t, dir)
+	if _, err := os.Lstat(filepath.Join(dir, ".memtool-tmp-4567")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the parent's debris is still there: %v", err)
+	}
+	if _, err := os.Lstat(tmp); err != nil {
+		t.Errorf("the parent's recovery swept a tenant's temp file: %v", err)
+	}
+}
+
+// A directory where a tenant-less memory and tenants were both made (by
+// hand, or by a version that decided without the lock) is refused by the
+// tenant-less view and by Tenant; Tenants lists its tenants, named but
+// never written ones included.
+func TestTenancyMixed(t *testing.T) {
+	dir := t.TempDir()
+	writeHostFile(t, filepath.Join(dir, "plain.md"), "plain")
+	if err := os.MkdirAll(filepath.Join(dir, ".memtool-tenants", "t1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dir)
+	_, err := s.Stat(t.Context(), "plain.md")
+	wantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
+	_, err = tenanted(t, s).Tenant(t.Context(), "t1")
+	wantErr(t, "Tenant", err, memtool.ErrTenancy)
+	if ids, err := tenants(t, s); err != nil || !slices.Equal(ids, []string{"t1"}) {
+		t.Errorf("Tenants = %q, %v; want [t1]", ids, err)
+	}
+	if got := hostContent(t, filepath.Join(dir, "plain.md")); got != "plain" {
+		t.Errorf("plain.md = %q", got)
+	}
+}
+
+// A tenant's store has its own lock (a writer holding the parent's does
+// not hold it up) and its own crash recovery, at its first Tenant call.
+func TestTenantOwnLockAndRecovery(t *testing.T) {
+	dir := t.TempDir()
+	claim(t, open(t, dir), "t1")
+	tdir := filepath.Join(dir, ".memtool-tenants", "t1")
+	writeHostFile(t, filepath.Join(tdir, ".memtool.lock"), "dirty\n")
+	writeHostFile(t, filepath.Join(tdir, ".memtool-tmp-0123"), "debris")
+
+	parent, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parent.Close()
+	if err := syscall.Flock(int(parent.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	s, err := filestore.OpenWith(dir, &filestore.Options{BusyTimeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t1 := claim(t, s, "t1")
+	if _, err := os.Lstat(filepath.Join(tdir, ".memtool-tmp-0123")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the tenant's debris is still there: %v", err)
+	}
+	if err := t1.WriteFile(t.Context(), "a.txt", []byte("t1"), memtool.CreateOnly); err != nil {
+		t.Errorf("tenant WriteFile while the parent's lock is held: %v", err)
+	}
+}

@@ -1,0 +1,392 @@
+package objectstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/memtool/memtool"
+)
+
+// Rename on S3, where other processes may change the same objects at the
+// same moment. S3 has no rename and no condition spanning two objects, so
+// every object is moved by three conditional requests: read it and its
+// ETag, write it at the destination only if nothing is there (If-None-Match:
+// *), and delete the source only on the ETag that was read (If-Match). A
+// source edited in between fails the delete; its new content is then
+// written over the copy (If-Match on the copy's ETag) and the delete tried
+// again. Nothing is ever deleted but a source on the ETag this process
+// copied, or an object this process wrote, on its own ETag. The package
+// documentation says what this guarantees.
+
+// A move is one object being moved: read at src with ETag srcETag, and
+// written at dst, where it has ETag dstETag, with the content data. A
+// file's copy names its source in the movingFrom metadata until
+// finishMove commits it.
+type move struct {
+	src, srcETag string
+	dst, dstETag string
+	data         []byte
+}
+
+// meta is the metadata of m's copy until it is committed: a file's names
+// its source; a directory marker, never edited, has none.
+func (m *move) meta() map[string]string {
+	if strings.HasSuffix(m.dst, "/"+dirMarker) {
+		return nil
+	}
+	return map[string]string{movingFrom: url.PathEscape(m.src)}
+}
+
+// editRetries bounds how often a move copies again a source that another
+// process keeps editing.
+const editRetries = 8
+
+// Why a move did not finish. finishMove returns them, joined with what
+// undoMove returned.
+var (
+	errSourceGone  = errors.New("the source was removed by another process")
+	errKeepsChange = errors.New("the source kept changing")
+	errCopyChanged = errors.New("another process changed the copy")
+)
+
+// stragglerPasses bounds how often a directory rename lists its source
+// again for entries that other processes created while it ran.
+const stragglerPasses = 4
+
+// copyObject reads src and writes its content at dst, which must not
+// exist: 412 from S3 if it does. A source that is itself the copy of an
+// unfinished rename is not copied (errRenaming) unless that rename's
+// source is gone (commitCopy).
+func (bk *bucket) copyObject(ctx context.Context, src, dst string) (*move, error) {
+	for {
+		out, err := bk.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bk.s3name), Key: aws.String(src)})
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(out.Body)
+		out.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		etag := aws.ToString(out.ETag)
+		if from := pending(out.Metadata); from != "" {
+			if err := bk.commitCopy(ctx, src, from, etag, data); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		m := &move{src: src, srcETag: etag, dst: dst, data: data}
+		if m.dstETag, err = bk.s3put(ctx, dst, data, ifAbsent, m.meta()); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+}
+
+// finishMove deletes the source of m on the ETag it was copied from, then
+// commits the copy (commitMove). If another process edited the source since it was copied, the
+// new content is written over the copy, on the copy's ETag, and the delete
+// tried again. If the source is gone, or keeps changing, the copy is
+// deleted again (undoMove).
+func (bk *bucket) finishMove(ctx context.Context, m *move) error {
+	for attempt := 0; ; attempt++ {
+		err := bk.s3delete(ctx, m.src, m.srcETag)
+		switch {
+		case err == nil:
+			return bk.commitMove(ctx, m)
+		case isNoSuchKey(err):
+			return errors.Join(errSourceGone, bk.undoMove(ctx, m))
+		case !isPrecondition(err):
+			return err
+		case attempt == editRetries:
+			return errors.Join(errKeepsChange, bk.undoMove(ctx, m))
+		}
+		data, etag, err := bk.s3get(ctx, m.src)
+		if isNoSuchKey(err) {
+			return errors.Join(errSourceGone, bk.undoMove(ctx, m))
+		}
+		if err != nil {
+			return err
+		}
+		dstETag, err := bk.s3put(ctx, m.dst, data, m.dstETag, m.meta())
+		if isPrecondition(err) || isNoSuchKey(err) {
+			return errCopyChanged
+		}
+		if err != nil {
+			return err
+		}
+		m.srcETag, m.dstETag, m.data = etag, dstETag, data
+	}
+}
+
+// commitMove writes m's copy again with movingFrom committed, once its
+// source is deleted. The move is done whatever this write answers: if
+// another process got there first (an edit commits a copy whose source is
+// gone; a rename or a delete may take it further), the copy is theirs; if
+// the write failed, the first edit commits the copy (commitCopy).
+func (bk *bucket) commitMove(ctx context.Context, m *move) error {
+	if m.meta() != nil {
+		bk.s3put(context.WithoutCancel(ctx), m.dst, m.data, m.dstETag, committedMeta())
+	}
+	return nil
+}
+
+// undoMove deletes the copy m wrote, on its ETag. A copy that another
+// process has changed since holds that process's edit, and stays.
+func (bk *bucket) undoMove(ctx context.Context, m *move) error {
+	err := bk.s3delete(context.WithoutCancel(ctx), m.dst, m.dstETag)
+	switch {
+	case err == nil, isNoSuchKey(err):
+		return nil
+	case isPrecondition(err):
+		return errCopyChanged
+	}
+	return err
+}
+
+// bothKept is the refusal for a rename that left the file at both names
+// because both were changed by other processes while it ran.
+func bothKept(oldname, newname string) error {
+	return memtool.Refusal(fmt.Sprintf("The rename of %s to %s stopped: other processes changed the file at both names while it ran, so both are kept. View them both before changing either.", memtool.VirtualPath(oldname), memtool.VirtualPath(newname)))
+}
+
+func (s *Store) renameFileS3(ctx context.Context, oldname, newname string) error {
+	m, err := s.bk.copyObject(ctx, s.fileKey(oldname), s.fileKey(newname))
+	switch {
+	case errors.Is(err, errRenaming):
+		return s.renaming(oldname)
+	case isNoSuchKey(err):
+		return pathErr("rename", oldname, memtool.ErrNotExist)
+	case isPrecondition(err):
+		return pathErr("rename", newname, memtool.ErrExist)
+	case err != nil:
+		return err
+	}
+	if parent := parentOf(newname); parent != "" {
+		// The destination's directory may be renamed or removed by
+		// another process at this moment.
+		where, err := s.settle(ctx, m.dst, m.dstETag, s.markerKey(parent))
+		if err != nil {
+			return errors.Join(err, s.bk.undoMove(ctx, m))
+		}
+		if where == undone {
+			return pathErr("rename", newname, memtool.ErrNotExist)
+		}
+	}
+	err = s.bk.finishMove(ctx, m)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errCopyChanged):
+		return bothKept(oldname, newname)
+	case errors.Is(err, errSourceGone):
+		return pathErr("rename", oldname, memtool.ErrNotExist)
+	case errors.Is(err, errKeepsChange):
+		return pathErr("rename", oldname, fmt.Errorf("%w: other processes kept editing the file", memtool.ErrBusy))
+	}
+	return err
+}
+
+// renameDirS3 moves the directory oldname and everything in it:
+//
+//  1. write the destination's marker with If-None-Match (so that of racing
+//     renames onto one name exactly one goes on);
+//  2. copy every object under the source to the destination, each with
+//     If-None-Match: an object there already was put by another process,
+//     and the rename is undone (ErrExist);
+//  3. check the destination's marker is still there (another process may
+//     have moved or removed the directory it is in);
+//  4. delete the sources on their copied ETags, files first, then the
+//     markers deepest first, the source's own last;
+//  5. list the source again, and move what other processes created in it
+//     meanwhile, until it is empty.
+func (s *Store) renameDirS3(ctx context.Context, oldname, newname string) error {
+	from, to := s.dirPrefix(oldname), s.dirPrefix(newname)
+	oldMarker, newMarker := s.markerKey(oldname), s.markerKey(newname)
+	oldMarkerETag, err := s.bk.s3etag(ctx, oldMarker)
+	if isNoSuchKey(err) {
+		return pathErr("rename", oldname, memtool.ErrNotExist)
+	}
+	if err != nil {
+		return err
+	}
+	claim := &move{dst: newMarker}
+	claim.dstETag, err = s.bk.s3put(ctx, newMarker, markerBody(), ifAbsent, nil)
+	if isPrecondition(err) {
+		return pathErr("rename", newname, memtool.ErrExist)
+	}
+	if err != nil {
+		return err
+	}
+	if parent := parentOf(newname); parent != "" {
+		where, err := s.settle(ctx, newMarker, claim.dstETag, s.markerKey(parent))
+		if err != nil {
+			return errors.Join(err, s.bk.undoMove(ctx, claim))
+		}
+		if where != kept {
+			return pathErr("rename", newname, memtool.ErrNotExist)
+		}
+	}
+
+	keys, err := s.keysBelow(ctx, oldname, 0)
+	if err != nil {
+		return errors.Join(err, s.undoCopies(ctx, nil, claim, to))
+	}
+	keys = slices.DeleteFunc(keys, func(k string) bool { return k == oldMarker })
+	moves, err := s.copyAll(ctx, keys, from, to)
+	if err == nil {
+		err = s.checkMarker(ctx, newMarker, newname)
+	}
+	if err != nil {
+		return errors.Join(err, s.undoCopies(ctx, moves, claim, to))
+	}
+	left := s.finishAll(ctx, moves)
+	if len(left) == 0 {
+		if err := s.bk.s3delete(ctx, oldMarker, oldMarkerETag); err != nil && !isNoSuchKey(err) && !isPrecondition(err) {
+			return err
+		}
+	}
+	for pass := 0; pass < stragglerPasses; pass++ {
+		keys, err := s.keysBelow(ctx, oldname, 0)
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		if ok, err := s.bk.b.Exists(ctx, oldMarker); err != nil || ok {
+			// The rename left sources it could not move, or another
+			// process made the directory again: what is there is in a
+			// directory, and stays.
+			return errors.Join(err, s.leftBehind(oldname, newname, left))
+		}
+		moves, err := s.copyAll(ctx, keys, from, to)
+		if err == nil {
+			err = s.checkMarker(ctx, newMarker, newname)
+		}
+		if err != nil {
+			// What other processes created in the source cannot follow
+			// (its name is taken in the destination, or the destination
+			// went away): it stays, in its directory made again.
+			if err := s.undoMoves(ctx, moves); err != nil {
+				return err
+			}
+			break
+		}
+		left = s.finishAll(ctx, moves)
+	}
+	keys, err = s.keysBelow(ctx, oldname, 0)
+	for _, k := range keys {
+		err = errors.Join(err, s.adopt(ctx, k))
+	}
+	return errors.Join(err, s.leftBehind(oldname, newname, keys))
+}
+
+// copyAll copies every object at keys from under the prefix from to under
+// to. A source that is gone by now is skipped. It stops at the first
+// failure, returning the moves done so far; an object already at a
+// destination fails with ErrExist.
+func (s *Store) copyAll(ctx context.Context, keys []string, from, to string) ([]*move, error) {
+	var moves []*move
+	for _, key := range keys {
+		m, err := s.bk.copyObject(ctx, key, to+strings.TrimPrefix(key, from))
+		switch {
+		case errors.Is(err, errRenaming):
+			return moves, s.renaming(strings.TrimPrefix(key, s.root))
+		case isNoSuchKey(err):
+			continue
+		case isPrecondition(err):
+			return moves, pathErr("rename", strings.TrimPrefix(to+strings.TrimPrefix(key, from), s.root), memtool.ErrExist)
+		case err != nil:
+			return moves, err
+		}
+		moves = append(moves, m)
+	}
+	return moves, nil
+}
+
+// checkMarker fails with ErrNotExist unless the directory marker is
+// there: the destination's directory was moved or removed by another
+// process while the rename copied into it.
+func (s *Store) checkMarker(ctx context.Context, marker, name string) error {
+	ok, err := s.bk.b.Exists(ctx, marker)
+	if err == nil && !ok {
+		err = pathErr("rename", name, memtool.ErrNotExist)
+	}
+	return err
+}
+
+// finishAll finishes moves, files first, then markers, deepest first, and
+// returns the sources it had to leave: files that kept changing or whose
+// copy was changed too, and the markers of the directories that hold them.
+// A source another process removed is not left.
+func (s *Store) finishAll(ctx context.Context, moves []*move) []string {
+	byKey := map[string]*move{}
+	keys := make([]string, len(moves))
+	for i, m := range moves {
+		byKey[m.src], keys[i] = m, m.src
+	}
+	sortForDelete(keys)
+	var left []string
+	for _, k := range keys {
+		if dir, ok := strings.CutSuffix(k, dirMarker); ok && slices.ContainsFunc(left, func(l string) bool { return strings.HasPrefix(l, dir) }) {
+			left = append(left, k)
+			continue
+		}
+		err := s.bk.finishMove(ctx, byKey[k])
+		if err != nil && !errors.Is(err, errSourceGone) {
+			left = append(left, k)
+		}
+	}
+	return left
+}
+
+// leftBehind is the refusal for a directory rename that moved everything
+// but the sources at keys, which stay under oldname.
+func (s *Store) leftBehind(oldname, newname string, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	var names []string
+	for _, k := range keys {
+		if !strings.HasSuffix(k, "/"+dirMarker) {
+			names = append(names, memtool.VirtualPath(strings.TrimPrefix(k, s.root)))
+		}
+	}
+	return memtool.Refusal(fmt.Sprintf("%s was renamed to %s except for files it could not move (other processes kept changing them, or took their names in %s, or the storage failed), which are still under %s: %s. View both directories.", memtool.VirtualPath(oldname), memtool.VirtualPath(newname), memtool.VirtualPath(newname), memtool.VirtualPath(oldname), strings.Join(names, ", ")))
+}
+
+// undoMoves deletes the copies of moves whose sources are all still there.
+func (s *Store) undoMoves(ctx context.Context, moves []*move) error {
+	var errs []error
+	for _, m := range moves {
+		if err := s.bk.undoMove(ctx, m); err != nil && !errors.Is(err, errCopyChanged) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// undoCopies takes back a directory rename before it deleted any source:
+// the copies, then the destination's marker claim. If another process put
+// something in the destination meanwhile (or changed a copy), the marker
+// is written again, so that it stays a directory.
+func (s *Store) undoCopies(ctx context.Context, moves []*move, claim *move, to string) error {
+	err := s.undoMoves(ctx, moves)
+	if err2 := s.bk.undoMove(ctx, claim); err2 != nil && !errors.Is(err2, errCopyChanged) {
+		return errors.Join(err, err2)
+	}
+	it, lerr := s.keysUnder(context.WithoutCancel(ctx), to, 1)
+	if lerr != nil {
+		return errors.Join(err, lerr)
+	}
+	if len(it) > 0 {
+		err = errors.Join(err, s.adopt(ctx, it[0]))
+	}
+	return err
+}

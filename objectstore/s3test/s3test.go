@@ -1,0 +1,159 @@
+// Package s3test serves an in-process S3-compatible server for tests: the
+// gofakes3 server over HTTP, with the one conditional request of S3 that
+// gofakes3 does not implement added in front of it.
+//
+// S3 deletes an object on DELETE with If-Match only while the object's
+// ETag matches (412 Precondition Failed otherwise, 404 NoSuchKey if there
+// is no object); gofakes3 ignores the header and deletes whatever is there.
+// Server checks the header itself, under a lock that every write to the
+// server takes, so that the check and the delete are one step, as on S3.
+// Conditional writes (PUT with If-Match or If-None-Match) are gofakes3's
+// own.
+package s3test
+
+import (
+	"encoding/hex"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+)
+
+// Options configure a Server. The zero value (or nil) is a server that
+// honours If-Match on DELETE, as S3 does.
+type Options struct {
+	// IgnoreDeleteConditions serves gofakes3 as it is: a DELETE with
+	// If-Match deletes the object whatever its ETag, as some S3-compatible
+	// services do.
+	IgnoreDeleteConditions bool
+
+	// Before, if set, is called with every request before the server
+	// serves it (and before it takes its lock), so that a test can make
+	// another client's request land at an exact point of a conversation.
+	Before func(r *http.Request)
+}
+
+// Server is a running S3-compatible server, closed when its test ends.
+type Server struct {
+	URL     string
+	backend *s3mem.Backend
+	fake    http.Handler
+
+	// writes serialises every request that changes an object, so that the
+	// condition of a DELETE is checked and acted on in one step.
+	writes sync.Mutex
+}
+
+// Start starts a server that lives until t ends.
+func Start(t testing.TB, opts *Options) *Server {
+	t.Helper()
+	if opts == nil {
+		opts = &Options{}
+	}
+	srv := &Server{backend: s3mem.New()}
+	srv.fake = gofakes3.New(srv.backend).Server()
+	var h http.Handler = srv.fake
+	if !opts.IgnoreDeleteConditions {
+		h = http.HandlerFunc(srv.serve)
+	}
+	if before := opts.Before; before != nil {
+		inner := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			before(r)
+			inner.ServeHTTP(w, r)
+		})
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	srv.URL = hs.URL
+	return srv
+}
+
+// CreateBucket creates the bucket name.
+func (srv *Server) CreateBucket(t testing.TB, name string) {
+	t.Helper()
+	if err := srv.backend.CreateBucket(name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Client returns a new S3 client of the server, as another process would
+// have: its own connections, path-style addressing, test credentials.
+func (srv *Server) Client() *s3.Client {
+	return s3.NewFromConfig(aws.Config{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(srv.URL),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	}, func(o *s3.Options) { o.UsePathStyle = true })
+}
+
+func (srv *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		srv.fake.ServeHTTP(w, r)
+		return
+	}
+	srv.writes.Lock()
+	defer srv.writes.Unlock()
+	if ifMatch := r.Header.Get("If-Match"); r.Method == http.MethodDelete && ifMatch != "" {
+		if code := srv.deleteCondition(r, ifMatch); code != "" {
+			writeError(w, r, code)
+			return
+		}
+	}
+	srv.fake.ServeHTTP(w, r)
+}
+
+// deleteCondition returns "" if the object named by r's path-style URL
+// exists with an ETag that ifMatch names (or ifMatch is "*"), else the S3
+// error code of the answer.
+func (srv *Server) deleteCondition(r *http.Request, ifMatch string) string {
+	bucket, key, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if !ok || key == "" || r.URL.Query().Has("versionId") {
+		return "NotImplemented"
+	}
+	obj, err := srv.backend.HeadObject(bucket, key)
+	if gofakes3.HasErrorCode(err, gofakes3.ErrNoSuchKey) {
+		return "NoSuchKey"
+	}
+	if err != nil {
+		return "InternalError"
+	}
+	etag := hex.EncodeToString(obj.Hash)
+	for _, want := range strings.Split(ifMatch, ",") {
+		want = strings.Trim(strings.TrimSpace(want), `"`)
+		if want == "*" || want == etag {
+			return ""
+		}
+	}
+	return "PreconditionFailed"
+}
+
+var statusOf = map[string]int{
+	"NoSuchKey":          http.StatusNotFound,
+	"PreconditionFailed": http.StatusPreconditionFailed,
+	"NotImplemented":     http.StatusNotImplemented,
+	"InternalError":      http.StatusInternalServerError,
+}
+
+// writeError answers as S3 does: the status, and an XML body naming the
+// error code.
+func writeError(w http.ResponseWriter, r *http.Request, code string) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(statusOf[code])
+	body := struct {
+		XMLName  xml.Name `xml:"Error"`
+		Code     string
+		Message  string
+		Resource string
+	}{Code: code, Message: fmt.Sprintf("%s (If-Match on DELETE)", code), Resource: r.URL.Path}
+	xml.NewEncoder(w).Encode(body)
+}

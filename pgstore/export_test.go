@@ -1,0 +1,9 @@
+package pgstore
+
+// For the tests of package pgstore_test, which take the store's locks.
+const (
+	MigrationLock   = migrationLock
+	TenantLockQuery = tenantLockQuery
+)
+
+var TenantLockKey = tenantLockKey

@@ -1,0 +1,504 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/pgstore/pgtest"
+)
+
+// short are Options with short timeouts, for the tests that wait them out.
+var short = pgstore.Options{
+	ConnectTimeout: 500 * time.Millisecond,
+	OpTimeout:      time.Second,
+	LockTimeout:    200 * time.Millisecond,
+}
+
+// answer runs fn and returns its error, failing the test if fn has not
+// returned after hang, which is far longer than any wait fn may make.
+func answer(t *testing.T, what string, fn func() error) error {
+	t.Helper()
+	const hang = 30 * time.Second
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(hang):
+		t.Fatalf("%s: no answer after %v", what, hang)
+		return nil
+	}
+}
+
+func openWith(t *testing.T, url string, opts pgstore.Options) *pgstore.Store {
+	t.Helper()
+	s, err := pgstore.Open(context.Background(), url, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// connect opens a connection of the test's own to the server.
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// ops are the store's methods, each on a name of its own, so that what a
+// failed write did not do can be checked afterwards.
+var ops = []struct {
+	name  string
+	write bool
+	run   func(ctx context.Context, s memtool.Store) error
+	// done reports whether the write's change is in s.
+	done func(ctx context.Context, s memtool.Store) bool
+}{
+	{"Stat", false, func(ctx context.Context, s memtool.Store) error { _, err := s.Stat(ctx, "kept"); return err }, nil},
+	{"ReadFile", false, func(ctx context.Context, s memtool.Store) error { _, err := s.ReadFile(ctx, "kept", 100); return err }, nil},
+	{"ReadDir", false, func(ctx context.Context, s memtool.Store) error { _, err := s.ReadDir(ctx, "tree"); return err }, nil},
+	{"WriteFile", true,
+		func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "new", []byte("new"), memtool.CreateOnly)
+		},
+		func(ctx context.Context, s memtool.Store) bool { return exists(ctx, s, "new") }},
+	{"Update", true,
+		func(ctx context.Context, s memtool.Store) error {
+			return s.Update(ctx, "kept", 100, func([]byte) ([]byte, error) { return []byte("changed"), nil })
+		},
+		func(ctx context.Context, s memtool.Store) bool {
+			b, _ := s.ReadFile(ctx, "kept", 100)
+			return string(b) == "changed"
+		}},
+	{"Mkdir", true,
+		func(ctx context.Context, s memtool.Store) error { return s.Mkdir(ctx, "newdir") },
+		func(ctx context.Context, s memtool.Store) bool { return exists(ctx, s, "newdir") }},
+	{"Remove", true,
+		func(ctx context.Context, s memtool.Store) error { return s.Remove(ctx, "doomed") },
+		func(ctx context.Context, s memtool.Store) bool { return !exists(ctx, s, "doomed") }},
+	{"RemoveAll", true,
+		func(ctx context.Context, s memtool.Store) error {
+			return s.(memtool.RemoveAller).RemoveAll(ctx, "tree")
+		},
+		func(ctx context.Context, s memtool.Store) bool { return !exists(ctx, s, "tree") }},
+	{"Rename", true,
+		func(ctx context.Context, s memtool.Store) error {
+			return s.(memtool.Renamer).Rename(ctx, "moving", "moved")
+		},
+		func(ctx context.Context, s memtool.Store) bool { return exists(ctx, s, "moved") }},
+}
+
+func exists(ctx context.Context, s memtool.Store, name string) bool {
+	_, err := s.Stat(ctx, name)
+	return err == nil
+}
+
+// seed writes the entries the ops work on.
+func seed(t *testing.T, s memtool.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for _, err := range []error{
+		s.WriteFile(ctx, "kept", []byte("kept"), memtool.CreateOnly),
+		s.WriteFile(ctx, "doomed", []byte("d"), memtool.CreateOnly),
+		s.Mkdir(ctx, "tree"),
+		s.WriteFile(ctx, "tree/leaf", []byte("l"), memtool.CreateOnly),
+		s.WriteFile(ctx, "moving", []byte("m"), memtool.CreateOnly),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkUnchanged fails t if a write of ops made its change in s, or the
+// seeded content is not there.
+func checkUnchanged(t *testing.T, s memtool.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for _, op := range ops {
+		if op.write && op.done(ctx, s) {
+			t.Errorf("%s failed but made its change", op.name)
+		}
+	}
+	if got, err := s.ReadFile(ctx, "moving", 100); err != nil || string(got) != "m" {
+		t.Errorf("acknowledged file = %q, %v; want m", got, err)
+	}
+}
+
+// withPassword returns rawURL with a password, which the server (trust
+// authentication) does not ask for and no error may show.
+func withPassword(t *testing.T, rawURL, password string) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), password)
+	return u.String()
+}
+
+// TestFrozenServer puts a proxy that stops forwarding between the store
+// and the server, as a stopped server or a broken network does: every
+// method and Open end with an error within the store's timeouts, which is
+// neither ErrBusy nor a cancellation and shows no password; a cancelled
+// context ends a method at once; nothing failed is done; and once the
+// proxy forwards again the store works.
+func TestFrozenServer(t *testing.T) {
+	ctx := context.Background()
+	const password = "pw-not-to-show"
+	direct := pgtest.URL(t)
+	p, proxied := startProxy(t, withPassword(t, direct, password))
+	s := openWith(t, proxied, short)
+	seed(t, s)
+	// Stop the proxy before the stores close (cleanups run last first): a
+	// store that hangs must fail the test, not hang it.
+	t.Cleanup(p.close)
+	patient := short
+	patient.OpTimeout, patient.ConnectTimeout = time.Hour, time.Hour
+	ps := openWith(t, proxied, patient)
+
+	p.freeze()
+	for _, op := range ops {
+		err := answer(t, op.name, func() error { return op.run(ctx, s) })
+		switch {
+		case err == nil:
+			t.Errorf("%s through a frozen server succeeded", op.name)
+		case errors.Is(err, memtool.ErrBusy), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			t.Errorf("%s through a frozen server: %v, want an error that is neither ErrBusy nor a cancellation", op.name, err)
+		case strings.Contains(err.Error(), password):
+			t.Errorf("%s through a frozen server: the error shows the password: %v", op.name, err)
+		}
+	}
+	// Open connects anew: ConnectTimeout bounds it, or the URL's
+	// connect_timeout when the Options leave it out.
+	for _, o := range []struct {
+		url  string
+		opts pgstore.Options
+	}{
+		{proxied, short},
+		{proxied + "&connect_timeout=1", pgstore.Options{OpTimeout: time.Hour}},
+	} {
+		err := answer(t, "Open", func() error {
+			_, err := pgstore.Open(ctx, o.url, &o.opts)
+			return err
+		})
+		if err == nil || strings.Contains(err.Error(), password) {
+			t.Errorf("Open through a frozen server: %v, want an error without the password", err)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	err := answer(t, "cancelled WriteFile", func() error {
+		return ps.WriteFile(cctx, "cancelled", []byte("c"), memtool.CreateOnly)
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled WriteFile through a frozen server: %v, want context.Canceled", err)
+	}
+
+	p.resume()
+	checkUnchanged(t, openWith(t, direct, short))
+	for _, op := range ops {
+		if err := answer(t, op.name, func() error { return op.run(ctx, s) }); err != nil {
+			t.Errorf("%s once the server answers again: %v", op.name, err)
+		}
+	}
+	if exists(ctx, s, "cancelled") {
+		t.Errorf("the cancelled write made its change")
+	}
+}
+
+// TestFrozenClient freezes the network of a store in the middle of its
+// Update, with the tenant's lock and the row's lock held: the server ends
+// that transaction after the store's OpTimeout, so another store gets the
+// locks while the first is still cut off, and the cut-off Update has
+// changed nothing.
+func TestFrozenClient(t *testing.T) {
+	ctx := context.Background()
+	direct := pgtest.URL(t)
+	p, proxied := startProxy(t, direct)
+	cut := openWith(t, proxied, short)
+	seed(t, cut)
+	other := openWith(t, direct, short)
+	t.Cleanup(p.close) // as in TestFrozenServer
+
+	err := answer(t, "Update", func() error {
+		return cut.Update(ctx, "kept", 100, func([]byte) ([]byte, error) {
+			p.freeze()
+			return []byte("from the cut-off store"), nil
+		})
+	})
+	if err == nil {
+		t.Fatal("Update whose network froze succeeded")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := other.Update(ctx, "kept", 100, func([]byte) ([]byte, error) { return []byte("from the other"), nil })
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, memtool.ErrBusy) || time.Now().After(deadline) {
+			t.Fatalf("Update of the other store while the cut-off one holds the locks: %v", err)
+		}
+	}
+	if got, err := other.ReadFile(ctx, "kept", 100); err != nil || string(got) != "from the other" {
+		t.Errorf("after the other's Update: %q, %v", got, err)
+	}
+	p.resume()
+}
+
+// TestLostCommitAnswer lets the server get a write's commit and keeps its
+// answer from the store: the write fails with an error that says the
+// change may have been made (not a cancellation, nor ErrBusy), it is not
+// tried again, and the change is there exactly once.
+func TestLostCommitAnswer(t *testing.T) {
+	ctx := context.Background()
+	direct := pgtest.URL(t)
+	p, proxied := startProxy(t, direct)
+	s := openWith(t, proxied, short)
+	if err := s.WriteFile(ctx, "log", []byte("a\n"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.close) // as in TestFrozenServer
+	// pgx commits with the simple query "commit".
+	p.freezeAfter([]byte("commit\x00"))
+	err := answer(t, "Update", func() error {
+		return s.Update(ctx, "log", 100, func(old []byte) ([]byte, error) { return append(old, "b\n"...), nil })
+	})
+	if err == nil || !strings.Contains(err.Error(), "may or may not have been made") ||
+		errors.Is(err, memtool.ErrBusy) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Update whose commit got no answer: %v, want an error that says the change may have been made", err)
+	}
+	p.resume()
+	if got, err := openWith(t, direct, short).ReadFile(ctx, "log", 100); err != nil || string(got) != "a\nb\n" {
+		t.Errorf("after the commit without answer: %q, %v; want the change once", got, err)
+	}
+}
+
+// TestHeldLocks holds, from a connection of its own, each lock a write of
+// the store waits for: the write fails with ErrBusy after the lock
+// timeout and changes nothing, reads and other tenants go on, and once
+// the lock is released the write succeeds.
+func TestHeldLocks(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		tenant string
+		lock   string
+		args   []any
+		// busy and free are the ops that must fail, and that must not.
+		busy, free []string
+	}{
+		{"tenant-less store's lock", "", pgstore.TenantLockQuery, []any{pgstore.TenantLockKey("")},
+			[]string{"WriteFile", "Update", "Mkdir", "Remove", "RemoveAll", "Rename"}, []string{"Stat", "ReadFile", "ReadDir"}},
+		{"tenant's lock", "t1", pgstore.TenantLockQuery, []any{pgstore.TenantLockKey("t1")},
+			[]string{"WriteFile", "Update", "Mkdir", "Remove", "RemoveAll", "Rename"}, []string{"Stat", "ReadFile", "ReadDir"}},
+		{"row lock", "", `SELECT 1 FROM memtool_entries WHERE tenant = '' AND parent = '' AND name = 'kept' FOR UPDATE`, nil,
+			[]string{"Update"}, []string{"Stat", "ReadFile", "ReadDir", "WriteFile", "Mkdir"}},
+		{"table lock", "", `LOCK TABLE memtool_entries IN ACCESS EXCLUSIVE MODE`, nil,
+			[]string{"Stat", "ReadFile", "ReadDir", "WriteFile", "Update"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url := pgtest.URL(t)
+			root := openWith(t, url, short)
+			var s memtool.Store = root
+			if c.tenant != "" {
+				var err error
+				if s, err = root.Tenant(ctx, c.tenant); err != nil {
+					t.Fatal(err)
+				}
+				neighbour, err := root.Tenant(ctx, "neighbour")
+				if err != nil {
+					t.Fatal(err)
+				}
+				seed(t, neighbour)
+				defer func() {
+					if err := neighbour.WriteFile(ctx, "new", nil, memtool.CreateOnly); err != nil {
+						t.Errorf("a neighbour tenant's write while the tenant's lock is held: %v", err)
+					}
+				}()
+			}
+			seed(t, s)
+			holder := connect(t, url)
+			tx, err := holder.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Exec(ctx, c.lock, c.args...); err != nil {
+				t.Fatal(err)
+			}
+			byName := map[string]int{}
+			for i, op := range ops {
+				byName[op.name] = i
+			}
+			for _, name := range c.busy {
+				op := ops[byName[name]]
+				start := time.Now()
+				err := answer(t, name, func() error { return op.run(ctx, s) })
+				if !errors.Is(err, memtool.ErrBusy) {
+					t.Errorf("%s while the %s is held: %v, want ErrBusy", name, c.name, err)
+				}
+				if waited := time.Since(start); waited < short.LockTimeout {
+					t.Errorf("%s gave up after %v, before the lock timeout %v", name, waited, short.LockTimeout)
+				}
+			}
+			for _, name := range c.free {
+				op := ops[byName[name]]
+				if err := answer(t, name, func() error { return op.run(ctx, s) }); err != nil {
+					t.Errorf("%s while the %s is held: %v", name, c.name, err)
+				}
+			}
+			if err := tx.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range c.busy {
+				op := ops[byName[name]]
+				if op.write && op.done(ctx, s) {
+					t.Errorf("%s failed with ErrBusy but made its change", name)
+				}
+				if err := answer(t, name, func() error { return op.run(ctx, s) }); err != nil {
+					t.Errorf("%s once the %s is released: %v", name, c.name, err)
+				}
+			}
+		})
+	}
+}
+
+// TestHeldMigrationLock holds the lock migrations take: Open of a new
+// database fails with ErrBusy after the lock timeout, and Open of a
+// database whose schema is current does not wait for it.
+func TestHeldMigrationLock(t *testing.T) {
+	ctx := context.Background()
+	current := pgtest.URL(t)
+	openWith(t, current, short)
+	fresh := pgtest.URL(t)
+	holder := connect(t, fresh)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgstore.MigrationLock)); err != nil {
+		t.Fatal(err)
+	}
+	err = answer(t, "Open", func() error {
+		s, err := pgstore.Open(ctx, fresh, &short)
+		if err == nil {
+			s.Close()
+		}
+		return err
+	})
+	if !errors.Is(err, memtool.ErrBusy) {
+		t.Errorf("Open of a new database while another process migrates: %v, want ErrBusy", err)
+	}
+	if err := answer(t, "Open", func() error {
+		s, err := pgstore.Open(ctx, current, &short)
+		if err == nil {
+			s.Close()
+		}
+		return err
+	}); err != nil {
+		t.Errorf("Open of a current database while another process migrates: %v", err)
+	}
+}
+
+// TestEndedSessions ends the store's sessions from another connection, as
+// a restart of the server does, again and again: the next method works
+// each time, and a write tried again on a new connection is done once.
+func TestEndedSessions(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	app := fmt.Sprintf("memtool_test_ended_%d", time.Now().UnixNano())
+	s := openWith(t, url+"&application_name="+app, pgstore.Options{})
+	if err := s.WriteFile(ctx, "log", nil, memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	admin := connect(t, url)
+	const rounds = 10
+	want := ""
+	for i := range rounds {
+		if endSessions(t, admin, app) == 0 {
+			t.Errorf("round %d: the store has no session to end", i)
+		}
+		line := fmt.Sprintf("line %d\n", i)
+		if err := s.Update(ctx, "log", 1<<20, func(old []byte) ([]byte, error) { return append(old, line...), nil }); err != nil {
+			t.Errorf("round %d: Update after the store's sessions ended: %v", i, err)
+			continue
+		}
+		want += line
+		endSessions(t, admin, app)
+		if got, err := s.ReadFile(ctx, "log", 1<<20); err != nil || string(got) != want {
+			t.Errorf("round %d: ReadFile after the store's sessions ended = %q, %v; want %q", i, got, err, want)
+		}
+	}
+}
+
+// endSessions ends the sessions named app, one by one (so that no other
+// session can be ended by mistake), waiting until each has ended.
+func endSessions(t *testing.T, admin *pgx.Conn, app string) int {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := admin.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend($1, 10000)`, pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(pids)
+}
+
+// TestReadOnlySession opens the store in sessions that take no writes
+// (default_transaction_read_only, as a standby server has): reads work,
+// every write fails with ErrReadOnly; a database with no tables yet fails
+// Open with ErrReadOnly.
+func TestReadOnlySession(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	seed(t, openWith(t, url, short))
+	ro := openWith(t, url+"&default_transaction_read_only=on", short)
+	for _, op := range ops {
+		err := op.run(ctx, ro)
+		switch {
+		case op.write && !errors.Is(err, memtool.ErrReadOnly):
+			t.Errorf("%s in a read-only session: %v, want ErrReadOnly", op.name, err)
+		case !op.write && err != nil:
+			t.Errorf("%s in a read-only session: %v", op.name, err)
+		}
+	}
+	checkUnchanged(t, ro)
+
+	// A database with tables but no tenancy mode yet: reads work without
+	// claiming one.
+	unclaimed := pgtest.URL(t)
+	openWith(t, unclaimed, short)
+	if _, err := openWith(t, unclaimed+"&default_transaction_read_only=on", short).ReadDir(ctx, ""); err != nil {
+		t.Errorf("ReadDir of an unclaimed database in a read-only session: %v", err)
+	}
+
+	_, err := pgstore.Open(ctx, pgtest.URL(t)+"&default_transaction_read_only=on", &short)
+	if !errors.Is(err, memtool.ErrReadOnly) {
+		t.Errorf("Open of a new database in a read-only session: %v, want ErrReadOnly", err)
+	}
+}

@@ -1,0 +1,37 @@
+package memtool
+
+import (
+	"context"
+	"errors"
+)
+
+func (m *Memory) delete(ctx context.Context, c *Delete) (Result, error) {
+	name, wantDir, err := CleanPath(c.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	if name == "" {
+		return Result{}, refusef("Cannot delete the %s directory itself", Root)
+	}
+	fi, err := m.store.Stat(ctx, name)
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return Result{}, refusef("The path %s does not exist", c.Path)
+	case err != nil:
+		return Result{}, err
+	case wantDir && !fi.IsDir():
+		return Result{}, refusef("The path %s is not a directory", c.Path)
+	}
+	if fi.IsDir() {
+		err = RemoveAll(ctx, m.store, name) // without RemoveAller, m.writes is held alone (see lock)
+	} else {
+		err = m.store.Remove(ctx, name)
+	}
+	if errors.Is(err, ErrNotExist) {
+		return Result{}, refusef("The path %s does not exist", c.Path)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return success("Successfully deleted " + c.Path)
+}

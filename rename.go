@@ -1,0 +1,60 @@
+package memtool
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+)
+
+func (m *Memory) rename(ctx context.Context, c *Rename) (Result, error) {
+	oldName, oldDir, err := CleanPath(c.OldPath)
+	if err != nil {
+		return Result{}, err
+	}
+	newName, newDir, err := CleanPath(c.NewPath)
+	if err != nil {
+		return Result{}, err
+	}
+	if oldName == "" {
+		return Result{}, refusef("Cannot rename the %s directory itself", Root)
+	}
+	if newName == "" {
+		return Result{}, refusef("The destination %s already exists", c.NewPath)
+	}
+	fi, err := m.store.Stat(ctx, oldName)
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return Result{}, refusef("The path %s does not exist", c.OldPath)
+	case err != nil:
+		return Result{}, err
+	case (oldDir || newDir) && !fi.IsDir():
+		return Result{}, refusef("Cannot rename %s to %s: a path ending in '/' names a directory, and %s is a file", c.OldPath, c.NewPath, c.OldPath)
+	}
+	if _, err := m.store.Stat(ctx, newName); err == nil {
+		return Result{}, refusef("The destination %s already exists", c.NewPath)
+	} else if !errors.Is(err, ErrNotExist) {
+		return Result{}, err
+	}
+	if fi.IsDir() && strings.HasPrefix(newName, oldName+"/") {
+		return Result{}, refusef("Cannot move the directory %s into itself (%s). Nothing was changed.", c.OldPath, c.NewPath)
+	}
+	created, err := m.mkdirAll(ctx, c.NewPath, path.Dir(newName))
+	if err != nil {
+		return Result{}, err
+	}
+	// Without Renamer, m.writes is held alone (see lock), so no other
+	// change through this Memory runs while Move copies and removes.
+	err = Move(ctx, m.store, oldName, newName, m.opts.MaxReadSize)
+	if err != nil {
+		removeCreated(ctx, m.store, created)
+		switch {
+		case errors.Is(err, ErrExist):
+			return Result{}, refusef("The destination %s already exists", c.NewPath)
+		case errors.Is(err, ErrNotExist):
+			return Result{}, refusef("The path %s does not exist", c.OldPath)
+		}
+		return Result{}, err
+	}
+	return success("Successfully renamed " + c.OldPath + " to " + c.NewPath)
+}

@@ -1,0 +1,364 @@
+package sqlitestore_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/sqlitestore"
+)
+
+// holdEnv, set to a database file, makes the test binary the other process
+// of the lock tests (see TestMain).
+const holdEnv = "SQLITESTORE_TEST_HOLD_WRITE_LOCK"
+
+// TestMain lets the test binary serve as another process: with $holdEnv
+// set it takes that file's write lock, prints "held", and keeps the lock
+// until its standard input closes.
+func TestMain(m *testing.M) {
+	if path := os.Getenv(holdEnv); path != "" {
+		if err := holdUntilStdinCloses(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func holdUntilStdinCloses(path string) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	return tx.Commit()
+}
+
+// A lockHolder takes the write lock of the database file at path, from
+// outside the store under test, and returns the function that releases it
+// (also called when the test ends).
+type lockHolder func(t *testing.T, path string) (release func())
+
+var holders = []struct {
+	name string
+	hold lockHolder
+}{
+	{"connection", holdInConnection},
+	{"process", holdInProcess},
+}
+
+// holdInConnection holds the lock in a BEGIN IMMEDIATE transaction of a
+// second connection of this process.
+func holdInConnection(t *testing.T, path string) func() {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	release := func() {
+		tx.Commit()
+		db.Close()
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// holdInProcess holds the lock in another process (this test binary, see
+// TestMain).
+func holdInProcess(t *testing.T, path string) func() {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), holdEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	release := func() {
+		stdin.Close()
+		cmd.Wait()
+	}
+	t.Cleanup(release)
+	said := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		said <- line
+	}()
+	select {
+	case line := <-said:
+		if line != "held\n" {
+			t.Fatalf("the lock holder process said %q", line)
+		}
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the lock holder process did not take the lock within a minute")
+	}
+	return release
+}
+
+// answer runs fn and returns its error, failing the test if fn has not
+// returned after hang, which is far longer than any wait fn may make.
+func answer(t *testing.T, what string, fn func() error) error {
+	t.Helper()
+	const hang = 30 * time.Second
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(hang):
+		t.Fatalf("%s: no answer after %v", what, hang)
+		return nil
+	}
+}
+
+func openWith(t *testing.T, path string, opts *sqlitestore.Options) *sqlitestore.Store {
+	t.Helper()
+	s, err := sqlitestore.OpenWith(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// writes are the store's write methods, each writing something new at a
+// name of its own (seeded by seed) so that what a busy one did not do can
+// be checked afterwards.
+var writes = []struct {
+	name string
+	run  func(ctx context.Context, s *sqlitestore.Store) error
+	// done reports whether the write's change is in s.
+	done func(ctx context.Context, s *sqlitestore.Store) bool
+}{
+	{"WriteFile",
+		func(ctx context.Context, s *sqlitestore.Store) error {
+			return s.WriteFile(ctx, "new", []byte("new"), memtool.CreateOnly)
+		},
+		func(ctx context.Context, s *sqlitestore.Store) bool { return exists(ctx, s, "new") }},
+	{"Update",
+		func(ctx context.Context, s *sqlitestore.Store) error {
+			return s.Update(ctx, "kept", 100, func([]byte) ([]byte, error) { return []byte("changed"), nil })
+		},
+		func(ctx context.Context, s *sqlitestore.Store) bool {
+			b, _ := s.ReadFile(ctx, "kept", 100)
+			return string(b) == "changed"
+		}},
+	{"Mkdir",
+		func(ctx context.Context, s *sqlitestore.Store) error { return s.Mkdir(ctx, "newdir") },
+		func(ctx context.Context, s *sqlitestore.Store) bool { return exists(ctx, s, "newdir") }},
+	{"Remove",
+		func(ctx context.Context, s *sqlitestore.Store) error { return s.Remove(ctx, "doomed") },
+		func(ctx context.Context, s *sqlitestore.Store) bool { return !exists(ctx, s, "doomed") }},
+	{"RemoveAll",
+		func(ctx context.Context, s *sqlitestore.Store) error { return s.RemoveAll(ctx, "tree") },
+		func(ctx context.Context, s *sqlitestore.Store) bool { return !exists(ctx, s, "tree") }},
+	{"Rename",
+		func(ctx context.Context, s *sqlitestore.Store) error { return s.Rename(ctx, "moving", "moved") },
+		func(ctx context.Context, s *sqlitestore.Store) bool { return exists(ctx, s, "moved") }},
+}
+
+func exists(ctx context.Context, s *sqlitestore.Store, name string) bool {
+	_, err := s.Stat(ctx, name)
+	return err == nil
+}
+
+// seed writes the entries the writes work on, and returns what a reader
+// must find afterwards in "kept".
+func seed(t *testing.T, s *sqlitestore.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for _, err := range []error{
+		s.WriteFile(ctx, "kept", []byte("kept"), memtool.CreateOnly),
+		s.WriteFile(ctx, "doomed", []byte("d"), memtool.CreateOnly),
+		s.Mkdir(ctx, "tree"),
+		s.WriteFile(ctx, "tree/leaf", []byte("l"), memtool.CreateOnly),
+		s.WriteFile(ctx, "moving", []byte("m"), memtool.CreateOnly),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHeldWriteLock holds the file's write lock from another connection
+// and from another process: every write fails with ErrBusy after the busy
+// timeout and changes nothing, a store still opens and reads, a cancelled
+// write ends with the context's error, and once the lock is released the
+// writes succeed and nothing acknowledged is lost.
+func TestHeldWriteLock(t *testing.T) {
+	const busyTimeout = 200 * time.Millisecond
+	for _, h := range holders {
+		t.Run(h.name, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "m.db")
+			s := openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+			seed(t, s)
+			release := h.hold(t, path)
+
+			var other *sqlitestore.Store
+			if err := answer(t, "Open", func() (err error) {
+				other, err = sqlitestore.OpenWith(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+				return err
+			}); err != nil {
+				t.Fatalf("Open while another holds the write lock: %v", err)
+			}
+			defer other.Close()
+			for _, st := range []*sqlitestore.Store{s, other} {
+				if got, err := st.ReadFile(ctx, "kept", 100); err != nil || string(got) != "kept" {
+					t.Errorf("ReadFile while another holds the write lock = %q, %v", got, err)
+				}
+				if _, err := st.ReadDir(ctx, "tree"); err != nil {
+					t.Errorf("ReadDir while another holds the write lock: %v", err)
+				}
+			}
+
+			for _, w := range writes {
+				start := time.Now()
+				err := answer(t, w.name, func() error { return w.run(ctx, s) })
+				if !errors.Is(err, memtool.ErrBusy) {
+					t.Errorf("%s while another holds the write lock: %v, want ErrBusy", w.name, err)
+				}
+				if waited := time.Since(start); waited < busyTimeout {
+					t.Errorf("%s gave up after %v, before the busy timeout %v", w.name, waited, busyTimeout)
+				}
+				if w.done(ctx, s) {
+					t.Errorf("%s failed with %v but made its change", w.name, err)
+				}
+			}
+
+			// A cancelled write ends with the context's error, long before
+			// the busy timeout of this store.
+			patient := openWith(t, path, &sqlitestore.Options{BusyTimeout: time.Hour})
+			cctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(50*time.Millisecond, cancel)
+			err := answer(t, "cancelled WriteFile", func() error {
+				return patient.WriteFile(cctx, "cancelled", []byte("c"), memtool.CreateOnly)
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled WriteFile: %v, want context.Canceled", err)
+			}
+
+			release()
+			for _, w := range writes {
+				if err := answer(t, w.name, func() error { return w.run(ctx, s) }); err != nil {
+					t.Errorf("%s after the lock was released: %v", w.name, err)
+				}
+				if !w.done(ctx, other) {
+					t.Errorf("%s after the lock was released: its change is not there", w.name)
+				}
+			}
+			if exists(ctx, other, "cancelled") {
+				t.Errorf("the cancelled write made its change")
+			}
+			if got, err := other.ReadFile(ctx, "moved", 100); err != nil || string(got) != "m" {
+				t.Errorf("the acknowledged file moved = %q, %v; want m", got, err)
+			}
+		})
+	}
+}
+
+// TestBusyWithinProcess holds the store's write lock in one of its own
+// transactions: another write of the same store waits no longer than the
+// busy timeout either, and the transaction that held the lock commits.
+func TestBusyWithinProcess(t *testing.T) {
+	const busyTimeout = 200 * time.Millisecond
+	ctx := context.Background()
+	s := openWith(t, filepath.Join(t.TempDir(), "m.db"), &sqlitestore.Options{BusyTimeout: busyTimeout})
+	seed(t, s)
+	inside, proceed := make(chan struct{}), make(chan struct{})
+	updated := make(chan error, 1)
+	go func() {
+		updated <- s.Update(ctx, "kept", 100, func([]byte) ([]byte, error) {
+			close(inside)
+			<-proceed
+			return []byte("updated"), nil
+		})
+	}()
+	<-inside
+	start := time.Now()
+	err := answer(t, "WriteFile", func() error { return s.WriteFile(ctx, "new", nil, memtool.CreateOnly) })
+	if !errors.Is(err, memtool.ErrBusy) {
+		t.Errorf("WriteFile while the store's own Update holds the lock: %v, want ErrBusy", err)
+	}
+	if waited := time.Since(start); waited < busyTimeout {
+		t.Errorf("WriteFile gave up after %v, before the busy timeout %v", waited, busyTimeout)
+	}
+	close(proceed)
+	if err := answer(t, "Update", func() error { return <-updated }); err != nil {
+		t.Fatalf("the Update that held the lock: %v", err)
+	}
+	if got, err := s.ReadFile(ctx, "kept", 100); err != nil || string(got) != "updated" {
+		t.Errorf("after the Update: %q, %v", got, err)
+	}
+	if exists(ctx, s, "new") {
+		t.Errorf("the busy WriteFile made its change")
+	}
+}
+
+// TestReadersShutOut holds the file in SQLite's exclusive locking mode,
+// which shuts out readers too: opening the store fails with ErrBusy after
+// the busy timeout, and works once the holder lets go.
+func TestReadersShutOut(t *testing.T) {
+	const busyTimeout = 200 * time.Millisecond
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	s := openWith(t, path, nil)
+	seed(t, s)
+	s.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=locking_mode(EXCLUSIVE)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE memtool_meta SET value = value WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = answer(t, "Open", func() error {
+		s, err := sqlitestore.OpenWith(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+		if err == nil {
+			s.Close()
+		}
+		return err
+	})
+	if !errors.Is(err, memtool.ErrBusy) {
+		t.Errorf("Open while another holds the file exclusively: %v, want ErrBusy", err)
+	}
+	if waited := time.Since(start); waited < busyTimeout {
+		t.Errorf("Open gave up after %v, before the busy timeout %v", waited, busyTimeout)
+	}
+	db.Close()
+	s = openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+	if got, err := s.ReadFile(ctx, "kept", 100); err != nil || string(got) != "kept" {
+		t.Errorf("ReadFile after the holder closed: %q, %v", got, err)
+	}
+}

@@ -1,0 +1,218 @@
+package sqlitestore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/sqlitestore"
+)
+
+// unavailable fails t under CI and skips it otherwise.
+func unavailable(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("this test must run under CI: %s", why)
+	}
+	t.Skipf("skipping: %s", why)
+}
+
+// mount runs mount(8) with args, as root, and unmounts dir when the test
+// ends.
+func mount(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		unavailable(t, "mounting a file system needs root")
+	}
+	if out, err := exec.Command("mount", append(args, dir)...).CombinedOutput(); err != nil {
+		unavailable(t, fmt.Sprintf("mount %q: %v: %s", args, err, out))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+}
+
+// TestFullDisk fills a small file system: the write that does not fit
+// fails with ErrNoSpace and changes nothing, every acknowledged file reads
+// back whole, and once space is freed (here by removing another file) the
+// store writes again. SQLite needs space to delete too (the change goes
+// through its write-ahead log), so a Remove on the full disk may fail with
+// ErrNoSpace as well; then it has changed nothing.
+func TestFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	mount(t, dir, "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs")
+	ctx := context.Background()
+	filler := filepath.Join(dir, "filler")
+	if err := os.WriteFile(filler, make([]byte, 512<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "m.db")
+	s := open(t, path)
+	content := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, 100<<10) }
+	check := func(st *sqlitestore.Store, names []string) {
+		t.Helper()
+		for i, name := range names {
+			got, err := st.ReadFile(ctx, name, 1<<20)
+			if err != nil || !bytes.Equal(got, content(i)) {
+				t.Errorf("acknowledged %s reads back %d bytes, %v", name, len(got), err)
+			}
+		}
+	}
+	var acked []string
+	full := false
+	for i := 0; i < 40 && !full; i++ {
+		name := fmt.Sprintf("f%02d", i)
+		switch err := s.WriteFile(ctx, name, content(i), memtool.CreateOnly); {
+		case err == nil:
+			acked = append(acked, name)
+		case errors.Is(err, memtool.ErrNoSpace):
+			full = true
+			if _, err := s.Stat(ctx, name); !errors.Is(err, memtool.ErrNotExist) {
+				t.Errorf("the write that found the disk full left %s behind (Stat: %v)", name, err)
+			}
+		default:
+			t.Fatalf("write %s: %v, want nil or ErrNoSpace", name, err)
+		}
+	}
+	if !full || len(acked) < 2 {
+		t.Fatalf("%d files of 100 KiB written to a 2 MiB file system, full: %v", len(acked), full)
+	}
+	check(s, acked)
+	err := s.Update(ctx, acked[0], 1<<20, func(old []byte) ([]byte, error) { return append(old, content(0)...), nil })
+	if !errors.Is(err, memtool.ErrNoSpace) {
+		t.Errorf("growing Update on a full disk: %v, want ErrNoSpace", err)
+	}
+	last := acked[len(acked)-1]
+	switch err := s.Remove(ctx, last); {
+	case err == nil:
+		acked = acked[:len(acked)-1]
+	case errors.Is(err, memtool.ErrNoSpace):
+		t.Logf("Remove on the full disk: %v", err)
+	default:
+		t.Errorf("Remove on a full disk: %v, want nil or ErrNoSpace", err)
+	}
+	check(s, acked)
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteFile(ctx, "after", []byte("room again"), memtool.CreateOnly); err != nil {
+		t.Errorf("a write once space was freed: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check(open(t, path), acked)
+}
+
+// readOnlyCases make the database file at path read-only, with its store
+// closed, in the ways a deployment meets: a file the process may not
+// write, and a read-only file system. Each may skip.
+var readOnlyCases = []struct {
+	name string
+	make func(t *testing.T, path string) (roPath string)
+}{
+	{"file", func(t *testing.T, path string) string {
+		if os.Geteuid() == 0 {
+			// Permissions do not stop root; the immutable attribute does.
+			if out, err := exec.Command("chattr", "+i", path).CombinedOutput(); err != nil {
+				unavailable(t, fmt.Sprintf("chattr +i: %v: %s", err, out))
+			}
+			t.Cleanup(func() { exec.Command("chattr", "-i", path).Run() })
+		} else if err := os.Chmod(path, 0o400); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}},
+	{"file system", func(t *testing.T, path string) string {
+		ro := t.TempDir()
+		mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
+		return filepath.Join(ro, filepath.Base(path))
+	}},
+}
+
+// TestReadOnly opens a database file that cannot be written: the store
+// opens, reads work, and every write fails with ErrReadOnly and changes
+// nothing. SQLite reads a WAL database on a read-only file system only
+// while its -wal and -shm files exist (here: another store has the file
+// open); without them a read fails with ErrReadOnly too.
+func TestReadOnly(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range readOnlyCases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.db")
+			s := open(t, path)
+			seed(t, s)
+			if c.name == "file" {
+				s.Close() // the file alone is read-only: SQLite makes its -wal and -shm anew
+			}
+			ro := c.make(t, path)
+			// SQLite keeps the read-only path's descriptors open while
+			// this process has the file open elsewhere: close s before
+			// the file system is unmounted.
+			t.Cleanup(func() { s.Close() })
+			st := answerStore(t, ro)
+			if got, err := st.ReadFile(ctx, "kept", 100); err != nil || string(got) != "kept" {
+				t.Errorf("ReadFile of a read-only file = %q, %v", got, err)
+			}
+			if _, err := st.ReadDir(ctx, "tree"); err != nil {
+				t.Errorf("ReadDir of a read-only file: %v", err)
+			}
+			for _, w := range writes {
+				if err := w.run(ctx, st); !errors.Is(err, memtool.ErrReadOnly) {
+					t.Errorf("%s on a read-only file: %v, want ErrReadOnly", w.name, err)
+				}
+				if w.done(ctx, st) {
+					t.Errorf("%s on a read-only file made its change", w.name)
+				}
+			}
+			if _, err := st.Tenant(ctx, "t1"); err == nil {
+				t.Errorf("Tenant on a read-only single-tenant file succeeded")
+			}
+		})
+	}
+	t.Run("file system without WAL files", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "m.db")
+		s := open(t, path)
+		seed(t, s)
+		s.Close() // the last connection removes the -wal and -shm files
+		ro := t.TempDir()
+		mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
+		st, err := sqlitestore.Open(filepath.Join(ro, "m.db"))
+		if err == nil {
+			defer st.Close()
+			_, err = st.ReadFile(ctx, "kept", 100)
+		}
+		if !errors.Is(err, memtool.ErrReadOnly) {
+			t.Errorf("reading a closed WAL database on a read-only file system: %v, want ErrReadOnly", err)
+		}
+	})
+	t.Run("missing file in a read-only directory", func(t *testing.T) {
+		ro := t.TempDir()
+		mount(t, ro, "--bind", "-o", "ro", t.TempDir())
+		if _, err := sqlitestore.Open(filepath.Join(ro, "m.db")); !errors.Is(err, memtool.ErrReadOnly) {
+			t.Errorf("Open of a new file in a read-only directory: %v, want ErrReadOnly", err)
+		}
+	})
+}
+
+func answerStore(t *testing.T, path string) *sqlitestore.Store {
+	t.Helper()
+	var s *sqlitestore.Store
+	if err := answer(t, "Open", func() (err error) {
+		s, err = sqlitestore.Open(path)
+		return err
+	}); err != nil {
+		t.Fatalf("Open of a read-only file: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}

@@ -1,0 +1,240 @@
+package memtool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// The tree helpers below work over any Store, using its optional
+// capabilities when it has them, as fs.ReadFile does with ReadFileFS. They
+// are Memory's own fallbacks; a policy or tool that needs a tree walked,
+// made, removed, copied or moved uses them rather than a copy of its own.
+//
+// Walk and RemoveAll take entries that another goroutine or process
+// removes while they run as gone, not as failures; Copy and Move fail on
+// them and undo their copies. Walk, RemoveAll, Copy and Move fail with
+// ErrNotExist if the name they start from is missing.
+
+// Walk calls fn for name and then for everything below it, parents before
+// their entries, entries in the order ReadDir returns them. fn receives
+// each entry's name and FileInfo (from Stat for name, from ReadDir below
+// it). A directory removed (or replaced by a file) before Walk reads it is
+// walked as empty. The first error from fn stops the walk and is returned.
+func Walk(ctx context.Context, s Store, name string, fn func(name string, fi FileInfo) error) error {
+	fi, err := s.Stat(ctx, name)
+	if err != nil {
+		return err
+	}
+	return walk(ctx, s, name, fi, fn)
+}
+
+func walk(ctx context.Context, s Store, name string, fi FileInfo, fn func(string, FileInfo) error) error {
+	if err := fn(name, fi); err != nil || !fi.IsDir() {
+		return err
+	}
+	entries, err := s.ReadDir(ctx, name)
+	if errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir) {
+		return nil // removed meanwhile
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := walk(ctx, s, path.Join(name, e.Name), e, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MkdirAll creates the directory name and its missing parents, and returns
+// the directories it created, parents first, so that a caller whose next
+// step fails can remove them again. name "" or "." is the root: nothing is
+// created. A file (or anything but a directory) in the way fails with
+// ErrNotDir. A failure is an *fs.PathError naming the directory that could
+// not be made, and leaves nothing behind: MkdirAll removes the directories
+// it created, those still empty.
+func MkdirAll(ctx context.Context, s Store, name string) (created []string, err error) {
+	if name == "." || name == "" {
+		return nil, nil
+	}
+	parts := strings.Split(name, "/")
+	for i, tries := 0, 0; i < len(parts); i++ {
+		d := strings.Join(parts[:i+1], "/")
+		err := s.Mkdir(ctx, d)
+		if err == nil {
+			created = append(created, d)
+			continue
+		}
+		if errors.Is(err, ErrExist) {
+			fi, serr := s.Stat(ctx, d)
+			switch {
+			case serr == nil && fi.IsDir():
+				continue
+			case errors.Is(serr, ErrNotExist) && tries < 3:
+				// It was there and is gone: removed or renamed away by a
+				// concurrent command. Make it again.
+				tries++
+				i--
+				continue
+			case serr == nil:
+				err = ErrNotDir
+			default:
+				err = serr
+			}
+		}
+		removeCreated(ctx, s, created)
+		return nil, &fs.PathError{Op: "mkdir", Path: d, Err: err}
+	}
+	return created, nil
+}
+
+// removeCreated removes directories that MkdirAll created for a step that
+// then failed, deepest first, while they are still empty (a concurrent
+// command may have put something there). It runs even if ctx is done.
+func removeCreated(ctx context.Context, s Store, created []string) {
+	ctx = context.WithoutCancel(ctx)
+	for i := len(created) - 1; i >= 0; i-- {
+		if err := s.Remove(ctx, created[i]); err != nil {
+			return
+		}
+	}
+}
+
+// RemoveAll removes name and everything below it, with the store's
+// RemoveAller if it has one. Otherwise it removes entry by entry, deepest
+// first: an entry removed meanwhile by someone else is skipped, and one
+// created meanwhile in a directory it empties makes it fail with
+// ErrNotEmpty, leaving that directory and what is in it. Missing name:
+// ErrNotExist.
+func RemoveAll(ctx context.Context, s Store, name string) error {
+	if ra, ok := s.(RemoveAller); ok {
+		return ra.RemoveAll(ctx, name)
+	}
+	return removeTree(ctx, s, name)
+}
+
+func removeTree(ctx context.Context, s Store, name string) error {
+	fi, err := s.Stat(ctx, name)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		entries, err := s.ReadDir(ctx, name)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if err := removeTree(ctx, s, path.Join(name, e.Name)); err != nil && !errors.Is(err, ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return s.Remove(ctx, name)
+}
+
+// Copy copies the file or directory src to dst, whose parent must exist
+// and where nothing may be (else ErrExist). limit bounds each file read
+// (ReadFile's limit). dst inside src fails with fs.ErrInvalid. Anything
+// but regular files and directories fails with fs.ErrInvalid. If Copy
+// fails, it removes the copies it made, and only those.
+func Copy(ctx context.Context, s Store, src, dst string, limit int64) error {
+	if isBelow(dst, src) {
+		return &fs.PathError{Op: "copy", Path: dst, Err: fs.ErrInvalid}
+	}
+	var copied []string
+	err := copyTree(ctx, s, src, dst, limit, &copied)
+	if err != nil {
+		removeCopies(ctx, s, src, dst, copied)
+	}
+	return err
+}
+
+// Move moves the file or directory oldname to newname, whose parent must
+// exist and where nothing may be (else ErrExist), with the store's Renamer
+// if it has one. Otherwise it copies the tree entry by entry (limit bounds
+// each file read) and then removes the entries it copied, and only those,
+// deepest first: an entry that another process put into either tree
+// meanwhile stays, with the directories that hold it. If the copy fails,
+// Move removes the copies it made and nothing else. The fallback is not
+// atomic: others may see both trees or part of one, and another process's
+// change to a file already copied is lost when that file is removed. A
+// crash, or a store failure while removing, leaves the new tree and what
+// remains of the old one. newname inside oldname fails with fs.ErrInvalid.
+func Move(ctx context.Context, s Store, oldname, newname string, limit int64) error {
+	if isBelow(newname, oldname) {
+		return &fs.PathError{Op: "move", Path: newname, Err: fs.ErrInvalid}
+	}
+	if r, ok := s.(Renamer); ok {
+		return r.Rename(ctx, oldname, newname)
+	}
+	var copied []string // the source names, parents first
+	err := copyTree(ctx, s, oldname, newname, limit, &copied)
+	if err != nil {
+		removeCopies(ctx, s, oldname, newname, copied)
+		return err
+	}
+	ctx = context.WithoutCancel(ctx) // from here on, finish what was begun
+	for i := len(copied) - 1; i >= 0; i-- {
+		err := s.Remove(ctx, copied[i])
+		if err != nil && !errors.Is(err, ErrNotExist) && !errors.Is(err, ErrNotEmpty) {
+			return err
+		}
+	}
+	return nil
+}
+
+// isBelow reports whether name is inside the directory dir.
+func isBelow(name, dir string) bool {
+	return name != dir && (dir == "" || strings.HasPrefix(name, dir+"/"))
+}
+
+// removeCopies removes the copies under dst of the source entries copied,
+// deepest first, even if ctx is done.
+func removeCopies(ctx context.Context, s Store, src, dst string, copied []string) {
+	ctx = context.WithoutCancel(ctx)
+	for i := len(copied) - 1; i >= 0; i-- {
+		s.Remove(ctx, dst+strings.TrimPrefix(copied[i], src))
+	}
+}
+
+// copyTree copies the file or directory src to dst, which must not exist,
+// and appends to copied each source entry whose copy it created.
+func copyTree(ctx context.Context, s Store, src, dst string, limit int64, copied *[]string) error {
+	fi, err := s.Stat(ctx, src)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.IsDir():
+		if err := s.Mkdir(ctx, dst); err != nil {
+			return err
+		}
+		*copied = append(*copied, src)
+		entries, err := s.ReadDir(ctx, src)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if err := copyTree(ctx, s, path.Join(src, e.Name), path.Join(dst, e.Name), limit, copied); err != nil {
+				return err
+			}
+		}
+		return nil
+	case fi.IsRegular():
+		data, err := s.ReadFile(ctx, src, limit)
+		if err != nil {
+			return err
+		}
+		if err := s.WriteFile(ctx, dst, data, CreateOnly); err != nil {
+			return err
+		}
+		*copied = append(*copied, src)
+		return nil
+	}
+	return fmt.Errorf("copy %s: %w", src, fs.ErrInvalid)
+}

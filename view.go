@@ -1,0 +1,277 @@
+package memtool
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
+	name, wantDir, err := CleanPath(c.Path)
+	if err != nil {
+		return Result{}, err
+	}
+	fi, err := m.store.Stat(ctx, name)
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return Result{}, refusef("The path %s does not exist. Please provide a valid path.", c.Path)
+	case err != nil:
+		return Result{}, err
+	case fi.IsDir():
+		return m.listDir(ctx, c.Path, name)
+	case !fi.IsRegular():
+		return Result{}, refusef("Unsupported file type for %s", c.Path)
+	case wantDir:
+		return Result{}, refusef("The path %s is not a directory", c.Path)
+	}
+	if c.ViewRange != nil {
+		if err := checkViewRange(*c.ViewRange); err != nil {
+			return Result{}, err
+		}
+	}
+	if fi.Size > m.opts.MaxReadSize {
+		return Result{}, m.tooLargeToRead(c.Path, fi.Size)
+	}
+	data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize)
+	if err != nil {
+		return Result{}, m.readError(c.Path, err)
+	}
+	if mt := imageType(name, data); mt != "" {
+		if int64(len(data)) > m.opts.MaxImageSize {
+			return Result{}, refusef("Image %s is too large to view: %d bytes, more than the limit of %d bytes", c.Path, len(data), m.opts.MaxImageSize)
+		}
+		return Result{Image: &Image{MediaType: mt, Data: data}}, nil
+	}
+	text := decodeLossy(data)
+	if n := strings.Count(text, "\n") + 1; n > MaxLines {
+		return Result{}, refusef("File %s exceeds maximum line limit of 999,999 lines.", c.Path)
+	}
+	lines := strings.Split(text, "\n")
+	first, shown := 1, lines
+	if c.ViewRange != nil {
+		first, shown = applyViewRange(lines, *c.ViewRange)
+	}
+	return success(m.capFileView(c.Path, lines, shown, first, c.ViewRange))
+}
+
+// checkViewRange refuses ranges that select nothing by construction: end
+// before start, or a negative end other than -1 (see DEVIATIONS.md, D9).
+func checkViewRange(vr [2]int64) error {
+	start, end := max(vr[0], 1), vr[1]
+	if end == -1 || end >= start {
+		return nil
+	}
+	return refusef("Invalid `view_range` parameter: [%d, %d]. It should be [start_line, end_line] with end_line >= start_line, or end_line = -1 to read to the end of the file", vr[0], vr[1])
+}
+
+// applyViewRange returns the 1-based number of the first shown line and the
+// shown lines. Start is clamped to 1; a start past the end shows nothing.
+func applyViewRange(lines []string, vr [2]int64) (int, []string) {
+	n := int64(len(lines))
+	start := max(vr[0], 1) - 1
+	end := vr[1]
+	if end == -1 || end > n {
+		end = n
+	}
+	if start >= end {
+		return int(min(start, n)) + 1, nil
+	}
+	return int(start) + 1, lines[start:end]
+}
+
+func (m *Memory) tooLargeToRead(p string, size int64) error {
+	return refusef("File %s is too large to read: %d bytes, more than the limit of %d bytes", p, size, m.opts.MaxReadSize)
+}
+
+// readError maps a store error for a file that Stat saw a moment ago.
+func (m *Memory) readError(p string, err error) error {
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return refusef("The file %s no longer exists (it was deleted or renamed at the same time).", p)
+	case errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
+		return refusef("The path %s is not a file.", p)
+	case errors.Is(err, ErrTooLarge):
+		return refusef("File %s is too large to read (the limit is %d bytes)", p, m.opts.MaxReadSize)
+	}
+	return err
+}
+
+// viewNoteRoom is the room a cut view keeps for the note that says what
+// was cut and how to read the rest.
+const viewNoteRoom = 300
+
+// cutView is the character-budget cut (D8) of a view over MaxViewChars,
+// file views and directory listings alike: after header, it keeps the
+// first of n items while they fit, leaving viewNoteRoom characters for the
+// note. size(i) is item i's length in characters as the view prints it,
+// separator included. It returns how many items it keeps and how many
+// characters of the budget they leave.
+func (m *Memory) cutView(header string, n int, size func(i int) int) (kept, left int) {
+	left = m.opts.MaxViewChars - utf8.RuneCountInString(header) - viewNoteRoom
+	for ; kept < n; kept++ {
+		s := size(kept)
+		if s > left {
+			break
+		}
+		left -= s
+	}
+	return kept, left
+}
+
+// capFileView formats a file view, cut to MaxViewChars with a note (D8).
+func (m *Memory) capFileView(p string, all, shown []string, first int, vr *[2]int64) string {
+	header := "Here's the content of " + p + " with line numbers:\n"
+	var sb strings.Builder
+	sb.WriteString(header)
+	numberLines(&sb, shown, first)
+	out := sb.String()
+	if utf8.RuneCountInString(out) <= m.opts.MaxViewChars {
+		return out
+	}
+	// A numbered line is its number padded to six, a tab and the line,
+	// after a newline unless it is the first.
+	k, left := m.cutView(header, len(shown), func(i int) int {
+		n := 7 + utf8.RuneCountInString(shown[i])
+		if i > 0 {
+			n++
+		}
+		return n
+	})
+	sb.Reset()
+	sb.WriteString(header)
+	total := len(all)
+	limit := formatCount(m.opts.MaxViewChars)
+	if k == 0 {
+		// The first line alone is over the budget: cut it.
+		line := shown[0]
+		keep := left - 7
+		cut := truncateRunes(line, keep)
+		numberLines(&sb, []string{cut}, first)
+		fmt.Fprintf(&sb, "\n\n[Output cut at %s characters: line %d is %s characters long and only its first %s are shown.",
+			limit, first, formatCount(utf8.RuneCountInString(line)), formatCount(utf8.RuneCountInString(cut)))
+		if len(shown) > 1 {
+			fmt.Fprintf(&sb, " Lines %d to %d of %d are not shown; read them with view_range [%d, %s].]", first+1, first+len(shown)-1, total, first+1, rangeEnd(vr))
+		} else {
+			sb.WriteString("]")
+		}
+		return sb.String()
+	}
+	numberLines(&sb, shown[:k], first)
+	last := first + k - 1
+	fmt.Fprintf(&sb, "\n\n[Output cut at %s characters: showing lines %d to %d of %d. Read the rest with view_range [%d, %s].]",
+		limit, first, last, total, last+1, rangeEnd(vr))
+	return sb.String()
+}
+
+func rangeEnd(vr *[2]int64) string {
+	if vr == nil {
+		return "-1"
+	}
+	return strconv.FormatInt(vr[1], 10)
+}
+
+// imageType returns the media type of an image file: the extension names an
+// image type and the bytes really are one. Otherwise "".
+func imageType(name string, data []byte) string {
+	ext := strings.ToLower(path.Ext(name))
+	switch {
+	case ext == ".png" && validHeader(png.DecodeConfig, data):
+		return "image/png"
+	case (ext == ".jpg" || ext == ".jpeg") && validHeader(jpeg.DecodeConfig, data):
+		return "image/jpeg"
+	case ext == ".gif" && validHeader(gif.DecodeConfig, data):
+		return "image/gif"
+	case ext == ".webp" && len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "image/webp"
+	}
+	return ""
+}
+
+// validHeader reports whether data starts with a well-formed image header
+// of a sensible size, as the decoder reads it.
+func validHeader(decode func(io.Reader) (image.Config, error), data []byte) bool {
+	cfg, err := decode(bytes.NewReader(data))
+	return err == nil && cfg.Width > 0 && cfg.Height > 0
+}
+
+// listDir lists a directory two levels deep, leaving out hidden entries and
+// node_modules, as the reference handler does; every directory reads 4K
+// (D4) and entry paths are canonical (D5).
+func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
+	base := VirtualPath(name) // canonical entry paths (D5)
+	var lines []string
+	var walk func(dir, prefix string, depth int) error
+	walk = func(dir, prefix string, depth int) error {
+		entries, err := m.store.ReadDir(ctx, dir)
+		if err != nil {
+			if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
+				return nil // removed while we listed
+			}
+			if depth > 1 && ctx.Err() == nil {
+				// One subdirectory that cannot be read (an I/O error, say)
+				// does not hide the rest of the listing.
+				m.opts.Logger.WarnContext(ctx, "memtool: listing a subdirectory failed; listed without its entries", "path", prefix, "err", err)
+				return nil
+			}
+			return err
+		}
+		slices.SortFunc(entries, func(a, b FileInfo) int {
+			switch {
+			case lessUTF16(a.Name, b.Name):
+				return -1
+			case lessUTF16(b.Name, a.Name):
+				return 1
+			}
+			return 0
+		})
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name, ".") || e.Name == "node_modules" {
+				continue
+			}
+			switch {
+			case e.IsDir():
+				lines = append(lines, "4K\t"+prefix+"/"+e.Name+"/")
+				if depth < 2 {
+					if err := walk(path.Join(dir, e.Name), prefix+"/"+e.Name, depth+1); err != nil {
+						return err
+					}
+				}
+			case e.IsRegular():
+				lines = append(lines, formatSize(e.Size)+"\t"+prefix+"/"+e.Name)
+			}
+		}
+		return nil
+	}
+	if err := walk(name, base, 1); err != nil {
+		return Result{}, err
+	}
+	header := "Here're the files and directories up to 2 levels deep in " + p + ", excluding hidden items and node_modules:\n4K\t" + p
+	out := header
+	if len(lines) > 0 {
+		out += "\n" + strings.Join(lines, "\n")
+	}
+	if utf8.RuneCountInString(out) <= m.opts.MaxViewChars {
+		return success(out)
+	}
+	// An entry is a newline and its line.
+	k, _ := m.cutView(header, len(lines), func(i int) int { return 1 + utf8.RuneCountInString(lines[i]) })
+	var sb strings.Builder
+	sb.WriteString(header)
+	for _, line := range lines[:k] {
+		sb.WriteString("\n" + line)
+	}
+	fmt.Fprintf(&sb, "\n\n[Listing cut at %s characters: showing the first %d of %d entries, in the order above. View a subdirectory to list it on its own.]",
+		formatCount(m.opts.MaxViewChars), k, len(lines))
+	return success(sb.String())
+}
