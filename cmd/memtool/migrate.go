@@ -266,7 +266,7 @@ func (r policyRecord) names() []string {
 	return out
 }
 
-// plan is what a source holds (see walkStore): its directories (parents
+// plan is what a source holds (see walkMemory): its directories (parents
 // before children) and its files, and the files' total size; policy
 // counts the entries of policies' data among them.
 type plan struct {
@@ -278,7 +278,7 @@ type plan struct {
 
 func planCopy(ctx context.Context, src memtool.Store) (*plan, error) {
 	p := &plan{}
-	err := walkStore(ctx, src, func(name string, e memtool.FileInfo) error {
+	err := walkMemory(ctx, src, func(name string, e memtool.FileInfo) error {
 		if strings.HasPrefix(name, ".memtool") {
 			p.policy++
 		}
@@ -378,8 +378,8 @@ func copyStore(ctx context.Context, src, dst memtool.Store, p *plan, force bool,
 
 // checkDiskNames refuses a directory store whose directory holds, beside
 // the memory, an entry of a policy this memtool does not know (the file
-// store lists no name starting with ".memtool", so walkStore cannot see
-// it). Other stores are checked by walkStore, as far as they list such
+// store lists no name starting with ".memtool", so walkMemory cannot see
+// it). Other stores are checked by walkMemory, as far as they list such
 // names.
 func checkDiskNames(raw, tenant string) error {
 	dir, ok := localDir(raw)

@@ -500,7 +500,7 @@ func findFile(ctx context.Context, raw memtool.Store, tenant string, plain, firs
 		return "", err
 	}
 	var found string
-	err = walkStore(ctx, raw, func(name string, fi memtool.FileInfo) error {
+	err = walkMemory(ctx, raw, func(name string, fi memtool.FileInfo) error {
 		if !fi.IsRegular() {
 			return nil
 		}
@@ -559,13 +559,13 @@ const historyDir = ".memtool-history"
 // for by name.
 var policyData = []string{historyDir, expiry.IndexName, expiry.TrashName}
 
-// errStopWalk ends a walkStore early; walkStore returns it.
+// errStopWalk ends a walkMemory early; walkMemory returns it.
 var errStopWalk = errors.New("stop the walk")
 
-// walkStore calls fn for every directory and file of the memory in raw
+// walkMemory calls fn for every directory and file of the memory in raw
 // and of its policies' data, as wholeStore(raw) lists them: parents
 // before their entries, in name order, the memory's entries first.
-func walkStore(ctx context.Context, raw memtool.Store, fn func(name string, fi memtool.FileInfo) error) error {
+func walkMemory(ctx context.Context, raw memtool.Store, fn func(name string, fi memtool.FileInfo) error) error {
 	w := &wholeView{raw}
 	var walk func(dir string) error
 	walk = func(dir string) error {
