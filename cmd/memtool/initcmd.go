@@ -54,7 +54,7 @@ func runInit(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	store := ""
 	if sf.store != "" {
-		store = " --store " + sf.store
+		store = " --store " + redact(sf.store) // a password in the URL is masked
 	}
 	_, err = fmt.Fprintf(env.stdout, "\nEvery session: memtool run%s --template %s \"task\"  (or memtool chat%s --template %s)\n"+
 		"--template %s gives Claude these rules:\n\n%s\n", store, t.Name, store, t.Name, t.Name, t.Guidance)

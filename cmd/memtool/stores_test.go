@@ -377,8 +377,8 @@ func concurrentEdits(t *testing.T, plan editPlan, url, tenant string) {
 // userinfo, and as sslpassword) to the commands that print store URLs or
 // the errors of opening them, and checks that neither password, written
 // as in the URL or decoded, is in anything memtool prints: migrate's
-// summary and errors, chat's banner, the errors of exec, view and gc,
-// the refusal of a policy mismatch. The live database runs with trust
+// summary and errors, chat's banner, init's hint, the errors of exec,
+// view and gc, the refusal of a policy mismatch. The live database runs with trust
 // authentication, so the password in its URL is ignored.
 func TestNoSecretsInMessages(t *testing.T) {
 	const password, sslPassword = "s3cr3t-Pa55/w0rd", "ssl-Pa55-s3cr3t"
@@ -421,6 +421,7 @@ func TestNoSecretsInMessages(t *testing.T) {
 		{nil, []string{"migrate", "--from", live, "--to", live}, exitUsage, false},
 		{[]string{"ANTHROPIC_API_KEY=sk-test-unused"}, []string{"chat", "--store", filepath.Join(tmp, "copy")}, exitStore, false},
 		{append([]string{"ANTHROPIC_API_KEY=sk-test-unused"}, encrypted...), []string{"chat", "--store", live}, exitOK, true},
+		{encrypted, []string{"init", "--template", "dev", "--store", live}, exitOK, true},
 	} {
 		stdout, stderr, code := runMemtoolEnv(t, c.env, c.args...)
 		out := stdout + stderr
