@@ -49,7 +49,9 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return exitUsage
 	}
-	// Store URLs may hold passwords: no message shows them.
+	// Store URLs may hold passwords: no message shows them. The progress
+	// bar, which shows none, draws on stderr itself, if it is a terminal.
+	terminal := env.stderr
 	env = &cliEnv{stdin: env.stdin, stdout: redactingWriter{env.stdout, []string{from, to}}, stderr: redactingWriter{env.stderr, []string{from, to}}, getenv: env.getenv}
 	switch {
 	case len(rest) > 0:
@@ -116,7 +118,7 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) int {
 		total.files = append(total.files, p.plan.files...)
 		total.bytes += p.plan.bytes
 	}
-	prog := newProgress(env.stderr, len(total.files), total.bytes)
+	prog := newProgress(terminal, len(total.files), total.bytes)
 	var sum migrateSummary
 	for _, p := range pairs {
 		if err := keepPolicy(ctx, p.dst, p.record, p.tenant); err != nil {
@@ -316,9 +318,15 @@ func (s *migrateSummary) add(o migrateSummary) {
 // policies' data apart.
 func copyStore(ctx context.Context, src, dst memtool.Store, p *plan, force bool, prog *progress) (migrateSummary, error) {
 	var sum migrateSummary
-	count := func(name string) {
-		if strings.HasPrefix(name, ".memtool") {
+	tally := func(name string, file bool, size int64) {
+		switch {
+		case strings.HasPrefix(name, ".memtool"):
 			sum.policy++
+		case file:
+			sum.files++
+			sum.bytes += size
+		default:
+			sum.dirs++
 		}
 	}
 	for _, d := range p.dirs {
@@ -331,9 +339,7 @@ func copyStore(ctx context.Context, src, dst memtool.Store, p *plan, force bool,
 		if err != nil {
 			return sum, fmt.Errorf("directory %s: %w", shownName(d), err)
 		}
-		if count(d); !strings.HasPrefix(d, ".memtool") {
-			sum.dirs++
-		}
+		tally(d, false, 0)
 	}
 	mode := memtool.CreateOnly
 	if force {
@@ -349,10 +355,7 @@ func copyStore(ctx context.Context, src, dst memtool.Store, p *plan, force bool,
 			return sum, fmt.Errorf("writing %s: %w", shownName(f), err)
 		}
 		sums[f] = sha256.Sum256(data)
-		if count(f); !strings.HasPrefix(f, ".memtool") {
-			sum.files++
-			sum.bytes += int64(len(data))
-		}
+		tally(f, true, int64(len(data)))
 		prog.add(int64(len(data)))
 	}
 	var bad []string
