@@ -441,12 +441,6 @@ func checkSourceExists(raw string) error {
 	return nil
 }
 
-// tenantLister is the optional capability of a store that can list its
-// tenants (objectstore.Store has it). migrate --all-tenants needs it.
-type tenantLister interface {
-	Tenants(ctx context.Context) ([]string, error)
-}
-
 // listTenants returns the tenants of the multi-tenant store at raw.
 func listTenants(ctx context.Context, raw string) ([]string, error) {
 	if dir, ok := localDir(raw); ok {
@@ -481,7 +475,7 @@ func listTenants(ctx context.Context, raw string) ([]string, error) {
 		return nil, err
 	}
 	defer closer.Close()
-	tl, ok := s.(tenantLister)
+	tl, ok := s.(memtool.TenantLister)
 	if !ok {
 		return nil, fmt.Errorf("store %s cannot list its tenants; copy them one by one with --tenant ID", raw)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/objectstore"
@@ -50,9 +51,17 @@ func openStoreURL(ctx context.Context, raw, tenant string) (memtool.Store, io.Cl
 	scheme, rest, hasScheme := strings.Cut(raw, ":")
 	if !hasScheme || len(scheme) < 2 || strings.ContainsAny(scheme, "/.") {
 		// A plain path (a one-letter "scheme" would be a Windows drive).
-		return openFileStore(raw, tenant)
+		return openFileStore(ctx, raw, tenant)
 	}
 	switch scheme {
+	case "helper": // a directory written by the Python or TypeScript SDK's memory helper
+		if rest == "" {
+			return nil, nil, fmt.Errorf("store URL %q: give the helper's base directory, as in helper:./memory", raw)
+		}
+		if err := os.MkdirAll(claude.HelperDir(rest), 0o700); err != nil {
+			return nil, nil, err
+		}
+		return openFileStore(ctx, claude.HelperDir(rest), tenant)
 	case "mem":
 		if rest != "" {
 			return nil, nil, fmt.Errorf("store URL %q: mem: takes nothing after the colon", raw)
@@ -94,26 +103,20 @@ func openStoreURL(ctx context.Context, raw, tenant string) (memtool.Store, io.Cl
 		if u.Host != "" && u.Host != "localhost" || !filepath.IsAbs(u.Path) {
 			return nil, nil, fmt.Errorf("store URL %q: a file URL needs an absolute path, as in file:///abs/dir", raw)
 		}
-		return openFileStore(u.Path, tenant)
+		return openFileStore(ctx, u.Path, tenant)
 	}
-	return nil, nil, fmt.Errorf("store URL %q: unknown scheme %q (known: file, mem, sqlite, postgres, s3, gs, azblob, mem+blob, file+blob, or a plain directory path)", raw, scheme)
+	return nil, nil, fmt.Errorf("store URL %q: unknown scheme %q (known: file, helper, mem, sqlite, postgres, s3, gs, azblob, mem+blob, file+blob, or a plain directory path)", raw, scheme)
 }
 
-func openFileStore(dir, tenant string) (memtool.Store, io.Closer, error) {
+func openFileStore(ctx context.Context, dir, tenant string) (memtool.Store, io.Closer, error) {
 	if dir == "" {
 		return nil, nil, fmt.Errorf("store: empty directory path")
-	}
-	if err := checkFileTenancy(dir, tenant); err != nil {
-		return nil, nil, err
-	}
-	if tenant != "" {
-		return openFileTenant(dir, tenant)
 	}
 	s, err := filestore.Open(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, s, nil
+	return scopeTenant(ctx, s, s, tenant)
 }
 
 type nopCloser struct{}
