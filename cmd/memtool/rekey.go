@@ -33,22 +33,15 @@ func runRekey(ctx context.Context, env *cliEnv, args []string) int {
 		return exitUsage
 	}
 	// Rekey works on the raw store, below any policy (which would wrap it
-	// in a second encryption layer).
-	raw := *env
-	raw.getenv = func(k string) string {
-		if k == "MEMTOOL_POLICY" {
-			return ""
-		}
-		return env.getenv(k)
-	}
+	// in a second encryption layer), with the policies' data listed.
 	sf.policy = ""
-	mem, closer, err := openMemory(&raw, &sf)
+	raw, closer, err := openRawStore(ctx, env, &sf)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool rekey: %v\n", err)
 		return exitStore
 	}
 	defer closer.Close()
-	store, err := encrypt.New(mem.Store(), keys, &encrypt.Options{Tenant: sf.tenant})
+	store, err := encrypt.New(raw, keys, &encrypt.Options{Tenant: sf.tenant})
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool rekey: %v\n", err)
 		return exitUsage

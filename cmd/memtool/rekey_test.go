@@ -214,7 +214,7 @@ func sealedFiles(t *testing.T, dir string) map[string]string {
 		}
 		if len(b) >= encrypt.Overhead && (string(b[:4]) == "mte1" || string(b[:4]) == "mte2") {
 			out[p] = string(bytes.TrimRight(b[4:4+encrypt.MaxKeyIDLen], "\x00"))
-		} else if filepath.Base(p) != ".memtool.lock" {
+		} else if base := filepath.Base(p); base != ".memtool.lock" && base != ".memtool-policy.json" { // the policy record is plain by design
 			t.Errorf("%s is not encrypted: %q", p, b)
 		}
 		return nil
