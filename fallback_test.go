@@ -11,6 +11,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // The tests of Memory's rename fallback, which runs on stores without
@@ -24,23 +25,6 @@ func do(mem *memtool.Memory, kv ...string) memtool.Result {
 	}
 	b, _ := json.Marshal(in)
 	return mem.Run(context.Background(), b)
-}
-
-// together runs the functions at the same moment, each in its goroutine,
-// and waits for all of them.
-func together(fns ...func()) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			fn()
-		}()
-	}
-	close(start)
-	wg.Wait()
 }
 
 // readText returns the text of a stored file, or "" and the error.
@@ -90,7 +74,7 @@ func renameRaces(t *testing.T, rounds int, open func(t *testing.T) memtool.Store
 			t.Fatal(r.Text)
 		}
 		var rn, cr memtool.Result
-		together(
+		storetest.Together(
 			func() { rn = do(mem, "command", "rename", "old_path", "/memories/old", "new_path", "/memories/new") },
 			func() { cr = do(mem, "command", "create", "path", "/memories/new/notes.md", "file_text", "notes") },
 		)
@@ -106,7 +90,7 @@ func renameRaces(t *testing.T, rounds int, open func(t *testing.T) memtool.Store
 			t.Fatal(r.Text)
 		}
 		var ed memtool.Result
-		together(
+		storetest.Together(
 			func() { rn = do(mem, "command", "rename", "old_path", "/memories/a", "new_path", "/memories/b") },
 			func() {
 				ed = do(mem, "command", "str_replace", "path", "/memories/a", "old_str", "v0", "new_str", "v1")
@@ -125,7 +109,7 @@ func renameRaces(t *testing.T, rounds int, open func(t *testing.T) memtool.Store
 			do(mem, "command", "create", "path", "/memories/tree/"+name, "file_text", name)
 		}
 		var dl memtool.Result
-		together(
+		storetest.Together(
 			func() { dl = do(mem, "command", "delete", "path", "/memories/tree") },
 			func() { cr = do(mem, "command", "create", "path", "/memories/tree/new.md", "file_text", "new") },
 		)
@@ -262,7 +246,7 @@ func TestFallbackRenameRacesAcrossProcesses(t *testing.T) {
 			target = "/memories/src/y.md" // lands in the source while it is copied
 		}
 		var cr memtool.Result
-		together(
+		storetest.Together(
 			func() { do(a, "command", "rename", "old_path", "/memories/src", "new_path", "/memories/dst") },
 			func() { cr = do(b, "command", "create", "path", target, "file_text", "the other's") },
 		)

@@ -9,34 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // The tests of rename: the wrapper forwards the inner store's atomic rename,
 // which moves ciphertexts as they are, and files of the old format (mte1)
 // still open after a move.
-
-// together runs the functions at the same moment, each in its goroutine,
-// as the SDK runners run one turn's tool calls, and waits for all of them.
-func together(fns ...func()) {
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, fn := range fns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			fn()
-		}()
-	}
-	close(start)
-	wg.Wait()
-}
 
 func text(t *testing.T, s memtool.Store, name string) string {
 	t.Helper()
@@ -68,7 +51,7 @@ func TestRenameRacesInProcess(t *testing.T) {
 				mem := memtool.New(s, nil)
 				run(t, mem, map[string]any{"command": "create", "path": "/memories/old/x.md", "file_text": "x"})
 				var rn, cr memtool.Result
-				together(
+				storetest.Together(
 					func() {
 						rn = run(t, mem, map[string]any{"command": "rename", "old_path": "/memories/old", "new_path": "/memories/new"})
 					},
@@ -85,7 +68,7 @@ func TestRenameRacesInProcess(t *testing.T) {
 
 				run(t, mem, map[string]any{"command": "create", "path": "/memories/a", "file_text": "v0"})
 				var ed memtool.Result
-				together(
+				storetest.Together(
 					func() {
 						rn = run(t, mem, map[string]any{"command": "rename", "old_path": "/memories/a", "new_path": "/memories/b"})
 					},
@@ -130,7 +113,7 @@ func TestRenameRacesAcrossProcesses(t *testing.T) {
 				results[i] = run(t, mem, map[string]any{"command": "rename", "old_path": fmt.Sprintf("/memories/src%d.md", i), "new_path": "/memories/dst.md"})
 			})
 		}
-		together(fns...)
+		storetest.Together(fns...)
 		wins := 0
 		for i, r := range results {
 			src := text(t, s, fmt.Sprintf("src%d.md", i))
@@ -151,7 +134,7 @@ func TestRenameRacesAcrossProcesses(t *testing.T) {
 
 		run(t, mems[0], map[string]any{"command": "create", "path": "/memories/old/a.md", "file_text": "a"})
 		var rn, cr memtool.Result
-		together(
+		storetest.Together(
 			func() {
 				rn = run(t, mems[0], map[string]any{"command": "rename", "old_path": "/memories/old", "new_path": "/memories/new"})
 			},

@@ -13,6 +13,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/pgstore/pgtest"
+	"github.com/memtool/memtool/storetest"
 )
 
 // short are Options with short timeouts, for the tests that wait them out.
@@ -20,22 +21,6 @@ var short = pgstore.Options{
 	ConnectTimeout: 500 * time.Millisecond,
 	OpTimeout:      time.Second,
 	LockTimeout:    200 * time.Millisecond,
-}
-
-// answer runs fn and returns its error, failing the test if fn has not
-// returned after hang, which is far longer than any wait fn may make.
-func answer(t *testing.T, what string, fn func() error) error {
-	t.Helper()
-	const hang = 30 * time.Second
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(hang):
-		t.Fatalf("%s: no answer after %v", what, hang)
-		return nil
-	}
 }
 
 func openWith(t *testing.T, url string, opts pgstore.Options) *pgstore.Store {
@@ -175,7 +160,7 @@ func TestFrozenServer(t *testing.T) {
 
 	p.freeze()
 	for _, op := range ops {
-		err := answer(t, op.name, func() error { return op.run(ctx, s) })
+		err := storetest.Answer(t, op.name, func() error { return op.run(ctx, s) })
 		switch {
 		case err == nil:
 			t.Errorf("%s through a frozen server succeeded", op.name)
@@ -194,7 +179,7 @@ func TestFrozenServer(t *testing.T) {
 		{proxied, short},
 		{proxied + "&connect_timeout=1", pgstore.Options{OpTimeout: time.Hour}},
 	} {
-		err := answer(t, "Open", func() error {
+		err := storetest.Answer(t, "Open", func() error {
 			_, err := pgstore.Open(ctx, o.url, &o.opts)
 			return err
 		})
@@ -204,7 +189,7 @@ func TestFrozenServer(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(50*time.Millisecond, cancel)
-	err := answer(t, "cancelled WriteFile", func() error {
+	err := storetest.Answer(t, "cancelled WriteFile", func() error {
 		return ps.WriteFile(cctx, "cancelled", []byte("c"), memtool.CreateOnly)
 	})
 	if !errors.Is(err, context.Canceled) {
@@ -214,7 +199,7 @@ func TestFrozenServer(t *testing.T) {
 	p.resume()
 	checkUnchanged(t, openWith(t, direct, short))
 	for _, op := range ops {
-		if err := answer(t, op.name, func() error { return op.run(ctx, s) }); err != nil {
+		if err := storetest.Answer(t, op.name, func() error { return op.run(ctx, s) }); err != nil {
 			t.Errorf("%s once the server answers again: %v", op.name, err)
 		}
 	}
@@ -237,7 +222,7 @@ func TestFrozenClient(t *testing.T) {
 	other := openWith(t, direct, short)
 	t.Cleanup(p.close) // as in TestFrozenServer
 
-	err := answer(t, "Update", func() error {
+	err := storetest.Answer(t, "Update", func() error {
 		return cut.Update(ctx, "kept", 100, func([]byte) ([]byte, error) {
 			p.freeze()
 			return []byte("from the cut-off store"), nil
@@ -277,7 +262,7 @@ func TestLostCommitAnswer(t *testing.T) {
 	t.Cleanup(p.close) // as in TestFrozenServer
 	// pgx commits with the simple query "commit".
 	p.freezeAfter([]byte("commit\x00"))
-	err := answer(t, "Update", func() error {
+	err := storetest.Answer(t, "Update", func() error {
 		return s.Update(ctx, "log", 100, func(old []byte) ([]byte, error) { return append(old, "b\n"...), nil })
 	})
 	if err == nil || !strings.Contains(err.Error(), "may or may not have been made") ||
@@ -349,7 +334,7 @@ func TestHeldLocks(t *testing.T) {
 			for _, name := range c.busy {
 				op := ops[byName[name]]
 				start := time.Now()
-				err := answer(t, name, func() error { return op.run(ctx, s) })
+				err := storetest.Answer(t, name, func() error { return op.run(ctx, s) })
 				if !errors.Is(err, memtool.ErrBusy) {
 					t.Errorf("%s while the %s is held: %v, want ErrBusy", name, c.name, err)
 				}
@@ -359,7 +344,7 @@ func TestHeldLocks(t *testing.T) {
 			}
 			for _, name := range c.free {
 				op := ops[byName[name]]
-				if err := answer(t, name, func() error { return op.run(ctx, s) }); err != nil {
+				if err := storetest.Answer(t, name, func() error { return op.run(ctx, s) }); err != nil {
 					t.Errorf("%s while the %s is held: %v", name, c.name, err)
 				}
 			}
@@ -371,7 +356,7 @@ func TestHeldLocks(t *testing.T) {
 				if op.write && op.done(ctx, s) {
 					t.Errorf("%s failed with ErrBusy but made its change", name)
 				}
-				if err := answer(t, name, func() error { return op.run(ctx, s) }); err != nil {
+				if err := storetest.Answer(t, name, func() error { return op.run(ctx, s) }); err != nil {
 					t.Errorf("%s once the %s is released: %v", name, c.name, err)
 				}
 			}
@@ -396,7 +381,7 @@ func TestHeldMigrationLock(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgstore.MigrationLock)); err != nil {
 		t.Fatal(err)
 	}
-	err = answer(t, "Open", func() error {
+	err = storetest.Answer(t, "Open", func() error {
 		s, err := pgstore.Open(ctx, fresh, &short)
 		if err == nil {
 			s.Close()
@@ -406,7 +391,7 @@ func TestHeldMigrationLock(t *testing.T) {
 	if !errors.Is(err, memtool.ErrBusy) {
 		t.Errorf("Open of a new database while another process migrates: %v, want ErrBusy", err)
 	}
-	if err := answer(t, "Open", func() error {
+	if err := storetest.Answer(t, "Open", func() error {
 		s, err := pgstore.Open(ctx, current, &short)
 		if err == nil {
 			s.Close()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/sqlitestore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // holdEnv, set to a database file, makes the test binary the other process
@@ -124,22 +125,6 @@ func holdInProcess(t *testing.T, path string) func() {
 	return release
 }
 
-// answer runs fn and returns its error, failing the test if fn has not
-// returned after hang, which is far longer than any wait fn may make.
-func answer(t *testing.T, what string, fn func() error) error {
-	t.Helper()
-	const hang = 30 * time.Second
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(hang):
-		t.Fatalf("%s: no answer after %v", what, hang)
-		return nil
-	}
-}
-
 func openWith(t *testing.T, path string, opts *sqlitestore.Options) *sqlitestore.Store {
 	t.Helper()
 	s, err := sqlitestore.OpenWith(path, opts)
@@ -225,7 +210,7 @@ func TestHeldWriteLock(t *testing.T) {
 			release := h.hold(t, path)
 
 			var other *sqlitestore.Store
-			if err := answer(t, "Open", func() (err error) {
+			if err := storetest.Answer(t, "Open", func() (err error) {
 				other, err = sqlitestore.OpenWith(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
 				return err
 			}); err != nil {
@@ -243,7 +228,7 @@ func TestHeldWriteLock(t *testing.T) {
 
 			for _, w := range writes {
 				start := time.Now()
-				err := answer(t, w.name, func() error { return w.run(ctx, s) })
+				err := storetest.Answer(t, w.name, func() error { return w.run(ctx, s) })
 				if !errors.Is(err, memtool.ErrBusy) {
 					t.Errorf("%s while another holds the write lock: %v, want ErrBusy", w.name, err)
 				}
@@ -260,7 +245,7 @@ func TestHeldWriteLock(t *testing.T) {
 			patient := openWith(t, path, &sqlitestore.Options{BusyTimeout: time.Hour})
 			cctx, cancel := context.WithCancel(ctx)
 			time.AfterFunc(50*time.Millisecond, cancel)
-			err := answer(t, "cancelled WriteFile", func() error {
+			err := storetest.Answer(t, "cancelled WriteFile", func() error {
 				return patient.WriteFile(cctx, "cancelled", []byte("c"), memtool.CreateOnly)
 			})
 			if !errors.Is(err, context.Canceled) {
@@ -269,7 +254,7 @@ func TestHeldWriteLock(t *testing.T) {
 
 			release()
 			for _, w := range writes {
-				if err := answer(t, w.name, func() error { return w.run(ctx, s) }); err != nil {
+				if err := storetest.Answer(t, w.name, func() error { return w.run(ctx, s) }); err != nil {
 					t.Errorf("%s after the lock was released: %v", w.name, err)
 				}
 				if !w.done(ctx, other) {
@@ -305,7 +290,7 @@ func TestBusyWithinProcess(t *testing.T) {
 	}()
 	<-inside
 	start := time.Now()
-	err := answer(t, "WriteFile", func() error { return s.WriteFile(ctx, "new", nil, memtool.CreateOnly) })
+	err := storetest.Answer(t, "WriteFile", func() error { return s.WriteFile(ctx, "new", nil, memtool.CreateOnly) })
 	if !errors.Is(err, memtool.ErrBusy) {
 		t.Errorf("WriteFile while the store's own Update holds the lock: %v, want ErrBusy", err)
 	}
@@ -313,7 +298,7 @@ func TestBusyWithinProcess(t *testing.T) {
 		t.Errorf("WriteFile gave up after %v, before the busy timeout %v", waited, busyTimeout)
 	}
 	close(proceed)
-	if err := answer(t, "Update", func() error { return <-updated }); err != nil {
+	if err := storetest.Answer(t, "Update", func() error { return <-updated }); err != nil {
 		t.Fatalf("the Update that held the lock: %v", err)
 	}
 	if got, err := s.ReadFile(ctx, "kept", 100); err != nil || string(got) != "updated" {
@@ -343,7 +328,7 @@ func TestReadersShutOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	err = answer(t, "Open", func() error {
+	err = storetest.Answer(t, "Open", func() error {
 		s, err := sqlitestore.OpenWith(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
 		if err == nil {
 			s.Close()

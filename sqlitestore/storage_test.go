@@ -12,6 +12,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/sqlitestore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // unavailable fails t under CI and skips it otherwise.
@@ -207,7 +208,7 @@ func TestReadOnly(t *testing.T) {
 func answerStore(t *testing.T, path string) *sqlitestore.Store {
 	t.Helper()
 	var s *sqlitestore.Store
-	if err := answer(t, "Open", func() (err error) {
+	if err := storetest.Answer(t, "Open", func() (err error) {
 		s, err = sqlitestore.Open(path)
 		return err
 	}); err != nil {

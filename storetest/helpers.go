@@ -1,0 +1,41 @@
+package storetest
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// Together runs the functions at the same moment, each in its goroutine,
+// as the SDK runners run one turn's tool calls, and waits for all of them.
+func Together(fns ...func()) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			fn()
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
+// Answer runs fn and returns its error, failing the test if fn has not
+// returned after 30 seconds, far longer than any bounded wait a store may
+// make: a store test uses it where the bug it guards against is a hang.
+func Answer(t *testing.T, what string, fn func() error) error {
+	t.Helper()
+	const hang = 30 * time.Second
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(hang):
+		t.Fatalf("%s: no answer after %v", what, hang)
+		return nil
+	}
+}
