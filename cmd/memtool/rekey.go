@@ -7,12 +7,6 @@ import (
 	"github.com/memtool/memtool/encrypt"
 )
 
-// policyEntries are the entries at the root of a store that the policies
-// over the encryption (package history's versions, package expiry's index
-// and trash) keep for themselves, written through it: a store's listing
-// may leave them out, so rekey names them.
-var policyEntries = []string{".memtool-history", ".memtool-expiry.json", ".memtool-expiry-trash"}
-
 // runRekey re-encrypts every file of an encrypted store (package encrypt)
 // with the first key, after a rotation (memtool keygen --rotate),
 // including the policies' own entries.
@@ -46,7 +40,7 @@ func runRekey(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "memtool rekey: %v\n", err)
 		return exitUsage
 	}
-	n, err := encrypt.Rekey(ctx, store, policyEntries...)
+	n, err := encrypt.Rekey(ctx, store, policyData...)
 	fmt.Fprintf(env.stdout, "re-encrypted %d files with key %s\n", n, keys[0].ID)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "memtool rekey: %v\n", err)
