@@ -39,7 +39,7 @@ func benchEachStore(b *testing.B, fn func(b *testing.B, m *memtool.Memory, s mem
 		fn(b, memtool.New(s, nil), s)
 	})
 	b.Run("store=file", func(b *testing.B) {
-		s, err := filestore.Open(b.TempDir())
+		s, err := filestore.Open(b.TempDir(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -185,9 +185,9 @@ func (h *recordingHandler) WithGroup(string) slog.Handler { return h }
 
 func openWith(t *testing.T, dir string, opts *filestore.Options) *filestore.Store {
 	t.Helper()
-	s, err := filestore.OpenWith(dir, opts)
+	s, err := filestore.Open(dir, opts)
 	if err != nil {
-		t.Fatalf("OpenWith(%s): %v", dir, err)
+		t.Fatalf("Open(%s): %v", dir, err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -251,7 +251,7 @@ func TestOpenWithDebrisItCannotRemove(t *testing.T) {
 	makeUnremovable(t, stuck)
 
 	var logs logRecords
-	s, err := filestore.OpenWith(dir, &filestore.Options{Logger: testLogger(t, &logs)})
+	s, err := filestore.Open(dir, &filestore.Options{Logger: testLogger(t, &logs)})
 	if err != nil {
 		t.Fatalf("Open with unremovable debris: %v", err)
 	}
@@ -673,7 +673,7 @@ func TestLockSurvivesDeletedLockFile(t *testing.T) {
 	for range workers {
 		writers.Go(func() {
 			for range per {
-				w, err := filestore.Open(dir)
+				w, err := filestore.Open(dir, nil)
 				if err != nil {
 					errs <- err
 					return

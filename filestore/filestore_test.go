@@ -23,7 +23,7 @@ func TestConformance(t *testing.T) {
 
 func open(t *testing.T, dir string) *filestore.Store {
 	t.Helper()
-	s, err := filestore.Open(dir)
+	s, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", dir, err)
 	}

@@ -175,7 +175,7 @@ func runHostileLine(t *testing.T, l hostileLine) {
 		race = newSwapper(t, env, l.Race)
 	}
 
-	store, err := filestore.Open(env.storeDir)
+	store, err := filestore.Open(env.storeDir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

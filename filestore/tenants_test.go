@@ -185,7 +185,7 @@ func TestTenancyReservedNames(t *testing.T) {
 // nothing, closing the parent closes them all. A tenant has no tenants.
 func TestTenantStoreOwnership(t *testing.T) {
 	ctx := t.Context()
-	s, err := filestore.Open(t.TempDir())
+	s, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestTenantOwnLockAndRecovery(t *testing.T) {
 	if err := syscall.Flock(int(parent.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
-	s, err := filestore.OpenWith(dir, &filestore.Options{BusyTimeout: -1})
+	s, err := filestore.Open(dir, &filestore.Options{BusyTimeout: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

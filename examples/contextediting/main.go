@@ -33,7 +33,7 @@ func main() {
 	if task == "" {
 		log.Fatal("usage: contextediting [-dir DIR] TASK")
 	}
-	store, err := filestore.Open(*dir)
+	store, err := filestore.Open(*dir, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

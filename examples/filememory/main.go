@@ -31,7 +31,7 @@ func main() {
 		log.Fatal("usage: filememory [-dir DIR] TASK")
 	}
 
-	store, err := filestore.Open(*dir)
+	store, err := filestore.Open(*dir, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

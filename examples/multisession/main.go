@@ -36,7 +36,7 @@ func main() {
 	}
 	ctx := context.Background()
 
-	store, err := filestore.Open(*dir)
+	store, err := filestore.Open(*dir, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
