@@ -70,35 +70,43 @@ func writeTemp(d *os.File, data []byte) (string, error) {
 	return tmp, nil
 }
 
-func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
-	if name == "" {
-		return classErr("write", name, memtool.ErrIsDir)
-	}
-	unlock, err := s.acquire(ctx, "write", name)
+// inParent runs fn for the change op of name, holding the write lock
+// (see acquire), with the directory that holds name open as d.
+func (s *Store) inParent(ctx context.Context, op, name string, fn func(d *os.File, base string) error) error {
+	unlock, err := s.acquire(ctx, op, name)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	d, base, err := s.openParent("write", name)
+	d, base, err := s.openParent(op, name)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if mode == memtool.Replace {
-		// What Stat would report: links followed through the root, several
-		// hard links irregular.
-		fi, err := s.root.Stat(name)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return mapErr("write", name, err)
-		case fi.IsDir():
-			return classErr("write", name, memtool.ErrIsDir)
-		case info(base, fi).Type != 0:
-			return classErr("write", name, memtool.ErrIrregular)
-		}
+	return fn(d, base)
+}
+
+func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	if name == "" {
+		return classErr("write", name, memtool.ErrIsDir)
 	}
-	return s.commit(d, "write", name, base, data, mode == memtool.CreateOnly)
+	return s.inParent(ctx, "write", name, func(d *os.File, base string) error {
+		if mode == memtool.Replace {
+			// What Stat would report: links followed through the root, several
+			// hard links irregular.
+			fi, err := s.root.Stat(name)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+			case err != nil:
+				return mapErr("write", name, err)
+			case fi.IsDir():
+				return classErr("write", name, memtool.ErrIsDir)
+			case info(base, fi).Type != 0:
+				return classErr("write", name, memtool.ErrIrregular)
+			}
+		}
+		return s.commit(d, "write", name, base, data, mode == memtool.CreateOnly)
+	})
 }
 
 // commit writes data to a temp file in d and renames it to base, without
@@ -153,51 +161,35 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("mkdir", name, memtool.ErrExist)
 	}
-	unlock, err := s.acquire(ctx, "mkdir", name)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	d, base, err := s.openParent("mkdir", name)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := withFd(d, func(dfd int) error { return unix.Mkdirat(dfd, base, 0o700) }); err != nil {
-		return mapErr("mkdir", name, err)
-	}
-	return mapErr("mkdir", name, d.Sync())
+	return s.inParent(ctx, "mkdir", name, func(d *os.File, base string) error {
+		if err := withFd(d, func(dfd int) error { return unix.Mkdirat(dfd, base, 0o700) }); err != nil {
+			return mapErr("mkdir", name, err)
+		}
+		return mapErr("mkdir", name, d.Sync())
+	})
 }
 
 func (s *Store) Remove(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("remove", name, fs.ErrInvalid)
 	}
-	unlock, err := s.acquire(ctx, "remove", name)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	d, base, err := s.openParent("remove", name)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	err = withFd(d, func(dfd int) error {
-		var st unix.Stat_t
-		if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return err
+	return s.inParent(ctx, "remove", name, func(d *os.File, base string) error {
+		err := withFd(d, func(dfd int) error {
+			var st unix.Stat_t
+			if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				return err
+			}
+			flags := 0
+			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+				flags = unix.AT_REMOVEDIR
+			}
+			return unix.Unlinkat(dfd, base, flags)
+		})
+		if err != nil {
+			return mapErr("remove", name, err)
 		}
-		flags := 0
-		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			flags = unix.AT_REMOVEDIR
-		}
-		return unix.Unlinkat(dfd, base, flags)
+		return mapErr("remove", name, d.Sync())
 	})
-	if err != nil {
-		return mapErr("remove", name, err)
-	}
-	return mapErr("remove", name, d.Sync())
 }
 
 // RemoveAll removes a file or a whole directory. A directory is first
@@ -207,29 +199,20 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("removeall", name, fs.ErrInvalid)
 	}
-	unlock, err := s.acquire(ctx, "removeall", name)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	d, base, err := s.openParent("removeall", name)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	trash := randomName(trashPrefix)
-	if err := withFd(d, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
-		return mapErr("removeall", name, err)
-	}
-	if err := d.Sync(); err != nil {
-		return mapErr("removeall", name, err)
-	}
-	dir, _ := split(name)
-	if err := s.root.RemoveAll(path.Join(rootName(dir), trash)); err != nil {
-		// The entry is gone for every reader; the sweep retries the rest.
+	return s.inParent(ctx, "removeall", name, func(d *os.File, base string) error {
+		trash := randomName(trashPrefix)
+		if err := withFd(d, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
+			return mapErr("removeall", name, err)
+		}
+		if err := d.Sync(); err != nil {
+			return mapErr("removeall", name, err)
+		}
+		// If this fails, the entry is gone for every reader all the same;
+		// the sweep retries the rest.
+		dir, _ := split(name)
+		s.root.RemoveAll(path.Join(rootName(dir), trash))
 		return nil
-	}
-	return nil
+	})
 }
 
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
