@@ -86,6 +86,15 @@ func (s *Store) inParent(ctx context.Context, op, name string, fn func(d *os.Fil
 	return fn(d, base)
 }
 
+// change makes the change fn in the directory d (given its descriptor),
+// then fsyncs d, so that the change is on disk when it returns.
+func change(d *os.File, op, name string, fn func(dfd int) error) error {
+	if err := withFd(d, fn); err != nil {
+		return mapErr(op, name, err)
+	}
+	return mapErr(op, name, d.Sync())
+}
+
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	if name == "" {
 		return classErr("write", name, memtool.ErrIsDir)
@@ -162,10 +171,7 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 		return classErr("mkdir", name, memtool.ErrExist)
 	}
 	return s.inParent(ctx, "mkdir", name, func(d *os.File, base string) error {
-		if err := withFd(d, func(dfd int) error { return unix.Mkdirat(dfd, base, 0o700) }); err != nil {
-			return mapErr("mkdir", name, err)
-		}
-		return mapErr("mkdir", name, d.Sync())
+		return change(d, "mkdir", name, func(dfd int) error { return unix.Mkdirat(dfd, base, 0o700) })
 	})
 }
 
@@ -174,7 +180,7 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 		return classErr("remove", name, fs.ErrInvalid)
 	}
 	return s.inParent(ctx, "remove", name, func(d *os.File, base string) error {
-		err := withFd(d, func(dfd int) error {
+		return change(d, "remove", name, func(dfd int) error {
 			var st unix.Stat_t
 			if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				return err
@@ -185,10 +191,6 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 			}
 			return unix.Unlinkat(dfd, base, flags)
 		})
-		if err != nil {
-			return mapErr("remove", name, err)
-		}
-		return mapErr("remove", name, d.Sync())
 	})
 }
 
@@ -201,11 +203,8 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	}
 	return s.inParent(ctx, "removeall", name, func(d *os.File, base string) error {
 		trash := randomName(trashPrefix)
-		if err := withFd(d, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
-			return mapErr("removeall", name, err)
-		}
-		if err := d.Sync(); err != nil {
-			return mapErr("removeall", name, err)
+		if err := change(d, "removeall", name, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
+			return err
 		}
 		// If this fails, the entry is gone for every reader all the same;
 		// the sweep retries the rest.
