@@ -114,10 +114,7 @@ const benchBatch = 256
 func BenchmarkCreate(b *testing.B) {
 	benchEachStore(b, func(b *testing.B, m *memtool.Memory, s memtool.Store) {
 		ctx := context.Background()
-		if err := s.Mkdir(ctx, "create"); err != nil {
-			b.Fatal(err)
-		}
-		benchBatches(b, m, func(first int) [][]byte {
+		benchBatches(b, m, s, "create", func(first int) [][]byte {
 			// The batch's directory exists before the timed creates,
 			// so each of them creates just its file.
 			n := first / benchBatch
@@ -139,10 +136,13 @@ func BenchmarkCreate(b *testing.B) {
 	})
 }
 
-// benchBatches runs b.N inputs, benchBatch at a time: batch makes the
-// inputs of the runs from first on (and whatever they need in the store),
-// off the clock.
-func benchBatches(b *testing.B, m *memtool.Memory, batch func(first int) [][]byte) {
+// benchBatches makes the directory dir, then runs b.N inputs, benchBatch at
+// a time: batch makes the inputs of the runs from first on (and whatever
+// they need in the store), off the clock.
+func benchBatches(b *testing.B, m *memtool.Memory, s memtool.Store, dir string, batch func(first int) [][]byte) {
+	if err := s.Mkdir(context.Background(), dir); err != nil {
+		b.Fatal(err)
+	}
 	var inputs [][]byte
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -204,10 +204,7 @@ func BenchmarkInsert(b *testing.B) {
 func BenchmarkDelete(b *testing.B) {
 	benchEachStore(b, func(b *testing.B, m *memtool.Memory, s memtool.Store) {
 		ctx := context.Background()
-		if err := s.Mkdir(ctx, "del"); err != nil {
-			b.Fatal(err)
-		}
-		benchBatches(b, m, func(first int) [][]byte {
+		benchBatches(b, m, s, "del", func(first int) [][]byte {
 			var inputs [][]byte
 			for j := range benchBatch {
 				name := fmt.Sprintf("del/f%d.md", first+j)
