@@ -59,15 +59,6 @@ func runExample(t *testing.T, bin, dir, name string, srv *claudetest.Server, arg
 	return out.String(), errOut.String()
 }
 
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // exampleRun is one run of an example against the fake API: its turns,
 // the task, the exact stdout ("" where check looks at stdout itself), and
 // check, which looks at the rest (stderr, the files left in dir, the
@@ -92,8 +83,8 @@ var exampleRuns = []exampleRun{{
 	task:   "My name is Ada; remember it.",
 	stdout: "I will remember that your name is Ada.\n",
 	check: func(t *testing.T, dir, _, _ string, _ *claudetest.Server) {
-		if got := readFile(t, filepath.Join(dir, "memories", "user.md")); got != "Name: Ada\n" {
-			t.Errorf("memories/user.md = %q", got)
+		if got, err := os.ReadFile(filepath.Join(dir, "memories", "user.md")); string(got) != "Name: Ada\n" {
+			t.Errorf("memories/user.md = %q (%v)", got, err)
 		}
 	},
 }, {
@@ -142,8 +133,8 @@ var exampleRuns = []exampleRun{{
 		if !strings.Contains(errOut, "seeded /memories/progress.md") || !strings.Contains(errOut, "memory: str_replace /memories/features.md: ok") {
 			t.Errorf("stderr:\n%s", errOut)
 		}
-		if got := readFile(t, filepath.Join(dir, "project-memory", "features.md")); !strings.HasSuffix(got, "## Features\n- [ ] shorten a URL\n") {
-			t.Errorf("features.md = %q", got)
+		if got, err := os.ReadFile(filepath.Join(dir, "project-memory", "features.md")); !strings.HasSuffix(string(got), "## Features\n- [ ] shorten a URL\n") {
+			t.Errorf("features.md = %q (%v)", got, err)
 		}
 		if !strings.Contains(string(srv.Requests()[0].System), "before anything else") {
 			t.Errorf("the dev guidance is not in the system prompt: %s", srv.Requests()[0].System)
