@@ -15,7 +15,7 @@ import (
 // then reads and reverts its versions with the memtool binary.
 func TestHistoryDiffRevert(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "memories")
-	fs, err := filestore.Open(dir)
+	fs, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,7 +112,7 @@ func openFileStore(ctx context.Context, dir, tenant string) (memtool.Store, io.C
 	if dir == "" {
 		return nil, nil, fmt.Errorf("store: empty directory path")
 	}
-	s, err := filestore.Open(dir)
+	s, err := filestore.Open(dir, nil)
 	if err != nil {
 		return nil, nil, err
 	}
