@@ -542,8 +542,9 @@ func TestTwoStoresShareUpdates(t *testing.T) {
 	}
 }
 
-// The texts the model gets for what only a file store can hold (spec §3.1,
-// §3.4): a FIFO is an unsupported file type for view and not a file for
+// The texts the model gets for what only a file store can hold
+// (DEVIATIONS.md: D11, "Hard links, FIFOs, sockets, devices" and "Symbolic
+// links"): a FIFO is an unsupported file type for view and not a file for
 // edits; a link out of the root is refused as an escape; neither appears in
 // a listing.
 func TestMemoryTextsForIrregularEntries(t *testing.T) {
