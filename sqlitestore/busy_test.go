@@ -127,7 +127,7 @@ func holdInProcess(t *testing.T, path string) func() {
 
 func openWith(t *testing.T, path string, opts *sqlitestore.Options) *sqlitestore.Store {
 	t.Helper()
-	s, err := sqlitestore.OpenWith(path, opts)
+	s, err := sqlitestore.Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestHeldWriteLock(t *testing.T) {
 
 			var other *sqlitestore.Store
 			if err := storetest.Answer(t, "Open", func() (err error) {
-				other, err = sqlitestore.OpenWith(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+				other, err = sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
 				return err
 			}); err != nil {
 				t.Fatalf("Open while another holds the write lock: %v", err)
@@ -329,7 +329,7 @@ func TestReadersShutOut(t *testing.T) {
 	}
 	start := time.Now()
 	err = storetest.Answer(t, "Open", func() error {
-		s, err := sqlitestore.OpenWith(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+		s, err := sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
 		if err == nil {
 			s.Close()
 		}

@@ -15,7 +15,7 @@ import (
 
 func open(t *testing.T, path string) *sqlitestore.Store {
 	t.Helper()
-	s, err := sqlitestore.Open(path)
+	s, err := sqlitestore.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

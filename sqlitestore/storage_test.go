@@ -187,7 +187,7 @@ func TestReadOnly(t *testing.T) {
 		s.Close() // the last connection removes the -wal and -shm files
 		ro := t.TempDir()
 		mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
-		st, err := sqlitestore.Open(filepath.Join(ro, "m.db"))
+		st, err := sqlitestore.Open(filepath.Join(ro, "m.db"), nil)
 		if err == nil {
 			defer st.Close()
 			_, err = st.ReadFile(ctx, "kept", 100)
@@ -199,7 +199,7 @@ func TestReadOnly(t *testing.T) {
 	t.Run("missing file in a read-only directory", func(t *testing.T) {
 		ro := t.TempDir()
 		mount(t, ro, "--bind", "-o", "ro", t.TempDir())
-		if _, err := sqlitestore.Open(filepath.Join(ro, "m.db")); !errors.Is(err, memtool.ErrReadOnly) {
+		if _, err := sqlitestore.Open(filepath.Join(ro, "m.db"), nil); !errors.Is(err, memtool.ErrReadOnly) {
 			t.Errorf("Open of a new file in a read-only directory: %v, want ErrReadOnly", err)
 		}
 	})
@@ -209,7 +209,7 @@ func answerStore(t *testing.T, path string) *sqlitestore.Store {
 	t.Helper()
 	var s *sqlitestore.Store
 	if err := storetest.Answer(t, "Open", func() (err error) {
-		s, err = sqlitestore.Open(path)
+		s, err = sqlitestore.Open(path, nil)
 		return err
 	}); err != nil {
 		t.Fatalf("Open of a read-only file: %v", err)
