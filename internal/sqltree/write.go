@@ -10,13 +10,13 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// change runs fn, op's change of name, in one transaction under the
+// change runs fn, op's change of name, bounded by ctx, in one transaction under the
 // tenant's write lock, once the store has claimed its mode; refuse, if not
 // nil, is the error of a name the change cannot take, returned instead.
 //
 // Every change of the tree passes here: an index kept beside the table
 // (full-text search) is to be kept up to date here, in fn's transaction.
-func (t *Tree) change(ctx context.Context, op, name string, refuse error, fn func(q Querier) error) error {
+func (t *Tree) change(ctx context.Context, op, name string, refuse error, fn func(ctx context.Context, q Querier) error) error {
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()
 	if err := t.ready(ctx); err != nil {
@@ -25,7 +25,7 @@ func (t *Tree) change(ctx context.Context, op, name string, refuse error, fn fun
 	if refuse != nil {
 		return pathErr(op, name, refuse)
 	}
-	err := t.db.Write(ctx, t.tenant, fn)
+	err := t.db.Write(ctx, t.tenant, func(q Querier) error { return fn(ctx, q) })
 	var fe fnError
 	if errors.As(err, &fe) {
 		return fe.err
@@ -38,6 +38,30 @@ type fnError struct{ err error }
 
 func (e fnError) Error() string { return e.err.Error() }
 
+// find returns the entry at name, or the error for op on name if there
+// is none.
+func (t *Tree) find(ctx context.Context, q Querier, op, name string) (row, error) {
+	r, ok, err := t.lookup(ctx, q, name)
+	if err == nil && !ok {
+		err = pathErr(op, name, memtool.ErrNotExist)
+	}
+	return r, err
+}
+
+// checkNew returns the error for op creating name unless name's parent is
+// a directory and nothing is at name.
+func (t *Tree) checkNew(ctx context.Context, q Querier, op, name string) error {
+	if err := t.checkParent(ctx, q, op, name); err != nil {
+		return err
+	}
+	if _, ok, err := t.lookup(ctx, q, name); err != nil {
+		return err
+	} else if ok {
+		return pathErr(op, name, memtool.ErrExist)
+	}
+	return nil
+}
+
 // refuseIf returns err if cond holds.
 func refuseIf(cond bool, err error) error {
 	if cond {
@@ -47,7 +71,7 @@ func refuseIf(cond bool, err error) error {
 }
 
 func (t *Tree) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
-	return t.change(ctx, "write", name, refuseIf(name == "", memtool.ErrIsDir), func(q Querier) error {
+	return t.change(ctx, "write", name, refuseIf(name == "", memtool.ErrIsDir), func(ctx context.Context, q Querier) error {
 		if err := t.checkParent(ctx, q, "write", name); err != nil {
 			return err
 		}
@@ -66,7 +90,7 @@ func (t *Tree) WriteFile(ctx context.Context, name string, data []byte, mode mem
 }
 
 func (t *Tree) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
-	return t.change(ctx, "update", name, nil, func(q Querier) error {
+	return t.change(ctx, "update", name, nil, func(ctx context.Context, q Querier) error {
 		old, err := t.readFile(ctx, q, t.q.readLocked, "update", name, limit)
 		if err != nil {
 			return err
@@ -81,14 +105,9 @@ func (t *Tree) Update(ctx context.Context, name string, limit int64, fn func(old
 }
 
 func (t *Tree) Mkdir(ctx context.Context, name string) error {
-	return t.change(ctx, "mkdir", name, refuseIf(name == "", memtool.ErrExist), func(q Querier) error {
-		if err := t.checkParent(ctx, q, "mkdir", name); err != nil {
+	return t.change(ctx, "mkdir", name, refuseIf(name == "", memtool.ErrExist), func(ctx context.Context, q Querier) error {
+		if err := t.checkNew(ctx, q, "mkdir", name); err != nil {
 			return err
-		}
-		if _, ok, err := t.lookup(ctx, q, name); err != nil {
-			return err
-		} else if ok {
-			return pathErr("mkdir", name, memtool.ErrExist)
 		}
 		dir, base := split(name)
 		return q.Exec(ctx, t.q.mkdir, t.tenant, dir, base)
@@ -106,13 +125,10 @@ func (t *Tree) RemoveAll(ctx context.Context, name string) error {
 }
 
 func (t *Tree) remove(ctx context.Context, op, name string, all bool) error {
-	return t.change(ctx, op, name, refuseIf(name == "", fs.ErrInvalid), func(q Querier) error {
-		r, ok, err := t.lookup(ctx, q, name)
-		switch {
-		case err != nil:
+	return t.change(ctx, op, name, refuseIf(name == "", fs.ErrInvalid), func(ctx context.Context, q Querier) error {
+		r, err := t.find(ctx, q, op, name)
+		if err != nil {
 			return err
-		case !ok:
-			return pathErr(op, name, memtool.ErrNotExist)
 		}
 		if r.dir && all {
 			for i, b := range t.q.below {
@@ -142,21 +158,13 @@ func (t *Tree) Rename(ctx context.Context, oldname, newname string) error {
 	if oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/") {
 		refuse = fmt.Errorf("cannot move %q to %q: %w", oldname, newname, fs.ErrInvalid)
 	}
-	return t.change(ctx, "rename", oldname, refuse, func(q Querier) error {
-		r, ok, err := t.lookup(ctx, q, oldname)
-		switch {
-		case err != nil:
-			return err
-		case !ok:
-			return pathErr("rename", oldname, memtool.ErrNotExist)
-		}
-		if err := t.checkParent(ctx, q, "rename", newname); err != nil {
+	return t.change(ctx, "rename", oldname, refuse, func(ctx context.Context, q Querier) error {
+		r, err := t.find(ctx, q, "rename", oldname)
+		if err != nil {
 			return err
 		}
-		if _, ok, err := t.lookup(ctx, q, newname); err != nil {
+		if err := t.checkNew(ctx, q, "rename", newname); err != nil {
 			return err
-		} else if ok {
-			return pathErr("rename", newname, memtool.ErrExist)
 		}
 		odir, obase := split(oldname)
 		ndir, nbase := split(newname)
