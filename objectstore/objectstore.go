@@ -129,6 +129,23 @@ func (s *Store) lock(ctx context.Context) error {
 
 func (s *Store) unlock() { s.bk.mu.Unlock() }
 
+// change runs fn, op's change of name, under the process's write lock once
+// the store has claimed its mode, unless refused says that name cannot
+// take it: then it fails with refusal.
+func (s *Store) change(ctx context.Context, op, name string, refused bool, refusal error, fn func() error) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	if refused {
+		return pathErr(op, name, refusal)
+	}
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
+	return blobErr(ctx, op, name, fn())
+}
+
 // Keys. A file is the object root+name; a directory is the marker object
 // root+name+"/.memtool-dir"; the entries of a directory are the keys under
 // dirPrefix(name).

@@ -13,17 +13,7 @@ import (
 )
 
 func (s *Store) Remove(ctx context.Context, name string) error {
-	if err := s.ready(ctx); err != nil {
-		return err
-	}
-	if name == "" {
-		return pathErr("remove", name, fs.ErrInvalid)
-	}
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	return blobErr(ctx, "remove", name, s.remove(ctx, name))
+	return s.change(ctx, "remove", name, name == "", fs.ErrInvalid, func() error { return s.remove(ctx, name) })
 }
 
 func (s *Store) remove(ctx context.Context, name string) error {
@@ -77,17 +67,7 @@ func (s *Store) keysUnder(ctx context.Context, prefix string, max int) ([]string
 // until the last step the directory still exists, and a crash leaves a
 // smaller tree, never an entry without its directory.
 func (s *Store) RemoveAll(ctx context.Context, name string) error {
-	if err := s.ready(ctx); err != nil {
-		return err
-	}
-	if name == "" {
-		return pathErr("removeall", name, fs.ErrInvalid)
-	}
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	return blobErr(ctx, "removeall", name, s.removeAll(ctx, name))
+	return s.change(ctx, "removeall", name, name == "", fs.ErrInvalid, func() error { return s.removeAll(ctx, name) })
 }
 
 func (s *Store) removeAll(ctx context.Context, name string) error {

@@ -15,17 +15,7 @@ func writeOptions(createOnly bool) *blob.WriterOptions {
 }
 
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
-	if err := s.ready(ctx); err != nil {
-		return err
-	}
-	if name == "" {
-		return pathErr("write", name, memtool.ErrIsDir)
-	}
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	return blobErr(ctx, "write", name, s.writeFile(ctx, name, data, mode))
+	return s.change(ctx, "write", name, name == "", memtool.ErrIsDir, func() error { return s.writeFile(ctx, name, data, mode) })
 }
 
 func (s *Store) writeFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
@@ -99,17 +89,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {
-	if err := s.ready(ctx); err != nil {
-		return err
-	}
-	if name == "" {
-		return pathErr("mkdir", name, memtool.ErrExist)
-	}
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	return blobErr(ctx, "mkdir", name, s.mkdir(ctx, name))
+	return s.change(ctx, "mkdir", name, name == "", memtool.ErrExist, func() error { return s.mkdir(ctx, name) })
 }
 
 func (s *Store) mkdir(ctx context.Context, name string) error {
