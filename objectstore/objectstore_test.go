@@ -108,7 +108,7 @@ func TestConformance(t *testing.T) {
 func TestTenancy(t *testing.T) {
 	tenancytest.Check(t, func(t *testing.T) tenancytest.Opener {
 		b := memblob.OpenBucket(nil)
-		return func(t *testing.T) memtool.Store { return newStore(t, b, &objectstore.Options{Prefix: "p"}) }
+		return func(t *testing.T) tenancytest.Store { return newStore(t, b, &objectstore.Options{Prefix: "p"}) }
 	})
 
 	ctx := context.Background()

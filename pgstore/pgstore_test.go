@@ -54,6 +54,6 @@ func TestConcurrentOpen(t *testing.T) {
 func TestTenancy(t *testing.T) {
 	tenancytest.Check(t, func(t *testing.T) tenancytest.Opener {
 		url := pgtest.URL(t)
-		return func(t *testing.T) memtool.Store { return open(t, url) }
+		return func(t *testing.T) tenancytest.Store { return open(t, url) }
 	})
 }

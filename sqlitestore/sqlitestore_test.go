@@ -52,7 +52,7 @@ func TestSharedFile(t *testing.T) {
 func TestTenancy(t *testing.T) {
 	tenancytest.Check(t, func(t *testing.T) tenancytest.Opener {
 		path := filepath.Join(t.TempDir(), "m.db")
-		return func(t *testing.T) memtool.Store { return open(t, path) }
+		return func(t *testing.T) tenancytest.Store { return open(t, path) }
 	})
 }
 

@@ -15,32 +15,38 @@ import (
 	"github.com/memtool/memtool"
 )
 
+// Store is a store with tenants, which it lists.
+type Store interface {
+	memtool.Store
+	memtool.Tenanted
+	memtool.TenantLister
+}
+
 // Opener opens a new handle on one database, as another process would.
-type Opener func(t *testing.T) memtool.Store
+type Opener func(t *testing.T) Store
 
 // Check runs the checks on databases newDatabase makes: each call returns
-// the Opener of a new, unused database. The stores must implement
-// memtool.Tenanted and memtool.TenantLister.
+// the Opener of a new, unused database.
 func Check(t *testing.T, newDatabase func(t *testing.T) Opener) {
 	ctx := context.Background()
 	open := newDatabase(t)
 	if _, err := open(t).Stat(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
-	again := tenanted(t, open(t))
+	again := open(t)
 	if _, err := again.Tenant(ctx, "t1"); !errors.Is(err, memtool.ErrTenancy) {
 		t.Errorf("Tenant through another handle on a single-tenant database: %v, want ErrTenancy", err)
 	}
 
 	open = newDatabase(t)
-	if _, err := tenanted(t, open(t)).Tenant(ctx, "t1"); err != nil {
+	if _, err := open(t).Tenant(ctx, "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := open(t).ReadDir(ctx, ""); !errors.Is(err, memtool.ErrTenancy) {
 		t.Errorf("tenant-less ReadDir through another handle on a multi-tenant database: %v, want ErrTenancy", err)
 	}
 
-	s := tenanted(t, newDatabase(t)(t))
+	s := newDatabase(t)(t)
 	for _, id := range []string{"full", "empty"} {
 		ts, err := s.Tenant(ctx, id)
 		if err != nil {
@@ -52,17 +58,8 @@ func Check(t *testing.T, newDatabase func(t *testing.T) Opener) {
 			}
 		}
 	}
-	ids, err := s.(memtool.TenantLister).Tenants(ctx)
+	ids, err := s.Tenants(ctx)
 	if err != nil || !slices.Equal(ids, []string{"full"}) {
 		t.Errorf("Tenants = %q, %v; want [full]: a tenant that holds nothing is left out", ids, err)
 	}
-}
-
-func tenanted(t *testing.T, s memtool.Store) memtool.Tenanted {
-	t.Helper()
-	ts, ok := s.(memtool.Tenanted)
-	if !ok {
-		t.Fatalf("%T does not implement memtool.Tenanted", s)
-	}
-	return ts
 }
