@@ -13,18 +13,27 @@ import (
 )
 
 func (s *Store) Remove(ctx context.Context, name string) error {
-	return s.change(ctx, "remove", name, name == "", fs.ErrInvalid, func() error { return s.remove(ctx, name) })
+	return s.change(ctx, "remove", name, name == "", fs.ErrInvalid, func() error { return s.remove(ctx, "remove", name, false) })
 }
 
-func (s *Store) remove(ctx context.Context, name string) error {
+// remove removes the file or the empty directory at name, or with all the
+// directory and everything in it.
+func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
 	k, _, err := s.kindOf(ctx, name)
 	switch {
 	case err != nil:
 		return err
 	case k == missing:
-		return pathErr("remove", name, memtool.ErrNotExist)
+		return pathErr(op, name, memtool.ErrNotExist)
 	case k == regular:
 		return s.bk.b.Delete(ctx, s.fileKey(name))
+	}
+	if all {
+		keys, err := s.keysBelow(ctx, name, 0)
+		if err != nil {
+			return err
+		}
+		return s.deleteTree(ctx, keys)
 	}
 	keys, err := s.keysBelow(ctx, name, 2)
 	if err != nil {
@@ -32,7 +41,7 @@ func (s *Store) remove(ctx context.Context, name string) error {
 	}
 	for _, key := range keys {
 		if key != s.markerKey(name) {
-			return pathErr("remove", name, memtool.ErrNotEmpty)
+			return pathErr(op, name, memtool.ErrNotEmpty)
 		}
 	}
 	return s.bk.b.Delete(ctx, s.markerKey(name))
@@ -67,24 +76,7 @@ func (s *Store) keysUnder(ctx context.Context, prefix string, max int) ([]string
 // until the last step the directory still exists, and a crash leaves a
 // smaller tree, never an entry without its directory.
 func (s *Store) RemoveAll(ctx context.Context, name string) error {
-	return s.change(ctx, "removeall", name, name == "", fs.ErrInvalid, func() error { return s.removeAll(ctx, name) })
-}
-
-func (s *Store) removeAll(ctx context.Context, name string) error {
-	k, _, err := s.kindOf(ctx, name)
-	switch {
-	case err != nil:
-		return err
-	case k == missing:
-		return pathErr("removeall", name, memtool.ErrNotExist)
-	case k == regular:
-		return s.bk.b.Delete(ctx, s.fileKey(name))
-	}
-	keys, err := s.keysBelow(ctx, name, 0)
-	if err != nil {
-		return err
-	}
-	return s.deleteTree(ctx, keys)
+	return s.change(ctx, "removeall", name, name == "", fs.ErrInvalid, func() error { return s.remove(ctx, "removeall", name, true) })
 }
 
 // deleteTree deletes keys: files first, then markers, deepest first.
