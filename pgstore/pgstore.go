@@ -55,23 +55,18 @@ var dialect = sqltree.Dialect{
 	NoRows:  pgx.ErrNoRows,
 }
 
-// Store is a memtool.Store in a PostgreSQL database. Its methods are those
-// of memtool.Store, memtool.Renamer, memtool.RemoveAller,
-// memtool.Tenanted and memtool.TenantLister. The store returned by Open is
-// the tenant-less one; Tenant returns the others.
+// Store is a memtool.Store in a PostgreSQL database. Besides Tenant and
+// Close, its methods are those of the tree it embeds, which implements
+// memtool.Store, memtool.Renamer, memtool.RemoveAller and
+// memtool.TenantLister. The store Open returns has no tenant; Tenant
+// returns one that has.
 type Store struct {
 	*sqltree.Tree
 	db    *db
 	owner bool // Close closes the pool
 }
 
-var (
-	_ memtool.Store        = (*Store)(nil)
-	_ memtool.Renamer      = (*Store)(nil)
-	_ memtool.RemoveAller  = (*Store)(nil)
-	_ memtool.Tenanted     = (*Store)(nil)
-	_ memtool.TenantLister = (*Store)(nil)
-)
+var _ memtool.Tenanted = (*Store)(nil)
 
 // Open connects to the database at url (postgres:// or postgresql://, in
 // the form pgx accepts; a search_path parameter picks the schema) and

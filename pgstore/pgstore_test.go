@@ -13,15 +13,8 @@ import (
 	"github.com/memtool/memtool/storetest"
 )
 
-func open(t *testing.T, url string) *pgstore.Store {
-	t.Helper()
-	s, err := pgstore.Open(context.Background(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+// open opens the store at url with the default Options.
+func open(t *testing.T, url string) *pgstore.Store { return openWith(t, url, pgstore.Options{}) }
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) memtool.Store {

@@ -126,16 +126,6 @@ func holdInProcess(t *testing.T, path string) func() {
 	return release
 }
 
-func openWith(t *testing.T, path string, opts *sqlitestore.Options) *sqlitestore.Store {
-	t.Helper()
-	s, err := sqlitestore.Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // writes are the store's write methods, each writing something new at a
 // name of its own (seeded by storeops.Seed) so that what a busy one did
 // not do can be checked afterwards.

@@ -55,23 +55,17 @@ var dialect = sqltree.Dialect{
 	NoRows:     sql.ErrNoRows,
 }
 
-// Store is a memtool.Store in an SQLite database file. Its methods are
-// those of memtool.Store, memtool.Renamer, memtool.RemoveAller,
-// memtool.Tenanted and memtool.TenantLister. The store returned by Open is
-// the tenant-less one; Tenant returns the others.
+// Store is a memtool.Store in an SQLite database file: the methods of
+// the sqltree.Tree it embeds (memtool.Store, Renamer, RemoveAller and
+// TenantLister), Tenant and Close. Open returns the tenant-less store;
+// Tenant returns the others, which share its database.
 type Store struct {
 	*sqltree.Tree
 	db    *db
 	owner bool // Close closes the database
 }
 
-var (
-	_ memtool.Store        = (*Store)(nil)
-	_ memtool.Renamer      = (*Store)(nil)
-	_ memtool.RemoveAller  = (*Store)(nil)
-	_ memtool.Tenanted     = (*Store)(nil)
-	_ memtool.TenantLister = (*Store)(nil)
-)
+var _ memtool.Tenanted = (*Store)(nil)
 
 // Options configures a Store. nil, or a zero field, means the default.
 type Options struct {

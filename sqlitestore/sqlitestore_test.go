@@ -14,9 +14,11 @@ import (
 	"github.com/memtool/memtool/storetest"
 )
 
-func open(t *testing.T, path string) *sqlitestore.Store {
+func open(t *testing.T, path string) *sqlitestore.Store { return openWith(t, path, nil) }
+
+func openWith(t *testing.T, path string, opts *sqlitestore.Options) *sqlitestore.Store {
 	t.Helper()
-	s, err := sqlitestore.Open(path, nil)
+	s, err := sqlitestore.Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,10 @@
 // and a Dialect (how its SQL is spelt). Every method of a Tree runs in one
 // transaction or one statement, so it is atomic; writes run under DB's
 // write lock, so a read-modify-write never loses an update.
+//
+// Every change of a tree passes through one function, Tree.change: an
+// index kept beside the table (full-text search) is to be maintained
+// there, in the change's transaction.
 package sqltree
 
 import (
