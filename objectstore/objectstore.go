@@ -64,9 +64,9 @@ type bucket struct {
 type Store struct {
 	bk     *bucket
 	tenant string
-	root   string // the key prefix of this memory's entries, ending in "/"
-	owner  bool   // Close closes the bucket
-	gate   *tenancy.Gate
+	root   string        // the key prefix of this memory's entries, ending in "/"
+	owner  bool          // Close closes the bucket
+	gate   *tenancy.Gate // the claim of the mode before the first use
 }
 
 var (

@@ -46,7 +46,6 @@ const (
 // dialect is PostgreSQL's spelling of the tree's statements.
 var dialect = sqltree.Dialect{
 	Placeholder: func(n int) string { return "$" + strconv.Itoa(n) },
-	False:       "false",
 	True:        "true",
 	Upsert: `INSERT INTO memtool_entries (tenant, parent, name, dir, size, data) VALUES (?, ?, ?, false, ?, ?)
 			ON CONFLICT (tenant, parent, name) DO UPDATE SET size = excluded.size, data = excluded.data`,

@@ -43,7 +43,6 @@ const schemaVersion = "1"
 
 // dialect is SQLite's spelling of the tree's statements.
 var dialect = sqltree.Dialect{
-	False:  "0",
 	True:   "1",
 	Upsert: `INSERT OR REPLACE INTO memtool_entries (tenant, parent, name, dir, size, data) VALUES (?, ?, ?, 0, ?, ?)`,
 	// The write transaction holds the file's lock: no row lock.

@@ -11,10 +11,10 @@ type Dialect struct {
 	// Placeholder returns the marker of the n-th parameter (from 1),
 	// such as "$1"; nil keeps "?".
 	Placeholder func(n int) string
-	// False and True are the literals of the dir column.
-	False, True string
+	// True is the literal of true in the dir column.
+	True string
 	// Upsert writes a file: it inserts the row of its arguments (tenant,
-	// parent, name, size, data; dir is False), or replaces the row at its
+	// parent, name, size, data; dir is false), or replaces the row at its
 	// key.
 	Upsert string
 	// LockRow follows the query with which Update reads the file, to lock
