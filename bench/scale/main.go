@@ -179,7 +179,7 @@ func measure(backend, pgURL string, tenants, files, ops int) (result, error) {
 		store = s
 	case "sqlite":
 		path := filepath.Join(tmp, "memory.db")
-		s, err := sqlitestore.Open(path)
+		s, err := sqlitestore.Open(path, nil)
 		if err != nil {
 			return result{}, err
 		}

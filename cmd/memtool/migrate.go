@@ -457,7 +457,7 @@ func listTenants(ctx context.Context, raw string) ([]string, error) {
 		var u *url.URL
 		if u, err = url.Parse(raw); err == nil {
 			var st *sqlitestore.Store
-			st, err = sqlitestore.Open(u.Path)
+			st, err = sqlitestore.Open(u.Path, nil)
 			s, closer = st, st
 		}
 	case "postgres", "postgresql":

@@ -78,7 +78,7 @@ func openStoreURL(ctx context.Context, raw, tenant string) (memtool.Store, io.Cl
 		if u.Host != "" || !filepath.IsAbs(u.Path) || u.RawQuery != "" {
 			return nil, nil, fmt.Errorf("store URL %q: an SQLite URL needs an absolute path, as in sqlite:///abs/path.db", raw)
 		}
-		s, err := sqlitestore.Open(u.Path)
+		s, err := sqlitestore.Open(u.Path, nil)
 		if err != nil {
 			return nil, nil, err
 		}
