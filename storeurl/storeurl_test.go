@@ -2,7 +2,6 @@ package storeurl_test
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,7 +77,7 @@ func TestOpenEveryScheme(t *testing.T) {
 }
 
 // TestOpenDoesNotCreate: without Create, a missing local target is an
-// error wrapping fs.ErrNotExist, and is still missing after.
+// error wrapping os.ErrNotExist, and is still missing after.
 func TestOpenDoesNotCreate(t *testing.T) {
 	tmp := t.TempDir()
 	for url, path := range map[string]string{
@@ -89,10 +88,10 @@ func TestOpenDoesNotCreate(t *testing.T) {
 		"file+blob://" + filepath.Join(tmp, "bucket"): filepath.Join(tmp, "bucket"),
 	} {
 		_, _, err := storeurl.Open(t.Context(), url, &storeurl.Options{Tenant: "t1"})
-		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "does not exist") {
-			t.Errorf("Open(%q) without Create: %v, want an error wrapping fs.ErrNotExist", url, err)
+		if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "does not exist") {
+			t.Errorf("Open(%q) without Create: %v, want an error wrapping os.ErrNotExist", url, err)
 		}
-		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Open(%q) without Create made %s", url, path)
 		}
 	}
@@ -172,7 +171,7 @@ func TestTenantsAndIsEmpty(t *testing.T) {
 		}
 		isEmpty("", true) // missing
 		isEmpty("a", true)
-		if _, err := storeurl.Tenants(ctx, url); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := storeurl.Tenants(ctx, url); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Tenants(%q) of a missing store: %v", url, err)
 		}
 		for _, id := range []string{"b", "a"} {
