@@ -27,8 +27,10 @@ import (
 // Golden transcripts: every byte the model sees, for every command, on
 // every backend.
 //
-// A transcript (testdata/transcripts/*.txtar) is a txtar archive. Its
-// comment says what it covers; a line "option overwrite" in the comment
+// A transcript (testdata/transcripts/*.txtar) is a txtar archive, read and
+// written with go-internal's txtar package: each line "-- NAME --" starts
+// a section, so no text may hold such a line. Its comment says what it
+// covers; a line "option overwrite" in the comment
 // runs it with Options.Overwrite. Then come sections, in order:
 //
 //	-- in --                     one tool input, as the model sends it (JSON)
