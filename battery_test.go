@@ -1,17 +1,18 @@
 package memtool_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -20,6 +21,8 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/backendtest"
+	"github.com/memtool/memtool/internal/battery"
 )
 
 // The reference battery (testdata/reference/cases.jsonl) is replayed through
@@ -65,29 +68,28 @@ func validDeviation(ids string) bool {
 
 func readJSONL[T any](t *testing.T, name string) []T {
 	t.Helper()
-	f, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
+	for _, line := range battery.Lines(t, name) {
 		var v T
 		if err := json.Unmarshal(line, &v); err != nil {
 			t.Fatalf("%s: %v: %s", name, err, line)
 		}
 		out = append(out, v)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
 	return out
+}
+
+// toolInput is a battery line without its "_" comment keys, as the model
+// would send it.
+func toolInput(c map[string]json.RawMessage) []byte {
+	input := map[string]json.RawMessage{}
+	for k, v := range c {
+		if !strings.HasPrefix(k, "_") {
+			input[k] = v
+		}
+	}
+	b, _ := json.Marshal(input)
+	return b
 }
 
 func TestReferenceBattery(t *testing.T) {
@@ -122,14 +124,7 @@ func TestReferenceBattery(t *testing.T) {
 		if raw, ok := c["setup"]; ok {
 			got = runSetup(t, base, i, raw, c)
 		} else {
-			input := map[string]json.RawMessage{}
-			for k, v := range c {
-				if !strings.HasPrefix(k, "_") {
-					input[k] = v
-				}
-			}
-			b, _ := json.Marshal(input)
-			res := mem.Run(context.Background(), b)
+			res := mem.Run(context.Background(), toolInput(c))
 			content, _ := json.Marshal(res.Content())
 			got = battLine{I: i, OK: !res.IsError, Content: content}
 			if strings.Contains(res.Text, base) {
@@ -207,20 +202,12 @@ func runSetup(t *testing.T, base string, i int, op json.RawMessage, c map[string
 	switch name {
 	case "mkdir":
 		err = os.MkdirAll(p, 0o755)
-	case "write":
+	case "write", "repeat":
 		mkparent()
-		data := []byte(str("text"))
-		if b := str("b64"); b != "" {
-			data, err = base64.StdEncoding.DecodeString(b)
-		}
-		if err == nil {
+		var data []byte
+		if data, err = setupData(name, c); err == nil {
 			err = os.WriteFile(p, data, 0o644)
 		}
-	case "repeat":
-		mkparent()
-		var count int
-		json.Unmarshal(c["count"], &count)
-		err = os.WriteFile(p, bytes.Repeat([]byte(str("unit")), count), 0o644)
 	case "truncate":
 		mkparent()
 		var size int64
@@ -306,4 +293,111 @@ func dumpTree(t *testing.T, base string) []treeEntry {
 	}
 	walk(base, "")
 	return out
+}
+
+// TestReferenceBatteryOnEveryBackend replays the battery on every backend
+// (package backendtest), with the setup steps every store can hold: files
+// and directories under memories/, put in through the Store interface.
+// Those that need a file system (symbolic links, FIFOs, sparse files) and
+// those outside the store are left out, for every backend alike. Every
+// answer, and the whole tree at each "tree" step, must be the file store's.
+func TestReferenceBatteryOnEveryBackend(t *testing.T) {
+	cases := readJSONL[map[string]json.RawMessage](t, "testdata/reference/cases.jsonl")
+	all := backendtest.All()
+	i := slices.IndexFunc(all, func(b backendtest.Backend) bool { return b.Name == "filestore" })
+	if i < 0 {
+		t.Fatal("backendtest has no filestore")
+	}
+	want := replayOnStore(t, cases, all[i].Open(t))
+	for _, b := range all {
+		t.Run(b.Name, func(t *testing.T) {
+			got := replayOnStore(t, cases, b.Open(t))
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("line %d %s:\n got: %.600s\nwant: %.600s", i, cases[i]["_c"], got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// replayOnStore runs the battery on s, returning for each line the answer
+// as JSON, a snapshot of the tree at a "tree" step, or "" for another
+// setup step.
+func replayOnStore(t *testing.T, cases []map[string]json.RawMessage, s memtool.Store) []string {
+	ctx := t.Context()
+	mem := memtool.New(s, nil)
+	out := make([]string, len(cases))
+	for i, c := range cases {
+		raw, setup := c["setup"]
+		if !setup {
+			res := mem.Run(ctx, toolInput(c))
+			content, _ := json.Marshal(res.Content())
+			out[i] = fmt.Sprintf("ok=%v %s", !res.IsError, content)
+			continue
+		}
+		var op, name string
+		json.Unmarshal(raw, &op)
+		json.Unmarshal(c["path"], &name)
+		name, inStore := strings.CutPrefix(name, "memories/")
+		var err error
+		switch {
+		case op == "tree":
+			out[i] = storeTree(t, s)
+		case !inStore:
+		case op == "mkdir":
+			_, err = memtool.MkdirAll(ctx, s, name)
+		case op == "rm":
+			if err = memtool.RemoveAll(ctx, s, name); errors.Is(err, memtool.ErrNotExist) {
+				err = nil
+			}
+		case op == "write" || op == "repeat":
+			var data []byte
+			if data, err = setupData(op, c); err == nil {
+				err = writeFile(ctx, s, name, data)
+			}
+		}
+		if err != nil {
+			t.Fatalf("line %d: setup %s %s: %v", i, op, name, err)
+		}
+	}
+	return out
+}
+
+// setupData is the content of a battery's write or repeat step.
+func setupData(op string, c map[string]json.RawMessage) ([]byte, error) {
+	str := func(k string) string {
+		var s string
+		json.Unmarshal(c[k], &s)
+		return s
+	}
+	if op == "repeat" {
+		var count int
+		json.Unmarshal(c["count"], &count)
+		return bytes.Repeat([]byte(str("unit")), count), nil
+	}
+	if b := str("b64"); b != "" {
+		return base64.StdEncoding.DecodeString(b)
+	}
+	return []byte(str("text")), nil
+}
+
+// storeTree lists every entry of s, sorted: each directory, and each file
+// with its content.
+func storeTree(t *testing.T, s memtool.Store) string {
+	var lines []string
+	err := memtool.Walk(t.Context(), s, "", func(name string, fi memtool.FileInfo) error {
+		if fi.IsDir() {
+			lines = append(lines, name+"/")
+			return nil
+		}
+		data, err := s.ReadFile(t.Context(), name, 16<<20)
+		lines = append(lines, fmt.Sprintf("%s %q", name, data))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }

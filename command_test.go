@@ -1,17 +1,16 @@
 package memtool_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/battery"
 )
 
 // seedToolInputs returns realistic tool inputs: the command lines of the
@@ -19,26 +18,7 @@ import (
 // hostile-input corpus, raw wire bytes included.
 func seedToolInputs(tb testing.TB) [][]byte {
 	tb.Helper()
-	var out [][]byte
-	for _, line := range seedJSONLines(tb, "testdata/reference/cases.jsonl") {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(line, &obj); err != nil {
-			tb.Fatalf("cases.jsonl: %v", err)
-		}
-		if _, ok := obj["setup"]; ok {
-			continue
-		}
-		for k := range obj {
-			if strings.HasPrefix(k, "_") {
-				delete(obj, k)
-			}
-		}
-		b, err := json.Marshal(obj)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, b)
-	}
+	out := battery.Inputs(tb)
 	for _, h := range seedHostileLines(tb) {
 		out = append(out, h.Cmd)
 		if h.RawJSON != "" {
@@ -57,7 +37,7 @@ type seedHostileLine struct {
 func seedHostileLines(tb testing.TB) []seedHostileLine {
 	tb.Helper()
 	var out []seedHostileLine
-	for _, line := range seedJSONLines(tb, "testdata/hostile-paths.jsonl") {
+	for _, line := range battery.Lines(tb, "testdata/hostile-paths.jsonl") {
 		var h seedHostileLine
 		if err := json.Unmarshal(line, &h); err != nil {
 			tb.Fatalf("hostile-paths.jsonl: %v", err)
@@ -91,32 +71,6 @@ func seedPaths(tb testing.TB) []string {
 			}
 			out = append(out, string(raw))
 		}
-	}
-	return out
-}
-
-func seedJSONLines(tb testing.TB, name string) [][]byte {
-	tb.Helper()
-	f, err := os.Open(name)
-	if err != nil {
-		tb.Fatalf("seed corpus: %v", err)
-	}
-	defer f.Close()
-	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		out = append(out, bytes.Clone(line))
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	if len(out) == 0 {
-		tb.Fatalf("seed corpus %s is empty", name)
 	}
 	return out
 }

@@ -74,36 +74,39 @@ func decodeLossy(b []byte) string {
 	return sb.String()
 }
 
+// utf8Leads are the lead bytes of multi-byte UTF-8 sequences, as ranges:
+// for each, the range its second byte must fall in and how many
+// continuation bytes it takes (the Unicode Standard's table of
+// well-formed UTF-8 byte sequences, chapter 3).
+var utf8Leads = []struct{ first, last, lo, hi, need byte }{
+	{0xC2, 0xDF, 0x80, 0xBF, 1},
+	{0xE0, 0xE0, 0xA0, 0xBF, 2},
+	{0xE1, 0xEC, 0x80, 0xBF, 2},
+	{0xED, 0xED, 0x80, 0x9F, 2},
+	{0xEE, 0xEF, 0x80, 0xBF, 2},
+	{0xF0, 0xF0, 0x90, 0xBF, 3},
+	{0xF1, 0xF3, 0x80, 0xBF, 3},
+	{0xF4, 0xF4, 0x80, 0x8F, 3},
+}
+
 // maximalSubpart is the length of the invalid sequence at the start of b:
 // the lead byte plus the continuation bytes that could still have completed it.
 func maximalSubpart(b []byte) int {
-	lo, hi, need := byte(0x80), byte(0xBF), 0
-	switch c := b[0]; {
-	case 0xC2 <= c && c <= 0xDF:
-		need = 1
-	case c == 0xE0:
-		lo, need = 0xA0, 2
-	case c == 0xED:
-		hi, need = 0x9F, 2
-	case 0xE1 <= c && c <= 0xEF:
-		need = 2
-	case c == 0xF0:
-		lo, need = 0x90, 3
-	case c == 0xF4:
-		hi, need = 0x8F, 3
-	case 0xF1 <= c && c <= 0xF3:
-		need = 3
-	default:
-		return 1
-	}
-	n := 1
-	for ; n <= need && n < len(b); n++ {
-		if b[n] < lo || b[n] > hi {
-			break
+	for _, l := range utf8Leads {
+		if b[0] < l.first || b[0] > l.last {
+			continue
 		}
-		lo, hi = 0x80, 0xBF
+		lo, hi := l.lo, l.hi
+		n := 1
+		for ; n <= int(l.need) && n < len(b); n++ {
+			if b[n] < lo || b[n] > hi {
+				break
+			}
+			lo, hi = 0x80, 0xBF
+		}
+		return n
 	}
-	return n
+	return 1
 }
 
 // numberLines writes lines with 1-based numbers starting at first, each as

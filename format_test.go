@@ -93,18 +93,23 @@ func TestDecodeLossy(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, want string
 	}{
+		// Valid text is kept as it is.
 		{"valid", "héllo ✓ 🎉", "héllo ✓ 🎉"},
 		{"empty", "", ""},
-		{"two invalid bytes", "ok \xff\xfe end", "ok \ufffd\ufffd end"},
+		{"last valid before surrogates", "\xed\x9f\xbf", "\ud7ff"},
+		// A sequence cut short is one U+FFFD, whatever its length.
 		{"truncated three-byte sequence", "\xe2\x82", "\ufffd"},
 		{"truncated then text", "\xe2\x82a", "\ufffda"},
 		{"truncated four-byte sequence", "\xf0\x9f\x98", "\ufffd"},
-		{"surrogate", "\xed\xa0\x80", "\ufffd\ufffd\ufffd"},
+		// A byte that starts no sequence is one U+FFFD by itself.
+		{"two invalid bytes", "ok \xff\xfe end", "ok \ufffd\ufffd end"},
+		{"lone continuation", "a\x80b", "a\ufffdb"},
 		{"overlong slash", "\xc0\xaf", "\ufffd\ufffd"},
+		// A lead byte whose next byte is out of its range (a surrogate, an
+		// overlong form, above U+10FFFF) is one, and so is each byte after.
+		{"surrogate", "\xed\xa0\x80", "\ufffd\ufffd\ufffd"},
 		{"overlong three-byte", "\xe0\x80\xaf", "\ufffd\ufffd\ufffd"},
 		{"above U+10FFFF", "\xf4\x90\x80\x80", "\ufffd\ufffd\ufffd\ufffd"},
-		{"lone continuation", "a\x80b", "a\ufffdb"},
-		{"last valid before surrogates", "\xed\x9f\xbf", "\ud7ff"},
 		// The Unicode Standard's example of substituting maximal subparts
 		// (chapter 3, "U+FFFD Substitution of Maximal Subparts").
 		{"standard example", "\x61\xf1\x80\x80\xe1\x80\xc2\x62\x80\x63\x80\xbf\x64", "a\ufffd\ufffd\ufffdb\ufffdc\ufffd\ufffdd"},

@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,15 +19,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/memstore"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // Golden transcripts: every byte the model sees, for every command, on
 // every backend.
 //
-// A transcript (testdata/transcripts/*.txtar) is a txtar archive. Its
-// comment says what it covers; a line "option overwrite" in the comment
+// A transcript (testdata/transcripts/*.txtar) is a txtar archive, read and
+// written with go-internal's txtar package: each line "-- NAME --" starts
+// a section, so no text may hold such a line. Its comment says what it
+// covers; a line "option overwrite" in the comment
 // runs it with Options.Overwrite. Then come sections, in order:
 //
 //	-- in --                     one tool input, as the model sends it (JSON)
@@ -54,22 +55,23 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the results in testdata/transcripts from the memstore run")
 
-// backends are the stores every transcript runs on.
-var backends = []struct {
+// backends are the stores every transcript runs on: every backend here
+// (package backendtest), and one without Renamer and RemoveAller, so that
+// Memory's fallbacks run.
+var backends = append(namedBackends(backendtest.All()),
+	namedBackend{"basic", func(*testing.T) memtool.Store { return basicStore{memstore.New()} }})
+
+type namedBackend struct {
 	name string
 	open func(t *testing.T) memtool.Store
-}{
-	{"memstore", func(*testing.T) memtool.Store { return memstore.New() }},
-	{"filestore", func(t *testing.T) memtool.Store {
-		s, err := filestore.Open(t.TempDir(), nil)
-		if err != nil {
-			t.Fatalf("filestore.Open: %v", err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}},
-	// Without Renamer and RemoveAller, so that Memory's fallbacks run.
-	{"basic", func(*testing.T) memtool.Store { return basicStore{memstore.New()} }},
+}
+
+func namedBackends(all []backendtest.Backend) []namedBackend {
+	var out []namedBackend
+	for _, b := range all {
+		out = append(out, namedBackend{b.Name, func(t *testing.T) memtool.Store { return b.Open(t) }})
+	}
+	return out
 }
 
 func TestTranscripts(t *testing.T) {
@@ -193,20 +195,17 @@ func seed(ctx context.Context, store memtool.Store, s section) error {
 		}
 		name, data = fields[0], []byte(strings.Repeat(unit, n))
 	}
-	dir := ""
-	for _, part := range strings.Split(path.Dir(name), "/") {
-		if part == "." {
-			break
-		}
-		dir = path.Join(dir, part)
-		if err := store.Mkdir(ctx, dir); err != nil && !isExist(err) {
-			return err
-		}
-	}
-	return store.WriteFile(ctx, name, data, memtool.Replace)
+	return writeFile(ctx, store, name, data)
 }
 
-func isExist(err error) bool { return err != nil && errors.Is(err, memtool.ErrExist) }
+// writeFile puts data into the file name of s, replacing it, and creates
+// its parents.
+func writeFile(ctx context.Context, s memtool.Store, name string, data []byte) error {
+	if _, err := memtool.MkdirAll(ctx, s, path.Dir(name)); err != nil {
+		return err
+	}
+	return s.WriteFile(ctx, name, data, memtool.Replace)
+}
 
 // compare reports every result that differs from want.
 func compare(t *testing.T, want, got []section, inputs []string) {
@@ -274,8 +273,6 @@ type transcript struct {
 	overwrite bool
 }
 
-var markerLine = regexp.MustCompile(`^-- (\S+)(?: (.*?))? --$`)
-
 var sectionKinds = map[string]bool{
 	"in": true, "ok": true, "error": true, "image": true,
 	"seed": true, "seed-base64": true, "seed-repeat": true,
@@ -284,57 +281,35 @@ var sectionKinds = map[string]bool{
 func isResult(kind string) bool { return kind == "ok" || kind == "error" || kind == "image" }
 
 func parseTranscript(data []byte) (*transcript, error) {
-	tr := &transcript{}
-	lines := strings.SplitAfter(string(data), "\n")
-	cur := -1 // index of the section being read; -1 for the comment
-	var body []string
-	flush := func() {
-		text := strings.TrimSuffix(strings.Join(body, ""), "\n")
-		if cur < 0 {
-			tr.comment = []byte(strings.Join(body, ""))
-		} else {
-			tr.sections[cur].data = []byte(text)
-			tr.sections[cur].raw = strings.Join(body, "")
-		}
-		body = nil
-	}
-	for n, line := range lines {
-		m := markerLine.FindStringSubmatch(strings.TrimSuffix(line, "\n"))
-		if m == nil || !sectionKinds[m[1]] {
-			body = append(body, line)
-			continue
-		}
-		flush()
-		s := section{kind: m[1], arg: m[2]}
-		if strings.HasPrefix(s.kind, "seed") && s.arg == "" {
-			return nil, fmt.Errorf("line %d: %s needs a name", n+1, s.kind)
-		}
-		tr.sections = append(tr.sections, s)
-		cur = len(tr.sections) - 1
-	}
-	flush()
-	for _, line := range strings.Split(string(tr.comment), "\n") {
+	ar := txtar.Parse(data)
+	tr := &transcript{comment: ar.Comment}
+	for _, line := range strings.Split(string(ar.Comment), "\n") {
 		if strings.TrimSpace(line) == "option overwrite" {
 			tr.overwrite = true
 		}
 	}
 	prev := ""
-	for i := range tr.sections {
-		s := &tr.sections[i]
-		if isResult(s.kind) && prev != "in" {
-			return nil, fmt.Errorf("section %d: a %s result without an input before it", i+1, s.kind)
-		}
-		prev = s.kind
+	for i, f := range ar.Files {
+		kind, arg, _ := strings.Cut(f.Name, " ")
+		s := section{kind: kind, arg: arg, data: bytes.TrimSuffix(f.Data, []byte("\n")), raw: string(f.Data)}
 		switch {
-		case isResult(s.kind) && s.arg == "json":
+		case !sectionKinds[kind]:
+			return nil, fmt.Errorf("section %d: unknown kind %q", i+1, f.Name)
+		case strings.HasPrefix(kind, "seed") && arg == "":
+			return nil, fmt.Errorf("section %d: %s needs a name", i+1, kind)
+		case isResult(kind) && prev != "in":
+			return nil, fmt.Errorf("section %d: a %s result without an input before it", i+1, kind)
+		case isResult(kind) && arg == "json":
 			var text string
 			if err := json.Unmarshal(s.data, &text); err != nil {
-				return nil, fmt.Errorf("section %d (%s json): %v", i+1, s.kind, err)
+				return nil, fmt.Errorf("section %d (%s json): %v", i+1, kind, err)
 			}
 			s.data, s.arg = []byte(text), ""
-		case isResult(s.kind) && s.arg != "":
-			return nil, fmt.Errorf("section %d: unknown %s encoding %q", i+1, s.kind, s.arg)
+		case isResult(kind) && arg != "":
+			return nil, fmt.Errorf("section %d: unknown %s encoding %q", i+1, kind, arg)
 		}
+		prev = kind
+		tr.sections = append(tr.sections, s)
 	}
 	return tr, nil
 }
@@ -371,33 +346,28 @@ func (tr *transcript) inputs() []string {
 
 // format writes the transcript back with the given results after its inputs.
 func (tr *transcript) format(results []section) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Write(tr.comment)
-	write := func(s section) error {
-		marker := "-- " + s.kind
+	ar := &txtar.Archive{Comment: tr.comment}
+	add := func(s section) error {
+		name, data := s.kind, []byte(s.raw)
 		if s.arg != "" {
-			marker += " " + s.arg
+			name += " " + s.arg
 		}
-		switch {
-		case isResult(s.kind) && needsJSON(s.data):
-			var enc bytes.Buffer
-			e := json.NewEncoder(&enc)
-			e.SetEscapeHTML(false)
-			if err := e.Encode(string(s.data)); err != nil {
-				return err
-			}
-			fmt.Fprintf(&buf, "%s json --\n%s", marker, enc.Bytes())
-			return nil
-		case isResult(s.kind):
-			fmt.Fprintf(&buf, "%s --\n%s\n", marker, s.data)
-		default:
-			fmt.Fprintf(&buf, "%s --\n%s", marker, s.raw)
-		}
-		for _, line := range strings.Split(string(s.data), "\n") {
-			if m := markerLine.FindStringSubmatch(line); m != nil && sectionKinds[m[1]] {
-				return fmt.Errorf("a %s section holds a line that reads as a section marker: %q", s.kind, line)
+		if isResult(s.kind) {
+			data = append(bytes.Clone(s.data), '\n')
+			if needsJSON(s.data) {
+				var enc bytes.Buffer
+				e := json.NewEncoder(&enc)
+				e.SetEscapeHTML(false)
+				if err := e.Encode(string(s.data)); err != nil {
+					return err
+				}
+				name, data = name+" json", enc.Bytes()
 			}
 		}
+		if len(txtar.Parse(data).Files) > 0 {
+			return fmt.Errorf("a %s section holds a line that reads as a section marker: %q", s.kind, data)
+		}
+		ar.Files = append(ar.Files, txtar.File{Name: name, Data: data})
 		return nil
 	}
 	next := 0
@@ -405,17 +375,17 @@ func (tr *transcript) format(results []section) ([]byte, error) {
 		if isResult(s.kind) {
 			continue
 		}
-		if err := write(s); err != nil {
+		if err := add(s); err != nil {
 			return nil, err
 		}
 		if s.kind == "in" {
-			if err := write(results[next]); err != nil {
+			if err := add(results[next]); err != nil {
 				return nil, err
 			}
 			next++
 		}
 	}
-	return buf.Bytes(), nil
+	return txtar.Format(ar), nil
 }
 
 // needsJSON reports text that would not read as what it is: control

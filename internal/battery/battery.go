@@ -5,6 +5,7 @@ package battery
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -18,17 +19,10 @@ import (
 func Inputs(t testing.TB) [][]byte {
 	t.Helper()
 	_, here, _, _ := runtime.Caller(0)
-	f, err := os.Open(filepath.Join(filepath.Dir(here), "..", "..", "testdata", "reference", "cases.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
+	for _, line := range Lines(t, filepath.Join(filepath.Dir(here), "..", "..", "testdata", "reference", "cases.jsonl")) {
 		var c map[string]json.RawMessage
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+		if err := json.Unmarshal(line, &c); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok := c["setup"]; ok {
@@ -46,11 +40,37 @@ func Inputs(t testing.TB) [][]byte {
 		}
 		out = append(out, b)
 	}
+	if len(out) < 100 {
+		t.Fatalf("only %d battery inputs", len(out))
+	}
+	return out
+}
+
+// Lines returns the lines of the file name (a JSON-lines file of
+// testdata), trimmed, leaving out blank lines and # comments; it fails t
+// if there are none.
+func Lines(t testing.TB, name string) [][]byte {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		out = append(out, bytes.Clone(line))
+	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(out) < 100 {
-		t.Fatalf("only %d battery inputs", len(out))
+	if len(out) == 0 {
+		t.Fatalf("%s has no lines", name)
 	}
 	return out
 }

@@ -1,0 +1,95 @@
+// Package backendtest lists every store backend available here, so that a
+// test can run on all of them: adding a backend to the tests is adding one
+// row to the table in this file.
+//
+// A backend that needs a server (PostgreSQL) is skipped with a message
+// when the server is not configured, and fails the test when $CI is set
+// (the rule of package pgtest).
+package backendtest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/objectstore/s3test"
+	"github.com/memtool/memtool/pgstore/pgtest"
+	"github.com/memtool/memtool/storeurl"
+)
+
+// A Backend is one kind of store.
+type Backend struct {
+	Name string
+
+	// URL returns the store URL (storeurl's forms) of a new, empty store
+	// that is gone when t ends.
+	URL func(t testing.TB) string
+
+	// wrap, if set, stacks a policy over the store the URL opens.
+	wrap func(t testing.TB, s memtool.Store) memtool.Store
+}
+
+// all is every backend: the stores of this module, each once, and one
+// policy stack.
+var all = []Backend{
+	{Name: "memstore", URL: constant("mem:")},
+	{Name: "filestore", URL: func(t testing.TB) string { return filepath.Join(t.TempDir(), "memories") }},
+	{Name: "sqlite", URL: func(t testing.TB) string { return "sqlite://" + filepath.Join(t.TempDir(), "memory.db") }},
+	{Name: "postgres", URL: pgtest.URL},
+	{Name: "objectstore", URL: constant("mem+blob://")},
+	{Name: "s3", URL: func(t testing.TB) string { return S3URL(t, "team/memory") }},
+	{Name: "encrypted", URL: constant("mem:"), wrap: encrypted},
+}
+
+// All returns every backend available here.
+func All() []Backend { return append([]Backend(nil), all...) }
+
+// Open opens a new, empty store of the backend, closed when t ends.
+func (b Backend) Open(t testing.TB) memtool.Store {
+	t.Helper()
+	s, closer, err := storeurl.Open(context.Background(), b.URL(t), &storeurl.Options{Create: true})
+	if err != nil {
+		t.Fatalf("%s: %v", b.Name, err)
+	}
+	t.Cleanup(func() { closer.Close() })
+	if b.wrap != nil {
+		s = b.wrap(t, s)
+	}
+	return s
+}
+
+// S3URL starts an S3-compatible server (package s3test) with one bucket,
+// memories, and returns the store URL of that bucket under prefix. The
+// credentials are in the environment, as they would be for S3, until t
+// ends; t must not be parallel.
+func S3URL(t testing.TB, prefix string) string {
+	t.Helper()
+	srv := s3test.Start(t, nil)
+	srv.CreateBucket(t, "memories")
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	return fmt.Sprintf("s3://memories?region=us-east-1&endpoint=%s&use_path_style=true&prefix=%s", srv.URL, prefix)
+}
+
+func constant(url string) func(testing.TB) string {
+	return func(testing.TB) string { return url }
+}
+
+// encrypted is an encrypt store over s, with a new key.
+func encrypted(t testing.TB, s memtool.Store) memtool.Store {
+	key, err := encrypt.NewKey("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := encrypt.New(s, []encrypt.Key{key}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}

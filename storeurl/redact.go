@@ -1,0 +1,75 @@
+package storeurl
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// # Secrets in store URLs
+//
+// A database or bucket URL may hold a password or a token, and messages
+// quote store URLs (errors, summaries, banners) and the errors of the
+// drivers that open them. Every such message goes through Redact.
+
+// Masked is what Redact puts in place of a secret.
+const Masked = "xxxxx"
+
+// secretKey matches, in a query string or a key=value connection string,
+// a parameter that carries a credential: password, sslpassword, token,
+// secret and access keys, and the signatures and credentials of signed
+// URLs. The value runs to the next separator or is quoted with '.
+var secretKey = regexp.MustCompile(`(?i)((?:^|[^a-z0-9])[a-z0-9_.-]*(?:password|passwd|pwd|token|secret|access[_-]?key|api[_-]?key|credentials?|signature|sig|sas)(?:[_-]?(?:key|id|token))*\s*=\s*)('[^']*'|[^\s&;'"]+)`)
+
+// userinfo matches the password of a URL's userinfo: scheme://user:PASSWORD@.
+var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\s:@]*:)([^/?#\s]*)@`)
+
+// Redact returns s with the secrets it holds masked: the password of every
+// URL's userinfo, the values of credential parameters, and, wherever they
+// occur, the secrets of the given store URLs (so that a driver's error
+// that quotes a password outside of any URL, or decoded, is masked too;
+// secrets shorter than 4 bytes are masked only in those URL and key=value
+// forms, lest every "ab" of a message go).
+func Redact(s string, urls ...string) string {
+	for _, u := range urls {
+		for _, secret := range urlSecrets(u) {
+			if len(secret) >= 4 {
+				s = strings.ReplaceAll(s, secret, Masked)
+			}
+		}
+	}
+	s = userinfo.ReplaceAllString(s, "${1}"+Masked+"@")
+	return secretKey.ReplaceAllString(s, "${1}"+Masked)
+}
+
+// urlSecrets returns the secrets of a store URL as they are written in it
+// and decoded: the userinfo password and the credential parameters' values.
+func urlSecrets(raw string) []string {
+	var out []string
+	add := func(v string) {
+		out = append(out, v)
+		if d, err := url.QueryUnescape(v); err == nil && d != v {
+			out = append(out, d)
+		}
+		if d, err := url.PathUnescape(v); err == nil && d != v {
+			out = append(out, d)
+		}
+	}
+	for _, m := range userinfo.FindAllStringSubmatch(raw, -1) {
+		add(m[2])
+	}
+	for _, m := range secretKey.FindAllStringSubmatch(raw, -1) {
+		add(strings.Trim(m[2], "'"))
+	}
+	return out
+}
+
+// redactedError is an error of the store at url, shown with its secrets
+// masked; errors.Is and As still see the error itself.
+type redactedError struct {
+	err error
+	url string
+}
+
+func (e redactedError) Error() string { return Redact(e.err.Error(), e.url) }
+func (e redactedError) Unwrap() error { return e.err }

@@ -1,0 +1,376 @@
+// Package storeurl turns store URLs (memtool's --store) into stores: it is
+// the one registry of URL schemes, used by the CLI, migrate and servers.
+//
+// Open opens the memory at a URL, Tenants lists the tenants of a
+// multi-tenant store, IsEmpty says whether a target holds anything, and
+// Schemes lists the forms a URL may take, for help text. Every error they
+// return has the URL's secrets masked (see Redact), and one about reaching
+// a database or a bucket says what to check (host and port, region,
+// endpoint, credentials, schema).
+//
+// # Adding a scheme
+//
+// The schemes are the rows of one table, registry, in storeurl.go: there
+// is no init-time registration. A store package redisstore would be added
+// by one row:
+//
+//	{names: []string{"redis"}, form: "redis://host:6379/0", open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
+//		s, err := redisstore.Open(ctx, t.raw)
+//		return s, s, err
+//	}},
+//
+// A row whose URLs name a file or directory on this machine also sets
+// local, which Open uses to refuse a missing target (unless
+// Options.Create) and to create an SQLite file's folder.
+package storeurl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/objectstore"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/sqlitestore"
+)
+
+// Options are how Open opens a store. The zero value (or nil) opens the
+// tenant-less memory of a store that exists.
+type Options struct {
+	// Tenant, if set, opens that tenant's memory of a multi-tenant store.
+	Tenant string
+
+	// Create lets Open create a local target that is missing: a directory
+	// store's directory, an SQLite file and its folder, a file+blob
+	// directory. Without it, a missing target fails with an error
+	// wrapping fs.ErrNotExist, never opening as an empty memory.
+	Create bool
+}
+
+// target is a parsed store URL.
+type target struct {
+	raw  string // the URL as given
+	path string // the local file or directory, "" if none
+}
+
+// kind is what a row's local path is.
+type kind int
+
+const (
+	remote kind = iota // no local path
+	dir                // a directory, created by the store on open
+	file               // a file, whose folder Open creates
+)
+
+// scheme is one row of the registry.
+type scheme struct {
+	names []string // the URL schemes, the first one shown in messages
+	form  string   // how a URL of it is written, for help text
+	local kind
+	// parse checks the URL and returns the local path (for dir and file
+	// rows). nil: any URL of the scheme is handed to open as it is.
+	parse func(row scheme, raw string) (string, error)
+	// open opens the tenant-less store.
+	open func(ctx context.Context, t target) (memtool.Store, io.Closer, error)
+}
+
+// registry is every store URL scheme, in the order help text shows them.
+// A plain path (no scheme) is a directory store, as file: is.
+var registry = []scheme{
+	{names: []string{"file"}, form: "file:///abs/dir", local: dir, parse: absPath, open: openDir},
+	{names: []string{"helper"}, form: "helper:DIR", local: dir, parse: helperDir, open: openDir},
+	{names: []string{"mem"}, form: "mem:", parse: noRest, open: func(context.Context, target) (memtool.Store, io.Closer, error) {
+		return memstore.New(), nopCloser{}, nil
+	}},
+	{names: []string{"sqlite"}, form: "sqlite:///abs/path.db", local: file, parse: absPath, open: func(_ context.Context, t target) (memtool.Store, io.Closer, error) {
+		s, err := sqlitestore.Open(t.path, nil)
+		return s, s, err
+	}},
+	{names: []string{"postgres", "postgresql"}, form: "postgres://user@host:5432/db?search_path=schema", open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
+		s, err := pgstore.Open(ctx, t.raw, nil)
+		return s, s, err
+	}},
+	{names: []string{"s3"}, form: "s3://bucket?region=…&prefix=…", open: openObjects},
+	{names: []string{"gs"}, form: "gs://bucket?prefix=…", open: openObjects},
+	{names: []string{"azblob"}, form: "azblob://container?prefix=…", open: openObjects},
+	{names: []string{"mem+blob"}, form: "mem+blob://", open: openObjects},
+	{names: []string{"file+blob"}, form: "file+blob:///abs/dir", local: dir, parse: absPath, open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
+		// With ~ expanded, as objectstore.Open reads the path itself.
+		u, _ := url.Parse(t.raw) // parsed by absPath already
+		t.raw = (&url.URL{Scheme: u.Scheme, Path: t.path, RawQuery: u.RawQuery}).String()
+		return openObjects(ctx, t)
+	}},
+}
+
+// plainPath is the row of a URL without a scheme: a directory.
+var plainPath = scheme{form: "DIR", local: dir, open: openDir}
+
+// Schemes returns the forms a store URL may take, one per scheme, in the
+// registry's order: for help text.
+func Schemes() []string {
+	out := []string{plainPath.form + " (a directory)"}
+	for _, s := range registry {
+		out = append(out, s.form)
+	}
+	return out
+}
+
+// Open opens the store at rawURL: the memory of opts.Tenant, or the
+// tenant-less memory if that is "". The tenancy is checked (and recorded
+// on a store's first use) now, so that a mismatch fails Open, not the
+// first command. The returned closer releases the store (its connection,
+// file or lock); the memory must not be used after. Errors never show a
+// secret of the URL.
+func Open(ctx context.Context, rawURL string, opts *Options) (memtool.Store, io.Closer, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s, closer, err := openRaw(ctx, rawURL, o.Create)
+	if err == nil {
+		s, closer, err = scopeTenant(ctx, s, closer, o.Tenant)
+	}
+	if err != nil {
+		return nil, nil, redactedError{withHint(err), rawURL}
+	}
+	return s, closer, nil
+}
+
+// Tenants returns the tenants of the multi-tenant store at rawURL, as
+// memtool.TenantLister does: none (nil, nil) for an unused store, an error
+// wrapping memtool.ErrTenancy for a single-tenant one. A store that cannot
+// list its tenants (mem:) is an error.
+func Tenants(ctx context.Context, rawURL string) ([]string, error) {
+	ids, err := tenants(ctx, rawURL)
+	if err != nil {
+		return nil, redactedError{withHint(err), rawURL}
+	}
+	return ids, nil
+}
+
+func tenants(ctx context.Context, rawURL string) ([]string, error) {
+	s, closer, err := openRaw(ctx, rawURL, false)
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	tl, ok := s.(memtool.TenantLister)
+	if !ok {
+		return nil, fmt.Errorf("store %s cannot list its tenants", rawURL)
+	}
+	return tl.Tenants(ctx)
+}
+
+// IsEmpty reports whether the store at rawURL, or the memory of tenant in
+// it if tenant is not "", holds nothing: a local target that does not
+// exist is empty (and is not created), and a store with tenants is not
+// empty seen without one. Only what the store lists counts: a directory
+// store's own .memtool entries (policy data included) are not seen.
+func IsEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
+	empty, err := isEmpty(ctx, rawURL, tenant)
+	if err != nil {
+		return false, redactedError{withHint(err), rawURL}
+	}
+	return empty, nil
+}
+
+func isEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
+	s, closer, err := openRaw(ctx, rawURL, false)
+	if errors.As(err, new(missingError)) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer closer.Close()
+	tl, lists := s.(memtool.TenantLister)
+	var ids []string
+	if lists {
+		ids, err = tl.Tenants(ctx)
+		switch {
+		case tenant == "" && errors.Is(err, memtool.ErrTenancy):
+			// Single-tenant: its memory says.
+		case err != nil:
+			return false, err
+		case tenant == "" && len(ids) > 0:
+			return false, nil
+		case tenant != "" && !slices.Contains(ids, tenant):
+			return true, nil // asking would claim an unused store
+		}
+	}
+	if tenant != "" {
+		if s, _, err = scopeTenant(ctx, s, nopCloser{}, tenant); err != nil {
+			return false, err
+		}
+	}
+	entries, err := s.ReadDir(ctx, "")
+	if err != nil {
+		return false, err
+	}
+	return len(entries) == 0, nil
+}
+
+// openRaw opens the tenant-less store at rawURL, creating a missing local
+// target only if create.
+func openRaw(ctx context.Context, rawURL string, create bool) (memtool.Store, io.Closer, error) {
+	row, t, err := parse(rawURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	if row.local != remote {
+		if t.path == "" {
+			return nil, nil, fmt.Errorf("store: empty directory path")
+		}
+		_, err := os.Stat(t.path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !create:
+			return nil, nil, missingError{rawURL}
+		case errors.Is(err, fs.ErrNotExist) && row.local == file:
+			// As a directory store creates its directory.
+			if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return row.open(ctx, t)
+}
+
+// parse finds the row of rawURL's scheme and parses the URL by it.
+func parse(rawURL string) (scheme, target, error) {
+	t := target{raw: rawURL}
+	name, _, hasScheme := strings.Cut(rawURL, ":")
+	if !hasScheme || len(name) < 2 || strings.ContainsAny(name, "/.") {
+		// A plain path (a one-letter "scheme" would be a Windows drive).
+		p, err := expandHome(rawURL)
+		t.path = p
+		return plainPath, t, err
+	}
+	for _, row := range registry {
+		if !slices.Contains(row.names, name) {
+			continue
+		}
+		var err error
+		if row.parse != nil {
+			t.path, err = row.parse(row, rawURL)
+		}
+		return row, t, err
+	}
+	var known []string
+	for _, row := range registry {
+		known = append(known, row.names[0])
+	}
+	return scheme{}, t, fmt.Errorf("store URL %q: unknown scheme %q (known: %s, or a plain directory path)", rawURL, name, strings.Join(known, ", "))
+}
+
+// absPath is the path of a file:, sqlite: or file+blob: URL, which must be
+// absolute (or start at the home directory: scheme://~/path).
+func absPath(row scheme, raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("store URL %q: %v", raw, err)
+	}
+	if u.Host == "~" {
+		return expandHome("~" + u.Path)
+	}
+	if u.Host != "" && u.Host != "localhost" || !filepath.IsAbs(u.Path) || row.local == file && u.RawQuery != "" {
+		what := "a " + u.Scheme
+		if u.Scheme == "sqlite" {
+			what = "an SQLite"
+		}
+		return "", fmt.Errorf("store URL %q: %s URL needs an absolute path, as in %s", raw, what, row.form)
+	}
+	return u.Path, nil
+}
+
+// helperDir is the directory of the Python or TypeScript SDK's memory
+// helper whose base directory is given: helper:./memory.
+func helperDir(_ scheme, raw string) (string, error) {
+	_, rest, _ := strings.Cut(raw, ":")
+	if rest == "" {
+		return "", fmt.Errorf("store URL %q: give the helper's base directory, as in helper:./memory", raw)
+	}
+	base, err := expandHome(rest)
+	return claude.HelperDir(base), err
+}
+
+func noRest(_ scheme, raw string) (string, error) {
+	if _, rest, _ := strings.Cut(raw, ":"); rest != "" {
+		return "", fmt.Errorf("store URL %q: mem: takes nothing after the colon", raw)
+	}
+	return "", nil
+}
+
+// expandHome replaces a leading ~ (alone or before a slash) with the home
+// directory; ~user is left as it is.
+func expandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("store %q: %v", p, err)
+	}
+	return filepath.Join(home, p[1:]), nil
+}
+
+func openDir(_ context.Context, t target) (memtool.Store, io.Closer, error) {
+	s, err := filestore.Open(t.path, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, s, nil
+}
+
+func openObjects(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
+	s, err := objectstore.Open(ctx, t.raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, s, nil
+}
+
+// scopeTenant turns an opened store into the memory to run on: the store
+// of tenant, or the store itself if tenant is "". Either way the tenancy
+// mode is checked (and recorded on first use) now. It closes closer when
+// it fails.
+func scopeTenant(ctx context.Context, s memtool.Store, closer io.Closer, tenant string) (memtool.Store, io.Closer, error) {
+	if tenant == "" {
+		if _, err := s.Stat(ctx, ""); err != nil {
+			closer.Close()
+			return nil, nil, err
+		}
+		return s, closer, nil
+	}
+	ts, ok := s.(memtool.Tenanted)
+	if !ok {
+		closer.Close()
+		return nil, nil, fmt.Errorf("store: this store has no tenants")
+	}
+	t, err := ts.Tenant(ctx, tenant)
+	if err != nil {
+		closer.Close()
+		return nil, nil, err
+	}
+	return t, closer, nil
+}
+
+// missingError: a local target that Open was not to create is missing.
+type missingError struct{ url string }
+
+func (e missingError) Error() string        { return "store " + e.url + " does not exist" }
+func (e missingError) Is(target error) bool { return target == fs.ErrNotExist }
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
