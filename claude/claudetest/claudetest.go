@@ -12,7 +12,9 @@
 // whole conversation).
 //
 // Point the real SDK client at it with Server.Client, or with
-// ANTHROPIC_BASE_URL for a program under test.
+// ANTHROPIC_BASE_URL for a program under test. At the end of a test,
+// Server.Refusals says whether it refused anything, and SameJSON compares
+// what a request carried with what the test expects, whatever the key order.
 package claudetest
 
 import (
