@@ -104,6 +104,25 @@
 // is not kept (Call.ID is "" for them). To get the same order with a
 // runner you build yourself, set ToolOptions.Turn to its LastMessage.
 //
+// # An agent with hands
+//
+// Two subpackages add tools from the Anthropic SDK itself next to the
+// memory tool, each as an Option for NewRunner and NewStreamingRunner and
+// as a tool list for your own loop (DeclareTools declares them, RunTools
+// answers their calls one at a time in the order the model wrote them):
+//
+//   - claude/workdir: the SDK's agent toolset (read, write, edit, glob,
+//     grep) confined to a work directory, and bash only when asked for;
+//     bash is not confined.
+//   - claude/mcptools: the tools of every MCP server named in a
+//     configuration file of the shape Claude Desktop and Claude Code read,
+//     {"mcpServers": {…}}.
+//
+// They are packages of their own so that a program that only wants memory
+// does not pull in a PTY library or the MCP SDK. Memory calls keep their
+// order within a turn whatever other tools the turn calls; the SDK runner
+// runs the other tools' calls concurrently, as it always does.
+//
 // # Multi-session work
 //
 // Package template (claude/template) holds the multi-session development

@@ -7,12 +7,15 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"reflect"
+	"strings"
 	"testing"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/memstore"
 )
 
 // newFileMemory returns a Memory over a real file store in a temporary
@@ -25,6 +28,31 @@ func newFileMemory(t *testing.T) (*memtool.Memory, *filestore.Store) {
 	}
 	t.Cleanup(func() { store.Close() })
 	return memtool.New(store, nil), store
+}
+
+// newMemory returns a Memory over a new in-memory store.
+func newMemory() *memtool.Memory { return memtool.New(memstore.New(), nil) }
+
+// A fixture is a Memory over a file store that holds pic.png, a real PNG
+// image, and a fake API, with a client for it, that answers from a script.
+type fixture struct {
+	mem    *memtool.Memory
+	store  *filestore.Store
+	pic    []byte
+	srv    *claudetest.Server
+	client anthropic.Client
+}
+
+func newFixture(t *testing.T, script []claudetest.Turn) *fixture {
+	t.Helper()
+	mem, store := newFileMemory(t)
+	pic := pngBytes(t)
+	if err := store.WriteFile(context.Background(), "pic.png", pic, memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	srv := claudetest.NewServer(script...)
+	t.Cleanup(srv.Close)
+	return &fixture{mem: mem, store: store, pic: pic, srv: srv, client: srv.Client()}
 }
 
 // pngBytes returns a small, real PNG image.
@@ -50,25 +78,41 @@ func readFile(t *testing.T, store memtool.Store, name string) string {
 }
 
 // sameJSON reports whether two JSON texts hold the same value, whatever the
-// key order.
+// key order; it fails the test if either is not JSON.
 func sameJSON(t *testing.T, got []byte, want string) bool {
 	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("got is not JSON: %v\n%s", err, got)
+	same, err := claudetest.SameJSON(got, []byte(want))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want is not JSON: %v\n%s", err, want)
-	}
-	return reflect.DeepEqual(g, w)
+	return same
 }
 
 // noProblems fails the test if the fake refused any request.
 func noProblems(t *testing.T, srv *claudetest.Server) {
 	t.Helper()
-	for i, r := range srv.Requests() {
-		if r.Problem != "" {
-			t.Errorf("request %d refused by the fake: %s", i+1, r.Problem)
+	if err := srv.Refusals(); err != nil {
+		t.Errorf("the fake refused requests:\n%v", err)
+	}
+}
+
+// checkResults checks that reqs[i] carries exactly the tool results
+// want[i], as wire JSON, and that none doubles memtool's "Error: " prefix.
+func checkResults(t *testing.T, reqs []claudetest.Request, want map[int][]string) {
+	t.Helper()
+	for i, wantResults := range want {
+		got := reqs[i].ToolResults()
+		if len(got) != len(wantResults) {
+			t.Errorf("request %d: %d tool results, want %d", i+1, len(got), len(wantResults))
+			continue
+		}
+		for k, w := range wantResults {
+			if !sameJSON(t, got[k].Raw, w) {
+				t.Errorf("request %d, result %d:\n got %s\nwant %s", i+1, k+1, got[k].Raw, w)
+			}
+			if strings.Contains(got[k].Text, "Error: Error:") {
+				t.Errorf("request %d, result %d: doubled prefix: %q", i+1, k+1, got[k].Text)
+			}
 		}
 	}
 }

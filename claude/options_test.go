@@ -10,10 +10,8 @@ import (
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/claudetest"
-	"github.com/memtool/memtool/memstore"
 )
 
 // Options with values the API would refuse, or that make no sense, are
@@ -51,7 +49,7 @@ func TestRunnerRefusesInvalidOptions(t *testing.T) {
 	srv := claudetest.NewServer(claudetest.Turn{Text: "Hi."})
 	defer srv.Close()
 	client := srv.Client()
-	runner := claude.NewRunner(&client, memtool.New(memstore.New(), nil), userParams("hello"),
+	runner := claude.NewRunner(&client, newMemory(), userParams("hello"),
 		claude.WithCompaction(claude.Compaction{Trigger: 1000}))
 	_, err := runner.RunToCompletion(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "Compaction.Trigger 1000 is below the API's minimum") {
@@ -112,7 +110,7 @@ func TestRunnerCompactsOnDemand(t *testing.T) {
 	srv := claudetest.NewServer(claudetest.Turn{Compaction: "The user said hello."})
 	defer srv.Close()
 	client := srv.Client()
-	runner := claude.NewRunner(&client, memtool.New(memstore.New(), nil), userParams("hello"),
+	runner := claude.NewRunner(&client, newMemory(), userParams("hello"),
 		claude.WithClearToolUses(claude.ClearToolUses{}))
 	runner.CompactBeforeNextTurn(anthropic.BetaCompactionConfigUnionParam{})
 	if _, err := runner.NextMessage(context.Background()); err != nil {
@@ -138,7 +136,7 @@ func TestRunnerRequestTimeout(t *testing.T) {
 		client := srv.Client()
 		// The deadline only ends a hang; it asserts nothing about speed.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		mem := memtool.New(memstore.New(), nil)
+		mem := newMemory()
 		opts := []claude.Option{claude.WithRequestTimeout(time.Second), claude.WithMaxRetries(1)}
 		var err error
 		if tc.streaming {

@@ -2,6 +2,8 @@ package claude_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -162,5 +164,176 @@ func TestRunnerOverlapsUnrelatedCalls(t *testing.T) {
 				t.Errorf("of %d runs: %d kept each file's order, %d ran the two files' calls at once", runs, inOrder, overlapped)
 			}
 		})
+	}
+}
+
+// gatedStore holds every WriteFile until two writes are in progress at
+// once, so it deadlocks (until ctx ends) if writes run one at a time.
+type gatedStore struct {
+	memtool.Store
+	mu   sync.Mutex
+	n    int
+	both chan struct{}
+}
+
+func (s *gatedStore) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	s.mu.Lock()
+	if s.n++; s.n == 2 {
+		close(s.both)
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.both:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.Store.WriteFile(ctx, name, data, mode)
+}
+
+func betaMessage(t *testing.T, inputs ...string) *anthropic.BetaMessage {
+	t.Helper()
+	var content []map[string]any
+	for i, in := range inputs {
+		content = append(content, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", i+1), "name": "memory", "input": json.RawMessage(in)})
+	}
+	data, _ := json.Marshal(map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "content": content, "stop_reason": "tool_use"})
+	var msg anthropic.BetaMessage
+	if err := json.Unmarshal(data, &msg); err != nil {
+		t.Fatal(err)
+	}
+	return &msg
+}
+
+// Calls on unrelated paths run at the same time.
+func TestToolResultsRunsIndependentCallsConcurrently(t *testing.T) {
+	// The deadline only ends a deadlock; it asserts nothing about speed.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	store := &gatedStore{Store: memstore.New(), both: make(chan struct{})}
+	tool := claude.NewTool(memtool.New(store, nil), nil)
+	results := tool.BetaToolResults(ctx, betaMessage(t,
+		`{"command":"create","path":"/memories/a.md","file_text":"a"}`,
+		`{"command":"create","path":"/memories/b.md","file_text":"b"}`,
+	))
+	for i, r := range results {
+		if r.OfToolResult.IsError.Value {
+			t.Errorf("result %d failed: %v", i+1, r.OfToolResult.Content[0].OfText.Text)
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatal("the two creates did not run concurrently")
+	}
+}
+
+// Calls on one path run in the order the model wrote them, every time.
+func TestToolResultsKeepsOrderOnOnePath(t *testing.T) {
+	rounds := 50
+	if testing.Short() {
+		rounds = 10
+	}
+	for range rounds {
+		tool := claude.NewTool(newMemory(), nil)
+		msg := betaMessage(t,
+			`{"command":"create","path":"/memories/other.md","file_text":"x"}`,
+			`{"command":"create","path":"/memories/d/f.md","file_text":"one\n"}`,
+			`{"command":"view","path":"/memories"}`,
+			`{"command":"str_replace","path":"/memories/d/f.md","old_str":"one","new_str":"two"}`,
+			`{"command":"insert","path":"/memories/d/f.md","insert_line":0,"insert_text":"zero"}`,
+			`{"command":"rename","old_path":"/memories/d","new_path":"/memories/e"}`,
+			`{"command":"view","path":"/memories/e/f.md"}`,
+		)
+		results := tool.BetaToolResults(context.Background(), msg)
+		if len(results) != 7 {
+			t.Fatalf("%d results, want 7", len(results))
+		}
+		for i, r := range results {
+			tr := r.OfToolResult
+			if tr.ToolUseID != fmt.Sprintf("toolu_%d", i+1) {
+				t.Fatalf("result %d answers %s", i+1, tr.ToolUseID)
+			}
+			if tr.IsError.Value {
+				t.Fatalf("result %d failed: %s", i+1, tr.Content[0].OfText.Text)
+			}
+		}
+		want := "Here's the content of /memories/e/f.md with line numbers:\n     1\tzero\n     2\ttwo\n     3\t"
+		if got := results[6].OfToolResult.Content[0].OfText.Text; got != want {
+			t.Fatalf("last view = %q, want %q", got, want)
+		}
+	}
+}
+
+// A Tool that follows a turn (ToolOptions.Turn), as a runner built by hand
+// would use it: the later call arrives first and still runs second, and
+// OnCall gets each call's tool_use id.
+func TestExecuteFollowsTurn(t *testing.T) {
+	create := `{"command":"create","path":"/memories/x.md","file_text":"one\n"}`
+	replace := `{"command":"str_replace","path":"/memories/x.md","old_str":"one","new_str":"two"}`
+	msg := betaMessage(t, create, replace)
+	var mu sync.Mutex
+	ids := map[string]string{}
+	tool := claude.NewTool(newMemory(), &claude.ToolOptions{
+		Turn: func() *anthropic.BetaMessage { return msg },
+		OnCall: func(_ context.Context, c claude.Call) {
+			mu.Lock()
+			ids[c.Command.Name()] = c.ID
+			mu.Unlock()
+		},
+	})
+	// The deadline only ends a deadlock; it asserts nothing about speed.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	replaced := make(chan error, 1)
+	go func() {
+		_, err := tool.Execute(ctx, json.RawMessage(replace))
+		replaced <- err
+	}()
+	if _, err := tool.Execute(ctx, json.RawMessage(create)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-replaced; err != nil {
+		t.Errorf("str_replace: %v", err)
+	}
+	if ids["create"] != "toolu_1" || ids["str_replace"] != "toolu_2" {
+		t.Errorf("ids %v", ids)
+	}
+}
+
+// A waiting call is released by a call that is not in the turn, and by
+// the end of its context; neither hangs.
+func TestExecuteWaitEnds(t *testing.T) {
+	create := `{"command":"create","path":"/memories/x.md","file_text":"one\n"}`
+	replace := `{"command":"str_replace","path":"/memories/x.md","old_str":"one","new_str":"two"}`
+	msg := betaMessage(t, create, replace)
+	tool := claude.NewTool(newMemory(), &claude.ToolOptions{Turn: func() *anthropic.BetaMessage { return msg }})
+	// The deadline only ends a deadlock; it asserts nothing about speed.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := tool.Execute(ctx, json.RawMessage(replace)) // waits for the create, which never comes
+		waiting <- err
+	}()
+	if _, err := tool.Execute(ctx, json.RawMessage(`{"command":"view","path":"/memories"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiting; err == nil {
+		t.Error("str_replace on a missing file succeeded")
+	}
+	if ctx.Err() != nil {
+		t.Fatal("an unknown call did not release the waiting one")
+	}
+
+	msg2 := betaMessage(t, create, replace)
+	tool2 := claude.NewTool(newMemory(), &claude.ToolOptions{Turn: func() *anthropic.BetaMessage { return msg2 }})
+	short, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := tool2.Execute(short, json.RawMessage(replace))
+		done <- err
+	}()
+	stop()
+	err := <-done
+	if err == nil || err.Error() != "The str_replace command was cancelled before it ran" {
+		t.Errorf("cancelled wait: %v", err)
 	}
 }

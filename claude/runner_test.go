@@ -11,7 +11,6 @@ import (
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/claudetest"
 )
@@ -60,14 +59,7 @@ func TestRunnerConversation(t *testing.T) {
 
 func testRunnerConversation(t *testing.T, threads, streaming bool) {
 	ctx := context.Background()
-	mem, store := newFileMemory(t)
-	pic := pngBytes(t)
-	if err := store.WriteFile(ctx, "pic.png", pic, memtool.CreateOnly); err != nil {
-		t.Fatal(err)
-	}
-	srv := claudetest.NewServer(memoryScript()...)
-	defer srv.Close()
-	client := srv.Client()
+	f := newFixture(t, memoryScript())
 
 	var mu sync.Mutex
 	var summaries []string
@@ -94,7 +86,7 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 	var final *anthropic.BetaMessage
 	var streamed strings.Builder
 	if streaming {
-		runner := claude.NewStreamingRunner(&client, mem, params, opts...)
+		runner := claude.NewStreamingRunner(&f.client, f.mem, params, opts...)
 		for events, err := range runner.AllStreaming(ctx) {
 			if err != nil {
 				t.Fatal(err)
@@ -113,15 +105,15 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 		}
 		final = runner.LastMessage()
 	} else {
-		runner := claude.NewRunner(&client, mem, params, opts...)
+		runner := claude.NewRunner(&f.client, f.mem, params, opts...)
 		var err error
 		final, err = runner.RunToCompletion(ctx)
 		if err != nil {
-			noProblems(t, srv)
+			noProblems(t, f.srv)
 			t.Fatal(err)
 		}
 	}
-	noProblems(t, srv)
+	noProblems(t, f.srv)
 
 	if got := claude.Text(final); got != "Done: my notes are saved." {
 		t.Errorf("final text = %q", got)
@@ -130,7 +122,7 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 		t.Errorf("streamed text %q lacks the final answer", streamed.String())
 	}
 
-	reqs := srv.Requests()
+	reqs := f.srv.Requests()
 	if len(reqs) != 6 {
 		t.Fatalf("%d requests, want 6", len(reqs))
 	}
@@ -180,33 +172,19 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 
 	// The tool results, exactly as they reached the API.
 	want := map[int][]string{
-		1: {textResult("toolu_01_1", fmt.Sprintf("Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n4K\t/memories\n%dB\t/memories/pic.png", len(pic)))},
+		1: {textResult("toolu_01_1", fmt.Sprintf("Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n4K\t/memories\n%dB\t/memories/pic.png", len(f.pic)))},
 		2: {
 			textResult("toolu_02_1", "File created successfully at: /memories/notes.md"),
 			textResult("toolu_02_2", "File created successfully at: /memories/log/session.md"),
 		},
 		4: {
 			errorResult("toolu_04_1", "Error: No replacement was performed, old_str `- delta` did not appear verbatim in /memories/notes.md."),
-			imageResult("toolu_04_2", "image/png", base64.StdEncoding.EncodeToString(pic)),
+			imageResult("toolu_04_2", "image/png", base64.StdEncoding.EncodeToString(f.pic)),
 			errorResult("toolu_04_3", "Error: Path must be /memories or start with /memories/, got: /etc/passwd"),
 		},
 		5: {textResult("toolu_05_1", "Successfully renamed /memories/log/session.md to /memories/archive/session.md")},
 	}
-	for i, wantResults := range want {
-		got := reqs[i].ToolResults()
-		if len(got) != len(wantResults) {
-			t.Errorf("request %d: %d tool results, want %d", i+1, len(got), len(wantResults))
-			continue
-		}
-		for k, w := range wantResults {
-			if !sameJSON(t, got[k].Raw, w) {
-				t.Errorf("request %d, result %d:\n got %s\nwant %s", i+1, k+1, got[k].Raw, w)
-			}
-			if strings.Contains(got[k].Text, "Error: Error:") {
-				t.Errorf("request %d, result %d: doubled prefix: %q", i+1, k+1, got[k].Text)
-			}
-		}
-	}
+	checkResults(t, reqs, want)
 	// Four calls on one file in one turn: none failed, none lost.
 	third := reqs[3].ToolResults()
 	if len(third) != 4 {
@@ -217,13 +195,13 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 			t.Errorf("request 4, result %d: %s", k+1, r.Raw)
 		}
 	}
-	if got, want := readFile(t, store, "notes.md"), "Top\n# Notes\n- ALPHA\n- BETA\n- GAMMA\n"; got != want {
+	if got, want := readFile(t, f.store, "notes.md"), "Top\n# Notes\n- ALPHA\n- BETA\n- GAMMA\n"; got != want {
 		t.Errorf("notes.md = %q, want %q", got, want)
 	}
-	if got := readFile(t, store, "archive/session.md"); got != "started\n" {
+	if got := readFile(t, f.store, "archive/session.md"); got != "started\n" {
 		t.Errorf("archive/session.md = %q", got)
 	}
-	if _, err := store.Stat(ctx, "log/session.md"); err == nil {
+	if _, err := f.store.Stat(ctx, "log/session.md"); err == nil {
 		t.Error("log/session.md is still there after the rename")
 	}
 
@@ -235,7 +213,7 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 	for _, want := range []string{
 		"view /memories: ok",
 		"create /memories/notes.md: ok",
-		fmt.Sprintf("view /memories/pic.png: image/png image, %d bytes", len(pic)),
+		fmt.Sprintf("view /memories/pic.png: image/png image, %d bytes", len(f.pic)),
 		"view /etc/passwd: error: Path must be /memories or start with /memories/, got: /etc/passwd",
 		"rename /memories/log/session.md -> /memories/archive/session.md: ok",
 	} {

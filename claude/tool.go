@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/memtool/memtool"
 )
@@ -226,47 +227,43 @@ func (e *CommandError) Error() string { return strings.TrimPrefix(e.Result.Text,
 // BetaResultContent returns a result as tool_result content for the beta
 // API: one text block, or one image block.
 func BetaResultContent(r memtool.Result) []anthropic.BetaToolResultBlockParamContentUnion {
-	if r.Image != nil {
-		return []anthropic.BetaToolResultBlockParamContentUnion{{OfImage: &anthropic.BetaImageBlockParam{
-			Source: anthropic.BetaImageBlockParamSourceUnion{OfBase64: &anthropic.BetaBase64ImageSourceParam{
-				MediaType: anthropic.BetaBase64ImageSourceMediaType(r.Image.MediaType),
-				Data:      base64.StdEncoding.EncodeToString(r.Image.Data),
-			}},
-		}}}
+	if r.Image == nil {
+		return []anthropic.BetaToolResultBlockParamContentUnion{{OfText: &anthropic.BetaTextBlockParam{Text: r.Text}}}
 	}
-	return []anthropic.BetaToolResultBlockParamContentUnion{{OfText: &anthropic.BetaTextBlockParam{Text: r.Text}}}
+	source := &anthropic.BetaBase64ImageSourceParam{MediaType: anthropic.BetaBase64ImageSourceMediaType(r.Image.MediaType), Data: imageData(r)}
+	return []anthropic.BetaToolResultBlockParamContentUnion{{OfImage: &anthropic.BetaImageBlockParam{Source: anthropic.BetaImageBlockParamSourceUnion{OfBase64: source}}}}
 }
 
 // BetaResultBlock returns the beta tool_result block that answers the
 // tool_use block id with r; is_error is set only on failure.
 func BetaResultBlock(id string, r memtool.Result) anthropic.BetaToolResultBlockParam {
-	b := anthropic.BetaToolResultBlockParam{ToolUseID: id, Content: BetaResultContent(r)}
-	if r.IsError {
-		b.IsError = anthropic.Bool(true)
-	}
-	return b
-}
-
-// ResultContent is BetaResultContent for the GA API.
-func ResultContent(r memtool.Result) []anthropic.ToolResultBlockParamContentUnion {
-	if r.Image != nil {
-		return []anthropic.ToolResultBlockParamContentUnion{{OfImage: &anthropic.ImageBlockParam{
-			Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
-				MediaType: anthropic.Base64ImageSourceMediaType(r.Image.MediaType),
-				Data:      base64.StdEncoding.EncodeToString(r.Image.Data),
-			}},
-		}}}
-	}
-	return []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: r.Text}}}
+	return anthropic.BetaToolResultBlockParam{ToolUseID: id, Content: BetaResultContent(r), IsError: isError(r)}
 }
 
 // ResultBlock is BetaResultBlock for the GA API.
 func ResultBlock(id string, r memtool.Result) anthropic.ToolResultBlockParam {
-	b := anthropic.ToolResultBlockParam{ToolUseID: id, Content: ResultContent(r)}
-	if r.IsError {
-		b.IsError = anthropic.Bool(true)
+	return anthropic.ToolResultBlockParam{ToolUseID: id, Content: ResultContent(r), IsError: isError(r)}
+}
+
+// ResultContent is BetaResultContent for the GA API.
+func ResultContent(r memtool.Result) []anthropic.ToolResultBlockParamContentUnion {
+	if r.Image == nil {
+		return []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: r.Text}}}
 	}
-	return b
+	source := &anthropic.Base64ImageSourceParam{MediaType: anthropic.Base64ImageSourceMediaType(r.Image.MediaType), Data: imageData(r)}
+	return []anthropic.ToolResultBlockParamContentUnion{{OfImage: &anthropic.ImageBlockParam{Source: anthropic.ImageBlockParamSourceUnion{OfBase64: source}}}}
+}
+
+// imageData is an image result's bytes in base64, as content blocks carry them.
+func imageData(r memtool.Result) string { return base64.StdEncoding.EncodeToString(r.Image.Data) }
+
+// isError is a tool_result's is_error: set, to true, only on failure, so
+// that a success sends no is_error at all.
+func isError(r memtool.Result) param.Opt[bool] {
+	if r.IsError {
+		return anthropic.Bool(true)
+	}
+	return param.Opt[bool]{}
 }
 
 // BetaToolResults runs the memory calls of one assistant message and
@@ -280,16 +277,10 @@ func (t *Tool) BetaToolResults(ctx context.Context, msg *anthropic.BetaMessage) 
 	for _, block := range betaMemoryCalls(msg) {
 		calls = append(calls, pendingCall{id: block.ID, input: block.Input})
 	}
-	results := t.runTurn(ctx, calls)
-	if len(results) == 0 {
-		return nil
-	}
-	out := make([]anthropic.BetaContentBlockParamUnion, len(results))
-	for i, r := range results {
-		b := BetaResultBlock(calls[i].id, r)
-		out[i] = anthropic.BetaContentBlockParamUnion{OfToolResult: &b}
-	}
-	return out
+	return answerTurn(ctx, t, calls, func(id string, r memtool.Result) anthropic.BetaContentBlockParamUnion {
+		b := BetaResultBlock(id, r)
+		return anthropic.BetaContentBlockParamUnion{OfToolResult: &b}
+	})
 }
 
 // ToolResults is BetaToolResults for the GA API's messages.
@@ -300,14 +291,22 @@ func (t *Tool) ToolResults(ctx context.Context, msg *anthropic.Message) []anthro
 			calls = append(calls, pendingCall{id: block.ID, input: block.Input})
 		}
 	}
+	return answerTurn(ctx, t, calls, func(id string, r memtool.Result) anthropic.ContentBlockParamUnion {
+		b := ResultBlock(id, r)
+		return anthropic.ContentBlockParamUnion{OfToolResult: &b}
+	})
+}
+
+// answerTurn runs the calls of one turn and returns their results, each
+// made a content block by block; nil when there are no calls.
+func answerTurn[B any](ctx context.Context, t *Tool, calls []pendingCall, block func(id string, r memtool.Result) B) []B {
 	results := t.runTurn(ctx, calls)
 	if len(results) == 0 {
 		return nil
 	}
-	out := make([]anthropic.ContentBlockParamUnion, len(results))
+	out := make([]B, len(results))
 	for i, r := range results {
-		b := ResultBlock(calls[i].id, r)
-		out[i] = anthropic.ContentBlockParamUnion{OfToolResult: &b}
+		out[i] = block(calls[i].id, r)
 	}
 	return out
 }

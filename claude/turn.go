@@ -125,19 +125,25 @@ func canonical(input json.RawMessage) json.RawMessage {
 // runner answers: those after the last "fallback" block, whose earlier
 // calls belong to an attempt that was refused.
 func betaMemoryCalls(msg *anthropic.BetaMessage) []anthropic.BetaContentBlockUnion {
-	seam := -1
-	for i, block := range msg.Content {
-		if block.Type == "fallback" {
-			seam = i
-		}
-	}
 	var calls []anthropic.BetaContentBlockUnion
-	for _, block := range msg.Content[seam+1:] {
+	for _, block := range afterFallback(msg.Content) {
 		if block.Type == "tool_use" && block.Name == ToolName {
 			calls = append(calls, block)
 		}
 	}
 	return calls
+}
+
+// afterFallback returns the blocks after the last "fallback" block (all
+// of them when there is none): the SDK runner answers only those calls.
+func afterFallback(blocks []anthropic.BetaContentBlockUnion) []anthropic.BetaContentBlockUnion {
+	seam := -1
+	for i, block := range blocks {
+		if block.Type == "fallback" {
+			seam = i
+		}
+	}
+	return blocks[seam+1:]
 }
 
 // claim finds the call of the runner's current turn that input is, and

@@ -12,12 +12,14 @@
 // whole conversation).
 //
 // Point the real SDK client at it with Server.Client, or with
-// ANTHROPIC_BASE_URL for a program under test.
+// ANTHROPIC_BASE_URL for a program under test. At the end of a test,
+// Server.Refusals says whether it refused anything, and SameJSON compares
+// what a request carried with what the test expects, whatever the key order.
 package claudetest
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -87,55 +89,6 @@ type Request struct {
 	Problem string
 }
 
-// A ToolResult is one tool_result block as the client sent it.
-type ToolResult struct {
-	Raw       json.RawMessage // the block's JSON, exactly as sent
-	ToolUseID string
-	IsError   bool
-	Content   []json.RawMessage // the content blocks
-	Text      string            // the text blocks' text, joined
-}
-
-// ToolResults returns the tool_result blocks of the request's last message.
-func (r *Request) ToolResults() []ToolResult {
-	if len(r.Messages) == 0 {
-		return nil
-	}
-	var msg wireMessage
-	if json.Unmarshal(r.Messages[len(r.Messages)-1], &msg) != nil {
-		return nil
-	}
-	var out []ToolResult
-	for _, raw := range msg.blocks() {
-		var b struct {
-			Type      string          `json:"type"`
-			ToolUseID string          `json:"tool_use_id"`
-			IsError   bool            `json:"is_error"`
-			Content   json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(raw, &b) != nil || b.Type != "tool_result" {
-			continue
-		}
-		tr := ToolResult{Raw: raw, ToolUseID: b.ToolUseID, IsError: b.IsError}
-		var s string
-		if json.Unmarshal(b.Content, &s) == nil {
-			tr.Text = s
-		} else {
-			_ = json.Unmarshal(b.Content, &tr.Content)
-			var texts []string
-			for _, c := range tr.Content {
-				var tb struct{ Type, Text string }
-				if json.Unmarshal(c, &tb) == nil && tb.Type == "text" {
-					texts = append(texts, tb.Text)
-				}
-			}
-			tr.Text = strings.Join(texts, "")
-		}
-		out = append(out, tr)
-	}
-	return out
-}
-
 // Server is the fake API. Its methods are safe for concurrent use.
 type Server struct {
 	URL string
@@ -181,6 +134,20 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
+// Refusals returns why the server refused each request it refused, one
+// error per request ("request N: problem") joined with errors.Join; nil
+// when it refused none. A test calls it at the end to see that the client
+// sent only what the API accepts.
+func (s *Server) Refusals() error {
+	var errs []error
+	for i, r := range s.Requests() {
+		if r.Problem != "" {
+			errs = append(errs, fmt.Errorf("request %d: %s", i+1, r.Problem))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Client returns a real SDK client that talks to the server: no retries,
 // nothing read from the environment. opts come last.
 func (s *Server) Client(opts ...option.RequestOption) anthropic.Client {
@@ -191,46 +158,6 @@ func (s *Server) Client(opts ...option.RequestOption) anthropic.Client {
 		option.WithHTTPClient(s.srv.Client()),
 		option.WithMaxRetries(0),
 	}, opts...)...)
-}
-
-type wireRequest struct {
-	Model             string            `json:"model"`
-	MaxTokens         int64             `json:"max_tokens"`
-	Messages          []json.RawMessage `json:"messages"`
-	System            json.RawMessage   `json:"system"`
-	Tools             json.RawMessage   `json:"tools"`
-	Stream            bool              `json:"stream"`
-	ContextManagement json.RawMessage   `json:"context_management"`
-	Compaction        json.RawMessage   `json:"compaction"`
-	Thread            *struct {
-		Type              string `json:"type"`
-		PreviousMessageID string `json:"previous_message_id"`
-	} `json:"thread"`
-}
-
-type wireMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-// blocks returns the message's content blocks; a string content is one
-// text block.
-func (m wireMessage) blocks() []json.RawMessage {
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
-		return []json.RawMessage{b}
-	}
-	var blocks []json.RawMessage
-	_ = json.Unmarshal(m.Content, &blocks)
-	return blocks
-}
-
-type wireBlock struct {
-	Type      string `json:"type"`
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	ToolUseID string `json:"tool_use_id"`
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -261,11 +188,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &Error{Message: problem, Code: code})
 		return
 	case n >= len(s.script):
-		msg := fmt.Sprintf("claudetest: request %d is past the end of the script (%d turns)", n+1, len(s.script))
-		s.mu.Lock()
-		req.Problem = msg
-		s.mu.Unlock()
-		writeError(w, &Error{Message: msg})
+		s.refuse(w, req, fmt.Sprintf("claudetest: request %d is past the end of the script (%d turns)", n+1, len(s.script)))
 		return
 	case turn.Error != nil:
 		writeError(w, turn.Error)
@@ -277,20 +200,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &wr)
 	content := turn.content(n + 1)
 	if turn.Compaction != "" && wr.Stream {
-		msg := "claudetest: a Compaction turn is answered only without streaming"
-		s.mu.Lock()
-		req.Problem = msg
-		s.mu.Unlock()
-		writeError(w, &Error{Message: msg})
+		s.refuse(w, req, "claudetest: a Compaction turn is answered only without streaming")
 		return
 	}
 	declared := toolNames(req.Tools)
 	for _, c := range turn.Calls {
 		if !slices.Contains(declared, c.name()) {
-			s.mu.Lock()
-			req.Problem = fmt.Sprintf("claudetest: the script calls tool %q, which the request does not declare (tools: %v)", c.name(), declared)
-			s.mu.Unlock()
-			writeError(w, &Error{Message: req.Problem})
+			s.refuse(w, req, fmt.Sprintf("claudetest: the script calls tool %q, which the request does not declare (tools: %v)", c.name(), declared))
 			return
 		}
 	}
@@ -327,252 +243,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// check refuses what the API would refuse, and records the request's view
-// of the conversation. s.mu is held.
-func (s *Server) check(r *http.Request, req *Request, body []byte) (problem, code string) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-		return fmt.Sprintf("claudetest: unexpected %s %s", r.Method, r.URL.Path), ""
-	}
-	if r.Header.Get("Authorization") == "" && r.Header.Get("X-Api-Key") == "" {
-		return "claudetest: no credentials", ""
-	}
-	if r.Header.Get("Anthropic-Version") == "" {
-		return "claudetest: no anthropic-version header", ""
-	}
-	var wr wireRequest
-	if err := json.Unmarshal(body, &wr); err != nil {
-		return "claudetest: body is not JSON: " + err.Error(), ""
-	}
-	req.Stream = wr.Stream
-	req.ContextManagement = wr.ContextManagement
-	if wr.Model == "" || wr.MaxTokens <= 0 || len(wr.Messages) == 0 {
-		return "claudetest: model, max_tokens and messages are required", ""
-	}
-	req.Messages, req.System, req.Tools = wr.Messages, wr.System, wr.Tools
-	if wr.Thread != nil {
-		req.Thread = wr.Thread.Type
-		if !slices.Contains(req.Betas, string(anthropic.AnthropicBetaMessageThreads2026_08_12)) {
-			return "claudetest: thread needs the message-threads-2026-08-12 beta", ""
-		}
-		if wr.Thread.Type == "continue" {
-			prev, ok := s.threads[wr.Thread.PreviousMessageID]
-			if !ok {
-				return "claudetest: no thread ends with " + wr.Thread.PreviousMessageID, "thread_not_found"
-			}
-			if len(wr.System) > 0 || len(wr.Tools) > 0 {
-				return "claudetest: a request that continues a thread cannot set system or tools", ""
-			}
-			req.Messages = append(slices.Clone(prev.messages), wr.Messages...)
-			req.System, req.Tools = prev.system, prev.tools
-		}
-	}
-	if p := checkBetas(req); p != "" {
-		return p, ""
-	}
-	if len(wr.Compaction) > 0 && string(wr.Compaction) != "null" {
-		if !slices.Contains(req.Betas, string(anthropic.AnthropicBetaCompact2026_09_04)) {
-			return "claudetest: compaction needs the compact-2026-09-04 beta", ""
-		}
-		if len(wr.ContextManagement) > 0 && string(wr.ContextManagement) != "null" {
-			return "claudetest: a compaction request cannot carry context_management", ""
-		}
-	}
-	return checkConversation(req.Messages), ""
-}
-
-// checkBetas refuses context-management edits sent without their beta.
-func checkBetas(req *Request) string {
-	if len(req.ContextManagement) == 0 {
-		return ""
-	}
-	var cm struct {
-		Edits []struct {
-			Type string `json:"type"`
-		} `json:"edits"`
-	}
-	if err := json.Unmarshal(req.ContextManagement, &cm); err != nil {
-		return "claudetest: context_management: " + err.Error()
-	}
-	for _, e := range cm.Edits {
-		var beta anthropic.AnthropicBeta
-		switch e.Type {
-		case "clear_tool_uses_20250919", "clear_thinking_20251015":
-			beta = anthropic.AnthropicBetaContextManagement2025_06_27
-		case "compact_20260112":
-			beta = anthropic.AnthropicBetaCompact2026_01_12
-		default:
-			return "claudetest: unknown context edit " + e.Type
-		}
-		if !slices.Contains(req.Betas, string(beta)) {
-			return fmt.Sprintf("claudetest: context edit %s needs the %s beta", e.Type, beta)
-		}
-	}
-	return ""
-}
-
-// checkConversation refuses a conversation whose tool calls and results do
-// not pair up as the API requires.
-func checkConversation(msgs []json.RawMessage) string {
-	var pending []string // tool_use ids of the previous assistant message
-	for i, raw := range msgs {
-		var m wireMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return fmt.Sprintf("claudetest: messages[%d]: %v", i, err)
-		}
-		var answered []string
-		var uses []string
-		for _, braw := range m.blocks() {
-			var b wireBlock
-			_ = json.Unmarshal(braw, &b)
-			switch b.Type {
-			case "tool_use":
-				uses = append(uses, b.ID)
-			case "tool_result":
-				if m.Role != "user" || !slices.Contains(pending, b.ToolUseID) {
-					return fmt.Sprintf("claudetest: messages[%d]: tool_result for %q answers no tool_use of the previous message", i, b.ToolUseID)
-				}
-				answered = append(answered, b.ToolUseID)
-			}
-		}
-		for _, id := range pending {
-			if !slices.Contains(answered, id) {
-				return fmt.Sprintf("claudetest: messages[%d]: tool_use ids were found without tool_result blocks immediately after: %s", i, id)
-			}
-		}
-		pending = nil
-		if m.Role == "assistant" {
-			pending = uses
-		}
-	}
-	if len(pending) > 0 {
-		return "claudetest: the conversation ends with unanswered tool_use blocks"
-	}
-	if n := len(msgs); n > 0 {
-		var last wireMessage
-		_ = json.Unmarshal(msgs[n-1], &last)
-		if last.Role != "user" {
-			return "claudetest: the last message must be the user's"
-		}
-	}
-	return ""
-}
-
-func toolNames(tools json.RawMessage) []string {
-	var list []struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(tools, &list)
-	var names []string
-	for _, t := range list {
-		names = append(names, t.Name)
-	}
-	return names
-}
-
-func (c ToolUse) name() string {
-	if c.Name == "" {
-		return "memory"
-	}
-	return c.Name
-}
-
-// content returns the turn's content blocks; turnNo numbers default ids.
-func (t Turn) content(turnNo int) []map[string]any {
-	var blocks []map[string]any
-	if t.Compaction != "" {
-		blocks = append(blocks, map[string]any{"type": "compaction", "content": t.Compaction})
-	}
-	if t.Text != "" {
-		blocks = append(blocks, map[string]any{"type": "text", "text": t.Text})
-	}
-	for i, c := range t.Calls {
-		id := c.ID
-		if id == "" {
-			id = fmt.Sprintf("toolu_%02d_%d", turnNo, i+1)
-		}
-		blocks = append(blocks, map[string]any{"type": "tool_use", "id": id, "name": c.name(), "input": json.RawMessage(c.Input)})
-	}
-	return blocks
-}
-
-func message(id, model string, content []map[string]any, stop string) map[string]any {
-	return map[string]any{
-		"id": id, "type": "message", "role": "assistant", "model": model,
-		"content": content, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": 100, "output_tokens": 20},
-	}
-}
-
-// streamMessage writes the reply as the API streams it: message_start, each
-// block as start, deltas (split in two, to exercise accumulation) and stop,
-// then message_delta and message_stop. With hang it stops after the text
-// block's first delta and calls wait.
-func streamMessage(w http.ResponseWriter, id, model string, content []map[string]any, stop string, hang bool, wait func()) {
-	flusher, _ := w.(http.Flusher)
-	event := func(v map[string]any) {
-		data, _ := json.Marshal(v)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", v["type"], data)
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	start := message(id, model, []map[string]any{}, "")
-	start["stop_reason"] = nil
-	event(map[string]any{"type": "message_start", "message": start})
-	for i, block := range content {
-		switch block["type"] {
-		case "text":
-			text := block["text"].(string)
-			event(map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
-			a, b := halves(text)
-			event(map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": a}})
-			if hang {
-				wait()
-				return
-			}
-			if b != "" {
-				event(map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": b}})
-			}
-		case "tool_use":
-			event(map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}})
-			var compact bytes.Buffer
-			_ = json.Compact(&compact, block["input"].(json.RawMessage))
-			a, b := halves(compact.String())
-			for _, part := range []string{a, b} {
-				if part != "" {
-					event(map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
-				}
-			}
-		}
-		event(map[string]any{"type": "content_block_stop", "index": i})
-	}
-	if hang {
-		wait()
-		return
-	}
-	event(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 20}})
-	event(map[string]any{"type": "message_stop"})
-}
-
-// halves splits s in two at a character boundary.
-func halves(s string) (string, string) {
-	r := []rune(s)
-	return string(r[:len(r)/2]), string(r[len(r)/2:])
-}
-
-func writeError(w http.ResponseWriter, e *Error) {
-	status, typ := e.Status, e.Type
-	if status == 0 {
-		status = http.StatusBadRequest
-	}
-	if typ == "" {
-		typ = "invalid_request_error"
-	}
-	body := map[string]any{"type": typ, "message": e.Message}
-	if e.Code != "" {
-		body["details"] = map[string]string{"error_code": e.Code}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": body})
+// refuse records problem as the reason req was refused and answers it
+// with an invalid_request_error.
+func (s *Server) refuse(w http.ResponseWriter, req *Request, problem string) {
+	s.mu.Lock()
+	req.Problem = problem
+	s.mu.Unlock()
+	writeError(w, &Error{Message: problem})
 }

@@ -55,6 +55,11 @@ func TestRefusals(t *testing.T) {
 			if status != http.StatusBadRequest || !strings.Contains(body, tc.want) {
 				t.Errorf("status %d, body %s; want 400 with %q", status, body, tc.want)
 			}
+			// Refusals reports the refusal with the request's number.
+			problem := srv.Requests()[0].Problem
+			if err := srv.Refusals(); problem == "" || err == nil || err.Error() != "request 1: "+problem {
+				t.Errorf("Refusals() = %v; want request 1 refused (problem %q)", err, problem)
+			}
 		})
 	}
 }
@@ -94,5 +99,42 @@ func TestThreads(t *testing.T) {
 		"messages":[{"role":"user","content":"more"}]}`)
 	if status != http.StatusBadRequest || !strings.Contains(body, "cannot set system or tools") {
 		t.Errorf("changed system on a thread: %d %s", status, body)
+	}
+	if err := srv.Refusals(); err == nil || err.Error() != "request 3: claudetest: a request that continues a thread cannot set system or tools" {
+		t.Errorf("Refusals() = %v; want only request 3's", err)
+	}
+}
+
+// Refusals is nil while every request was answered.
+func TestNoRefusals(t *testing.T) {
+	srv := claudetest.NewServer(claudetest.Turn{Text: "hello"})
+	defer srv.Close()
+	if status, body := post(t, srv, "", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`); status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	if err := srv.Refusals(); err != nil {
+		t.Errorf("Refusals() = %v after an answered request", err)
+	}
+}
+
+func TestSameJSON(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+		same      bool
+	}{
+		{`{"a":1,"b":[true,null]}`, ` { "b" : [true, null], "a" : 1.0 } `, true},
+		{`{"a":1}`, `{"a":2}`, false},
+		{`[1,2]`, `[2,1]`, false},
+		{`{"a":{}}`, `{"a":{"x":null}}`, false},
+	} {
+		same, err := claudetest.SameJSON([]byte(tc.got), []byte(tc.want))
+		if err != nil || same != tc.same {
+			t.Errorf("SameJSON(%s, %s) = %v, %v; want %v", tc.got, tc.want, same, err, tc.same)
+		}
+	}
+	for _, pair := range [][2]string{{`{`, `{}`}, {`{}`, `nope`}} {
+		if _, err := claudetest.SameJSON([]byte(pair[0]), []byte(pair[1])); err == nil {
+			t.Errorf("SameJSON(%s, %s): no error for text that is not JSON", pair[0], pair[1])
+		}
 	}
 }

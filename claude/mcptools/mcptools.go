@@ -1,0 +1,203 @@
+// Package mcptools gives Claude the tools of MCP (Model Context Protocol)
+// servers next to its memory, through the Anthropic SDK's own mcp package
+// (github.com/anthropics/anthropic-sdk-go/v2/mcp) and the MCP Go SDK.
+//
+// The servers are named in a configuration file of the shape Claude
+// Desktop and Claude Code read (Config). Open starts or reaches every
+// server, lists its tools and returns them as tools for the SDK's runner:
+//
+//	servers, err := mcptools.Open(ctx, "mcp.json", nil)
+//	if err != nil { … }
+//	defer servers.Close()
+//	runner := claude.NewRunner(&client, mem, params, servers.Option())
+//
+// A tool is named as Claude Code names it, mcp__<server>__<tool>, so tools
+// of different servers, and memory, never share a name. With your own
+// loop, declare them with claude.DeclareTools and answer their calls with
+// claude.RunTools.
+//
+// A stdio server runs as a child process with this process's environment
+// minus its ANTHROPIC_* variables (a server has no use for the API key),
+// plus the server's "env". Its standard error goes to Options.Stderr.
+package mcptools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	anthropicmcp "github.com/anthropics/anthropic-sdk-go/v2/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memtool/memtool/claude"
+)
+
+// Options configure Open and Connect.
+type Options struct {
+	// Stderr receives the standard error of stdio servers; nil discards it.
+	Stderr io.Writer
+	// HTTPClient reaches http and sse servers; nil means
+	// http.DefaultClient. A server's "headers" are added to each request.
+	HTTPClient *http.Client
+}
+
+// Tools are the tools of the connected servers. Close them when the run is
+// over: that ends the sessions and stops the stdio servers.
+type Tools struct {
+	sessions []*mcp.ClientSession
+	tools    []anthropic.BetaTool
+}
+
+// Open reads the configuration file at path and connects to its servers
+// (Connect).
+func Open(ctx context.Context, path string, opts *Options) (*Tools, error) {
+	cfg, err := ReadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return Connect(ctx, cfg, opts)
+}
+
+// Connect starts or reaches every server of cfg, in the order of their
+// names, and lists their tools. If one fails, those already connected are
+// closed and the error names the server.
+func Connect(ctx context.Context, cfg *Config, opts *Options) (*Tools, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "memtool", Version: "1"}, nil)
+	t := &Tools{}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Servers)) {
+		if err := t.connect(ctx, client, name, cfg.Servers[name], opts); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("mcptools: server %q: %w", name, err)
+		}
+	}
+	return t, nil
+}
+
+func (t *Tools) connect(ctx context.Context, client *mcp.Client, name string, s Server, opts *Options) error {
+	transport, err := newTransport(s, opts)
+	if err != nil {
+		return err
+	}
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return err
+	}
+	t.sessions = append(t.sessions, session)
+	var listed []*mcp.Tool
+	for tool, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("listing tools: %w", err)
+		}
+		listed = append(listed, tool)
+	}
+	tools, err := anthropicmcp.NewBetaTools(listed, session)
+	if err != nil {
+		return err
+	}
+	for _, tool := range tools {
+		t.tools = append(t.tools, &namedTool{BetaTool: tool, name: toolName(name, tool.Name())})
+	}
+	return nil
+}
+
+func newTransport(s Server, opts *Options) (mcp.Transport, error) {
+	httpClient := opts.HTTPClient
+	if httpClient == nil {
+		httpClient = http.DefaultClient
+	}
+	if len(s.Headers) > 0 {
+		withHeaders := *httpClient
+		withHeaders.Transport = &headerTransport{next: httpClient.Transport, headers: s.Headers}
+		httpClient = &withHeaders
+	}
+	switch s.Type {
+	case "http":
+		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: httpClient}, nil
+	case "sse":
+		return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: httpClient}, nil
+	case "stdio":
+		cmd := exec.Command(s.Command, s.Args...)
+		cmd.Env = serverEnv(os.Environ(), s.Env)
+		cmd.Stderr = opts.Stderr
+		return &mcp.CommandTransport{Command: cmd}, nil
+	}
+	return nil, fmt.Errorf("unknown type %q", s.Type)
+}
+
+// serverEnv is environ without ANTHROPIC_* variables, then extra.
+func serverEnv(environ []string, extra map[string]string) []string {
+	env := slices.DeleteFunc(slices.Clone(environ), func(kv string) bool {
+		return strings.HasPrefix(strings.ToUpper(kv), "ANTHROPIC_")
+	})
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		env = append(env, k+"="+extra[k])
+	}
+	return env
+}
+
+// headerTransport adds a server's configured headers to each request.
+type headerTransport struct {
+	next    http.RoundTripper
+	headers map[string]string
+}
+
+func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range h.headers {
+		req.Header.Set(k, v)
+	}
+	next := h.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(req)
+}
+
+// notInName is what the Messages API does not allow in a tool's name.
+var notInName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// toolName is the name the model calls a server's tool by, as Claude Code
+// names it: mcp__<server>__<tool>, with characters the API refuses in a
+// name replaced by "_".
+func toolName(server, tool string) string {
+	return "mcp__" + server + "__" + notInName.ReplaceAllString(tool, "_")
+}
+
+// namedTool is an MCP tool under the name the model calls it by; the
+// server still gets its own name for it.
+type namedTool struct {
+	anthropic.BetaTool
+	name string
+}
+
+func (t *namedTool) Name() string { return t.name }
+
+// Tools returns the tools, for a runner you build yourself or for
+// claude.DeclareTools and claude.RunTools.
+func (t *Tools) Tools() []anthropic.BetaTool { return t.tools }
+
+// Option gives the tools to claude.NewRunner or claude.NewStreamingRunner
+// (claude.WithTools).
+func (t *Tools) Option() claude.Option { return claude.WithTools(t.tools...) }
+
+// Close ends every session, which stops the stdio servers.
+func (t *Tools) Close() error {
+	var errs []error
+	for _, s := range t.sessions {
+		errs = append(errs, s.Close())
+	}
+	t.sessions = nil
+	return errors.Join(errs...)
+}
