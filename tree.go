@@ -106,14 +106,15 @@ func removeCreated(ctx context.Context, s Store, created []string) {
 }
 
 // RemoveAll removes name and everything below it, with the store's
-// RemoveAller if it has one. Otherwise it removes entry by entry, deepest
+// RemoveAller if it has one (and does not answer ErrUnsupported, as a
+// wrapper over a store without it does). Otherwise it removes entry by entry, deepest
 // first: an entry removed meanwhile by someone else is skipped, and one
 // created meanwhile in a directory it empties makes it fail with
 // ErrNotEmpty, leaving that directory and what is in it. Missing name:
 // ErrNotExist.
 func RemoveAll(ctx context.Context, s Store, name string) error {
-	if ra, ok := s.(RemoveAller); ok {
-		return ra.RemoveAll(ctx, name)
+	if err := ForwardRemoveAll(ctx, s, name); !unsupported(err) {
+		return err
 	}
 	return removeTree(ctx, s, name)
 }
@@ -156,7 +157,7 @@ func Copy(ctx context.Context, s Store, src, dst string, limit int64) error {
 
 // Move moves the file or directory oldname to newname, whose parent must
 // exist and where nothing may be (else ErrExist), with the store's Renamer
-// if it has one. Otherwise it copies the tree entry by entry (limit bounds
+// if it has one (and does not answer ErrUnsupported). Otherwise it copies the tree entry by entry (limit bounds
 // each file read) and then removes the entries it copied, and only those,
 // deepest first: an entry that another process put into either tree
 // meanwhile stays, with the directories that hold it. If the copy fails,
@@ -169,9 +170,14 @@ func Move(ctx context.Context, s Store, oldname, newname string, limit int64) er
 	if isBelow(newname, oldname) {
 		return &fs.PathError{Op: "move", Path: newname, Err: fs.ErrInvalid}
 	}
-	if r, ok := s.(Renamer); ok {
-		return r.Rename(ctx, oldname, newname)
+	if err := ForwardRename(ctx, s, oldname, newname); !unsupported(err) {
+		return err
 	}
+	return moveTree(ctx, s, oldname, newname, limit)
+}
+
+// moveTree is Move's fallback: copy, then remove what was copied.
+func moveTree(ctx context.Context, s Store, oldname, newname string, limit int64) error {
 	var copied []string // the source names, parents first
 	err := copyTree(ctx, s, oldname, newname, limit, &copied)
 	if err != nil {

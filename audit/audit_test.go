@@ -50,23 +50,11 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func TestConformance(t *testing.T) {
+// TestWrapper runs the wrapper suite, logging every operation, Stat too.
+func TestWrapper(t *testing.T) {
 	opts := &audit.Options{Tenant: "t1", Stat: true}
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return audit.New(memstore.New(), &lockedBuffer{}, opts) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return audit.New(newFileStore(t), &lockedBuffer{}, opts) })
-	})
-}
-
-func TestCapabilities(t *testing.T) {
-	s := audit.New(memstore.New(), io.Discard, nil)
-	_, rn := s.(memtool.Renamer)
-	_, ra := s.(memtool.RemoveAller)
-	if !rn || !ra {
-		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
-	}
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return audit.New(inner, &lockedBuffer{}, opts) }, nil)
 }
 
 func entries(t *testing.T, log string) []audit.Entry {

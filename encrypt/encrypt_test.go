@@ -49,39 +49,11 @@ func openDir(t testing.TB, dir string) *filestore.Store {
 	return fs
 }
 
-func TestConformance(t *testing.T) {
+func TestWrapper(t *testing.T) {
 	key := newKey(t, "k1")
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return wrap(t, memstore.New(), nil, key) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return wrap(t, openDir(t, filepath.Join(t.TempDir(), "m")), &encrypt.Options{Tenant: "t1"}, key)
-		})
-	})
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return openDir(t, filepath.Join(t.TempDir(), "m")) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return wrap(t, inner, nil, key) }, nil)
 }
-
-// TestCapabilities: Renamer and RemoveAller exactly when the inner store
-// has them.
-func TestCapabilities(t *testing.T) {
-	s := wrap(t, memstore.New(), nil, newKey(t, "k1"))
-	if _, ok := s.(memtool.Renamer); !ok {
-		t.Error("wrapping memstore: not a Renamer")
-	}
-	if _, ok := s.(memtool.RemoveAller); !ok {
-		t.Error("wrapping memstore: not a RemoveAller")
-	}
-	s = wrap(t, bare{memstore.New()}, nil, newKey(t, "k1"))
-	if _, ok := s.(memtool.Renamer); ok {
-		t.Error("wrapping a store without Rename: a Renamer")
-	}
-	if _, ok := s.(memtool.RemoveAller); ok {
-		t.Error("wrapping a store without RemoveAll: a RemoveAller")
-	}
-}
-
-// bare hides every optional capability of the store it holds.
-type bare struct{ memtool.Store }
 
 func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
 	t.Helper()

@@ -64,14 +64,16 @@ type index struct {
 // Store wraps a memtool.Store and records when each file was last read or
 // written, in the store itself. Use New.
 type Store struct {
-	inner memtool.Store
-	opts  Options
-	mu    sync.Mutex
-	seen  map[string]int64 // what this process last recorded, by name
+	memtool.Forwarder // Rename is the Store's own
+	inner             memtool.Store
+	opts              Options
+	mu                sync.Mutex
+	seen              map[string]int64 // what this process last recorded, by name
 }
 
-// New wraps inner. opts may be nil. The result implements memtool.Renamer
-// and memtool.RemoveAller exactly when inner does.
+// New wraps inner. opts may be nil. The result is a memtool.Wrapper: it
+// forwards the optional capabilities of inner, and Tenant returns the
+// tenant's store, whose access index is kept inside that tenant.
 func New(inner memtool.Store, opts *Options) memtool.Store {
 	s := &Store{inner: inner, seen: map[string]int64{}}
 	if opts != nil {
@@ -80,12 +82,11 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 	if s.opts.Resolution <= 0 {
 		s.opts.Resolution = DefaultResolution
 	}
-	return memtool.WithCapabilitiesOf(inner, s, s.rename, func(ctx context.Context, name string) error {
-		return inner.(memtool.RemoveAller).RemoveAll(ctx, name)
-	})
+	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store { return New(t, &s.opts) })
+	return s
 }
 
-var _ memtool.Store = (*Store)(nil)
+var _ memtool.Wrapper = (*Store)(nil)
 
 func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
 	return s.inner.Stat(ctx, name)
@@ -139,8 +140,8 @@ func (s *Store) Remove(ctx context.Context, name string) error { return s.inner.
 
 // rename moves the recorded accesses along with the entries; renaming is a
 // use of the files moved.
-func (s *Store) rename(ctx context.Context, oldname, newname string) error {
-	err := s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
+	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
 	if err != nil {
 		return err
 	}

@@ -31,22 +31,9 @@ func newFileStore(t testing.TB) *filestore.Store {
 	return fs
 }
 
-func TestConformance(t *testing.T) {
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return expiry.New(memstore.New(), nil) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return expiry.New(newFileStore(t), nil) })
-	})
-}
-
-func TestCapabilities(t *testing.T) {
-	s := expiry.New(memstore.New(), nil)
-	_, rn := s.(memtool.Renamer)
-	_, ra := s.(memtool.RemoveAller)
-	if !rn || !ra {
-		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
-	}
+func TestWrapper(t *testing.T) {
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return expiry.New(inner, nil) }, nil)
 }
 
 // clock is an injected clock that tests move by hand.

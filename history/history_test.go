@@ -23,29 +23,9 @@ func newFileStore(t *testing.T) *filestore.Store {
 	return openFileStore(t, filepath.Join(t.TempDir(), "memories"))
 }
 
-func TestConformance(t *testing.T) {
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return history.New(memstore.New(), nil) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return history.New(newFileStore(t), nil) })
-	})
-	// Without an atomic rename: deletes go through tombstones.
-	t.Run("encrypt", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			inner, _ := openEncrypted(t)
-			return history.New(inner, nil)
-		})
-	})
-}
-
-func TestCapabilities(t *testing.T) {
-	s := history.New(memstore.New(), nil)
-	_, rn := s.(memtool.Renamer)
-	_, ra := s.(memtool.RemoveAller)
-	if !rn || !ra {
-		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
-	}
+func TestWrapper(t *testing.T) {
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return history.New(inner, nil) }, nil)
 }
 
 func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {

@@ -33,52 +33,44 @@ func newFileStore(t testing.TB) *filestore.Store {
 	return fs
 }
 
-func TestConformance(t *testing.T) {
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(memstore.New(), &generous) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(newFileStore(t), &generous) })
-	})
-	t.Run("bare", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(bare{memstore.New()}, &generous) })
-	})
-}
+// walled are limits that the conformance suite never reaches and that the
+// refusals below cross.
+var walled = limits.Options{MaxFileSize: 1 << 20, MaxFiles: 1 << 10, MaxBytes: 1 << 26, MaxPathLength: 200, MaxDepth: 8}
 
-// bare is a memstore with its optional capabilities hidden.
-type bare struct{ s *memstore.Store }
-
-func (b bare) Stat(ctx context.Context, n string) (memtool.FileInfo, error) { return b.s.Stat(ctx, n) }
-func (b bare) ReadFile(ctx context.Context, n string, l int64) ([]byte, error) {
-	return b.s.ReadFile(ctx, n, l)
-}
-func (b bare) ReadDir(ctx context.Context, n string) ([]memtool.FileInfo, error) {
-	return b.s.ReadDir(ctx, n)
-}
-func (b bare) WriteFile(ctx context.Context, n string, d []byte, m memtool.WriteMode) error {
-	return b.s.WriteFile(ctx, n, d, m)
-}
-func (b bare) Update(ctx context.Context, n string, l int64, fn func([]byte) ([]byte, error)) error {
-	return b.s.Update(ctx, n, l, fn)
-}
-func (b bare) Mkdir(ctx context.Context, n string) error  { return b.s.Mkdir(ctx, n) }
-func (b bare) Remove(ctx context.Context, n string) error { return b.s.Remove(ctx, n) }
-
-func TestCapabilities(t *testing.T) {
-	full := limits.New(memstore.New(), nil)
-	if _, ok := full.(memtool.Renamer); !ok {
-		t.Error("wrapping memstore: not a Renamer")
+func TestWrapper(t *testing.T) {
+	deep := "a/b/c/d/e/f/g"
+	refusals := []storetest.Refusal{
+		{Name: "FileSize", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "big", make([]byte, walled.MaxFileSize+1), memtool.CreateOnly)
+		}},
+		{Name: "FileSizeByUpdate", Setup: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "f", []byte("small"), memtool.CreateOnly)
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.Update(ctx, "f", 1<<30, func([]byte) ([]byte, error) { return make([]byte, walled.MaxFileSize+1), nil })
+		}},
+		{Name: "PathLength", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, strings.Repeat("n", walled.MaxPathLength), []byte("x"), memtool.CreateOnly)
+		}},
+		{Name: "Depth", Setup: func(ctx context.Context, s memtool.Store) error {
+			_, err := memtool.MkdirAll(ctx, s, deep+"/h")
+			return err
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.Mkdir(ctx, deep+"/h/i")
+		}},
+		{Name: "DepthByRename", Setup: func(ctx context.Context, s memtool.Store) error {
+			if _, err := memtool.MkdirAll(ctx, s, deep); err != nil {
+				return err
+			}
+			if err := s.Mkdir(ctx, "x"); err != nil {
+				return err
+			}
+			return s.WriteFile(ctx, "x/f", []byte("x"), memtool.CreateOnly)
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.(memtool.Renamer).Rename(ctx, "x", deep+"/y")
+		}},
 	}
-	if _, ok := full.(memtool.RemoveAller); !ok {
-		t.Error("wrapping memstore: not a RemoveAller")
-	}
-	none := limits.New(bare{memstore.New()}, nil)
-	if _, ok := none.(memtool.Renamer); ok {
-		t.Error("wrapping a store without Rename: claims to be a Renamer")
-	}
-	if _, ok := none.(memtool.RemoveAller); ok {
-		t.Error("wrapping a store without RemoveAll: claims to be a RemoveAller")
-	}
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return limits.New(inner, &walled) }, refusals)
 }
 
 // tree is every entry of a store: path → content ("/" for a directory).

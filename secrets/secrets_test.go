@@ -137,21 +137,40 @@ func backends(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
 	t.Run("filestore", func(t *testing.T) { fn(t, newFileStore(t)) })
 }
 
-func TestConformance(t *testing.T) {
-	for _, p := range []secrets.Policy{secrets.Reject, secrets.Redact} {
-		t.Run(fmt.Sprint("policy", p), func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) memtool.Store { return secrets.New(memstore.New(), &secrets.Options{Policy: p}) })
-			storetest.Run(t, func(t *testing.T) memtool.Store { return secrets.New(newFileStore(t), &secrets.Options{Policy: p}) })
-		})
+// TestWrapper runs the wrapper suite under both policies. A name with a
+// secret is refused under both; content with one only by Reject (Redact
+// writes it redacted).
+func TestWrapper(t *testing.T) {
+	names := []storetest.Refusal{
+		{Name: "SecretInMkdir", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.Mkdir(ctx, "keys-"+github)
+		}},
+		{Name: "SecretInRename", Setup: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "notes.md", []byte("notes"), memtool.CreateOnly)
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.(memtool.Renamer).Rename(ctx, "notes.md", "notes-"+aws+".md")
+		}},
 	}
-}
-
-func TestCapabilities(t *testing.T) {
-	s := secrets.New(memstore.New(), nil)
-	_, rn := s.(memtool.Renamer)
-	_, ra := s.(memtool.RemoveAller)
-	if !rn || !ra {
-		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
+	contents := []storetest.Refusal{
+		{Name: "SecretWritten", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "notes.md", []byte("key: "+aws+"\n"), memtool.CreateOnly)
+		}},
+		{Name: "SecretByUpdate", Setup: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "notes.md", []byte("notes\n"), memtool.CreateOnly)
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.Update(ctx, "notes.md", 1<<20, func(old []byte) ([]byte, error) { return append(old, stripe...), nil })
+		}},
+	}
+	for p, refusals := range map[secrets.Policy][]storetest.Refusal{
+		secrets.Reject: append(contents, names...),
+		secrets.Redact: names,
+	} {
+		t.Run(fmt.Sprint("policy", p), func(t *testing.T) {
+			storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+				func(t *testing.T, inner memtool.Store) memtool.Store {
+					return secrets.New(inner, &secrets.Options{Policy: p})
+				}, refusals)
+		})
 	}
 }
 
