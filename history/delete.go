@@ -87,7 +87,7 @@ func (s *Store) removeToTrash(ctx context.Context, name string, fileOnly bool) e
 // The trash holds one directory per delete in progress, named at random,
 // holding the path that was deleted (pathFile) and the tree itself.
 const (
-	trashDir = rootName + "/trash"
+	trashDir = DirName + "/trash"
 	treeName = "tree"
 )
 

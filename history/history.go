@@ -14,14 +14,15 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// The wrapper's own entries in the inner store, which the path gate keeps
-// from the model. Under rootName: one directory per file path, named by a
-// hash of it (see versions.go), and the trash, where a deleted file or
-// directory waits until its files have become versions (see delete.go).
-const (
-	ownPrefix = ".memtool-history"
-	rootName  = ".memtool-history"
-)
+// DirName is the wrapper's own entry in the root of the inner store, which
+// the path gate keeps from the model, for tools that copy a store whole.
+// Under it: one directory per file path, named by a hash of it (see
+// versions.go), and the trash, where a deleted file or directory waits
+// until its files have become versions (see delete.go).
+const DirName = ".memtool-history"
+
+// ownPrefix starts the names of the root entries the wrapper hides.
+const ownPrefix = DirName
 
 // maxAttempts bounds how often a change starts over because another
 // process changed the file between reading it and changing it.

@@ -81,7 +81,7 @@ func TestCounterAfterOldVersions(t *testing.T) {
 	ctx := context.Background()
 	inner := memstore.New()
 	dir := fileDir("a")
-	must(t, inner.Mkdir(ctx, rootName))
+	must(t, inner.Mkdir(ctx, DirName))
 	must(t, inner.Mkdir(ctx, dir))
 	must(t, inner.WriteFile(ctx, path.Join(dir, pathFile), []byte("a"), memtool.CreateOnly))
 	must(t, inner.WriteFile(ctx, path.Join(dir, fmt.Sprintf("000007-%d-update", time.Now().UnixNano())), []byte("seven"), memtool.CreateOnly))

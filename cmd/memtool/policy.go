@@ -551,7 +551,7 @@ func shownName(name string) string {
 // # What a store holds
 
 // historyDir is package history's directory of versions in a store.
-const historyDir = ".memtool-history"
+const historyDir = versions.DirName
 
 // policyData are the entries that policies keep beside a memory in its
 // store, under names that the path gate refuses and that the file store
