@@ -23,7 +23,9 @@ import (
 // their entries, entries in the order ReadDir returns them. fn receives
 // each entry's name and FileInfo (from Stat for name, from ReadDir below
 // it). A directory removed (or replaced by a file) before Walk reads it is
-// walked as empty. The first error from fn stops the walk and is returned.
+// walked as empty. If fn returns fs.SkipDir, Walk does not walk into that
+// entry (for a directory) and goes on with the next. Any other error from
+// fn stops the walk and is returned.
 func Walk(ctx context.Context, s Store, name string, fn func(name string, fi FileInfo) error) error {
 	fi, err := s.Stat(ctx, name)
 	if err != nil {
@@ -33,7 +35,9 @@ func Walk(ctx context.Context, s Store, name string, fn func(name string, fi Fil
 }
 
 func walk(ctx context.Context, s Store, name string, fi FileInfo, fn func(string, FileInfo) error) error {
-	if err := fn(name, fi); err != nil || !fi.IsDir() {
+	if err := fn(name, fi); err == fs.SkipDir {
+		return nil
+	} else if err != nil || !fi.IsDir() {
 		return err
 	}
 	entries, err := s.ReadDir(ctx, name)

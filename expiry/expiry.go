@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path"
-	"slices"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -232,31 +231,20 @@ func readIndex(ctx context.Context, inner memtool.Store) (index, error) {
 	return ix, nil
 }
 
-// walkFiles calls fn for every regular file under dir. At the root it
-// leaves out every name starting with ".memtool": no memory is there (the
-// path gate refuses such names), only what the store and the policies
-// keep for themselves (this wrapper's index and trash, package history's
-// versions, memtool's policy record), which some stores list.
+// walkFiles calls fn for every regular file under dir, with memtool.Walk.
+// At the root it leaves out every name starting with ".memtool", and does
+// not walk into it: no memory is there (the path gate refuses such names),
+// only what the store and the policies keep for themselves (this wrapper's
+// index and trash, package history's versions, memtool's policy record),
+// which some stores list.
 func walkFiles(ctx context.Context, s memtool.Store, dir string, fn func(name string, fi memtool.FileInfo) error) error {
-	entries, err := s.ReadDir(ctx, dir)
-	if err != nil {
-		return err
-	}
-	if dir == "" {
-		entries = slices.DeleteFunc(entries, func(e memtool.FileInfo) bool { return strings.HasPrefix(e.Name, reservedPrefix) })
-	}
-	for _, e := range entries {
-		name := path.Join(dir, e.Name)
+	return memtool.Walk(ctx, s, dir, func(name string, fi memtool.FileInfo) error {
 		switch {
-		case e.IsDir():
-			if err := walkFiles(ctx, s, name, fn); err != nil && !errors.Is(err, memtool.ErrNotExist) {
-				return err
-			}
-		case e.IsRegular():
-			if err := fn(name, e); err != nil {
-				return err
-			}
+		case dir == "" && strings.HasPrefix(name, reservedPrefix):
+			return fs.SkipDir
+		case fi.IsRegular():
+			return fn(name, fi)
 		}
-	}
-	return nil
+		return nil
+	})
 }

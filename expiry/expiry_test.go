@@ -197,6 +197,31 @@ func TestUnseenFiles(t *testing.T) {
 	}
 }
 
+// TestRestoreFileInTheWay: a file where the restored file's parent
+// directory must be is ErrNotDir (memtool.MkdirAll's rule, as Memory's),
+// and the file stays in the trash.
+func TestRestoreFileInTheWay(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	must(t, inner.Mkdir(ctx, "d"))
+	must(t, inner.WriteFile(ctx, "d/f.md", []byte("x"), memtool.CreateOnly))
+	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	opts := expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: clk.Now}
+	expiry.Collect(ctx, inner, opts) // records d/f.md as used now
+	clk.Add(24*time.Hour + expiry.DefaultResolution + time.Second)
+	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 1 {
+		t.Fatalf("gc: %+v, %v", rep, err)
+	}
+	must(t, inner.Remove(ctx, "d"))
+	must(t, inner.WriteFile(ctx, "d", []byte("a file"), memtool.CreateOnly))
+	if _, err := expiry.Restore(ctx, inner, "/memories/d/f.md", clk.Now()); !errors.Is(err, memtool.ErrNotDir) {
+		t.Errorf("Restore under a file: %v, want ErrNotDir", err)
+	}
+	if trash, err := expiry.Trash(ctx, inner); err != nil || len(trash) != 1 {
+		t.Errorf("the trash after the failed restore: %+v, %v", trash, err)
+	}
+}
+
 // TestCollectSparesRecentUse: a file read at T (recorded) and edited at
 // T+59m (within the resolution, so not recorded) was used 90 seconds ago
 // at T+1h+30s: gc --unused-for 1h must leave it. It expires once it has
@@ -375,5 +400,12 @@ func BenchmarkView(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
