@@ -4,18 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
 )
 
-func renamer(t *testing.T, s memtool.Store) memtool.Renamer {
-	r, ok := s.(memtool.Renamer)
-	if !ok || !memtool.Has[memtool.Renamer](s) {
-		t.Skipf("%T does not have memtool.Renamer", s)
+// capability returns s as C, or skips the test if s does not have C
+// (memtool.Has).
+func capability[C any](t *testing.T, s memtool.Store) C {
+	c, ok := s.(C)
+	if !ok || !memtool.Has[C](s) {
+		t.Skipf("%T does not have %v", s, reflect.TypeFor[C]())
 	}
-	return r
+	return c
+}
+
+func renamer(t *testing.T, s memtool.Store) memtool.Renamer {
+	return capability[memtool.Renamer](t, s)
 }
 
 // "Rename moves the file … at oldname to newname."
@@ -144,11 +151,7 @@ func testRenameConcurrentOneWinner(t *testing.T, s memtool.Store) {
 }
 
 func remover(t *testing.T, s memtool.Store) memtool.RemoveAller {
-	r, ok := s.(memtool.RemoveAller)
-	if !ok || !memtool.Has[memtool.RemoveAller](s) {
-		t.Skipf("%T does not have memtool.RemoveAller", s)
-	}
-	return r
+	return capability[memtool.RemoveAller](t, s)
 }
 
 // "removing a directory and everything in it in one call."
@@ -208,13 +211,5 @@ func testRemoveAllPrefixNeighbours(t *testing.T, s memtool.Store) {
 
 // "Missing: ErrNotExist."
 func testRemoveAllMissing(t *testing.T, s memtool.Store) {
-	r := remover(t, s)
-	mustWrite(t, s, "f", "x")
-	mustMkdir(t, s, "d")
-	before := snapshot(t, s)
-	for _, name := range []string{"nope", "d/nope", "nope/x"} {
-		wantErr(t, fmt.Sprintf("RemoveAll(%q)", name), r.RemoveAll(t.Context(), name), memtool.ErrNotExist)
-	}
-	wantErrUnderFile(t, `RemoveAll("f/x")`, r.RemoveAll(t.Context(), "f/x"))
-	unchanged(t, s, before, "RemoveAll of missing names")
+	checkRemoveMissing(t, s, "RemoveAll", remover(t, s).RemoveAll)
 }

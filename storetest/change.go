@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -313,12 +314,19 @@ func testRemoveNotEmpty(t *testing.T, s memtool.Store) {
 
 // "Missing: ErrNotExist."
 func testRemoveMissing(t *testing.T, s memtool.Store) {
+	checkRemoveMissing(t, s, "Remove", s.Remove)
+}
+
+// checkRemoveMissing checks that remove, which is the method op of s,
+// fails with ErrNotExist for missing names and names under a file, and
+// changes nothing.
+func checkRemoveMissing(t *testing.T, s memtool.Store, op string, remove func(ctx context.Context, name string) error) {
 	mustWrite(t, s, "f", "x")
 	mustMkdir(t, s, "d")
 	before := snapshot(t, s)
 	for _, name := range []string{"nope", "d/nope", "nope/x"} {
-		wantErr(t, fmt.Sprintf("Remove(%q)", name), s.Remove(t.Context(), name), memtool.ErrNotExist)
+		wantErr(t, fmt.Sprintf("%s(%q)", op, name), remove(t.Context(), name), memtool.ErrNotExist)
 	}
-	wantErrUnderFile(t, `Remove("f/x")`, s.Remove(t.Context(), "f/x"))
-	unchanged(t, s, before, "Remove of missing names")
+	wantErrUnderFile(t, op+`("f/x")`, remove(t.Context(), "f/x"))
+	unchanged(t, s, before, op+" of missing names")
 }

@@ -54,14 +54,15 @@ func TestWrapperSuiteCatchesBrokenWrappers(t *testing.T) {
 }
 
 // policy is a wrapper that refuses to write "forbidden", broken by defect.
+// It passes the Store methods other than WriteFile on as they are.
 type policy struct {
+	memtool.Store
 	memtool.Forwarder
-	inner  memtool.Store
 	defect string
 }
 
 func newPolicy(inner memtool.Store, defect string) *policy {
-	p := &policy{inner: inner, defect: defect}
+	p := &policy{Store: inner, defect: defect}
 	p.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store {
 		if defect == "tenant-unwrapped" {
 			return t
@@ -71,38 +72,18 @@ func newPolicy(inner memtool.Store, defect string) *policy {
 	return p
 }
 
-func (p *policy) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
-	return p.inner.Stat(ctx, name)
-}
-
-func (p *policy) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	return p.inner.ReadFile(ctx, name, limit)
-}
-
-func (p *policy) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	return p.inner.ReadDir(ctx, name)
-}
-
 func (p *policy) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	if name != "forbidden" {
-		return p.inner.WriteFile(ctx, name, data, mode)
+		return p.Store.WriteFile(ctx, name, data, mode)
 	}
 	switch p.defect {
 	case "no-refusal":
-		return p.inner.WriteFile(ctx, name, data, mode)
+		return p.Store.WriteFile(ctx, name, data, mode)
 	case "refusal-writes":
-		p.inner.WriteFile(ctx, name, data, mode)
+		p.Store.WriteFile(ctx, name, data, mode)
 	}
 	return memtool.Refusal("forbidden")
 }
-
-func (p *policy) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
-	return p.inner.Update(ctx, name, limit, fn)
-}
-
-func (p *policy) Mkdir(ctx context.Context, name string) error { return p.inner.Mkdir(ctx, name) }
-
-func (p *policy) Remove(ctx context.Context, name string) error { return p.inner.Remove(ctx, name) }
 
 func (p *policy) Rename(ctx context.Context, oldname, newname string) error {
 	if p.defect == "masks-rename" {
@@ -114,7 +95,7 @@ func (p *policy) Rename(ctx context.Context, oldname, newname string) error {
 func (p *policy) Tenant(ctx context.Context, id string) (memtool.Store, error) {
 	switch p.defect {
 	case "unsupported-as-error":
-		if _, ok := p.inner.(memtool.Tenanted); !ok {
+		if _, ok := p.Unwrap().(memtool.Tenanted); !ok {
 			return nil, errors.New("no tenants here")
 		}
 	case "no-tenants":
