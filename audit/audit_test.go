@@ -285,28 +285,6 @@ func batteryInputs(t *testing.T) ([][]byte, []string) {
 // BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,
 // without and with the wrapper (logging to io.Discard).
 func BenchmarkEdit(b *testing.B) {
-	text := "MARK0\n" + strings.Repeat("abcdefghijklmno\n", 256)
-	for _, wrapped := range []bool{false, true} {
-		b.Run(map[bool]string{false: "plain", true: "audit"}[wrapped], func(b *testing.B) {
-			var store memtool.Store = memstore.New()
-			if wrapped {
-				store = audit.New(store, io.Discard, nil)
-			}
-			mem := memtool.New(store, nil)
-			ctx := context.Background()
-			in := func(m map[string]any) []byte { j, _ := json.Marshal(m); return j }
-			if r := mem.Run(ctx, in(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": text})); r.IsError {
-				b.Fatal(r.Text)
-			}
-			edits := [2][]byte{
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
-			}
-			for i := 0; b.Loop(); i++ {
-				if r := mem.Run(ctx, edits[i%2]); r.IsError {
-					b.Fatal(r.Text)
-				}
-			}
-		})
-	}
+	storetest.BenchmarkEdit(b, func() memtool.Store { return memstore.New() }, []byte(strings.Repeat("abcdefghijklmno\n", 256)), "audit",
+		func(_ *testing.B, s memtool.Store) memtool.Store { return audit.New(s, io.Discard, nil) })
 }

@@ -382,27 +382,6 @@ func BenchmarkWriteRead4K(b *testing.B) {
 // BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore
 // (one open and one seal), without and with the wrapper.
 func BenchmarkEdit(b *testing.B) {
-	for _, wrapped := range []bool{false, true} {
-		b.Run(map[bool]string{false: "plain", true: "encrypt"}[wrapped], func(b *testing.B) {
-			var s memtool.Store = memstore.New()
-			if wrapped {
-				s = wrap(b, s, nil, newKey(b, "k1"))
-			}
-			mem := memtool.New(s, nil)
-			ctx := context.Background()
-			in := func(m map[string]any) []byte { j, _ := json.Marshal(m); return j }
-			if r := mem.Run(ctx, in(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "MARK0\n" + string(text4K)})); r.IsError {
-				b.Fatal(r.Text)
-			}
-			edits := [2][]byte{
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
-			}
-			for i := 0; b.Loop(); i++ {
-				if r := mem.Run(ctx, edits[i%2]); r.IsError {
-					b.Fatal(r.Text)
-				}
-			}
-		})
-	}
+	storetest.BenchmarkEdit(b, func() memtool.Store { return memstore.New() }, text4K, "encrypt",
+		func(b *testing.B, s memtool.Store) memtool.Store { return wrap(b, s, nil, newKey(b, "k1")) })
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -71,34 +70,6 @@ func TestWrapper(t *testing.T) {
 	}
 	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
 		func(t *testing.T, inner memtool.Store) memtool.Store { return limits.New(inner, &walled) }, refusals)
-}
-
-// tree is every entry of a store: path → content ("/" for a directory).
-func tree(t *testing.T, s memtool.Store) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	var walk func(name string)
-	walk = func(name string) {
-		entries, err := s.ReadDir(context.Background(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			p := path.Join(name, e.Name)
-			if e.IsDir() {
-				out[p] = "/"
-				walk(p)
-				continue
-			}
-			data, err := s.ReadFile(context.Background(), p, 1<<30)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[p] = string(data)
-		}
-	}
-	walk("")
-	return out
 }
 
 func run(t *testing.T, mem *memtool.Memory, input string) memtool.Result {
@@ -240,7 +211,7 @@ func TestLimits(t *testing.T) {
 					}
 				}
 				for _, st := range c.steps {
-					before := tree(t, inner)
+					before := storetest.Snapshot(t, inner)
 					r := run(t, mem, st.input)
 					if st.refuse == "" {
 						if r.IsError {
@@ -251,7 +222,7 @@ func TestLimits(t *testing.T) {
 					if !r.IsError || r.Text != st.refuse {
 						t.Errorf("%s:\n got %v %q\nwant %q", st.input, r.IsError, r.Text, st.refuse)
 					}
-					if after := tree(t, inner); !reflect.DeepEqual(before, after) {
+					if after := storetest.Snapshot(t, inner); !reflect.DeepEqual(before, after) {
 						t.Errorf("%s: refused but the store changed:\nbefore %v\nafter  %v", st.input, before, after)
 					}
 				}
@@ -354,12 +325,12 @@ func TestBattery(t *testing.T) {
 // measure raises peak to what the store holds now.
 func measure(t *testing.T, s memtool.Store, peak *limits.Options) {
 	var files, bytes int64
-	for p, content := range tree(t, s) {
+	for p, content := range storetest.Snapshot(t, s) {
 		files++
 		vp := memtool.VirtualPath(p)
 		peak.MaxPathLength = max(peak.MaxPathLength, len(vp))
 		peak.MaxDepth = max(peak.MaxDepth, strings.Count(p, "/")+1)
-		if content != "/" {
+		if content, ok := strings.CutPrefix(content, "file:"); ok {
 			bytes += int64(len(content))
 			peak.MaxFileSize = max(peak.MaxFileSize, int64(len(content)))
 		}

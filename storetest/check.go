@@ -112,6 +112,12 @@ func checkMissing(t *testing.T, s memtool.Store, name string) {
 // A tree is everything in a store: name → "dir" or "file:" + content.
 type tree map[string]string
 
+// Snapshot returns everything in s, read through its own methods: each
+// name mapped to "dir" for a directory, "file:" and the content for a
+// regular file. A test compares two snapshots to see that a call changed
+// nothing, or reads a file's content from one.
+func Snapshot(t *testing.T, s memtool.Store) map[string]string { return snapshot(t, s) }
+
 // snapshot reads the whole store through its own methods.
 func snapshot(t *testing.T, s memtool.Store) tree {
 	t.Helper()
