@@ -3,10 +3,19 @@ package memtool_test
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/audit"
+	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/secrets"
+	"github.com/memtool/memtool/storetest"
 )
 
 // forwarder is the smallest memtool.Wrapper: it forwards everything to s,
@@ -152,4 +161,39 @@ func TestFallbackThroughWrapper(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWrappedStack: the whole policy stack, as memtool's CLI builds it
+// (encrypt, expiry, history, limits, secrets, audit, from the inside out),
+// over a tenanted store is still one: every capability is forwarded
+// through six wrappers, and a tenant's store has every policy, its
+// refusals included.
+func TestWrappedStack(t *testing.T) {
+	key, err := encrypt.NewKey("k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store {
+		fs, err := filestore.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { fs.Close() })
+		return fs
+	}, func(t *testing.T, inner memtool.Store) memtool.Store {
+		s, err := encrypt.New(inner, []encrypt.Key{key}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = history.New(expiry.New(s, nil), nil)
+		s = secrets.New(limits.New(s, &limits.Options{MaxFileSize: 1 << 20}), nil)
+		return audit.New(s, io.Discard, nil)
+	}, []storetest.Refusal{
+		{Name: "FileSize", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "big", make([]byte, 1<<20+1), memtool.CreateOnly)
+		}},
+		{Name: "Secret", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "notes.md", []byte("key AKIA"+"IOSFODNN7EXAMPLE\n"), memtool.CreateOnly)
+		}},
+	})
 }
