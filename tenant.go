@@ -45,9 +45,9 @@ func ValidateTenant(id string) error {
 // multi-tenant; once a store has been used without a tenant, Tenant fails
 // with an error wrapping ErrTenancy, and once it is multi-tenant, the store
 // itself (the tenant-less view) fails every method that way. An
-// implementation that holds no tenants (a Wrapper over a single-tenant
-// store) returns an error wrapping errors.ErrUnsupported; callers then
-// behave as if it were not Tenanted.
+// implementation that can hold no tenants (a Wrapper over a store that is
+// not Tenanted) returns an error wrapping errors.ErrUnsupported; callers
+// then behave as if it were not Tenanted.
 type Tenanted interface {
 	Tenant(ctx context.Context, id string) (Store, error)
 }

@@ -111,11 +111,11 @@ func removeCreated(ctx context.Context, s Store, created []string) {
 
 // RemoveAll removes name and everything below it, with the store's
 // RemoveAller if it has one (and does not answer ErrUnsupported, as a
-// wrapper over a store without it does). Otherwise it removes entry by entry, deepest
-// first: an entry removed meanwhile by someone else is skipped, and one
-// created meanwhile in a directory it empties makes it fail with
-// ErrNotEmpty, leaving that directory and what is in it. Missing name:
-// ErrNotExist.
+// wrapper over a store without it does). Otherwise it removes entry by
+// entry, deepest first: an entry removed meanwhile by someone else is
+// skipped, and one created meanwhile in a directory it empties makes it
+// fail with ErrNotEmpty, leaving that directory and what is in it. Missing
+// name: ErrNotExist.
 func RemoveAll(ctx context.Context, s Store, name string) error {
 	if err := ForwardRemoveAll(ctx, s, name); !unsupported(err) {
 		return err
@@ -161,15 +161,16 @@ func Copy(ctx context.Context, s Store, src, dst string, limit int64) error {
 
 // Move moves the file or directory oldname to newname, whose parent must
 // exist and where nothing may be (else ErrExist), with the store's Renamer
-// if it has one (and does not answer ErrUnsupported). Otherwise it copies the tree entry by entry (limit bounds
-// each file read) and then removes the entries it copied, and only those,
-// deepest first: an entry that another process put into either tree
-// meanwhile stays, with the directories that hold it. If the copy fails,
-// Move removes the copies it made and nothing else. The fallback is not
-// atomic: others may see both trees or part of one, and another process's
-// change to a file already copied is lost when that file is removed. A
-// crash, or a store failure while removing, leaves the new tree and what
-// remains of the old one. newname inside oldname fails with fs.ErrInvalid.
+// if it has one (and does not answer ErrUnsupported). Otherwise it copies
+// the tree entry by entry (limit bounds each file read) and then removes
+// the entries it copied, and only those, deepest first: an entry that
+// another process put into either tree meanwhile stays, with the
+// directories that hold it. If the copy fails, Move removes the copies it
+// made and nothing else. The fallback is not atomic: others may see both
+// trees or part of one, and another process's change to a file already
+// copied is lost when that file is removed. A crash, or a store failure
+// while removing, leaves the new tree and what remains of the old one.
+// newname inside oldname fails with fs.ErrInvalid.
 func Move(ctx context.Context, s Store, oldname, newname string, limit int64) error {
 	if isBelow(newname, oldname) {
 		return &fs.PathError{Op: "move", Path: newname, Err: fs.ErrInvalid}
