@@ -174,7 +174,7 @@ func TestWrappedStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	storetest.RunWrapper(t, func(t *testing.T) memtool.Store {
-		fs, err := filestore.Open(t.TempDir())
+		fs, err := filestore.Open(t.TempDir(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func TestWrapperSuiteCatchesBrokenWrappers(t *testing.T) {
 	if defect, ok := os.LookupEnv(brokenEnv); ok {
 		// The child: run the suite on the broken wrapper and let it fail.
 		storetest.RunWrapper(t, func(t *testing.T) memtool.Store {
-			fs, err := filestore.Open(filepath.Join(t.TempDir(), "m"))
+			fs, err := filestore.Open(filepath.Join(t.TempDir(), "m"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
