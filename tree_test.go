@@ -233,7 +233,9 @@ func TestRemoveAll(t *testing.T) {
 	wantNames(t, s, "e")
 
 	// An entry another process creates meanwhile stays, with its parents.
-	s, inner = newTree(t, tree...)
+	// (No d/a here: memstore lists in map order, and whether RemoveAll
+	// reaches d/a before it fails at d/sub depends on that order.)
+	s, inner = newTree(t, "d/", "d/sub/", "d/sub/b", "d/sub/deep/", "d/sub/deep/c", "e")
 	s.afterReadDir = after("d/sub", func() {
 		must(t, inner.WriteFile(ctx, "d/sub/new", nil, memtool.CreateOnly))
 	})
