@@ -1,52 +1,138 @@
 package memtool
 
-import "context"
-
-// WithCapabilitiesOf returns s extended with exactly the optional
-// capabilities that inner has: Renamer, carried out by rename, and
-// RemoveAller, carried out by removeAll. A policy that wraps inner uses it
-// to forward those capabilities, no more and no less: offering Rename over
-// a store without an atomic rename would promise what the store cannot keep.
-func WithCapabilitiesOf(inner, s Store, rename func(ctx context.Context, oldname, newname string) error, removeAll func(ctx context.Context, name string) error) Store {
-	_, rn := inner.(Renamer)
-	_, ra := inner.(RemoveAller)
-	switch {
-	case rn && ra:
-		return renamerRemoveAller{s, rename, removeAll}
-	case rn:
-		return renamer{s, rename}
-	case ra:
-		return removeAller{s, removeAll}
-	}
-	return s
-}
-
-// The store variants with one or both optional capabilities. Each forwards
-// the Store methods to the wrapped store as they are.
-type (
-	renamer struct {
-		Store
-		rename func(ctx context.Context, oldname, newname string) error
-	}
-	removeAller struct {
-		Store
-		removeAll func(ctx context.Context, name string) error
-	}
-	renamerRemoveAller struct {
-		Store
-		rename    func(ctx context.Context, oldname, newname string) error
-		removeAll func(ctx context.Context, name string) error
-	}
+import (
+	"context"
+	"errors"
+	"io/fs"
 )
 
-func (s renamer) Rename(ctx context.Context, o, n string) error { return s.rename(ctx, o, n) }
+// A store's optional capabilities are Renamer, RemoveAller, Tenanted and
+// TenantLister. A policy that wraps a store cannot know, when it is
+// written, which of them the store it wraps will have, so it implements
+// all of them and answers an error wrapping errors.ErrUnsupported where
+// that store lacks one; callers then behave as if the capability were
+// absent (Move and RemoveAll fall back, Memory with them). Adding a
+// capability adds one method to every wrapper, never a new combination.
 
-func (s removeAller) RemoveAll(ctx context.Context, name string) error { return s.removeAll(ctx, name) }
-
-func (s renamerRemoveAller) Rename(ctx context.Context, o, n string) error {
-	return s.rename(ctx, o, n)
+// A Wrapper is a Store that wraps another: a policy such as encryption or
+// quotas. It implements every optional capability, forwarding each to the
+// store it wraps (through its own policy) or answering ErrUnsupported when
+// that store lacks it. Unwrap returns the wrapped store, so that Has can
+// tell in advance what the wrapper will answer.
+type Wrapper interface {
+	Store
+	Unwrap() Store
 }
 
-func (s renamerRemoveAller) RemoveAll(ctx context.Context, name string) error {
-	return s.removeAll(ctx, name)
+// Has reports whether s really has the optional capability C (Renamer,
+// RemoveAller, Tenanted or TenantLister): s implements C and, if s is a
+// Wrapper, the store it wraps has C too, down the chain. A caller that
+// must choose before it calls (Memory chooses its locking; history its
+// way of deleting) asks Has; one that can just call treats an
+// ErrUnsupported answer as absence.
+func Has[C any](s Store) bool {
+	for {
+		if _, ok := s.(C); !ok {
+			return false
+		}
+		w, ok := s.(Wrapper)
+		if !ok {
+			return true
+		}
+		s = w.Unwrap()
+	}
 }
+
+// A Forwarder implements a Wrapper's optional capabilities by forwarding
+// them to the wrapped store: a wrapper embeds one, made by Forward, and
+// defines its own method where its policy has a say (a Rename that checks
+// the new name calls the Forwarder's Rename when the name passes).
+type Forwarder struct {
+	inner Store
+	wrap  func(tenant Store, id string) Store
+}
+
+// Forward returns the Forwarder of a wrapper over inner. wrap wraps the
+// store of tenant id of inner in the wrapper's policy, bound to that
+// tenant where the policy is per tenant; nil means the wrapper offers no
+// tenants (Tenant answers ErrUnsupported).
+func Forward(inner Store, wrap func(tenant Store, id string) Store) Forwarder {
+	return Forwarder{inner, wrap}
+}
+
+// Unwrap returns the wrapped store.
+func (f Forwarder) Unwrap() Store { return f.inner }
+
+// Rename forwards to the wrapped store's Renamer (ForwardRename).
+func (f Forwarder) Rename(ctx context.Context, oldname, newname string) error {
+	return ForwardRename(ctx, f.inner, oldname, newname)
+}
+
+// RemoveAll forwards to the wrapped store's RemoveAller (ForwardRemoveAll).
+func (f Forwarder) RemoveAll(ctx context.Context, name string) error {
+	return ForwardRemoveAll(ctx, f.inner, name)
+}
+
+// Tenant returns the store of tenant id of the wrapped store, wrapped in
+// the same policy.
+func (f Forwarder) Tenant(ctx context.Context, id string) (Store, error) {
+	if f.wrap == nil {
+		return nil, Unsupported("tenant", id)
+	}
+	t, err := ForwardTenant(ctx, f.inner, id)
+	if err != nil {
+		return nil, err
+	}
+	return f.wrap(t, id), nil
+}
+
+// Tenants forwards to the wrapped store's TenantLister (ForwardTenants).
+func (f Forwarder) Tenants(ctx context.Context) ([]string, error) {
+	return ForwardTenants(ctx, f.inner)
+}
+
+// Unsupported returns the error of a wrapper asked for a capability that
+// the store it wraps lacks: op name: errors.ErrUnsupported.
+func Unsupported(op, name string) error {
+	return &fs.PathError{Op: op, Path: name, Err: errors.ErrUnsupported}
+}
+
+// ForwardRename calls s's Rename, or returns Unsupported if s has no
+// Renamer. A wrapper's Rename calls it on the store it wraps.
+func ForwardRename(ctx context.Context, s Store, oldname, newname string) error {
+	if r, ok := s.(Renamer); ok {
+		return r.Rename(ctx, oldname, newname)
+	}
+	return Unsupported("rename", oldname)
+}
+
+// ForwardRemoveAll calls s's RemoveAll, or returns Unsupported if s has no
+// RemoveAller.
+func ForwardRemoveAll(ctx context.Context, s Store, name string) error {
+	if ra, ok := s.(RemoveAller); ok {
+		return ra.RemoveAll(ctx, name)
+	}
+	return Unsupported("removeall", name)
+}
+
+// ForwardTenant returns the store of tenant id of s, or Unsupported if s
+// is not Tenanted. A wrapper's Tenant wraps what it returns in the same
+// policy, bound to that tenant where the policy is per tenant.
+func ForwardTenant(ctx context.Context, s Store, id string) (Store, error) {
+	if ts, ok := s.(Tenanted); ok {
+		return ts.Tenant(ctx, id)
+	}
+	return nil, Unsupported("tenant", id)
+}
+
+// ForwardTenants returns the tenants of s, or Unsupported if s is not a
+// TenantLister.
+func ForwardTenants(ctx context.Context, s Store) ([]string, error) {
+	if tl, ok := s.(TenantLister); ok {
+		return tl.Tenants(ctx)
+	}
+	return nil, Unsupported("tenants", "")
+}
+
+// unsupported reports whether err says that a capability is missing.
+func unsupported(err error) bool { return errors.Is(err, errors.ErrUnsupported) }

@@ -31,7 +31,11 @@
 //     it writes it once, for every backend, so every backend answers alike.
 //  4. A Store keeps bytes and directories. Its interface is seven methods;
 //     Renamer and RemoveAller are optional capabilities with fallbacks, and
-//     Tenanted gives one isolated Store per tenant.
+//     Tenanted gives one isolated Store per tenant (TenantLister lists
+//     them). A policy that wraps a store is a Wrapper: it implements every
+//     capability, embedding a Forwarder, and answers errors.ErrUnsupported
+//     where the store it wraps lacks one; callers then fall back, and Has
+//     tells in advance.
 //
 // Beside the capabilities, as fs.ReadFile sits beside ReadFileFS, the tree
 // helpers Walk, MkdirAll, RemoveAll, Copy and Move work over any Store,

@@ -50,7 +50,16 @@ func TestFallbackRenameRacesInProcess(t *testing.T) {
 		{"memstore", 200, backend(t, "memstore")},
 		{"filestore", 30, backend(t, "filestore")},
 	} {
-		t.Run(b.name, func(t *testing.T) { renameRaces(t, b.rounds, b.open) })
+		t.Run(b.name, func(t *testing.T) { renameRaces(t, b.rounds, b.open, nil) })
+	}
+	// Through wrappers that answer ErrUnsupported: one that says so in
+	// advance (a memtool.Wrapper) and one that Memory finds out about on
+	// the first rename or delete, which it then runs again alone.
+	for name, wrap := range map[string]func(memtool.Store) memtool.Store{
+		"wrapper":    func(s memtool.Store) memtool.Store { return forwarder{s} },
+		"unwrapless": func(s memtool.Store) memtool.Store { return unwrapless{s} },
+	} {
+		t.Run("memstore/"+name, func(t *testing.T) { renameRaces(t, 100, backend(t, "memstore"), wrap) })
 	}
 }
 
@@ -65,10 +74,15 @@ func backend(t *testing.T, name string) func(t *testing.T) memtool.Store {
 	return nil
 }
 
-func renameRaces(t *testing.T, rounds int, open func(t *testing.T) memtool.Store) {
+// renameRaces runs the races over a store without capabilities, through
+// wrap if it is not nil.
+func renameRaces(t *testing.T, rounds int, open func(t *testing.T) memtool.Store, wrap func(memtool.Store) memtool.Store) {
 	lostCreates, lostEdits, brokenDeletes := 0, 0, 0
 	for range rounds {
-		s := basicStore{open(t)}
+		var s memtool.Store = basicStore{open(t)}
+		if wrap != nil {
+			s = wrap(s)
+		}
 		mem := memtool.New(s, nil)
 		if r := do(mem, "command", "create", "path", "/memories/old/x.md", "file_text", "x"); r.IsError {
 			t.Fatal(r.Text)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 )
 
 // Defaults of Options.
@@ -48,6 +49,10 @@ type Memory struct {
 	// Renamer or RemoveAller against every other change: a fallback holds
 	// it alone, every other command that changes the store shares it.
 	writes sync.RWMutex
+	// noRename and noRemoveAll are set when the store, which claims the
+	// capability (see Has), answered ErrUnsupported: from then on the
+	// command takes writes alone.
+	noRename, noRemoveAll atomic.Bool
 }
 
 // New returns a Memory over store. opts may be nil.
@@ -96,9 +101,25 @@ func (m *Memory) execute(ctx context.Context, cmd Command) Result {
 	if err := ctx.Err(); err != nil {
 		return errorResult(fmt.Sprintf("The %s command was cancelled before it ran", cmd.Name()))
 	}
-	defer m.lock(cmd)()
-	var r Result
-	var err error
+	r, err := m.locked(ctx, cmd)
+	if errors.Is(err, errRetryAlone) {
+		r, err = m.locked(ctx, cmd) // lock now takes writes alone
+	}
+	if err != nil {
+		return m.failure(ctx, cmd, err)
+	}
+	return r
+}
+
+// errRetryAlone: a rename or delete that held writes shared found that the
+// store lacks the capability after all; it changed nothing, and runs again
+// holding writes alone.
+var errRetryAlone = errors.New("retry holding the write lock alone")
+
+// locked runs cmd holding m.writes as lock says.
+func (m *Memory) locked(ctx context.Context, cmd Command) (r Result, err error) {
+	unlock, alone := m.lock(cmd)
+	defer unlock()
 	switch c := cmd.(type) {
 	case *View:
 		r, err = m.view(ctx, c)
@@ -109,16 +130,13 @@ func (m *Memory) execute(ctx context.Context, cmd Command) Result {
 	case *Insert:
 		r, err = m.insert(ctx, c)
 	case *Delete:
-		r, err = m.delete(ctx, c)
+		r, err = m.delete(ctx, c, alone)
 	case *Rename:
-		r, err = m.rename(ctx, c)
+		r, err = m.rename(ctx, c, alone)
 	default:
-		return errorResult(fmt.Sprintf("Unknown command: %s", cmd.Name()))
+		return errorResult(fmt.Sprintf("Unknown command: %s", cmd.Name())), nil
 	}
-	if err != nil {
-		return m.failure(ctx, cmd, err)
-	}
-	return r
+	return r, err
 }
 
 // failure turns err into the model's error text: refusals and path errors
@@ -152,27 +170,24 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 // and no error for execute to map.
 func success(text string) (Result, error) { return Result{Text: text}, nil }
 
-// lock takes m.writes as cmd needs it and returns its unlock: alone for a
-// rename or delete that will run a fallback, shared for any other change,
-// not at all for a view. So within one Memory no write lands in a tree
-// while a fallback copies or removes it, nor between its steps.
-func (m *Memory) lock(cmd Command) (unlock func()) {
-	_, renamer := m.store.(Renamer)
-	_, remover := m.store.(RemoveAller)
+// lock takes m.writes as cmd needs it and returns its unlock and whether
+// it holds writes alone: alone for a rename or delete that will run a
+// fallback, shared for any other change, not at all for a view. So within
+// one Memory no write lands in a tree while a fallback copies or removes
+// it, nor between its steps.
+func (m *Memory) lock(cmd Command) (unlock func(), alone bool) {
 	switch cmd.(type) {
 	case *View:
-		return func() {}
+		return func() {}, false
 	case *Rename:
-		if !renamer {
-			m.writes.Lock()
-			return m.writes.Unlock
-		}
+		alone = !Has[Renamer](m.store) || m.noRename.Load()
 	case *Delete:
-		if !remover {
-			m.writes.Lock()
-			return m.writes.Unlock
-		}
+		alone = !Has[RemoveAller](m.store) || m.noRemoveAll.Load()
+	}
+	if alone {
+		m.writes.Lock()
+		return m.writes.Unlock, true
 	}
 	m.writes.RLock()
-	return m.writes.RUnlock
+	return m.writes.RUnlock, false
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-func (m *Memory) delete(ctx context.Context, c *Delete) (Result, error) {
+func (m *Memory) delete(ctx context.Context, c *Delete, alone bool) (Result, error) {
 	name, wantDir, err := CleanPath(c.Path)
 	if err != nil {
 		return Result{}, err
@@ -22,10 +22,17 @@ func (m *Memory) delete(ctx context.Context, c *Delete) (Result, error) {
 	case wantDir && !fi.IsDir():
 		return Result{}, refusef("The path %s is not a directory", c.Path)
 	}
-	if fi.IsDir() {
-		err = RemoveAll(ctx, m.store, name) // without RemoveAller, m.writes is held alone (see lock)
-	} else {
+	switch {
+	case !fi.IsDir():
 		err = m.store.Remove(ctx, name)
+	case alone: // without RemoveAller, m.writes is held alone (see lock)
+		err = RemoveAll(ctx, m.store, name)
+	default:
+		err = ForwardRemoveAll(ctx, m.store, name)
+		if unsupported(err) {
+			m.noRemoveAll.Store(true)
+			return Result{}, errRetryAlone
+		}
 	}
 	if errors.Is(err, ErrNotExist) {
 		return Result{}, refusef("The path %s does not exist", c.Path)

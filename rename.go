@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-func (m *Memory) rename(ctx context.Context, c *Rename) (Result, error) {
+func (m *Memory) rename(ctx context.Context, c *Rename, alone bool) (Result, error) {
 	oldName, oldDir, err := CleanPath(c.OldPath)
 	if err != nil {
 		return Result{}, err
@@ -45,10 +45,17 @@ func (m *Memory) rename(ctx context.Context, c *Rename) (Result, error) {
 	}
 	// Without Renamer, m.writes is held alone (see lock), so no other
 	// change through this Memory runs while Move copies and removes.
-	err = Move(ctx, m.store, oldName, newName, m.opts.MaxReadSize)
+	if alone {
+		err = Move(ctx, m.store, oldName, newName, m.opts.MaxReadSize)
+	} else {
+		err = ForwardRename(ctx, m.store, oldName, newName)
+	}
 	if err != nil {
 		removeCreated(ctx, m.store, created)
 		switch {
+		case !alone && unsupported(err):
+			m.noRename.Store(true)
+			return Result{}, errRetryAlone
 		case errors.Is(err, ErrExist):
 			return Result{}, refusef("The destination %s already exists", c.NewPath)
 		case errors.Is(err, ErrNotExist):

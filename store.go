@@ -89,6 +89,9 @@ type Store interface {
 // exist. If anything is at newname it fails with ErrExist and changes
 // nothing; the check and the move are one atomic step. Missing oldname:
 // ErrNotExist. newname is never inside oldname (callers refuse that).
+// An implementation that cannot rename at all (a Wrapper over a store
+// without Renamer) returns an error wrapping errors.ErrUnsupported and
+// changes nothing; callers then behave as if it had no Renamer.
 //
 // Without it, Move (and so Memory) copies and then removes; Memory holds
 // its own lock against every other change through that Memory (views may
@@ -101,8 +104,10 @@ type Renamer interface {
 }
 
 // RemoveAller is the optional capability of removing a directory and
-// everything in it in one call. Missing: ErrNotExist. Without it,
-// RemoveAll (and so Memory) walks the tree and removes entries one by one.
+// everything in it in one call. Missing: ErrNotExist. An implementation
+// that cannot (a Wrapper over a store without RemoveAller) returns an error
+// wrapping errors.ErrUnsupported and changes nothing. Without it, RemoveAll
+// (and so Memory) walks the tree and removes entries one by one.
 type RemoveAller interface {
 	RemoveAll(ctx context.Context, name string) error
 }

@@ -44,7 +44,10 @@ func ValidateTenant(id string) error {
 // multi-tenant for good: the first Tenant call marks an unused store
 // multi-tenant; once a store has been used without a tenant, Tenant fails
 // with an error wrapping ErrTenancy, and once it is multi-tenant, the store
-// itself (the tenant-less view) fails every method that way.
+// itself (the tenant-less view) fails every method that way. An
+// implementation that can hold no tenants (a Wrapper over a store that is
+// not Tenanted) returns an error wrapping errors.ErrUnsupported; callers
+// then behave as if it were not Tenanted.
 type Tenanted interface {
 	Tenant(ctx context.Context, id string) (Store, error)
 }
@@ -68,7 +71,9 @@ func TenancyError(multi bool) error {
 // Tenants returns the ids of the tenants that hold at least one entry, each
 // once, in byte order; a tenant that was named but holds nothing may be
 // left out. An unused store has none (nil, nil); a single-tenant store
-// fails with an error wrapping ErrTenancy.
+// fails with an error wrapping ErrTenancy. An implementation that cannot
+// list (a Wrapper over a store without TenantLister) returns an error
+// wrapping errors.ErrUnsupported.
 type TenantLister interface {
 	Tenants(ctx context.Context) ([]string, error)
 }

@@ -23,7 +23,9 @@ import (
 // their entries, entries in the order ReadDir returns them. fn receives
 // each entry's name and FileInfo (from Stat for name, from ReadDir below
 // it). A directory removed (or replaced by a file) before Walk reads it is
-// walked as empty. The first error from fn stops the walk and is returned.
+// walked as empty. If fn returns fs.SkipDir, Walk does not walk into that
+// entry (for a directory) and goes on with the next. Any other error from
+// fn stops the walk and is returned.
 func Walk(ctx context.Context, s Store, name string, fn func(name string, fi FileInfo) error) error {
 	fi, err := s.Stat(ctx, name)
 	if err != nil {
@@ -33,7 +35,9 @@ func Walk(ctx context.Context, s Store, name string, fn func(name string, fi Fil
 }
 
 func walk(ctx context.Context, s Store, name string, fi FileInfo, fn func(string, FileInfo) error) error {
-	if err := fn(name, fi); err != nil || !fi.IsDir() {
+	if err := fn(name, fi); err == fs.SkipDir {
+		return nil
+	} else if err != nil || !fi.IsDir() {
 		return err
 	}
 	entries, err := s.ReadDir(ctx, name)
@@ -106,14 +110,15 @@ func removeCreated(ctx context.Context, s Store, created []string) {
 }
 
 // RemoveAll removes name and everything below it, with the store's
-// RemoveAller if it has one. Otherwise it removes entry by entry, deepest
-// first: an entry removed meanwhile by someone else is skipped, and one
-// created meanwhile in a directory it empties makes it fail with
-// ErrNotEmpty, leaving that directory and what is in it. Missing name:
-// ErrNotExist.
+// RemoveAller if it has one (and does not answer ErrUnsupported, as a
+// wrapper over a store without it does). Otherwise it removes entry by
+// entry, deepest first: an entry removed meanwhile by someone else is
+// skipped, and one created meanwhile in a directory it empties makes it
+// fail with ErrNotEmpty, leaving that directory and what is in it. Missing
+// name: ErrNotExist.
 func RemoveAll(ctx context.Context, s Store, name string) error {
-	if ra, ok := s.(RemoveAller); ok {
-		return ra.RemoveAll(ctx, name)
+	if err := ForwardRemoveAll(ctx, s, name); !unsupported(err) {
+		return err
 	}
 	return removeTree(ctx, s, name)
 }
@@ -156,22 +161,28 @@ func Copy(ctx context.Context, s Store, src, dst string, limit int64) error {
 
 // Move moves the file or directory oldname to newname, whose parent must
 // exist and where nothing may be (else ErrExist), with the store's Renamer
-// if it has one. Otherwise it copies the tree entry by entry (limit bounds
-// each file read) and then removes the entries it copied, and only those,
-// deepest first: an entry that another process put into either tree
-// meanwhile stays, with the directories that hold it. If the copy fails,
-// Move removes the copies it made and nothing else. The fallback is not
-// atomic: others may see both trees or part of one, and another process's
-// change to a file already copied is lost when that file is removed. A
-// crash, or a store failure while removing, leaves the new tree and what
-// remains of the old one. newname inside oldname fails with fs.ErrInvalid.
+// if it has one (and does not answer ErrUnsupported). Otherwise it copies
+// the tree entry by entry (limit bounds each file read) and then removes
+// the entries it copied, and only those, deepest first: an entry that
+// another process put into either tree meanwhile stays, with the
+// directories that hold it. If the copy fails, Move removes the copies it
+// made and nothing else. The fallback is not atomic: others may see both
+// trees or part of one, and another process's change to a file already
+// copied is lost when that file is removed. A crash, or a store failure
+// while removing, leaves the new tree and what remains of the old one.
+// newname inside oldname fails with fs.ErrInvalid.
 func Move(ctx context.Context, s Store, oldname, newname string, limit int64) error {
 	if isBelow(newname, oldname) {
 		return &fs.PathError{Op: "move", Path: newname, Err: fs.ErrInvalid}
 	}
-	if r, ok := s.(Renamer); ok {
-		return r.Rename(ctx, oldname, newname)
+	if err := ForwardRename(ctx, s, oldname, newname); !unsupported(err) {
+		return err
 	}
+	return moveTree(ctx, s, oldname, newname, limit)
+}
+
+// moveTree is Move's fallback: copy, then remove what was copied.
+func moveTree(ctx context.Context, s Store, oldname, newname string, limit int64) error {
 	var copied []string // the source names, parents first
 	err := copyTree(ctx, s, oldname, newname, limit, &copied)
 	if err != nil {

@@ -82,25 +82,44 @@ type Options struct {
 // Store wraps a memtool.Store and writes one Entry per operation to a
 // writer. Use New.
 type Store struct {
-	inner memtool.Store
-	opts  Options
-	mu    sync.Mutex // one whole line per Write
-	w     io.Writer
+	memtool.Forwarder // Rename and RemoveAll are the Store's own, to log them
+	inner             memtool.Store
+	opts              Options
+	log               *logWriter
 }
 
-// New wraps inner, logging to w. opts may be nil. The result implements
-// memtool.Renamer and memtool.RemoveAller exactly when inner does.
+// logWriter is the writer a Store and its tenants' stores share.
+type logWriter struct {
+	mu sync.Mutex // one whole line per Write
+	w  io.Writer
+}
+
+// New wraps inner, logging to w. opts may be nil. The result is a
+// memtool.Wrapper: it forwards the optional capabilities of inner, and
+// Tenant returns the tenant's store logging to w with the tenant's id.
 func New(inner memtool.Store, w io.Writer, opts *Options) memtool.Store {
-	s := &Store{inner: inner, w: w}
+	var o Options
 	if opts != nil {
-		s.opts = *opts
+		o = *opts
 	}
-	return memtool.WithCapabilitiesOf(inner, s, s.rename, s.removeAll)
+	return newStore(inner, &logWriter{w: w}, o)
 }
 
-var _ memtool.Store = (*Store)(nil)
+// newStore returns a Store over inner writing to log, whose tenants'
+// stores write to the same log with their tenant's id.
+func newStore(inner memtool.Store, log *logWriter, opts Options) *Store {
+	s := &Store{inner: inner, opts: opts, log: log}
+	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, id string) memtool.Store {
+		o := s.opts
+		o.Tenant = id
+		return newStore(t, s.log, o)
+	})
+	return s
+}
 
-func (s *Store) log(op, name string, start time.Time, err error, e Entry) {
+var _ memtool.Wrapper = (*Store)(nil)
+
+func (s *Store) record(op, name string, start time.Time, err error, e Entry) {
 	s.logOutcome(op, name, start, Outcome(err), e)
 }
 
@@ -117,9 +136,9 @@ func (s *Store) logOutcome(op, name string, start time.Time, outcome string, e E
 		return
 	}
 	line = append(line, '\n')
-	s.mu.Lock()
-	_, werr := s.w.Write(line)
-	s.mu.Unlock()
+	s.log.mu.Lock()
+	_, werr := s.log.w.Write(line)
+	s.log.mu.Unlock()
 	if werr != nil {
 		s.fail(werr)
 	}
@@ -135,7 +154,7 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 	start := time.Now()
 	fi, err := s.inner.Stat(ctx, name)
 	if s.opts.Stat {
-		s.log("stat", name, start, err, Entry{})
+		s.record("stat", name, start, err, Entry{})
 	}
 	return fi, err
 }
@@ -143,14 +162,14 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
 	start := time.Now()
 	data, err := s.inner.ReadFile(ctx, name, limit)
-	s.log("read", name, start, err, Entry{Bytes: int64(len(data))})
+	s.record("read", name, start, err, Entry{Bytes: int64(len(data))})
 	return data, err
 }
 
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	start := time.Now()
 	entries, err := s.inner.ReadDir(ctx, name)
-	s.log("list", name, start, err, Entry{Entries: len(entries)})
+	s.record("list", name, start, err, Entry{Entries: len(entries)})
 	return entries, err
 }
 
@@ -161,7 +180,7 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if mode == memtool.CreateOnly {
 		op = "create"
 	}
-	s.log(op, name, start, err, Entry{Bytes: int64(len(data))})
+	s.record(op, name, start, err, Entry{Bytes: int64(len(data))})
 	return err
 }
 
@@ -186,28 +205,34 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 func (s *Store) Mkdir(ctx context.Context, name string) error {
 	start := time.Now()
 	err := s.inner.Mkdir(ctx, name)
-	s.log("mkdir", name, start, err, Entry{})
+	s.record("mkdir", name, start, err, Entry{})
 	return err
 }
 
 func (s *Store) Remove(ctx context.Context, name string) error {
 	start := time.Now()
 	err := s.inner.Remove(ctx, name)
-	s.log("remove", name, start, err, Entry{})
+	s.record("remove", name, start, err, Entry{})
 	return err
 }
 
-func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	start := time.Now()
-	err := s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
-	s.log("rename", oldname, start, err, Entry{NewPath: memtool.VirtualPath(newname)})
+	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return err // not an operation: the caller falls back, and that is logged
+	}
+	s.record("rename", oldname, start, err, Entry{NewPath: memtool.VirtualPath(newname)})
 	return err
 }
 
-func (s *Store) removeAll(ctx context.Context, name string) error {
+func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	start := time.Now()
-	err := s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
-	s.log("remove_all", name, start, err, Entry{})
+	err := memtool.ForwardRemoveAll(ctx, s.inner, name)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	s.record("remove_all", name, start, err, Entry{})
 	return err
 }
 

@@ -50,23 +50,11 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func TestConformance(t *testing.T) {
+// TestWrapper runs the wrapper suite, logging every operation, Stat too.
+func TestWrapper(t *testing.T) {
 	opts := &audit.Options{Tenant: "t1", Stat: true}
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return audit.New(memstore.New(), &lockedBuffer{}, opts) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return audit.New(newFileStore(t), &lockedBuffer{}, opts) })
-	})
-}
-
-func TestCapabilities(t *testing.T) {
-	s := audit.New(memstore.New(), io.Discard, nil)
-	_, rn := s.(memtool.Renamer)
-	_, ra := s.(memtool.RemoveAller)
-	if !rn || !ra {
-		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
-	}
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return audit.New(inner, &lockedBuffer{}, opts) }, nil)
 }
 
 func entries(t *testing.T, log string) []audit.Entry {
@@ -297,28 +285,6 @@ func batteryInputs(t *testing.T) ([][]byte, []string) {
 // BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,
 // without and with the wrapper (logging to io.Discard).
 func BenchmarkEdit(b *testing.B) {
-	text := "MARK0\n" + strings.Repeat("abcdefghijklmno\n", 256)
-	for _, wrapped := range []bool{false, true} {
-		b.Run(map[bool]string{false: "plain", true: "audit"}[wrapped], func(b *testing.B) {
-			var store memtool.Store = memstore.New()
-			if wrapped {
-				store = audit.New(store, io.Discard, nil)
-			}
-			mem := memtool.New(store, nil)
-			ctx := context.Background()
-			in := func(m map[string]any) []byte { j, _ := json.Marshal(m); return j }
-			if r := mem.Run(ctx, in(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": text})); r.IsError {
-				b.Fatal(r.Text)
-			}
-			edits := [2][]byte{
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
-			}
-			for i := 0; b.Loop(); i++ {
-				if r := mem.Run(ctx, edits[i%2]); r.IsError {
-					b.Fatal(r.Text)
-				}
-			}
-		})
-	}
+	storetest.BenchmarkEdit(b, func() memtool.Store { return memstore.New() }, []byte(strings.Repeat("abcdefghijklmno\n", 256)), "audit",
+		func(_ *testing.B, s memtool.Store) memtool.Store { return audit.New(s, io.Discard, nil) })
 }

@@ -32,9 +32,13 @@
 //
 // # Capabilities and cost
 //
-// The store New returns implements memtool.Renamer and memtool.RemoveAller
-// exactly when the inner store does, and logs them as "rename" and
-// "remove_all". Each logged operation costs one JSON encoding of its
+// The store New returns is a memtool.Wrapper: it forwards the inner
+// store's optional capabilities (Renamer, RemoveAller, Tenanted,
+// TenantLister), answering errors.ErrUnsupported for those the inner store
+// lacks, and Tenant returns the inner tenant's store under the same policy,
+// logging with that tenant's id to the same writer. Rename and RemoveAll
+// are logged as "rename" and "remove_all" (not when unsupported: the
+// fallback's operations are logged instead). Each logged operation costs one JSON encoding of its
 // entry and one write to the log. To measure a str_replace in a 4 KiB file
 // through Memory on memstore, logging to io.Discard:
 //

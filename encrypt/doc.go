@@ -70,8 +70,11 @@
 //
 // # Capabilities
 //
-// The store New returns implements memtool.Renamer and memtool.RemoveAller
-// exactly when the inner store does. Rename is the inner store's own
+// The store New returns is a memtool.Wrapper: it forwards the inner
+// store's optional capabilities (Renamer, RemoveAller, Tenanted,
+// TenantLister), answering errors.ErrUnsupported for those the inner store
+// lacks, and Tenant returns the inner tenant's store under the same policy,
+// its files bound to that tenant (Options.Tenant). Rename is the inner store's own
 // rename, which moves the stored bytes without encrypting them again: it
 // is exactly as atomic, no-replace, crash-safe and safe across processes
 // as the inner store's. Before it, every mte1 file in the tree to move is

@@ -111,18 +111,20 @@ type Options struct {
 
 // Store wraps a memtool.Store and keeps every file encrypted in it. Use New.
 type Store struct {
-	inner  memtool.Store
-	write  Key            // encrypts new content
-	keys   map[string]Key // open files, by ID
-	tenant string
+	memtool.Forwarder // Rename is the Store's own; RemoveAll needs no keys
+	inner             memtool.Store
+	write             Key            // encrypts new content
+	keys              map[string]Key // open files, by ID
+	tenant            string
 }
 
 // New wraps inner. keys[0] encrypts every write; every key in keys opens
-// files that name it (keep old keys there while rotating). The result
-// implements memtool.Renamer and memtool.RemoveAller exactly when inner
-// does: a rename moves the stored bytes with the inner store's own atomic
-// rename, after sealing any file of the old, path-bound format (mte1) in
-// the tree again in the current one.
+// files that name it (keep old keys there while rotating). The result is
+// a memtool.Wrapper: it forwards the optional capabilities of inner (a
+// rename moves the stored bytes with the inner store's own atomic rename,
+// after sealing any file of the old, path-bound format (mte1) in the tree
+// again in the current one), and Tenant returns the tenant's store with
+// the same keys, binding its files to that tenant.
 func New(inner memtool.Store, keys []Key, opts *Options) (memtool.Store, error) {
 	if len(keys) == 0 {
 		return nil, errors.New("encrypt: no key")
@@ -140,10 +142,21 @@ func New(inner memtool.Store, keys []Key, opts *Options) (memtool.Store, error) 
 	if opts != nil {
 		s.tenant = opts.Tenant
 	}
-	return memtool.WithCapabilitiesOf(inner, s, s.rename, s.removeAll), nil
+	s.forward()
+	return s, nil
 }
 
-var _ memtool.Store = (*Store)(nil)
+// forward sets s's Forwarder: a tenant's store has the same keys and its
+// files bound to the tenant (Options.Tenant).
+func (s *Store) forward() {
+	s.Forwarder = memtool.Forward(s.inner, func(t memtool.Store, id string) memtool.Store {
+		ts := &Store{inner: t, write: s.write, keys: s.keys, tenant: id}
+		ts.forward()
+		return ts
+	})
+}
+
+var _ memtool.Wrapper = (*Store)(nil)
 
 // associated returns the data bound to a file besides its bytes: the
 // header, the tenant and, in the old format only, the file's path.
@@ -304,20 +317,17 @@ func (s *Store) Mkdir(ctx context.Context, name string) error { return s.inner.M
 
 func (s *Store) Remove(ctx context.Context, name string) error { return s.inner.Remove(ctx, name) }
 
-// removeAll forwards RemoveAll (New offers it only when inner has it):
-// removing needs no keys.
-func (s *Store) removeAll(ctx context.Context, name string) error {
-	return s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
-}
-
-// rename forwards Rename (New offers it only when inner has it), after
-// sealing every mte1 file below oldname again in mte2, which opens at the
-// new path as well. Each of those is one atomic Update that keeps the
+// Rename forwards Rename (ErrUnsupported, before anything else, when
+// inner has none), after sealing every mte1 file below oldname again in
+// mte2, which opens at the new path as well. Each of those is one atomic Update that keeps the
 // text; the move itself is the inner store's atomic, no-replace rename.
 // An mte1 file that cannot be opened refuses the rename, since it could
 // never be opened at the new path; the files sealed again before it stay
 // in mte2, with their text unchanged.
-func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
+	if !memtool.Has[memtool.Renamer](s.inner) {
+		return memtool.Unsupported("rename", oldname)
+	}
 	err := memtool.Walk(ctx, s.inner, oldname, func(name string, fi memtool.FileInfo) error {
 		if !fi.IsRegular() {
 			return nil
@@ -331,7 +341,7 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	return s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+	return memtool.ForwardRename(ctx, s.inner, oldname, newname)
 }
 
 // errUnchanged makes Update keep a file as it is.

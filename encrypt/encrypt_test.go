@@ -49,39 +49,11 @@ func openDir(t testing.TB, dir string) *filestore.Store {
 	return fs
 }
 
-func TestConformance(t *testing.T) {
+func TestWrapper(t *testing.T) {
 	key := newKey(t, "k1")
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return wrap(t, memstore.New(), nil, key) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return wrap(t, openDir(t, filepath.Join(t.TempDir(), "m")), &encrypt.Options{Tenant: "t1"}, key)
-		})
-	})
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return openDir(t, filepath.Join(t.TempDir(), "m")) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return wrap(t, inner, nil, key) }, nil)
 }
-
-// TestCapabilities: Renamer and RemoveAller exactly when the inner store
-// has them.
-func TestCapabilities(t *testing.T) {
-	s := wrap(t, memstore.New(), nil, newKey(t, "k1"))
-	if _, ok := s.(memtool.Renamer); !ok {
-		t.Error("wrapping memstore: not a Renamer")
-	}
-	if _, ok := s.(memtool.RemoveAller); !ok {
-		t.Error("wrapping memstore: not a RemoveAller")
-	}
-	s = wrap(t, bare{memstore.New()}, nil, newKey(t, "k1"))
-	if _, ok := s.(memtool.Renamer); ok {
-		t.Error("wrapping a store without Rename: a Renamer")
-	}
-	if _, ok := s.(memtool.RemoveAller); ok {
-		t.Error("wrapping a store without RemoveAll: a RemoveAller")
-	}
-}
-
-// bare hides every optional capability of the store it holds.
-type bare struct{ memtool.Store }
 
 func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
 	t.Helper()
@@ -410,27 +382,6 @@ func BenchmarkWriteRead4K(b *testing.B) {
 // BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore
 // (one open and one seal), without and with the wrapper.
 func BenchmarkEdit(b *testing.B) {
-	for _, wrapped := range []bool{false, true} {
-		b.Run(map[bool]string{false: "plain", true: "encrypt"}[wrapped], func(b *testing.B) {
-			var s memtool.Store = memstore.New()
-			if wrapped {
-				s = wrap(b, s, nil, newKey(b, "k1"))
-			}
-			mem := memtool.New(s, nil)
-			ctx := context.Background()
-			in := func(m map[string]any) []byte { j, _ := json.Marshal(m); return j }
-			if r := mem.Run(ctx, in(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "MARK0\n" + string(text4K)})); r.IsError {
-				b.Fatal(r.Text)
-			}
-			edits := [2][]byte{
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
-			}
-			for i := 0; b.Loop(); i++ {
-				if r := mem.Run(ctx, edits[i%2]); r.IsError {
-					b.Fatal(r.Text)
-				}
-			}
-		})
-	}
+	storetest.BenchmarkEdit(b, func() memtool.Store { return memstore.New() }, text4K, "encrypt",
+		func(b *testing.B, s memtool.Store) memtool.Store { return wrap(b, s, nil, newKey(b, "k1")) })
 }

@@ -166,7 +166,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		return rep, fmt.Errorf("expiry: writing the index: %w", err)
 	}
 	for _, dir := range purge {
-		if err := removeTree(ctx, inner, dir); err != nil {
+		if err := memtool.RemoveAll(ctx, inner, dir); err != nil {
 			return rep, fmt.Errorf("expiry: purging the trash: %w", err)
 		}
 	}
@@ -262,52 +262,12 @@ func Restore(ctx context.Context, inner memtool.Store, p string, now time.Time) 
 	return Trashed{}, fmt.Errorf("restore %s: %w", p, ErrNotInTrash)
 }
 
-// move moves the file src to dst, creating dst's parents, with the inner
-// store's rename if it has one, else by copying and removing.
+// move moves the file src to dst, creating dst's parents, with
+// memtool.Move: the inner store's rename if it has one, else by copying and
+// removing.
 func move(ctx context.Context, inner memtool.Store, src, dst string) error {
-	if err := mkdirAll(ctx, inner, path.Dir(dst)); err != nil {
+	if _, err := memtool.MkdirAll(ctx, inner, path.Dir(dst)); err != nil {
 		return err
 	}
-	if r, ok := inner.(memtool.Renamer); ok {
-		return r.Rename(ctx, src, dst)
-	}
-	data, err := inner.ReadFile(ctx, src, 1<<40)
-	if err != nil {
-		return err
-	}
-	if err := inner.WriteFile(ctx, dst, data, memtool.CreateOnly); err != nil {
-		return err
-	}
-	return inner.Remove(ctx, src)
-}
-
-func mkdirAll(ctx context.Context, inner memtool.Store, dir string) error {
-	if dir == "." || dir == "" {
-		return nil
-	}
-	parts := strings.Split(dir, "/")
-	for i := range parts {
-		err := inner.Mkdir(ctx, strings.Join(parts[:i+1], "/"))
-		if err != nil && !errors.Is(err, memtool.ErrExist) {
-			return err
-		}
-	}
-	return nil
-}
-
-func removeTree(ctx context.Context, inner memtool.Store, name string) error {
-	if ra, ok := inner.(memtool.RemoveAller); ok {
-		return ra.RemoveAll(ctx, name)
-	}
-	entries, err := inner.ReadDir(ctx, name)
-	if err == nil {
-		for _, e := range entries {
-			if err := removeTree(ctx, inner, path.Join(name, e.Name)); err != nil {
-				return err
-			}
-		}
-	} else if !errors.Is(err, memtool.ErrNotDir) {
-		return err
-	}
-	return inner.Remove(ctx, name)
+	return memtool.Move(ctx, inner, src, dst, 1<<40)
 }

@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path"
-	"slices"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -64,14 +63,16 @@ type index struct {
 // Store wraps a memtool.Store and records when each file was last read or
 // written, in the store itself. Use New.
 type Store struct {
-	inner memtool.Store
-	opts  Options
-	mu    sync.Mutex
-	seen  map[string]int64 // what this process last recorded, by name
+	memtool.Forwarder // Rename is the Store's own
+	inner             memtool.Store
+	opts              Options
+	mu                sync.Mutex
+	seen              map[string]int64 // what this process last recorded, by name
 }
 
-// New wraps inner. opts may be nil. The result implements memtool.Renamer
-// and memtool.RemoveAller exactly when inner does.
+// New wraps inner. opts may be nil. The result is a memtool.Wrapper: it
+// forwards the optional capabilities of inner, and Tenant returns the
+// tenant's store, whose access index is kept inside that tenant.
 func New(inner memtool.Store, opts *Options) memtool.Store {
 	s := &Store{inner: inner, seen: map[string]int64{}}
 	if opts != nil {
@@ -80,12 +81,11 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 	if s.opts.Resolution <= 0 {
 		s.opts.Resolution = DefaultResolution
 	}
-	return memtool.WithCapabilitiesOf(inner, s, s.rename, func(ctx context.Context, name string) error {
-		return inner.(memtool.RemoveAller).RemoveAll(ctx, name)
-	})
+	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store { return New(t, &s.opts) })
+	return s
 }
 
-var _ memtool.Store = (*Store)(nil)
+var _ memtool.Wrapper = (*Store)(nil)
 
 func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
 	return s.inner.Stat(ctx, name)
@@ -139,8 +139,8 @@ func (s *Store) Remove(ctx context.Context, name string) error { return s.inner.
 
 // rename moves the recorded accesses along with the entries; renaming is a
 // use of the files moved.
-func (s *Store) rename(ctx context.Context, oldname, newname string) error {
-	err := s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
+	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
 	if err != nil {
 		return err
 	}
@@ -231,31 +231,20 @@ func readIndex(ctx context.Context, inner memtool.Store) (index, error) {
 	return ix, nil
 }
 
-// walkFiles calls fn for every regular file under dir. At the root it
-// leaves out every name starting with ".memtool": no memory is there (the
-// path gate refuses such names), only what the store and the policies
-// keep for themselves (this wrapper's index and trash, package history's
-// versions, memtool's policy record), which some stores list.
+// walkFiles calls fn for every regular file under dir, with memtool.Walk.
+// At the root it leaves out every name starting with ".memtool", and does
+// not walk into it: no memory is there (the path gate refuses such names),
+// only what the store and the policies keep for themselves (this wrapper's
+// index and trash, package history's versions, memtool's policy record),
+// which some stores list.
 func walkFiles(ctx context.Context, s memtool.Store, dir string, fn func(name string, fi memtool.FileInfo) error) error {
-	entries, err := s.ReadDir(ctx, dir)
-	if err != nil {
-		return err
-	}
-	if dir == "" {
-		entries = slices.DeleteFunc(entries, func(e memtool.FileInfo) bool { return strings.HasPrefix(e.Name, reservedPrefix) })
-	}
-	for _, e := range entries {
-		name := path.Join(dir, e.Name)
+	return memtool.Walk(ctx, s, dir, func(name string, fi memtool.FileInfo) error {
 		switch {
-		case e.IsDir():
-			if err := walkFiles(ctx, s, name, fn); err != nil && !errors.Is(err, memtool.ErrNotExist) {
-				return err
-			}
-		case e.IsRegular():
-			if err := fn(name, e); err != nil {
-				return err
-			}
+		case dir == "" && strings.HasPrefix(name, reservedPrefix):
+			return fs.SkipDir
+		case fi.IsRegular():
+			return fn(name, fi)
 		}
-	}
-	return nil
+		return nil
+	})
 }

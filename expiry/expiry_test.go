@@ -31,22 +31,9 @@ func newFileStore(t testing.TB) *filestore.Store {
 	return fs
 }
 
-func TestConformance(t *testing.T) {
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return expiry.New(memstore.New(), nil) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return expiry.New(newFileStore(t), nil) })
-	})
-}
-
-func TestCapabilities(t *testing.T) {
-	s := expiry.New(memstore.New(), nil)
-	_, rn := s.(memtool.Renamer)
-	_, ra := s.(memtool.RemoveAller)
-	if !rn || !ra {
-		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
-	}
+func TestWrapper(t *testing.T) {
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return expiry.New(inner, nil) }, nil)
 }
 
 // clock is an injected clock that tests move by hand.
@@ -207,6 +194,31 @@ func TestUnseenFiles(t *testing.T) {
 	clk.Add(24*time.Hour + expiry.DefaultResolution + time.Second)
 	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 1 {
 		t.Fatalf("second gc: %+v, %v", rep, err)
+	}
+}
+
+// TestRestoreFileInTheWay: a file where the restored file's parent
+// directory must be is ErrNotDir (memtool.MkdirAll's rule, as Memory's),
+// and the file stays in the trash.
+func TestRestoreFileInTheWay(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	must(t, inner.Mkdir(ctx, "d"))
+	must(t, inner.WriteFile(ctx, "d/f.md", []byte("x"), memtool.CreateOnly))
+	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	opts := expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: clk.Now}
+	expiry.Collect(ctx, inner, opts) // records d/f.md as used now
+	clk.Add(24*time.Hour + expiry.DefaultResolution + time.Second)
+	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 1 {
+		t.Fatalf("gc: %+v, %v", rep, err)
+	}
+	must(t, inner.Remove(ctx, "d"))
+	must(t, inner.WriteFile(ctx, "d", []byte("a file"), memtool.CreateOnly))
+	if _, err := expiry.Restore(ctx, inner, "/memories/d/f.md", clk.Now()); !errors.Is(err, memtool.ErrNotDir) {
+		t.Errorf("Restore under a file: %v, want ErrNotDir", err)
+	}
+	if trash, err := expiry.Trash(ctx, inner); err != nil || len(trash) != 1 {
+		t.Errorf("the trash after the failed restore: %+v, %v", trash, err)
 	}
 }
 
@@ -388,5 +400,12 @@ func BenchmarkView(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -41,7 +41,12 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 }
 
 // removeAll keeps every file under name.
-func (s *Store) removeAll(ctx context.Context, name string) error {
+// RemoveAll removes name's tree, keeping its files as versions. It is
+// there when inner has RemoveAll (ErrUnsupported otherwise).
+func (s *Store) RemoveAll(ctx context.Context, name string) error {
+	if !memtool.Has[memtool.RemoveAller](s.inner) {
+		return memtool.Unsupported("removeall", name)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.renamer == nil {
@@ -82,7 +87,7 @@ func (s *Store) removeToTrash(ctx context.Context, name string, fileOnly bool) e
 // The trash holds one directory per delete in progress, named at random,
 // holding the path that was deleted (pathFile) and the tree itself.
 const (
-	trashDir = rootName + "/trash"
+	trashDir = DirName + "/trash"
 	treeName = "tree"
 )
 
@@ -283,7 +288,7 @@ func (s *Store) removeAllWithTombstones(ctx context.Context, name string) error 
 		return err
 	})
 	if err == nil {
-		err = s.inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+		err = memtool.ForwardRemoveAll(ctx, s.inner, name)
 	}
 	if err != nil {
 		for _, e := range done {

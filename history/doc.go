@@ -76,7 +76,7 @@
 //
 // # Without an atomic rename
 //
-// Over a store without memtool.Renamer (the encrypt wrapper has none), a
+// Over a store without memtool.Renamer (memtool.Has says which), a
 // delete takes two steps: it saves the content as a version and turns the
 // file into a tombstone, in one update conditional on the content saved,
 // and then removes the tombstone. Every wrapper treats a tombstone as
@@ -100,8 +100,11 @@
 //
 // # Capabilities and cost
 //
-// The store New returns implements memtool.Renamer and memtool.RemoveAller
-// exactly when the inner store does. An edit costs a read of the old
+// The store New returns is a memtool.Wrapper: it forwards the inner
+// store's optional capabilities (Renamer, RemoveAller, Tenanted,
+// TenantLister), answering errors.ErrUnsupported for those the inner store
+// lacks, and Tenant returns the inner tenant's store under the same policy,
+// whose versions are kept inside that tenant. An edit costs a read of the old
 // content, an update of the version counter, a write of the version and a
 // conditional update instead of a write. A delete costs two renames, an
 // update of the counter per file, and a few small operations on the

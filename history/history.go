@@ -14,14 +14,15 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// The wrapper's own entries in the inner store, which the path gate keeps
-// from the model. Under rootName: one directory per file path, named by a
-// hash of it (see versions.go), and the trash, where a deleted file or
-// directory waits until its files have become versions (see delete.go).
-const (
-	ownPrefix = ".memtool-history"
-	rootName  = ".memtool-history"
-)
+// DirName is the wrapper's own entry in the root of the inner store, which
+// the path gate keeps from the model, for tools that copy a store whole.
+// Under it: one directory per file path, named by a hash of it (see
+// versions.go), and the trash, where a deleted file or directory waits
+// until its files have become versions (see delete.go).
+const DirName = ".memtool-history"
+
+// ownPrefix starts the names of the root entries the wrapper hides.
+const ownPrefix = DirName
 
 // maxAttempts bounds how often a change starts over because another
 // process changed the file between reading it and changing it.
@@ -46,7 +47,8 @@ type Options struct {
 // Store wraps a memtool.Store and keeps the previous version of every file
 // that is replaced, edited or removed. Use New.
 type Store struct {
-	inner memtool.Store
+	memtool.Forwarder // Rename and RemoveAll are the Store's own
+	inner             memtool.Store
 	// renamer is inner's atomic rename, nil if it has none: deletes
 	// then go through a tombstone (delete.go).
 	renamer memtool.Renamer
@@ -56,16 +58,18 @@ type Store struct {
 	mu sync.Mutex
 }
 
-// New wraps inner. opts may be nil. The result implements memtool.Renamer
-// and memtool.RemoveAller exactly when inner does.
+// New wraps inner. opts may be nil. The result is a memtool.Wrapper: it
+// forwards the optional capabilities of inner, and Tenant returns the
+// tenant's store, whose versions are kept inside that tenant.
 func New(inner memtool.Store, opts *Options) memtool.Store {
-	s := newStore(inner, opts)
-	return memtool.WithCapabilitiesOf(inner, s, s.rename, s.removeAll)
+	return newStore(inner, opts)
 }
 
 func newStore(inner memtool.Store, opts *Options) *Store {
 	s := &Store{inner: inner}
-	s.renamer, _ = inner.(memtool.Renamer)
+	if memtool.Has[memtool.Renamer](inner) {
+		s.renamer = inner.(memtool.Renamer)
+	}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -78,10 +82,11 @@ func newStore(inner memtool.Store, opts *Options) *Store {
 	if s.opts.Now == nil {
 		s.opts.Now = time.Now
 	}
+	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store { return newStore(t, &s.opts) })
 	return s
 }
 
-var _ memtool.Store = (*Store)(nil)
+var _ memtool.Wrapper = (*Store)(nil)
 
 func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
 	fi, err := s.inner.Stat(ctx, name)
@@ -114,7 +119,10 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 func (s *Store) Mkdir(ctx context.Context, name string) error { return s.inner.Mkdir(ctx, name) }
 
 // rename changes no content: nothing to keep.
-func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
+	if s.renamer == nil {
+		return memtool.Unsupported("rename", oldname)
+	}
 	return s.renamer.Rename(ctx, oldname, newname)
 }
 

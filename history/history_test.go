@@ -23,29 +23,9 @@ func newFileStore(t *testing.T) *filestore.Store {
 	return openFileStore(t, filepath.Join(t.TempDir(), "memories"))
 }
 
-func TestConformance(t *testing.T) {
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return history.New(memstore.New(), nil) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return history.New(newFileStore(t), nil) })
-	})
-	// Without an atomic rename: deletes go through tombstones.
-	t.Run("encrypt", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			inner, _ := openEncrypted(t)
-			return history.New(inner, nil)
-		})
-	})
-}
-
-func TestCapabilities(t *testing.T) {
-	s := history.New(memstore.New(), nil)
-	_, rn := s.(memtool.Renamer)
-	_, ra := s.(memtool.RemoveAller)
-	if !rn || !ra {
-		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
-	}
+func TestWrapper(t *testing.T) {
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return history.New(inner, nil) }, nil)
 }
 
 func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
@@ -184,26 +164,6 @@ func TestBattery(t *testing.T) {
 // BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,
 // without and with the wrapper (which reads and keeps the old version).
 func BenchmarkEdit(b *testing.B) {
-	text := "MARK0\n" + strings.Repeat("abcdefghijklmno\n", 256)
-	for _, wrapped := range []bool{false, true} {
-		b.Run(map[bool]string{false: "plain", true: "history"}[wrapped], func(b *testing.B) {
-			var s memtool.Store = memstore.New()
-			if wrapped {
-				s = history.New(s, nil)
-			}
-			mem := memtool.New(s, nil)
-			ctx := context.Background()
-			in := func(m map[string]any) []byte { j, _ := json.Marshal(m); return j }
-			mem.Run(ctx, in(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": text}))
-			edits := [2][]byte{
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
-				in(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
-			}
-			for i := 0; b.Loop(); i++ {
-				if r := mem.Run(ctx, edits[i%2]); r.IsError {
-					b.Fatal(r.Text)
-				}
-			}
-		})
-	}
+	storetest.BenchmarkEdit(b, func() memtool.Store { return memstore.New() }, []byte(strings.Repeat("abcdefghijklmno\n", 256)), "history",
+		func(_ *testing.B, s memtool.Store) memtool.Store { return history.New(s, nil) })
 }

@@ -81,7 +81,7 @@ func TestCounterAfterOldVersions(t *testing.T) {
 	ctx := context.Background()
 	inner := memstore.New()
 	dir := fileDir("a")
-	must(t, inner.Mkdir(ctx, rootName))
+	must(t, inner.Mkdir(ctx, DirName))
 	must(t, inner.Mkdir(ctx, dir))
 	must(t, inner.WriteFile(ctx, path.Join(dir, pathFile), []byte("a"), memtool.CreateOnly))
 	must(t, inner.WriteFile(ctx, path.Join(dir, fmt.Sprintf("000007-%d-update", time.Now().UnixNano())), []byte("seven"), memtool.CreateOnly))
@@ -109,8 +109,11 @@ func TestTombstone(t *testing.T) {
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	opts := &Options{Now: func() time.Time { return now }}
 	s := New(inner, opts)
-	if _, ok := s.(memtool.Renamer); ok {
+	if memtool.Has[memtool.Renamer](s) {
 		t.Fatal("the wrapper renames over a store that cannot")
+	}
+	if err := s.(memtool.Renamer).Rename(ctx, "a", "b"); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("Rename over a store that cannot: %v, want ErrUnsupported", err)
 	}
 	must(t, s.Mkdir(ctx, "d"))
 	must(t, s.WriteFile(ctx, "d/f", []byte("kept"), memtool.CreateOnly))

@@ -15,7 +15,7 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// Each file path that has versions has a directory under rootName, named
+// Each file path that has versions has a directory under DirName, named
 // by a hash of the path, holding the path itself (pathFile), the last
 // version number handed out (counterFile) and the versions, each named
 // "<number>-<unix nanoseconds>-<operation>".
@@ -27,7 +27,7 @@ const (
 // fileDir is the directory of name's versions.
 func fileDir(name string) string {
 	sum := sha256.Sum256([]byte(name))
-	return path.Join(rootName, hex.EncodeToString(sum[:16]))
+	return path.Join(DirName, hex.EncodeToString(sum[:16]))
 }
 
 // claim hands out a new version number of name and returns the entry that

@@ -41,8 +41,11 @@
 //
 // # Capabilities
 //
-// The store New returns implements memtool.Renamer and memtool.RemoveAller
-// exactly when the inner store does. Without an inner Renamer, Memory
+// The store New returns is a memtool.Wrapper: it forwards the inner
+// store's optional capabilities (Renamer, RemoveAller, Tenanted,
+// TenantLister), answering errors.ErrUnsupported for those the inner store
+// lacks, and Tenant returns the inner tenant's store under the same policy,
+// with the same limits, counted in that tenant alone. Without an inner Renamer, Memory
 // renames by copying and then removing, so a rename near MaxFiles or
 // MaxBytes may be refused for the moment when both copies exist.
 //

@@ -94,26 +94,28 @@ func plural(unit string) string {
 // Store wraps a memtool.Store and refuses operations that would cross a
 // limit. Use New.
 type Store struct {
-	inner memtool.Store
-	opts  Options
+	memtool.Forwarder // Rename is the Store's own
+	inner             memtool.Store
+	opts              Options
 	// mu serialises the operations that may grow the store, so that the
 	// usage a check sees is still the usage when the write happens.
 	mu sync.Mutex
 }
 
-// New wraps inner. opts may be nil (no limits). The result implements
-// memtool.Renamer and memtool.RemoveAller exactly when inner does.
+// New wraps inner. opts may be nil (no limits). The result is a
+// memtool.Wrapper: it forwards the optional capabilities of inner, and
+// Tenant returns the tenant's store with the same limits, counted in that
+// tenant alone.
 func New(inner memtool.Store, opts *Options) memtool.Store {
 	s := &Store{inner: inner}
 	if opts != nil {
 		s.opts = *opts
 	}
-	return memtool.WithCapabilitiesOf(inner, s, s.rename, func(ctx context.Context, name string) error {
-		return inner.(memtool.RemoveAller).RemoveAll(ctx, name)
-	})
+	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store { return New(t, &s.opts) })
+	return s
 }
 
-var _ memtool.Store = (*Store)(nil)
+var _ memtool.Wrapper = (*Store)(nil)
 
 func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
 	return s.inner.Stat(ctx, name)
@@ -234,7 +236,7 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 
 // rename checks the paths the moved entries would get; a rename changes
 // neither the number of entries nor the bytes.
-func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -251,7 +253,7 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 			return err
 		}
 	}
-	return s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+	return memtool.ForwardRename(ctx, s.inner, oldname, newname)
 }
 
 func (s *Store) checkPath(name, shown string) error {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -33,80 +32,44 @@ func newFileStore(t testing.TB) *filestore.Store {
 	return fs
 }
 
-func TestConformance(t *testing.T) {
-	t.Run("memstore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(memstore.New(), &generous) })
-	})
-	t.Run("filestore", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(newFileStore(t), &generous) })
-	})
-	t.Run("bare", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store { return limits.New(bare{memstore.New()}, &generous) })
-	})
-}
+// walled are limits that the conformance suite never reaches and that the
+// refusals below cross.
+var walled = limits.Options{MaxFileSize: 1 << 20, MaxFiles: 1 << 10, MaxBytes: 1 << 26, MaxPathLength: 200, MaxDepth: 8}
 
-// bare is a memstore with its optional capabilities hidden.
-type bare struct{ s *memstore.Store }
-
-func (b bare) Stat(ctx context.Context, n string) (memtool.FileInfo, error) { return b.s.Stat(ctx, n) }
-func (b bare) ReadFile(ctx context.Context, n string, l int64) ([]byte, error) {
-	return b.s.ReadFile(ctx, n, l)
-}
-func (b bare) ReadDir(ctx context.Context, n string) ([]memtool.FileInfo, error) {
-	return b.s.ReadDir(ctx, n)
-}
-func (b bare) WriteFile(ctx context.Context, n string, d []byte, m memtool.WriteMode) error {
-	return b.s.WriteFile(ctx, n, d, m)
-}
-func (b bare) Update(ctx context.Context, n string, l int64, fn func([]byte) ([]byte, error)) error {
-	return b.s.Update(ctx, n, l, fn)
-}
-func (b bare) Mkdir(ctx context.Context, n string) error  { return b.s.Mkdir(ctx, n) }
-func (b bare) Remove(ctx context.Context, n string) error { return b.s.Remove(ctx, n) }
-
-func TestCapabilities(t *testing.T) {
-	full := limits.New(memstore.New(), nil)
-	if _, ok := full.(memtool.Renamer); !ok {
-		t.Error("wrapping memstore: not a Renamer")
-	}
-	if _, ok := full.(memtool.RemoveAller); !ok {
-		t.Error("wrapping memstore: not a RemoveAller")
-	}
-	none := limits.New(bare{memstore.New()}, nil)
-	if _, ok := none.(memtool.Renamer); ok {
-		t.Error("wrapping a store without Rename: claims to be a Renamer")
-	}
-	if _, ok := none.(memtool.RemoveAller); ok {
-		t.Error("wrapping a store without RemoveAll: claims to be a RemoveAller")
-	}
-}
-
-// tree is every entry of a store: path → content ("/" for a directory).
-func tree(t *testing.T, s memtool.Store) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	var walk func(name string)
-	walk = func(name string) {
-		entries, err := s.ReadDir(context.Background(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			p := path.Join(name, e.Name)
-			if e.IsDir() {
-				out[p] = "/"
-				walk(p)
-				continue
+func TestWrapper(t *testing.T) {
+	deep := "a/b/c/d/e/f/g"
+	refusals := []storetest.Refusal{
+		{Name: "FileSize", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "big", make([]byte, walled.MaxFileSize+1), memtool.CreateOnly)
+		}},
+		{Name: "FileSizeByUpdate", Setup: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "f", []byte("small"), memtool.CreateOnly)
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.Update(ctx, "f", 1<<30, func([]byte) ([]byte, error) { return make([]byte, walled.MaxFileSize+1), nil })
+		}},
+		{Name: "PathLength", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, strings.Repeat("n", walled.MaxPathLength), []byte("x"), memtool.CreateOnly)
+		}},
+		{Name: "Depth", Setup: func(ctx context.Context, s memtool.Store) error {
+			_, err := memtool.MkdirAll(ctx, s, deep+"/h")
+			return err
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.Mkdir(ctx, deep+"/h/i")
+		}},
+		{Name: "DepthByRename", Setup: func(ctx context.Context, s memtool.Store) error {
+			if _, err := memtool.MkdirAll(ctx, s, deep); err != nil {
+				return err
 			}
-			data, err := s.ReadFile(context.Background(), p, 1<<30)
-			if err != nil {
-				t.Fatal(err)
+			if err := s.Mkdir(ctx, "x"); err != nil {
+				return err
 			}
-			out[p] = string(data)
-		}
+			return s.WriteFile(ctx, "x/f", []byte("x"), memtool.CreateOnly)
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.(memtool.Renamer).Rename(ctx, "x", deep+"/y")
+		}},
 	}
-	walk("")
-	return out
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+		func(t *testing.T, inner memtool.Store) memtool.Store { return limits.New(inner, &walled) }, refusals)
 }
 
 func run(t *testing.T, mem *memtool.Memory, input string) memtool.Result {
@@ -248,7 +211,7 @@ func TestLimits(t *testing.T) {
 					}
 				}
 				for _, st := range c.steps {
-					before := tree(t, inner)
+					before := storetest.Snapshot(t, inner)
 					r := run(t, mem, st.input)
 					if st.refuse == "" {
 						if r.IsError {
@@ -259,7 +222,7 @@ func TestLimits(t *testing.T) {
 					if !r.IsError || r.Text != st.refuse {
 						t.Errorf("%s:\n got %v %q\nwant %q", st.input, r.IsError, r.Text, st.refuse)
 					}
-					if after := tree(t, inner); !reflect.DeepEqual(before, after) {
+					if after := storetest.Snapshot(t, inner); !reflect.DeepEqual(before, after) {
 						t.Errorf("%s: refused but the store changed:\nbefore %v\nafter  %v", st.input, before, after)
 					}
 				}
@@ -362,12 +325,12 @@ func TestBattery(t *testing.T) {
 // measure raises peak to what the store holds now.
 func measure(t *testing.T, s memtool.Store, peak *limits.Options) {
 	var files, bytes int64
-	for p, content := range tree(t, s) {
+	for p, content := range storetest.Snapshot(t, s) {
 		files++
 		vp := memtool.VirtualPath(p)
 		peak.MaxPathLength = max(peak.MaxPathLength, len(vp))
 		peak.MaxDepth = max(peak.MaxDepth, strings.Count(p, "/")+1)
-		if content != "/" {
+		if content, ok := strings.CutPrefix(content, "file:"); ok {
 			bytes += int64(len(content))
 			peak.MaxFileSize = max(peak.MaxFileSize, int64(len(content)))
 		}

@@ -60,8 +60,11 @@
 //
 // # Capabilities and cost
 //
-// The store New returns implements memtool.Renamer and memtool.RemoveAller
-// exactly when the inner store does; a rename only checks the new name.
+// The store New returns is a memtool.Wrapper: it forwards the inner
+// store's optional capabilities (Renamer, RemoveAller, Tenanted,
+// TenantLister), answering errors.ErrUnsupported for those the inner store
+// lacks, and Tenant returns the inner tenant's store under the same policy.
+// A rename only checks the new name.
 // Reads are not scanned. Writes and edits scan the content they write, in
 // time proportional to its size. To measure Scan and a str_replace in a
 // 4 KiB file through Memory on memstore:

@@ -76,23 +76,26 @@ func redact(text []byte, findings []Finding) []byte {
 // Store wraps a memtool.Store and scans every file it is asked to write,
 // whole, for secrets. Use New.
 type Store struct {
-	inner  memtool.Store
-	policy Policy
+	memtool.Forwarder // Rename is the Store's own
+	inner             memtool.Store
+	policy            Policy
 }
 
-// New wraps inner. opts may be nil (Reject). The result implements
-// memtool.Renamer and memtool.RemoveAller exactly when inner does.
+// New wraps inner. opts may be nil (Reject). The result is a
+// memtool.Wrapper: it forwards the optional capabilities of inner, and
+// Tenant returns the tenant's store under the same policy.
 func New(inner memtool.Store, opts *Options) memtool.Store {
 	s := &Store{inner: inner}
 	if opts != nil {
 		s.policy = opts.Policy
 	}
-	return memtool.WithCapabilitiesOf(inner, s, s.rename, func(ctx context.Context, name string) error {
-		return inner.(memtool.RemoveAller).RemoveAll(ctx, name)
+	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store {
+		return New(t, &Options{Policy: s.policy})
 	})
+	return s
 }
 
-var _ memtool.Store = (*Store)(nil)
+var _ memtool.Wrapper = (*Store)(nil)
 
 func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
 	return s.inner.Stat(ctx, name)
@@ -165,12 +168,12 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 	return s.inner.Mkdir(ctx, name)
 }
 
-func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if err := checkName(newname); err != nil {
 		return err
 	}
-	return s.inner.(memtool.Renamer).Rename(ctx, oldname, newname)
+	return memtool.ForwardRename(ctx, s.inner, oldname, newname)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -137,49 +136,41 @@ func backends(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
 	t.Run("filestore", func(t *testing.T) { fn(t, newFileStore(t)) })
 }
 
-func TestConformance(t *testing.T) {
-	for _, p := range []secrets.Policy{secrets.Reject, secrets.Redact} {
+// TestWrapper runs the wrapper suite under both policies. A name with a
+// secret is refused under both; content with one only by Reject (Redact
+// writes it redacted).
+func TestWrapper(t *testing.T) {
+	names := []storetest.Refusal{
+		{Name: "SecretInMkdir", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.Mkdir(ctx, "keys-"+github)
+		}},
+		{Name: "SecretInRename", Setup: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "notes.md", []byte("notes"), memtool.CreateOnly)
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.(memtool.Renamer).Rename(ctx, "notes.md", "notes-"+aws+".md")
+		}},
+	}
+	contents := []storetest.Refusal{
+		{Name: "SecretWritten", Do: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "notes.md", []byte("key: "+aws+"\n"), memtool.CreateOnly)
+		}},
+		{Name: "SecretByUpdate", Setup: func(ctx context.Context, s memtool.Store) error {
+			return s.WriteFile(ctx, "notes.md", []byte("notes\n"), memtool.CreateOnly)
+		}, Do: func(ctx context.Context, s memtool.Store) error {
+			return s.Update(ctx, "notes.md", 1<<20, func(old []byte) ([]byte, error) { return append(old, stripe...), nil })
+		}},
+	}
+	for p, refusals := range map[secrets.Policy][]storetest.Refusal{
+		secrets.Reject: append(contents, names...),
+		secrets.Redact: names,
+	} {
 		t.Run(fmt.Sprint("policy", p), func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) memtool.Store { return secrets.New(memstore.New(), &secrets.Options{Policy: p}) })
-			storetest.Run(t, func(t *testing.T) memtool.Store { return secrets.New(newFileStore(t), &secrets.Options{Policy: p}) })
+			storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+				func(t *testing.T, inner memtool.Store) memtool.Store {
+					return secrets.New(inner, &secrets.Options{Policy: p})
+				}, refusals)
 		})
 	}
-}
-
-func TestCapabilities(t *testing.T) {
-	s := secrets.New(memstore.New(), nil)
-	_, rn := s.(memtool.Renamer)
-	_, ra := s.(memtool.RemoveAller)
-	if !rn || !ra {
-		t.Errorf("wrapping memstore: Renamer %v, RemoveAller %v; want both", rn, ra)
-	}
-}
-
-func tree(t *testing.T, s memtool.Store) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	var walk func(name string)
-	walk = func(name string) {
-		entries, err := s.ReadDir(context.Background(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			p := path.Join(name, e.Name)
-			if e.IsDir() {
-				out[p] = "/"
-				walk(p)
-				continue
-			}
-			data, err := s.ReadFile(context.Background(), p, 1<<30)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[p] = string(data)
-		}
-	}
-	walk("")
-	return out
 }
 
 func js(m map[string]any) []byte {
@@ -205,7 +196,7 @@ func TestRejectThroughMemory(t *testing.T) {
 			}
 			wantLine := map[string]int{"create": 2, "str_replace": 3, "insert": 2}
 			for cmd, in := range inputs {
-				before := tree(t, inner)
+				before := storetest.Snapshot(t, inner)
 				r := mem.Run(ctx, in)
 				want := fmt.Sprintf("%s on line %d", c.kind, wantLine[cmd])
 				if !r.IsError || !strings.HasPrefix(r.Text, "Error: Refused: ") || !strings.Contains(r.Text, want) {
@@ -216,7 +207,7 @@ func TestRejectThroughMemory(t *testing.T) {
 						t.Errorf("%s by %s: the answer shows the secret: %q", c.name, cmd, r.Text)
 					}
 				}
-				if after := tree(t, inner); !reflect.DeepEqual(before, after) {
+				if after := storetest.Snapshot(t, inner); !reflect.DeepEqual(before, after) {
 					t.Errorf("%s by %s: refused but the store changed", c.name, cmd)
 				}
 			}
@@ -267,7 +258,7 @@ func TestAssembledOverTwoEdits(t *testing.T) {
 		if !r.IsError || !strings.Contains(r.Text, "a private key on line 1") {
 			t.Errorf("str_replace completing a key header: %q", r.Text)
 		}
-		if got := tree(t, inner); got["a.md"] != "token "+half+"END\n" || got["b.md"] != "-----BEGIN RSA PRIVATE" {
+		if got := storetest.Snapshot(t, inner); got["a.md"] != "file:token "+half+"END\n" || got["b.md"] != "file:-----BEGIN RSA PRIVATE" {
 			t.Errorf("store changed: %q", got)
 		}
 	})
@@ -281,8 +272,8 @@ func TestRedact(t *testing.T) {
 		if r.IsError {
 			t.Fatal(r.Text)
 		}
-		want := "db postgres[REDACTED password in a URL]db.internal:5432/prod\nkey [REDACTED AWS access key ID] end\n[REDACTED private key]\nafter"
-		if got := tree(t, inner)["a.md"]; got != want {
+		want := "file:db postgres[REDACTED password in a URL]db.internal:5432/prod\nkey [REDACTED AWS access key ID] end\n[REDACTED private key]\nafter"
+		if got := storetest.Snapshot(t, inner)["a.md"]; got != want {
 			t.Errorf("got  %q\nwant %q", got, want)
 		}
 		// Editing a redacted file keeps it as it is.
@@ -290,7 +281,7 @@ func TestRedact(t *testing.T) {
 			t.Fatal(r.Text)
 		}
 		want = strings.Replace(want, "after", "later [REDACTED Stripe key]", 1)
-		if got := tree(t, inner)["a.md"]; got != want {
+		if got := storetest.Snapshot(t, inner)["a.md"]; got != want {
 			t.Errorf("after an edit: got %q\nwant %q", got, want)
 		}
 	})
@@ -363,28 +354,8 @@ func BenchmarkScan4K(b *testing.B) {
 // BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,
 // without and with the wrapper.
 func BenchmarkEdit(b *testing.B) {
-	for _, wrapped := range []bool{false, true} {
-		b.Run(map[bool]string{false: "plain", true: "secrets"}[wrapped], func(b *testing.B) {
-			var store memtool.Store = memstore.New()
-			if wrapped {
-				store = secrets.New(store, nil)
-			}
-			mem := memtool.New(store, nil)
-			ctx := context.Background()
-			if r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "MARK0\n" + string(notes4K)})); r.IsError {
-				b.Fatal(r.Text)
-			}
-			in := [2][]byte{
-				js(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK0", "new_str": "MARK1"}),
-				js(map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "MARK1", "new_str": "MARK0"}),
-			}
-			for i := 0; b.Loop(); i++ {
-				if r := mem.Run(ctx, in[i%2]); r.IsError {
-					b.Fatal(r.Text)
-				}
-			}
-		})
-	}
+	storetest.BenchmarkEdit(b, func() memtool.Store { return memstore.New() }, notes4K, "secrets",
+		func(_ *testing.B, s memtool.Store) memtool.Store { return secrets.New(s, nil) })
 }
 
 // FuzzScan checks what every result of Scan must satisfy: findings lie in

@@ -23,7 +23,22 @@
 // context.Canceled without changing anything.
 //
 // Renamer and RemoveAller are optional: their subtests are skipped for a
-// store that does not implement them.
+// store that does not have them (memtool.Has).
+//
+// RunWrapper checks a policy wrapper (a memtool.Wrapper) over a store with
+// every capability and over one with none (Bare): the conformance suite
+// both ways; capabilities forwarded, or answered with
+// errors.ErrUnsupported changing nothing, and memtool.Move and RemoveAll
+// then falling back; the tenant suite through the wrapper, whose tenants'
+// stores are wrapped in the same policy; and the wrapper's own refusals
+// (a list the caller gives), each of which must fail and change nothing,
+// on the wrapper and on a tenant of it. A wrapper's test is one call:
+//
+//	func TestWrapper(t *testing.T) {
+//		storetest.RunWrapper(t, newFileStore, func(t *testing.T, inner memtool.Store) memtool.Store {
+//			return mypolicy.New(inner, nil)
+//		}, refusals)
+//	}
 //
 // RunTenants checks a multi-tenant store (memtool.Tenanted, and
 // memtool.TenantLister when it has it): tenants are isolated from each

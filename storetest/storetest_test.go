@@ -60,36 +60,44 @@ func TestSuiteCatchesBrokenStores(t *testing.T) {
 		storetest.Run(t, func(*testing.T) memtool.Store { return newBroken(defect) })
 		return
 	}
-	failLine := regexp.MustCompile(`--- FAIL: TestSuiteCatchesBrokenStores/(\S+)`)
 	for _, bs := range brokenStores {
 		t.Run(bs.defect, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestSuiteCatchesBrokenStores$", "-test.v", "-test.count=1")
-			cmd.Env = append(os.Environ(), brokenEnv+"="+bs.defect)
-			out, err := cmd.CombinedOutput()
-			var failed []string
-			for _, m := range failLine.FindAllStringSubmatch(string(out), -1) {
-				failed = append(failed, m[1])
-			}
-			if bs.caught == nil {
-				if err != nil {
-					t.Fatalf("the suite fails a faithful store (%v):\n%s", err, out)
-				}
-				return
-			}
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) {
-				t.Fatalf("the suite passed a store that %s (err %v):\n%s", bs.defect, err, out)
-			}
-			for _, want := range bs.caught {
-				if !slices.Contains(failed, want) {
-					t.Errorf("subtest %s did not catch a store that %s; failed subtests: %q", want, bs.defect, failed)
-				}
-			}
-			if t.Failed() {
-				t.Logf("child output:\n%s", out)
-			}
+			checkCaught(t, "TestSuiteCatchesBrokenStores", bs.defect, bs.caught)
 		})
+	}
+}
+
+// checkCaught runs the test named test again in a child process, with
+// brokenEnv set to defect, and checks that the subtests caught fail (none,
+// and the child passes, if caught is nil).
+func checkCaught(t *testing.T, test, defect string, caught []string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), brokenEnv+"="+defect)
+	out, err := cmd.CombinedOutput()
+	failLine := regexp.MustCompile(`--- FAIL: ` + test + `/(\S+)`)
+	var failed []string
+	for _, m := range failLine.FindAllStringSubmatch(string(out), -1) {
+		failed = append(failed, m[1])
+	}
+	if caught == nil {
+		if err != nil {
+			t.Fatalf("the suite fails a faithful store (%v):\n%s", err, out)
+		}
+		return
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("the suite passed a store that %s (err %v):\n%s", defect, err, out)
+	}
+	for _, want := range caught {
+		if !slices.Contains(failed, want) {
+			t.Errorf("subtest %s did not catch a store that %s; failed subtests: %q", want, defect, failed)
+		}
+	}
+	if t.Failed() {
+		t.Logf("child output:\n%s", out)
 	}
 }
 

@@ -551,7 +551,7 @@ func shownName(name string) string {
 // # What a store holds
 
 // historyDir is package history's directory of versions in a store.
-const historyDir = ".memtool-history"
+const historyDir = versions.DirName
 
 // policyData are the entries that policies keep beside a memory in its
 // store, under names that the path gate refuses and that the file store
@@ -628,16 +628,21 @@ func openRawStore(ctx context.Context, env *cliEnv, sf *storeFlags) (memtool.Sto
 // ".memtool", which some stores list, fails the listing: some policy this
 // memtool does not know keeps data there, and what walks the store (a
 // copy, a rekey) would leave it behind.
-func wholeStore(raw memtool.Store) memtool.Store {
-	w := &wholeView{raw}
-	return memtool.WithCapabilitiesOf(raw, w, func(ctx context.Context, o, n string) error {
-		return raw.(memtool.Renamer).Rename(ctx, o, n)
-	}, func(ctx context.Context, name string) error {
-		return raw.(memtool.RemoveAller).RemoveAll(ctx, name)
-	})
-}
+func wholeStore(raw memtool.Store) memtool.Store { return &wholeView{raw} }
 
 type wholeView struct{ raw memtool.Store }
+
+// Unwrap, Rename and RemoveAll make the view a memtool.Wrapper with the
+// capabilities raw has.
+func (w *wholeView) Unwrap() memtool.Store { return w.raw }
+
+func (w *wholeView) Rename(ctx context.Context, o, n string) error {
+	return memtool.ForwardRename(ctx, w.raw, o, n)
+}
+
+func (w *wholeView) RemoveAll(ctx context.Context, name string) error {
+	return memtool.ForwardRemoveAll(ctx, w.raw, name)
+}
 
 func (w *wholeView) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	entries, err := w.raw.ReadDir(ctx, name)

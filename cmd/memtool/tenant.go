@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -21,12 +22,10 @@ func scopeTenant(ctx context.Context, s memtool.Store, closer io.Closer, tenant 
 		}
 		return s, closer, nil
 	}
-	ts, ok := s.(memtool.Tenanted)
-	if !ok {
-		closer.Close()
-		return nil, nil, fmt.Errorf("store: this store has no tenants")
+	t, err := memtool.ForwardTenant(ctx, s, tenant)
+	if errors.Is(err, errors.ErrUnsupported) {
+		err = fmt.Errorf("store: this store has no tenants")
 	}
-	t, err := ts.Tenant(ctx, tenant)
 	if err != nil {
 		closer.Close()
 		return nil, nil, err

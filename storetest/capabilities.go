@@ -1,0 +1,215 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+)
+
+// capability returns s as C, or skips the test if s does not have C
+// (memtool.Has).
+func capability[C any](t *testing.T, s memtool.Store) C {
+	c, ok := s.(C)
+	if !ok || !memtool.Has[C](s) {
+		t.Skipf("%T does not have %v", s, reflect.TypeFor[C]())
+	}
+	return c
+}
+
+func renamer(t *testing.T, s memtool.Store) memtool.Renamer {
+	return capability[memtool.Renamer](t, s)
+}
+
+// "Rename moves the file … at oldname to newname."
+func testRenameFile(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	ctx := t.Context()
+	mustWrite(t, s, "a", "content of a")
+	mustMkdir(t, s, "d")
+	mustMkdir(t, s, "e")
+	wantNoErr(t, "Rename(a, b)", r.Rename(ctx, "a", "b"))
+	checkMissing(t, s, "a")
+	checkFile(t, s, "b", "content of a")
+	wantNoErr(t, "Rename(b, d/b)", r.Rename(ctx, "b", "d/b"))
+	wantNoErr(t, "Rename(d/b, e/c)", r.Rename(ctx, "d/b", "e/c"))
+	checkFile(t, s, "e/c", "content of a")
+	checkEntries(t, s, "", []memtool.FileInfo{dir("d"), dir("e")})
+	checkEntries(t, s, "d", nil)
+	checkEntries(t, s, "e", []memtool.FileInfo{file("c", 12)})
+}
+
+// "Rename moves the … directory at oldname to newname", with everything in it.
+func testRenameDir(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/x", "x content")
+	mustMkdir(t, s, "d/e")
+	mustWrite(t, s, "d/e/y", "y content")
+	mustMkdir(t, s, "d/e/empty")
+	mustMkdir(t, s, "other")
+	want := tree{}
+	for name, v := range snapshot(t, s) {
+		if rest, ok := strings.CutPrefix(name, "d"); ok {
+			name = "other/moved" + rest
+		}
+		want[name] = v
+	}
+	wantNoErr(t, "Rename(d, other/moved)", r.Rename(t.Context(), "d", "other/moved"))
+	if got := snapshot(t, s); !maps.Equal(got, want) {
+		t.Errorf("after Rename(d, other/moved) the store holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// "If anything is at newname it fails with ErrExist and changes nothing."
+func testRenameExistingDestination(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	mustWrite(t, s, "f", "f")
+	mustWrite(t, s, "g", "g")
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/x", "x")
+	mustMkdir(t, s, "empty")
+	mustMkdir(t, s, "empty2")
+	before := snapshot(t, s)
+	for _, c := range [][2]string{
+		{"f", "g"}, {"f", "d"}, {"f", "empty"}, {"f", "d/x"},
+		{"d", "f"}, {"d", "empty"}, {"empty", "empty2"}, {"empty", "d"},
+	} {
+		err := r.Rename(t.Context(), c[0], c[1])
+		wantErr(t, fmt.Sprintf("Rename(%q, %q)", c[0], c[1]), err, memtool.ErrExist)
+	}
+	unchanged(t, s, before, "Rename onto existing names")
+}
+
+// "Missing oldname: ErrNotExist."
+func testRenameMissingSource(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	mustWrite(t, s, "f", "x")
+	mustMkdir(t, s, "d")
+	before := snapshot(t, s)
+	for _, old := range []string{"nope", "d/nope", "nope/x"} {
+		err := r.Rename(t.Context(), old, "new")
+		wantErr(t, fmt.Sprintf("Rename(%q, new)", old), err, memtool.ErrNotExist)
+	}
+	wantErrUnderFile(t, `Rename("f/x", new)`, r.Rename(t.Context(), "f/x", "new"))
+	unchanged(t, s, before, "Rename of missing names")
+}
+
+// "newname, whose parent must exist": the contract names no error class;
+// it must fail and change nothing.
+func testRenameMissingDestinationParent(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	mustWrite(t, s, "f", "x")
+	mustWrite(t, s, "g", "y")
+	before := snapshot(t, s)
+	for _, dst := range []string{"nope/f", "g/f"} {
+		if err := r.Rename(t.Context(), "f", dst); err == nil {
+			t.Errorf("Rename(f, %q) succeeded, but the parent of %q is not a directory", dst, dst)
+		}
+	}
+	unchanged(t, s, before, "Rename to a name without a parent directory")
+}
+
+// "the check and the move are one atomic step": of many renames onto one
+// destination, exactly one wins.
+func testRenameConcurrentOneWinner(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	n := goroutines()
+	for i := range n {
+		mustWrite(t, s, fmt.Sprintf("src%d", i), fmt.Sprintf("content %d", i))
+	}
+	errs := race(n, func(i int) error {
+		return r.Rename(t.Context(), fmt.Sprintf("src%d", i), "dst")
+	})
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && winner >= 0:
+			t.Errorf("Rename(src%d, dst) and Rename(src%d, dst) both succeeded", winner, i)
+		case err == nil:
+			winner = i
+		case !errors.Is(err, memtool.ErrExist):
+			t.Errorf("losing Rename(src%d, dst) = %v, want ErrExist", i, err)
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("no Rename onto dst succeeded")
+	}
+	checkFile(t, s, "dst", fmt.Sprintf("content %d", winner))
+	for i := range n {
+		name := fmt.Sprintf("src%d", i)
+		if i == winner {
+			checkMissing(t, s, name)
+		} else {
+			checkFile(t, s, name, fmt.Sprintf("content %d", i))
+		}
+	}
+}
+
+func remover(t *testing.T, s memtool.Store) memtool.RemoveAller {
+	return capability[memtool.RemoveAller](t, s)
+}
+
+// "removing a directory and everything in it in one call."
+func testRemoveAllTree(t *testing.T, s memtool.Store) {
+	r := remover(t, s)
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/x", "x")
+	mustMkdir(t, s, "d/e")
+	mustWrite(t, s, "d/e/y", "y")
+	mustMkdir(t, s, "d/e/empty")
+	mustMkdir(t, s, "keep")
+	mustWrite(t, s, "keep/z", "z")
+	mustWrite(t, s, "d2", "prefix sibling")
+	mustMkdir(t, s, "empty")
+	wantNoErr(t, "RemoveAll(d)", r.RemoveAll(t.Context(), "d"))
+	wantNoErr(t, "RemoveAll(empty)", r.RemoveAll(t.Context(), "empty"))
+	want := tree{"keep": "dir", "keep/z": "file:z", "d2": "file:prefix sibling"}
+	if got := snapshot(t, s); !maps.Equal(got, want) {
+		t.Errorf("after RemoveAll(d) and RemoveAll(empty) the store holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// prefixNeighbours makes a directory "a" beside names that share its prefix
+// and sort next to it in byte order ("a.b", "a-c", "a0", "ab"): a store that
+// finds a subtree by a key range must leave them alone.
+func prefixNeighbours(t *testing.T, s memtool.Store) tree {
+	for _, d := range []string{"a", "a/y", "a.b", "a-c", "a0", "ab", "q"} {
+		mustMkdir(t, s, d)
+	}
+	for _, f := range []string{"a/x", "a/y/z", "a.b/w", "a-c/w", "a0/w", "ab/w"} {
+		mustWrite(t, s, f, f)
+	}
+	return tree{"a.b": "dir", "a.b/w": "file:a.b/w", "a-c": "dir", "a-c/w": "file:a-c/w",
+		"a0": "dir", "a0/w": "file:a0/w", "ab": "dir", "ab/w": "file:ab/w", "q": "dir"}
+}
+
+// Rename moves exactly the subtree of the directory it names.
+func testRenamePrefixNeighbours(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	want := prefixNeighbours(t, s)
+	wantNoErr(t, "Rename(a, q/a)", r.Rename(t.Context(), "a", "q/a"))
+	maps.Copy(want, tree{"q/a": "dir", "q/a/x": "file:a/x", "q/a/y": "dir", "q/a/y/z": "file:a/y/z"})
+	if got := snapshot(t, s); !maps.Equal(got, want) {
+		t.Errorf("after Rename(a, q/a) the store holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// RemoveAll removes exactly the subtree of the directory it names.
+func testRemoveAllPrefixNeighbours(t *testing.T, s memtool.Store) {
+	r := remover(t, s)
+	want := prefixNeighbours(t, s)
+	wantNoErr(t, "RemoveAll(a)", r.RemoveAll(t.Context(), "a"))
+	if got := snapshot(t, s); !maps.Equal(got, want) {
+		t.Errorf("after RemoveAll(a) the store holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// "Missing: ErrNotExist."
+func testRemoveAllMissing(t *testing.T, s memtool.Store) {
+	checkRemoveMissing(t, s, "RemoveAll", remover(t, s).RemoveAll)
+}

@@ -1,0 +1,332 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+)
+
+func testWriteCreateOnly(t *testing.T, s memtool.Store) {
+	ctx := t.Context()
+	wantNoErr(t, "WriteFile(f, CreateOnly)", s.WriteFile(ctx, "f", []byte("hello"), memtool.CreateOnly))
+	checkFile(t, s, "f", "hello")
+	mustMkdir(t, s, "d")
+	wantNoErr(t, "WriteFile(d/g, CreateOnly)", s.WriteFile(ctx, "d/g", []byte("nested"), memtool.CreateOnly))
+	checkFile(t, s, "d/g", "nested")
+	wantNoErr(t, "WriteFile(empty, CreateOnly)", s.WriteFile(ctx, "empty", nil, memtool.CreateOnly))
+	checkFile(t, s, "empty", "")
+	// The store keeps its own copy of data.
+	data := []byte("original")
+	wantNoErr(t, "WriteFile(copy, CreateOnly)", s.WriteFile(ctx, "copy", data, memtool.CreateOnly))
+	copy(data, "XXXXXXXX")
+	checkFile(t, s, "copy", "original")
+}
+
+// "With CreateOnly it fails with ErrExist if anything is at name."
+func testWriteCreateOnlyExisting(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "f", "old")
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/x", "x")
+	mustMkdir(t, s, "empty")
+	before := snapshot(t, s)
+	for _, name := range []string{"f", "d", "empty", "d/x"} {
+		err := s.WriteFile(t.Context(), name, []byte("new"), memtool.CreateOnly)
+		wantErr(t, fmt.Sprintf("WriteFile(%q, CreateOnly)", name), err, memtool.ErrExist)
+	}
+	unchanged(t, s, before, "WriteFile(CreateOnly) onto existing names")
+}
+
+// "with Replace it … replaces a regular file, or creates it if nothing is there."
+func testWriteReplace(t *testing.T, s memtool.Store) {
+	ctx := t.Context()
+	mustWrite(t, s, "f", strings.Repeat("long old content ", 100))
+	wantNoErr(t, "WriteFile(f, Replace)", s.WriteFile(ctx, "f", []byte("new"), memtool.Replace))
+	checkFile(t, s, "f", "new")
+	wantNoErr(t, "WriteFile(f, Replace) again", s.WriteFile(ctx, "f", []byte("newer, longer"), memtool.Replace))
+	checkFile(t, s, "f", "newer, longer")
+	wantNoErr(t, "WriteFile(g, Replace) of a missing file", s.WriteFile(ctx, "g", []byte("created"), memtool.Replace))
+	checkFile(t, s, "g", "created")
+	checkEntries(t, s, "", []memtool.FileInfo{file("f", 13), file("g", 7)})
+}
+
+// "with Replace it fails with ErrIsDir … if something other than a regular
+// file is there."
+func testWriteReplaceDir(t *testing.T, s memtool.Store) {
+	mustMkdir(t, s, "d")
+	mustMkdir(t, s, "full")
+	mustWrite(t, s, "full/x", "x")
+	before := snapshot(t, s)
+	for _, name := range []string{"d", "full"} {
+		err := s.WriteFile(t.Context(), name, []byte("new"), memtool.Replace)
+		wantErr(t, fmt.Sprintf("WriteFile(%q, Replace)", name), err, memtool.ErrIsDir)
+	}
+	unchanged(t, s, before, "WriteFile(Replace) onto directories")
+}
+
+// "whose parent directory must exist (else ErrNotExist …)"
+func testWriteMissingParent(t *testing.T, s memtool.Store) {
+	mustMkdir(t, s, "d")
+	before := snapshot(t, s)
+	for _, mode := range []memtool.WriteMode{memtool.CreateOnly, memtool.Replace} {
+		for _, name := range []string{"nope/f", "d/nope/f", "nope/deeper/f"} {
+			err := s.WriteFile(t.Context(), name, []byte("x"), mode)
+			wantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotExist)
+		}
+	}
+	unchanged(t, s, before, "WriteFile under missing directories")
+}
+
+// "(… or ErrNotDir if it is a file)"; a parent under a file is itself
+// missing: ErrNotExist.
+func testWriteParentIsFile(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "f", "file")
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/g", "file")
+	before := snapshot(t, s)
+	for _, mode := range []memtool.WriteMode{memtool.CreateOnly, memtool.Replace} {
+		for _, name := range []string{"f/x", "d/g/x"} {
+			err := s.WriteFile(t.Context(), name, []byte("x"), mode)
+			wantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotDir)
+		}
+		err := s.WriteFile(t.Context(), "f/x/y", []byte("x"), mode)
+		wantErr(t, fmt.Sprintf("WriteFile(\"f/x/y\", %s)", modeName(mode)), err, memtool.ErrNotExist)
+	}
+	unchanged(t, s, before, "WriteFile under a file")
+}
+
+func modeName(m memtool.WriteMode) string {
+	switch m {
+	case memtool.CreateOnly:
+		return "CreateOnly"
+	case memtool.Replace:
+		return "Replace"
+	}
+	return fmt.Sprintf("WriteMode(%d)", m)
+}
+
+// "Update atomically replaces the content of the existing regular file at
+// name with fn(old)."
+func testUpdateReplaces(t *testing.T, s memtool.Store) {
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/f", "line 1\nline 2")
+	var seen []string
+	err := s.Update(t.Context(), "d/f", noLimit, func(old []byte) ([]byte, error) {
+		seen = append(seen, string(old))
+		return bytes.ReplaceAll(old, []byte("line"), []byte("LINE")), nil
+	})
+	wantNoErr(t, "Update(d/f)", err)
+	if len(seen) == 0 {
+		t.Errorf("Update(d/f) never called fn")
+	}
+	for _, old := range seen {
+		if old != "line 1\nline 2" {
+			t.Errorf("Update(d/f) called fn with %q, want the old content", old)
+		}
+	}
+	checkFile(t, s, "d/f", "LINE 1\nLINE 2")
+	// Shrinking to nothing leaves an empty file.
+	wantNoErr(t, "Update(d/f) to empty", s.Update(t.Context(), "d/f", noLimit, func([]byte) ([]byte, error) { return nil, nil }))
+	checkFile(t, s, "d/f", "")
+	checkEntries(t, s, "d", []memtool.FileInfo{file("f", 0)})
+}
+
+// "If fn returns an error, nothing changes and Update returns that error
+// unchanged."
+func testUpdateFnError(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "f", "keep me")
+	before := snapshot(t, s)
+	sentinel := errors.New("storetest: refused by fn")
+	for _, partial := range []bool{false, true} {
+		err := s.Update(t.Context(), "f", noLimit, func(old []byte) ([]byte, error) {
+			if partial {
+				return []byte("half-made result"), sentinel
+			}
+			return nil, sentinel
+		})
+		if err != sentinel {
+			t.Errorf("Update with fn failing (fn also returned data: %v) = %v, want fn's error itself (%v)", partial, err, sentinel)
+		}
+	}
+	unchanged(t, s, before, "Update whose fn failed")
+}
+
+// "Errors for name are those of ReadFile": missing.
+func testUpdateMissing(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "f", "x")
+	mustMkdir(t, s, "d")
+	before := snapshot(t, s)
+	for _, name := range []string{"nope", "d/nope", "nope/x", "f/x"} {
+		err := s.Update(t.Context(), name, noLimit, func([]byte) ([]byte, error) { return []byte("created?"), nil })
+		wantErr(t, fmt.Sprintf("Update(%q)", name), err, memtool.ErrNotExist)
+	}
+	unchanged(t, s, before, "Update of missing files")
+}
+
+// "Errors for name are those of ReadFile": a directory.
+func testUpdateDir(t *testing.T, s memtool.Store) {
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/f", "x")
+	before := snapshot(t, s)
+	for _, name := range []string{"d", ""} {
+		err := s.Update(t.Context(), name, noLimit, func([]byte) ([]byte, error) { return []byte("replaced?"), nil })
+		wantErr(t, fmt.Sprintf("Update(%q)", name), err, memtool.ErrIsDir)
+	}
+	unchanged(t, s, before, "Update of directories")
+}
+
+// "Errors for name are those of ReadFile": the limit.
+func testUpdateLimit(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "ten", "0123456789")
+	before := snapshot(t, s)
+	err := s.Update(t.Context(), "ten", 9, func([]byte) ([]byte, error) { return []byte("short"), nil })
+	wantErr(t, "Update(ten, limit 9)", err, memtool.ErrTooLarge)
+	unchanged(t, s, before, "Update over the limit")
+	err = s.Update(t.Context(), "ten", 10, func(old []byte) ([]byte, error) { return append(old, "!"...), nil })
+	wantNoErr(t, "Update(ten, limit 10)", err)
+	checkFile(t, s, "ten", "0123456789!")
+}
+
+// "two writers never lose each other's update": goroutines each append
+// their own lines with Update; every line is there at the end.
+func testUpdateConcurrentAppends(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "log", "")
+	n, rounds := goroutines(), 4
+	errs := race(n, func(i int) error {
+		for r := range rounds {
+			line := fmt.Sprintf("goroutine %d round %d\n", i, r)
+			err := s.Update(t.Context(), "log", noLimit, func(old []byte) ([]byte, error) {
+				return append(old, line...), nil
+			})
+			if err != nil {
+				return fmt.Errorf("Update(log) for %q: %w", line, err)
+			}
+		}
+		return nil
+	})
+	for _, err := range errs {
+		wantNoErr(t, "concurrent Update", err)
+	}
+	data, err := s.ReadFile(t.Context(), "log", noLimit)
+	if err != nil {
+		t.Fatalf("ReadFile(log): %v", err)
+	}
+	count := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		count[line]++
+	}
+	for i := range n {
+		for r := range rounds {
+			line := fmt.Sprintf("goroutine %d round %d", i, r)
+			if count[line] != 1 {
+				t.Errorf("line %q is there %d times, want once", line, count[line])
+			}
+			delete(count, line)
+		}
+	}
+	for line := range count {
+		t.Errorf("unexpected line %q", line)
+	}
+}
+
+func testMkdirCreates(t *testing.T, s memtool.Store) {
+	wantNoErr(t, "Mkdir(d)", s.Mkdir(t.Context(), "d"))
+	wantNoErr(t, "Mkdir(d/e)", s.Mkdir(t.Context(), "d/e"))
+	checkDir(t, s, "d")
+	checkDir(t, s, "d/e")
+	checkEntries(t, s, "", []memtool.FileInfo{dir("d")})
+	checkEntries(t, s, "d", []memtool.FileInfo{dir("e")})
+	checkEntries(t, s, "d/e", nil)
+}
+
+// "Anything at name: ErrExist." The root is always there.
+func testMkdirExisting(t *testing.T, s memtool.Store) {
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/x", "x")
+	mustWrite(t, s, "f", "file")
+	before := snapshot(t, s)
+	for _, name := range []string{"d", "f", "d/x", ""} {
+		wantErr(t, fmt.Sprintf("Mkdir(%q)", name), s.Mkdir(t.Context(), name), memtool.ErrExist)
+	}
+	unchanged(t, s, before, "Mkdir of existing names")
+}
+
+// "whose parent must exist (else ErrNotExist …)"
+func testMkdirMissingParent(t *testing.T, s memtool.Store) {
+	mustMkdir(t, s, "d")
+	before := snapshot(t, s)
+	for _, name := range []string{"nope/e", "d/nope/e"} {
+		wantErr(t, fmt.Sprintf("Mkdir(%q)", name), s.Mkdir(t.Context(), name), memtool.ErrNotExist)
+	}
+	unchanged(t, s, before, "Mkdir under missing directories")
+}
+
+// "(… or ErrNotDir if it is a file)"
+func testMkdirParentIsFile(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "f", "file")
+	before := snapshot(t, s)
+	wantErr(t, `Mkdir("f/e")`, s.Mkdir(t.Context(), "f/e"), memtool.ErrNotDir)
+	wantErr(t, `Mkdir("f/e/g")`, s.Mkdir(t.Context(), "f/e/g"), memtool.ErrNotExist)
+	unchanged(t, s, before, "Mkdir under a file")
+}
+
+func testRemoveFile(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "f", "x")
+	mustWrite(t, s, "sibling", "y")
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/g", "z")
+	wantNoErr(t, "Remove(f)", s.Remove(t.Context(), "f"))
+	wantNoErr(t, "Remove(d/g)", s.Remove(t.Context(), "d/g"))
+	checkMissing(t, s, "f")
+	checkMissing(t, s, "d/g")
+	checkFile(t, s, "sibling", "y")
+	checkEntries(t, s, "", []memtool.FileInfo{file("sibling", 1), dir("d")})
+	checkEntries(t, s, "d", nil)
+}
+
+func testRemoveEmptyDir(t *testing.T, s memtool.Store) {
+	mustMkdir(t, s, "d")
+	mustMkdir(t, s, "d/e")
+	wantNoErr(t, "Remove(d/e)", s.Remove(t.Context(), "d/e"))
+	checkMissing(t, s, "d/e")
+	checkDir(t, s, "d")
+	wantNoErr(t, "Remove(d)", s.Remove(t.Context(), "d"))
+	checkMissing(t, s, "d")
+	checkEntries(t, s, "", nil)
+}
+
+// "a directory with entries: ErrNotEmpty."
+func testRemoveNotEmpty(t *testing.T, s memtool.Store) {
+	mustMkdir(t, s, "d")
+	mustWrite(t, s, "d/x", "x")
+	mustMkdir(t, s, "e")
+	mustMkdir(t, s, "e/sub")
+	before := snapshot(t, s)
+	for _, name := range []string{"d", "e"} {
+		wantErr(t, fmt.Sprintf("Remove(%q)", name), s.Remove(t.Context(), name), memtool.ErrNotEmpty)
+	}
+	unchanged(t, s, before, "Remove of non-empty directories")
+}
+
+// "Missing: ErrNotExist."
+func testRemoveMissing(t *testing.T, s memtool.Store) {
+	checkRemoveMissing(t, s, "Remove", s.Remove)
+}
+
+// checkRemoveMissing checks that remove, which is the method op of s,
+// fails with ErrNotExist for missing names and names under a file, and
+// changes nothing.
+func checkRemoveMissing(t *testing.T, s memtool.Store, op string, remove func(ctx context.Context, name string) error) {
+	mustWrite(t, s, "f", "x")
+	mustMkdir(t, s, "d")
+	before := snapshot(t, s)
+	for _, name := range []string{"nope", "d/nope", "nope/x"} {
+		wantErr(t, fmt.Sprintf("%s(%q)", op, name), remove(t.Context(), name), memtool.ErrNotExist)
+	}
+	wantErrUnderFile(t, op+`("f/x")`, remove(t.Context(), "f/x"))
+	unchanged(t, s, before, op+" of missing names")
+}
