@@ -38,6 +38,7 @@ var readmeImports = map[string]string{
 	"pgstore":     "github.com/memtool/memtool/pgstore",
 	"secrets":     "github.com/memtool/memtool/secrets",
 	"sqlitestore": "github.com/memtool/memtool/sqlitestore",
+	"storeurl":    "github.com/memtool/memtool/storeurl",
 	"template":    "github.com/memtool/memtool/claude/template",
 	"time":        "time",
 }
