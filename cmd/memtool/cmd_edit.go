@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,10 +11,18 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// textArg returns --text if set, else all of stdin.
-func textArg(env *cliEnv, set bool, text string) (string, error) {
-	if set {
-		return text, nil
+// The six memory commands, one verb each: view, create, str_replace,
+// insert, delete, rename. view only reads, and so never creates a store.
+
+// textArg returns --text if set, else all of stdin. On a terminal it says
+// first that it waits for the text.
+func textArg(inv *invocation, text *stringFlag) (string, error) {
+	if text.set {
+		return text.value, nil
+	}
+	env := inv.env
+	if env.stdinTerminal {
+		fmt.Fprintf(env.stderr, "memtool %s: reading the text from stdin; end it with Ctrl-D (or give --text)\n", inv.cmd.name)
 	}
 	b, err := io.ReadAll(io.LimitReader(env.stdin, memtool.MaxInputBytes+1))
 	if err != nil {
@@ -34,116 +43,71 @@ type stringFlag struct {
 func (f *stringFlag) String() string     { return f.value }
 func (f *stringFlag) Set(v string) error { f.set, f.value = true, v; return nil }
 
-func usageError(env *cliEnv, name, msg string) int {
-	fmt.Fprintf(env.stderr, "memtool %s: %s (run 'memtool %s -h')\n", name, msg, name)
-	return exitUsage
-}
-
-func runView(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	var rng string
-	fs := newFlagSet("view", "view [--store URL] [--range START,END] PATH", env, &sf)
-	fs.StringVar(&rng, "range", "", "lines START,END to show (END -1: to the end)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(pos) != 1 {
-		return usageError(env, "view", "want one PATH")
-	}
-	cmd := &memtool.View{Path: pos[0]}
-	if rng != "" {
-		a, b, ok := strings.Cut(rng, ",")
-		start, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-		end, err2 := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
-		if !ok || err1 != nil || err2 != nil {
-			return usageError(env, "view", "--range wants START,END, as in 1,20 or 5,-1")
+func setupView(fs *flag.FlagSet) runFunc {
+	rng := fs.String("range", "", "lines START,END to show (END -1: to the end)")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		cmd := &memtool.View{Path: inv.args[0]}
+		if *rng != "" {
+			a, b, ok := strings.Cut(*rng, ",")
+			start, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+			end, err2 := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+			if !ok || err1 != nil || err2 != nil {
+				return inv.usageError("--range wants START,END, as in 1,20 or 5,-1")
+			}
+			cmd.ViewRange = &[2]int64{start, end}
 		}
-		cmd.ViewRange = &[2]int64{start, end}
+		return runOne(ctx, inv, cmd, false)
 	}
-	return runOne(ctx, env, &sf, cmd)
 }
 
-func runCreate(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
+func setupCreate(fs *flag.FlagSet) runFunc {
 	var text stringFlag
-	fs := newFlagSet("create", "create [--store URL] [--overwrite] [--text TEXT] PATH  (text from stdin without --text)", env, &sf)
 	fs.Var(&text, "text", "the file's text (default: read stdin)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		body, err := textArg(inv, &text)
+		if err != nil {
+			return inv.usageError("%v", err)
+		}
+		return runOne(ctx, inv, &memtool.Create{Path: inv.args[0], FileText: body}, true)
 	}
-	if len(pos) != 1 {
-		return usageError(env, "create", "want one PATH")
-	}
-	body, err := textArg(env, text.set, text.value)
-	if err != nil {
-		return usageError(env, "create", err.Error())
-	}
-	return runOne(ctx, env, &sf, &memtool.Create{Path: pos[0], FileText: body})
 }
 
-func runStrReplace(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
+func setupStrReplace(fs *flag.FlagSet) runFunc {
 	var oldStr, newStr stringFlag
-	fs := newFlagSet("str_replace", "str_replace [--store URL] --old TEXT [--new TEXT] PATH", env, &sf)
 	fs.Var(&oldStr, "old", "the exact text to replace (must occur once)")
 	fs.Var(&newStr, "new", "the replacement (default: empty)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if !oldStr.set {
+			return inv.usageError("%s", inv.cmd.args.want)
+		}
+		return runOne(ctx, inv, &memtool.StrReplace{Path: inv.args[0], OldStr: oldStr.value, NewStr: newStr.value}, true)
 	}
-	if len(pos) != 1 || !oldStr.set {
-		return usageError(env, "str_replace", "want --old TEXT and one PATH")
-	}
-	return runOne(ctx, env, &sf, &memtool.StrReplace{Path: pos[0], OldStr: oldStr.value, NewStr: newStr.value})
 }
 
-func runInsert(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
+func setupInsert(fs *flag.FlagSet) runFunc {
 	var text stringFlag
-	fs := newFlagSet("insert", "insert [--store URL] [--text TEXT] PATH LINE  (text from stdin without --text)", env, &sf)
 	fs.Var(&text, "text", "the text to insert (default: read stdin)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		line, err := strconv.ParseInt(inv.args[1], 10, 64)
+		if err != nil {
+			return inv.usageError("LINE must be a whole number (0: before the first line)")
+		}
+		body, err := textArg(inv, &text)
+		if err != nil {
+			return inv.usageError("%v", err)
+		}
+		return runOne(ctx, inv, &memtool.Insert{Path: inv.args[0], InsertLine: line, InsertText: body}, true)
 	}
-	if len(pos) != 2 {
-		return usageError(env, "insert", "want PATH and LINE")
-	}
-	line, err := strconv.ParseInt(pos[1], 10, 64)
-	if err != nil {
-		return usageError(env, "insert", "LINE must be a whole number (0: before the first line)")
-	}
-	body, err := textArg(env, text.set, text.value)
-	if err != nil {
-		return usageError(env, "insert", err.Error())
-	}
-	return runOne(ctx, env, &sf, &memtool.Insert{Path: pos[0], InsertLine: line, InsertText: body})
 }
 
-func runDelete(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	fs := newFlagSet("delete", "delete [--store URL] PATH", env, &sf)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
+func setupDelete(fs *flag.FlagSet) runFunc {
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		return runOne(ctx, inv, &memtool.Delete{Path: inv.args[0]}, true)
 	}
-	if len(pos) != 1 {
-		return usageError(env, "delete", "want one PATH")
-	}
-	return runOne(ctx, env, &sf, &memtool.Delete{Path: pos[0]})
 }
 
-func runRename(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	fs := newFlagSet("rename", "rename [--store URL] OLD_PATH NEW_PATH", env, &sf)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
+func setupRename(fs *flag.FlagSet) runFunc {
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		return runOne(ctx, inv, &memtool.Rename{OldPath: inv.args[0], NewPath: inv.args[1]}, true)
 	}
-	if len(pos) != 2 {
-		return usageError(env, "rename", "want OLD_PATH and NEW_PATH")
-	}
-	return runOne(ctx, env, &sf, &memtool.Rename{OldPath: pos[0], NewPath: pos[1]})
 }

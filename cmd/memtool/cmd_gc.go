@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,50 +13,41 @@ import (
 	"github.com/memtool/memtool/expiry"
 )
 
+func setupGC(fs *flag.FlagSet) runFunc {
+	unusedFor := fs.String("unused-for", "", "expire files not read or written for this long (30d, 12h, 90m)")
+	grace := fs.String("grace", "7d", "keep expired files restorable this long, then purge them")
+	dryRun := fs.Bool("dry-run", false, "list what would expire or be purged, change nothing")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		opts := expiry.CollectOptions{DryRun: *dryRun}
+		var err error
+		if opts.UnusedFor, err = parseDays(*unusedFor); err != nil || opts.UnusedFor <= 0 {
+			return inv.fail(exitUsage, "--unused-for %q: want a duration such as 30d, 12h or 90m", *unusedFor)
+		}
+		if opts.UnusedFor < expiry.DefaultResolution {
+			// Every memtool process records accesses at the default resolution.
+			res := shortDuration(expiry.DefaultResolution)
+			return inv.fail(exitUsage, "--unused-for %s is below the resolution of the access index (%s): a file used within the last %s may show an older access, so gc could expire it; give %s or more",
+				*unusedFor, res, res, res)
+		}
+		if opts.Grace, err = parseDays(*grace); err != nil || opts.Grace <= 0 {
+			return inv.fail(exitUsage, "--grace %q: want a duration such as 7d", *grace)
+		}
+		return runGC(ctx, inv, opts)
+	}
+}
+
 // runGC expires the files of a store not used for a while (package
 // expiry): they move to a hidden trash, restorable until the grace period
-// ends.
-func runGC(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	var unusedFor, grace string
-	var dryRun bool
-	fs := newFlagSet("gc", "gc [--store URL] --unused-for 30d [--grace 7d] [--dry-run]", env, &sf)
-	fs.StringVar(&unusedFor, "unused-for", "", "expire files not read or written for this long (30d, 12h, 90m)")
-	fs.StringVar(&grace, "grace", "7d", "keep expired files restorable this long, then purge them")
-	fs.BoolVar(&dryRun, "dry-run", false, "list what would expire or be purged, change nothing")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(env.stderr, "memtool gc: unexpected argument %q\n", rest[0])
-		return exitUsage
-	}
-	opts := expiry.CollectOptions{DryRun: dryRun}
-	if opts.UnusedFor, err = parseDays(unusedFor); err != nil || opts.UnusedFor <= 0 {
-		fmt.Fprintf(env.stderr, "memtool gc: --unused-for %q: want a duration such as 30d, 12h or 90m\n", unusedFor)
-		return exitUsage
-	}
-	if opts.UnusedFor < expiry.DefaultResolution {
-		// Every memtool process records accesses at the default resolution.
-		res := shortDuration(expiry.DefaultResolution)
-		fmt.Fprintf(env.stderr, "memtool gc: --unused-for %s is below the resolution of the access index (%s): a file used within the last %s may show an older access, so gc could expire it; give %s or more\n",
-			unusedFor, res, res, res)
-		return exitUsage
-	}
-	if opts.Grace, err = parseDays(grace); err != nil || opts.Grace <= 0 {
-		fmt.Fprintf(env.stderr, "memtool gc: --grace %q: want a duration such as 7d\n", grace)
-		return exitUsage
-	}
-	_, st, closer, err := openStack(env, &sf)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool gc: %v\n", err)
-		return exitStore
+// ends. A dry run never creates the store.
+func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int {
+	st, closer, code := openStackOrFail(ctx, inv, !opts.DryRun)
+	if code != exitOK {
+		return code
 	}
 	defer closer.Close()
 	rep, err := expiry.Collect(ctx, st.belowExpiry, opts)
 	verb, purged := "expired", "purged"
-	if dryRun {
+	if opts.DryRun {
 		verb, purged = "would expire", "would purge"
 	}
 	var out strings.Builder
@@ -67,66 +59,76 @@ func runGC(ctx context.Context, env *cliEnv, args []string) int {
 			fmt.Fprintf(&out, "%s %s (expired %s)\n", purged, path, p.Expired.Format(time.DateOnly))
 		}
 	}
-	if _, werr := fmt.Fprint(env.stdout, out.String()); werr != nil {
+	if _, werr := fmt.Fprint(inv.env.stdout, out.String()); werr != nil {
 		return exitBrokenIO
 	}
 	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool gc: %v\n", err)
-		return exitFailed
+		return inv.fail(exitFailed, "%v", err)
+	}
+	if out.Len() == 0 {
+		if opts.DryRun {
+			return inv.fail(exitOK, "nothing would expire or be purged: no file unused for %s, no trash older than %s", shortDuration(opts.UnusedFor), shortDuration(opts.Grace))
+		}
+		return inv.fail(exitOK, "nothing to expire or purge: no file unused for %s, no trash older than %s", shortDuration(opts.UnusedFor), shortDuration(opts.Grace))
+	}
+	return exitOK
+}
+
+func setupRestore(fs *flag.FlagSet) runFunc {
+	list := fs.Bool("list", false, "list the files in the trash")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if *list == (len(inv.args) == 1) || len(inv.args) > 1 {
+			return inv.fail(exitUsage, "give one PATH, or --list")
+		}
+		if *list {
+			return listTrash(ctx, inv)
+		}
+		return runRestore(ctx, inv, inv.args[0])
+	}
+}
+
+// listTrash lists what gc moved to the trash; it never creates the store.
+func listTrash(ctx context.Context, inv *invocation) int {
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
+	}
+	defer closer.Close()
+	trash, err := expiry.Trash(ctx, st.belowExpiry)
+	if err != nil {
+		return inv.fail(exitFailed, "%v", err)
+	}
+	if len(trash) == 0 {
+		return inv.fail(exitOK, "the trash is empty")
+	}
+	for _, t := range trash {
+		if _, err := fmt.Fprintf(inv.env.stdout, "%s (expired %s)\n", t.Path, t.Expired.Format(time.DateTime)); err != nil {
+			return exitBrokenIO
+		}
 	}
 	return exitOK
 }
 
 // runRestore brings an expired file back from the trash.
-func runRestore(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	var list bool
-	fs := newFlagSet("restore", "restore [--store URL] PATH | --list", env, &sf)
-	fs.BoolVar(&list, "list", false, "list the files in the trash")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if list == (len(rest) == 1) || len(rest) > 1 {
-		fmt.Fprintf(env.stderr, "memtool restore: give one PATH, or --list\n")
-		return exitUsage
-	}
-	_, st, closer, err := openStack(env, &sf)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool restore: %v\n", err)
-		return exitStore
+func runRestore(ctx context.Context, inv *invocation, name string) int {
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
 	}
 	defer closer.Close()
-	if list {
-		trash, err := expiry.Trash(ctx, st.belowExpiry)
-		if err != nil {
-			fmt.Fprintf(env.stderr, "memtool restore: %v\n", err)
-			return exitFailed
-		}
-		for _, t := range trash {
-			if _, err := fmt.Fprintf(env.stdout, "%s (expired %s)\n", t.Path, t.Expired.Format(time.DateTime)); err != nil {
-				return exitBrokenIO
-			}
-		}
-		return exitOK
-	}
-	t, err := expiry.Restore(ctx, st.belowExpiry, rest[0], time.Now())
+	t, err := expiry.Restore(ctx, st.belowExpiry, name, time.Now())
 	var pe *memtool.PathError
 	switch {
 	case errors.As(err, &pe):
-		fmt.Fprintf(env.stderr, "memtool restore: %s\n", pe.Reason)
-		return exitUsage
+		return inv.fail(exitUsage, "%s", pe.Reason)
 	case errors.Is(err, expiry.ErrNotInTrash):
-		fmt.Fprintf(env.stderr, "memtool restore: %s is not in the trash (see memtool restore --list)\n", rest[0])
-		return exitFailed
+		return inv.fail(exitFailed, "%s is not in the trash (see memtool restore --list)", name)
 	case errors.Is(err, memtool.ErrExist):
-		fmt.Fprintf(env.stderr, "memtool restore: %s exists again; rename or delete it first\n", rest[0])
-		return exitFailed
+		return inv.fail(exitFailed, "%s exists again; rename or delete it first", name)
 	case err != nil:
-		fmt.Fprintf(env.stderr, "memtool restore: %v\n", err)
-		return exitFailed
+		return inv.fail(exitFailed, "%v", err)
 	}
-	fmt.Fprintf(env.stdout, "restored %s (expired %s)\n", t.Path, t.Expired.Format(time.DateTime))
+	fmt.Fprintf(inv.env.stdout, "restored %s (expired %s)\n", t.Path, t.Expired.Format(time.DateTime))
 	return exitOK
 }
 

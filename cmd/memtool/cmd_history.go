@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,61 +12,48 @@ import (
 	versions "github.com/memtool/memtool/history"
 )
 
+// The verbs of package history: history, diff and revert. history and
+// diff only read, and never create a store.
+
+func setupHistory(fs *flag.FlagSet) runFunc { return runHistory }
+
 // runHistory lists the kept versions of a file (package history).
-func runHistory(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	fs := newFlagSet("history", "history [--store URL] PATH", env, &sf)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(rest) != 1 {
-		fmt.Fprintf(env.stderr, "memtool history: give one PATH\n")
-		return exitUsage
-	}
-	_, st, closer, err := openStack(env, &sf)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool history: %v\n", err)
-		return exitStore
+func runHistory(ctx context.Context, env *cliEnv, inv *invocation) int {
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
 	}
 	defer closer.Close()
-	vs, err := versions.Versions(ctx, st.belowHistory, rest[0])
+	vs, err := versions.Versions(ctx, st.belowHistory, inv.args[0])
 	if err != nil {
-		return historyError(env, "history", err)
+		return historyError(inv, err)
 	}
 	if len(vs) == 0 {
-		fmt.Fprintf(env.stderr, "memtool history: no earlier versions of %s\n", rest[0])
-		return exitOK
+		return inv.fail(exitOK, "no earlier versions of %s", inv.args[0])
 	}
 	for _, v := range vs {
-		if _, err := fmt.Fprintf(env.stdout, "%d\t%s\t%s\t%d bytes\n", v.N, v.Time.Format(time.DateTime), v.Op, v.Size); err != nil {
+		if _, err := fmt.Fprintf(env.stdout, "%d\t%s\t%s\t%s\n", v.N, v.Time.Format(time.DateTime), v.Op, plural(v.Size, "byte")); err != nil {
 			return exitBrokenIO
 		}
 	}
 	return exitOK
 }
 
+func setupDiff(fs *flag.FlagSet) runFunc {
+	from := fs.String("from", "", "the older version (default: the latest kept)")
+	to := fs.String("to", "current", "the newer version, or current")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		return runDiff(ctx, inv, *from, *to)
+	}
+}
+
 // runDiff shows what changed between two versions of a file, or a version
 // and the current content.
-func runDiff(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	var from, to string
-	fs := newFlagSet("diff", "diff [--store URL] [--from N] [--to N] PATH", env, &sf)
-	fs.StringVar(&from, "from", "", "the older version (default: the latest kept)")
-	fs.StringVar(&to, "to", "current", "the newer version, or current")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(rest) != 1 {
-		fmt.Fprintf(env.stderr, "memtool diff: give one PATH\n")
-		return exitUsage
-	}
-	p := rest[0]
-	_, st, closer, err := openStack(env, &sf)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool diff: %v\n", err)
-		return exitStore
+func runDiff(ctx context.Context, inv *invocation, from, to string) int {
+	p := inv.args[0]
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
 	}
 	defer closer.Close()
 	inner := st.belowHistory
@@ -91,63 +79,57 @@ func runDiff(ctx context.Context, env *cliEnv, args []string) int {
 	if from == "" {
 		vs, err := versions.Versions(ctx, inner, p)
 		if err != nil {
-			return historyError(env, "diff", err)
+			return historyError(inv, err)
 		}
 		if len(vs) == 0 {
-			fmt.Fprintf(env.stderr, "memtool diff: no earlier versions of %s\n", p)
-			return exitFailed
+			return inv.fail(exitFailed, "no earlier versions of %s", p)
 		}
 		from = strconv.Itoa(vs[len(vs)-1].N)
 	}
 	a, nameA, err := read(from)
 	if err != nil {
-		return historyError(env, "diff", err)
+		return historyError(inv, err)
 	}
 	b, nameB, err := read(to)
 	if err != nil {
-		return historyError(env, "diff", err)
+		return historyError(inv, err)
 	}
-	if _, err := fmt.Fprint(env.stdout, versions.Diff(a, b, nameA, nameB)); err != nil {
+	if _, err := fmt.Fprint(inv.env.stdout, versions.Diff(a, b, nameA, nameB)); err != nil {
 		return exitBrokenIO
 	}
 	return exitOK
 }
 
+func setupRevert(fs *flag.FlagSet) runFunc {
+	to := fs.Int("to", 0, "the version to bring back (see memtool history)")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if len(inv.args) != 1 || *to <= 0 {
+			return inv.fail(exitUsage, "give one PATH and --to N")
+		}
+		return runRevert(ctx, inv, inv.args[0], *to)
+	}
+}
+
 // runRevert makes an earlier version the content of a file again; the
 // content it replaces is kept as a version.
-func runRevert(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	var to int
-	fs := newFlagSet("revert", "revert [--store URL] PATH --to N", env, &sf)
-	fs.IntVar(&to, "to", 0, "the version to bring back (see memtool history)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(rest) != 1 || to <= 0 {
-		fmt.Fprintf(env.stderr, "memtool revert: give one PATH and --to N\n")
-		return exitUsage
-	}
-	_, st, closer, err := openStack(env, &sf)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool revert: %v\n", err)
-		return exitStore
+func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
 	}
 	defer closer.Close()
 	inner := st.belowHistory
-	if err := versions.Revert(ctx, versions.New(inner, nil), inner, rest[0], to); err != nil {
-		return historyError(env, "revert", err)
+	if err := versions.Revert(ctx, versions.New(inner, nil), inner, name, to); err != nil {
+		return historyError(inv, err)
 	}
-	fmt.Fprintf(env.stdout, "reverted %s to version %d\n", rest[0], to)
+	fmt.Fprintf(inv.env.stdout, "reverted %s to version %d\n", name, to)
 	return exitOK
 }
 
-func historyError(env *cliEnv, cmd string, err error) int {
+func historyError(inv *invocation, err error) int {
 	var pe *memtool.PathError
 	if errors.As(err, &pe) {
-		fmt.Fprintf(env.stderr, "memtool %s: %s\n", cmd, pe.Reason)
-		return exitUsage
+		return inv.fail(exitUsage, "%s", pe.Reason)
 	}
-	fmt.Fprintf(env.stderr, "memtool %s: %v\n", cmd, err)
-	return exitFailed
+	return inv.fail(exitFailed, "%v", err)
 }

@@ -8,48 +8,76 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
 )
 
-// runLog prints the entries of audit logs (written by package audit) that
-// pass the filters, one per line.
-func runLog(ctx context.Context, env *cliEnv, args []string) int {
-	fs := flag.NewFlagSet("log", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: memtool log [flags] [FILE ...]   (no FILE, or -: stdin)\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+// The operations and outcomes that package audit logs (see audit.Entry
+// and audit.Outcome): a filter for anything else would match nothing, so
+// it is refused as a typo.
+var (
+	auditOps      = []string{"stat", "read", "list", "write", "create", "update", "mkdir", "remove", "remove_all", "rename"}
+	auditOutcomes = []string{"ok", "refused", "edit_failed", "cancelled", "not_exist", "exist", "not_dir", "is_dir", "irregular", "escapes", "too_large", "not_empty", "error"}
+)
+
+func setupLog(fs *flag.FlagSet) runFunc {
 	var f audit.Filter
 	var since, until string
-	var asJSON bool
 	fs.StringVar(&f.Tenant, "tenant", "", "only this tenant's entries")
-	fs.StringVar(&f.Op, "op", "", "only this operation (read, list, create, write, update, mkdir, remove, remove_all, rename, stat)")
+	fs.StringVar(&f.Op, "op", "", "only this operation ("+strings.Join(auditOps, ", ")+")")
 	fs.StringVar(&f.Path, "path", "", "only this path and everything below it (/memories/...)")
 	fs.StringVar(&f.Outcome, "outcome", "", "only this outcome (ok, refused, edit_failed, not_exist, exist, error, ...)")
 	fs.StringVar(&since, "since", "", "only entries at or after this time (RFC 3339) or this long ago (a duration: 90m, 24h)")
 	fs.StringVar(&until, "until", "", "only entries before this time (RFC 3339) or this long ago")
-	fs.BoolVar(&asJSON, "json", false, "print the entries as JSON lines, as in the log")
-	files, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	now := time.Now()
-	for _, t := range []struct {
-		flag, value string
-		dst         *time.Time
-	}{{"since", since, &f.Since}, {"until", until, &f.Until}} {
-		if t.value == "" {
-			continue
+	asJSON := fs.Bool("json", false, "print the entries as JSON lines, as in the log")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		now := time.Now()
+		for _, t := range []struct {
+			flag, value string
+			dst         *time.Time
+		}{{"since", since, &f.Since}, {"until", until, &f.Until}} {
+			if t.value == "" {
+				continue
+			}
+			var err error
+			if *t.dst, err = parseWhen(t.value, now); err != nil {
+				return inv.fail(exitUsage, "--%s %q: want an RFC 3339 time (2026-11-30T04:00:00Z) or a duration (24h)", t.flag, t.value)
+			}
 		}
-		if *t.dst, err = parseWhen(t.value, now); err != nil {
-			fmt.Fprintf(env.stderr, "memtool log: --%s %q: want an RFC 3339 time (2026-11-30T04:00:00Z) or a duration (24h)\n", t.flag, t.value)
-			return exitUsage
+		if msg := checkFilter(&f); msg != "" {
+			return inv.usageError("%s", msg)
 		}
+		return runLog(ctx, inv, f, *asJSON)
 	}
+}
+
+// checkFilter says what is wrong with a filter that could match no entry.
+func checkFilter(f *audit.Filter) string {
+	switch {
+	case f.Op != "" && !slices.Contains(auditOps, f.Op):
+		return fmt.Sprintf("--op %q: no such operation (known: %s)", f.Op, strings.Join(auditOps, ", "))
+	case f.Outcome != "" && !slices.Contains(auditOutcomes, f.Outcome):
+		return fmt.Sprintf("--outcome %q: no such outcome (known: %s)", f.Outcome, strings.Join(auditOutcomes, ", "))
+	case f.Path != "" && f.Path != "/memories" && !strings.HasPrefix(f.Path, "/memories/"):
+		return fmt.Sprintf("--path %q: the log's paths start with /memories", f.Path)
+	case f.Tenant != "" && memtool.ValidateTenant(f.Tenant) != nil:
+		return fmt.Sprintf("--tenant %q: %v", f.Tenant, memtool.ValidateTenant(f.Tenant))
+	case !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until):
+		return "--since is not before --until: no entry can match"
+	}
+	return ""
+}
+
+// runLog prints the entries of audit logs (written by package audit) that
+// pass the filter, one per line.
+func runLog(ctx context.Context, inv *invocation, f audit.Filter, asJSON bool) int {
+	env := inv.env
+	files := inv.args
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
@@ -74,8 +102,7 @@ func runLog(ctx context.Context, env *cliEnv, args []string) int {
 		if name != "-" {
 			file, err := os.Open(name)
 			if err != nil {
-				fmt.Fprintf(env.stderr, "memtool log: %v\n", err)
-				return exitFailed
+				return inv.fail(exitFailed, "%v", err)
 			}
 			defer file.Close()
 			r = file
@@ -84,8 +111,7 @@ func runLog(ctx context.Context, env *cliEnv, args []string) int {
 			if errors.Is(err, errBrokenStdout) {
 				return exitBrokenIO
 			}
-			fmt.Fprintf(env.stderr, "memtool log: %s: %v\n", name, err)
-			return exitFailed
+			return inv.fail(exitFailed, "%s: %v", name, err)
 		}
 	}
 	return exitOK
@@ -119,7 +145,7 @@ func formatEntry(e audit.Entry) string {
 	extra := ""
 	switch {
 	case e.Op == "list":
-		extra = strconv.Itoa(e.Entries) + " entries"
+		extra = plural(e.Entries, "entry", "entries")
 	case e.Bytes > 0 || e.Op == "read" || e.Op == "write" || e.Op == "create" || e.Op == "update":
 		extra = strconv.FormatInt(e.Bytes, 10) + " B"
 	}

@@ -2,88 +2,74 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/mattn/go-isatty"
-
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
-	"github.com/memtool/memtool/objectstore"
-	"github.com/memtool/memtool/pgstore"
-	"github.com/memtool/memtool/sqlitestore"
 )
 
 // migrateLimit is the largest file migrate copies: far above what memtool
 // writes (MaxFileSize), so that nothing a store holds is left behind.
 const migrateLimit = 1 << 30
 
-func runMigrate(ctx context.Context, env *cliEnv, args []string) int {
-	var (
-		from, to, tenant string
-		allTenants       bool
-		force            bool
-		toPolicy         string
-	)
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: memtool migrate --from URL --to URL [--tenant ID | --all-tenants] [--force] [--to-policy FILE]\n\nFlags:\n")
-		fs.PrintDefaults()
+// migrateFlags are the flags of memtool migrate.
+type migrateFlags struct {
+	from, to, tenant string
+	allTenants       bool
+	force            bool
+	toPolicy         string
+}
+
+func setupMigrate(fs *flag.FlagSet) runFunc {
+	var mf migrateFlags
+	fs.StringVar(&mf.from, "from", "", "the store to copy (a store URL, as for --store)")
+	fs.StringVar(&mf.to, "to", "", "the store to copy into")
+	fs.StringVar(&mf.tenant, "tenant", "", "copy only this tenant's memory, into the same tenant of the target")
+	fs.BoolVar(&mf.allTenants, "all-tenants", false, "copy every tenant of a multi-tenant store")
+	fs.BoolVar(&mf.force, "force", false, "write into a target that is not empty (files of the same name are replaced)")
+	fs.StringVar(&mf.toPolicy, "to-policy", "", "turn on the encrypt, history and expiry of this policy file in the target (keys from $MEMTOOL_KEY or $MEMTOOL_KEY_FILE)")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		return runMigrate(ctx, inv, &mf)
 	}
-	fs.StringVar(&from, "from", "", "the store to copy (a store URL, as for --store)")
-	fs.StringVar(&to, "to", "", "the store to copy into")
-	fs.StringVar(&tenant, "tenant", "", "copy only this tenant's memory, into the same tenant of the target")
-	fs.BoolVar(&allTenants, "all-tenants", false, "copy every tenant of a multi-tenant store")
-	fs.BoolVar(&force, "force", false, "write into a target that is not empty (files of the same name are replaced)")
-	fs.StringVar(&toPolicy, "to-policy", "", "turn on the encrypt, history and expiry of this policy file in the target (keys from $MEMTOOL_KEY or $MEMTOOL_KEY_FILE)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
+}
+
+func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
+	from, to, tenant, allTenants, force := mf.from, mf.to, mf.tenant, mf.allTenants, mf.force
 	// Store URLs may hold passwords: no message shows them. The progress
 	// bar, which shows none, draws on stderr itself, if it is a terminal.
-	terminal := env.stderr
-	env = &cliEnv{stdin: env.stdin, stdout: redactingWriter{env.stdout, []string{from, to}}, stderr: redactingWriter{env.stderr, []string{from, to}}, getenv: env.getenv}
+	terminal := inv.env.stderr
+	env := &cliEnv{stdin: inv.env.stdin, stdout: redactingWriter{inv.env.stdout, []string{from, to}}, stderr: redactingWriter{inv.env.stderr, []string{from, to}}, getenv: inv.env.getenv}
+	inv = &invocation{cmd: inv.cmd, env: env, args: inv.args}
 	switch {
-	case len(rest) > 0:
-		fmt.Fprintf(env.stderr, "memtool migrate: unexpected argument %q\n", rest[0])
-		return exitUsage
 	case from == "" || to == "":
-		fmt.Fprintln(env.stderr, "memtool migrate: both --from and --to are needed")
-		return exitUsage
+		return inv.fail(exitUsage, "both --from and --to are needed")
 	case tenant != "" && allTenants:
-		fmt.Fprintln(env.stderr, "memtool migrate: --tenant and --all-tenants exclude each other")
-		return exitUsage
+		return inv.fail(exitUsage, "--tenant and --all-tenants exclude each other")
 	case from == to:
-		fmt.Fprintln(env.stderr, "memtool migrate: --from and --to are the same store")
-		return exitUsage
+		return inv.fail(exitUsage, "--from and --to are the same store")
 	}
 	var turnOn *policyFile
-	if toPolicy != "" {
-		if turnOn, err = loadPolicy(toPolicy); err != nil {
-			fmt.Fprintf(env.stderr, "memtool migrate: --to-policy: %v\n", err)
-			return exitUsage
+	var err error
+	if mf.toPolicy != "" {
+		if turnOn, err = loadPolicy(mf.toPolicy); err != nil {
+			return inv.fail(exitUsage, "--to-policy: %v", err)
 		}
 	}
 
-	if err := checkSourceExists(from); err != nil {
-		fmt.Fprintf(env.stderr, "memtool migrate: --from: %v\n", err)
-		return exitStore
+	if err := checkExists(from); err != nil {
+		return inv.fail(exitStore, "--from: %v", err)
 	}
 	tenants := []string{tenant}
 	if allTenants {
-		if tenants, err = listTenants(ctx, from); err != nil {
-			fmt.Fprintf(env.stderr, "memtool migrate: %v\n", err)
-			return exitStore
+		if tenants, err = listTenants(ctx, from); err == nil && len(tenants) == 0 {
+			err = fmt.Errorf("store %s has no tenants", from)
+		}
+		if err != nil {
+			return inv.fail(exitStore, "%v", err)
 		}
 	}
 	var pairs []*migration
@@ -93,16 +79,14 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) int {
 		}
 	}()
 	for _, id := range tenants {
-		src, srcCloser, err := openStore(ctx, from, id)
+		src, srcCloser, err := openStore(ctx, from, id, false)
 		if err != nil {
-			fmt.Fprintf(env.stderr, "memtool migrate: --from: %v\n", err)
-			return exitStore
+			return inv.fail(exitStore, "--from: %v", err)
 		}
-		dst, dstCloser, err := openStore(ctx, to, id)
+		dst, dstCloser, err := openStore(ctx, to, id, true)
 		if err != nil {
 			srcCloser.Close()
-			fmt.Fprintf(env.stderr, "memtool migrate: --to: %v\n", err)
-			return exitStore
+			return inv.fail(exitStore, "--to: %v", err)
 		}
 		pairs = append(pairs, &migration{tenant: id, src: src, dst: dst, closers: []io.Closer{srcCloser, dstCloser}})
 	}
@@ -123,8 +107,7 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) int {
 	for _, p := range pairs {
 		if err := keepPolicy(ctx, p.dst, p.record, p.tenant); err != nil {
 			prog.done()
-			fmt.Fprintf(env.stderr, "memtool migrate: --to: store %s: %v\n", storeLabel(to, p.tenant), err)
-			return exitStore
+			return inv.fail(exitStore, "--to: store %s: %v", storeLabel(to, p.tenant), err)
 		}
 		s, err := copyStore(ctx, p.src, p.dstLayer, p.plan, force, prog)
 		sum.add(s)
@@ -137,7 +120,7 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) int {
 	prog.done()
 	what := ""
 	if allTenants {
-		what = fmt.Sprintf(" of %d tenants", len(pairs))
+		what = " of " + plural(len(pairs), "tenant")
 	} else if tenant != "" {
 		what = fmt.Sprintf(" of tenant %s", tenant)
 	}
@@ -151,10 +134,10 @@ func runMigrate(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	with := ""
 	if len(kept) > 0 {
-		with = fmt.Sprintf(", with the policies %s and %d entries of their data", strings.Join(kept, ", "), sum.policy)
+		with = fmt.Sprintf(", with the policies %s and %s of their data", strings.Join(kept, ", "), plural(sum.policy, "entry", "entries"))
 	}
-	_, err = fmt.Fprintf(env.stdout, "copied %d files (%s) and %d directories%s%s from %s to %s; every file verified by SHA-256, read back from the target\n",
-		sum.files, humanBytes(sum.bytes), sum.dirs, with, what, from, to)
+	_, err = fmt.Fprintf(env.stdout, "copied %s (%s) and %s%s%s from %s to %s; every file verified by SHA-256, read back from the target\n",
+		plural(sum.files, "file"), humanBytes(sum.bytes), plural(sum.dirs, "directory", "directories"), with, what, from, to)
 	if err != nil {
 		return exitBrokenIO
 	}
@@ -244,7 +227,7 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 		return fail(exitStore, "--to: %v", err)
 	}
 	if len(entries) > 0 && !force {
-		return fail(exitFailed, "the target is not empty (%d entries); add --force to copy into it anyway", len(entries))
+		return fail(exitFailed, "the target is not empty (%s); add --force to copy into it anyway", plural(len(entries), "entry", "entries"))
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name, ".memtool") && m.plan.policy > 0 {
@@ -252,319 +235,4 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 		}
 	}
 	return exitOK
-}
-
-// names lists the recorded policies.
-func (r policyRecord) names() []string {
-	var out []string
-	for _, p := range []struct {
-		on   bool
-		name string
-	}{{r.Encrypt, "encrypt"}, {r.History, "history"}, {r.Expiry, "expiry"}} {
-		if p.on {
-			out = append(out, p.name)
-		}
-	}
-	return out
-}
-
-// plan is what a source holds (see walkMemory): its directories (parents
-// before children) and its files, and the files' total size; policy
-// counts the entries of policies' data among them.
-type plan struct {
-	dirs   []string
-	files  []string
-	bytes  int64
-	policy int
-}
-
-func planCopy(ctx context.Context, src memtool.Store) (*plan, error) {
-	p := &plan{}
-	err := walkMemory(ctx, src, func(name string, e memtool.FileInfo) error {
-		if strings.HasPrefix(name, ".memtool") {
-			p.policy++
-		}
-		switch {
-		case e.IsDir():
-			p.dirs = append(p.dirs, name)
-		case e.IsRegular():
-			p.files = append(p.files, name)
-			p.bytes += e.Size
-		default:
-			return fmt.Errorf("%s is neither a file nor a directory; memtool cannot copy it", shownName(name))
-		}
-		return nil
-	})
-	return p, err
-}
-
-type migrateSummary struct {
-	files, dirs, policy int
-	bytes               int64
-}
-
-func (s *migrateSummary) add(o migrateSummary) {
-	s.files += o.files
-	s.dirs += o.dirs
-	s.policy += o.policy
-	s.bytes += o.bytes
-}
-
-// copyStore copies the plan from src to dst, then reads every file back
-// from dst and compares its SHA-256 with the source's. Without force it
-// creates only (a file that appeared in the target meanwhile is an error);
-// with force it replaces files and keeps directories that are there. The
-// summary counts the memory's files and directories, and the entries of
-// policies' data apart.
-func copyStore(ctx context.Context, src, dst memtool.Store, p *plan, force bool, prog *progress) (migrateSummary, error) {
-	var sum migrateSummary
-	tally := func(name string, file bool, size int64) {
-		switch {
-		case strings.HasPrefix(name, ".memtool"):
-			sum.policy++
-		case file:
-			sum.files++
-			sum.bytes += size
-		default:
-			sum.dirs++
-		}
-	}
-	for _, d := range p.dirs {
-		err := dst.Mkdir(ctx, d)
-		if force && errors.Is(err, memtool.ErrExist) {
-			if fi, serr := dst.Stat(ctx, d); serr == nil && fi.IsDir() {
-				err = nil
-			}
-		}
-		if err != nil {
-			return sum, fmt.Errorf("directory %s: %w", shownName(d), err)
-		}
-		tally(d, false, 0)
-	}
-	mode := memtool.CreateOnly
-	if force {
-		mode = memtool.Replace
-	}
-	sums := make(map[string][sha256.Size]byte, len(p.files))
-	for _, f := range p.files {
-		data, err := src.ReadFile(ctx, f, migrateLimit)
-		if err != nil {
-			return sum, fmt.Errorf("reading %s: %w", shownName(f), err)
-		}
-		if err := dst.WriteFile(ctx, f, data, mode); err != nil {
-			return sum, fmt.Errorf("writing %s: %w", shownName(f), err)
-		}
-		sums[f] = sha256.Sum256(data)
-		tally(f, true, int64(len(data)))
-		prog.add(int64(len(data)))
-	}
-	var bad []string
-	for _, f := range p.files {
-		got, err := dst.ReadFile(ctx, f, migrateLimit)
-		if err != nil {
-			return sum, fmt.Errorf("verifying %s: %w", shownName(f), err)
-		}
-		if sha256.Sum256(got) != sums[f] {
-			bad = append(bad, shownName(f))
-		}
-	}
-	for _, d := range p.dirs {
-		if fi, err := dst.Stat(ctx, d); err != nil || !fi.IsDir() {
-			bad = append(bad, shownName(d)+"/")
-		}
-	}
-	if len(bad) > 0 {
-		return sum, fmt.Errorf("verification failed: %d entries in the target differ from the source: %s", len(bad), strings.Join(bad, ", "))
-	}
-	return sum, nil
-}
-
-// checkDiskNames refuses a directory store whose directory holds, beside
-// the memory, an entry of a policy this memtool does not know (the file
-// store lists no name starting with ".memtool", so walkMemory cannot see
-// it). Other stores are checked by walkMemory, as far as they list such
-// names.
-func checkDiskNames(raw, tenant string) error {
-	dir, ok := localDir(raw)
-	if !ok {
-		return nil
-	}
-	if tenant != "" {
-		dir = filepath.Join(dir, tenantsDir, tenant)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil // opening the store has already told what is wrong
-	}
-	for _, e := range entries {
-		n := e.Name()
-		if strings.HasPrefix(n, ".memtool") && !storeOwnName(n) && n != recordName && !slices.Contains(policyData, n) {
-			return fmt.Errorf("holds %s, which this memtool does not know", n)
-		}
-	}
-	return nil
-}
-
-// localDir returns the directory of a directory store's URL.
-func localDir(raw string) (string, bool) {
-	scheme, _, hasScheme := strings.Cut(raw, ":")
-	if !hasScheme || len(scheme) < 2 || strings.ContainsAny(scheme, "/.") {
-		return raw, true
-	}
-	if scheme == "file" {
-		if u, err := url.Parse(raw); err == nil {
-			return u.Path, true
-		}
-	}
-	return "", false
-}
-
-// checkSourceExists refuses a source on the local disk that is not there,
-// which opening it would create empty.
-func checkSourceExists(raw string) error {
-	local := raw
-	if scheme, _, ok := strings.Cut(raw, ":"); ok && len(scheme) >= 2 && !strings.ContainsAny(scheme, "/.") {
-		switch scheme {
-		case "file", "sqlite", "file+blob":
-			u, err := url.Parse(raw)
-			if err != nil {
-				return err
-			}
-			local = u.Path
-		default:
-			return nil
-		}
-	}
-	if _, err := os.Stat(local); err != nil {
-		return fmt.Errorf("store %s does not exist", raw)
-	}
-	return nil
-}
-
-// listTenants returns the tenants of the multi-tenant store at raw.
-func listTenants(ctx context.Context, raw string) ([]string, error) {
-	if dir, ok := localDir(raw); ok {
-		return listDirTenants(dir)
-	}
-	scheme, _, _ := strings.Cut(raw, ":")
-	var (
-		s      any
-		closer io.Closer
-		err    error
-	)
-	switch scheme {
-	case "sqlite":
-		var u *url.URL
-		if u, err = url.Parse(raw); err == nil {
-			var st *sqlitestore.Store
-			st, err = sqlitestore.Open(u.Path)
-			s, closer = st, st
-		}
-	case "postgres", "postgresql":
-		var st *pgstore.Store
-		st, err = pgstore.Open(ctx, raw, nil)
-		s, closer = st, st
-	case "s3", "gs", "azblob", "mem+blob", "file+blob":
-		var st *objectstore.Store
-		st, err = objectstore.Open(ctx, raw)
-		s, closer = st, st
-	default:
-		return nil, fmt.Errorf("store URL %q: no tenants to list", raw)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer closer.Close()
-	tl, ok := s.(memtool.TenantLister)
-	if !ok {
-		return nil, fmt.Errorf("store %s cannot list its tenants; copy them one by one with --tenant ID", raw)
-	}
-	ids, err := tl.Tenants(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("store %s has no tenants", raw)
-	}
-	return ids, nil
-}
-
-// listDirTenants lists DIR/.memtool-tenants, where a directory store keeps
-// its tenants.
-func listDirTenants(dir string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(dir, tenantsDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("store %s has no tenants", dir)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, e := range entries {
-		if e.IsDir() && memtool.ValidateTenant(e.Name()) == nil {
-			ids = append(ids, e.Name())
-		}
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("store %s has no tenants", dir)
-	}
-	return ids, nil
-}
-
-// progress draws a progress bar on stderr when it is a terminal, and
-// nothing otherwise.
-type progress struct {
-	w             io.Writer // nil: not a terminal
-	files, copied int
-	total, bytes  int64
-}
-
-func newProgress(stderr io.Writer, files int, total int64) *progress {
-	p := &progress{files: files, total: total}
-	if f, ok := stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		p.w = stderr
-		p.draw()
-	}
-	return p
-}
-
-func (p *progress) add(n int64) {
-	p.copied++
-	p.bytes += n
-	p.draw()
-}
-
-const barWidth = 30
-
-func (p *progress) draw() {
-	if p.w == nil {
-		return
-	}
-	frac := 1.0
-	if p.total > 0 {
-		frac = float64(p.bytes) / float64(p.total)
-	} else if p.files > 0 {
-		frac = float64(p.copied) / float64(p.files)
-	}
-	n := int(frac * barWidth)
-	fmt.Fprintf(p.w, "\rmigrating [%s%s] %d/%d files, %s/%s ", strings.Repeat("=", n), strings.Repeat(" ", barWidth-n), p.copied, p.files, humanBytes(p.bytes), humanBytes(p.total))
-}
-
-// done ends the bar's line.
-func (p *progress) done() {
-	if p.w != nil {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }

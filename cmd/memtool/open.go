@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,56 +9,19 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// storeFlags are the flags every store-using subcommand shares.
-type storeFlags struct {
-	store     string
-	tenant    string
-	policy    string
-	overwrite bool
-}
-
-func newFlagSet(name, usage string, env *cliEnv, sf *storeFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: memtool %s\n\nFlags:\n", usage)
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&sf.store, "store", "", "store URL (default $MEMTOOL_STORE, else ./memories)")
-	fs.BoolVar(&sf.overwrite, "overwrite", false, "let create replace an existing file")
-	fs.StringVar(&sf.tenant, "tenant", "", "the tenant whose memory to use, in a multi-tenant store")
-	fs.StringVar(&sf.policy, "policy", "", "a policy file: limits, secrets, audit, encrypt, expiry, history (default $MEMTOOL_POLICY)")
-	return fs
-}
-
-// parseFlags parses args, which may mix flags and positional arguments.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-// openMemory opens the store named by the flags and wraps it in a Memory.
-func openMemory(env *cliEnv, sf *storeFlags) (*memtool.Memory, io.Closer, error) {
-	mem, _, closer, err := openStack(env, sf)
+// openMemory opens the store named by the flags, with its policies, and
+// wraps it in a Memory. create says whether a store that is not there may
+// be made (see openStore).
+func openMemory(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*memtool.Memory, io.Closer, error) {
+	mem, _, closer, err := openStack(ctx, env, sf, create)
 	return mem, closer, err
 }
 
 // openStack is openMemory that also returns the layers of the policies, for
 // the commands that administer them (gc, restore, history, diff, revert).
-func openStack(env *cliEnv, sf *storeFlags) (*memtool.Memory, *policyStack, io.Closer, error) {
-	ctx := context.Background()
+func openStack(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*memtool.Memory, *policyStack, io.Closer, error) {
 	url := storeURL(sf.store, env)
-	store, closer, err := openStore(ctx, url, sf.tenant)
+	store, closer, err := openStore(ctx, url, sf.tenant, create)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -72,12 +34,13 @@ func openStack(env *cliEnv, sf *storeFlags) (*memtool.Memory, *policyStack, io.C
 }
 
 // runOne opens the store, executes one command and prints its text: the
-// answer on stdout, or the error on stderr with exit status 1.
-func runOne(ctx context.Context, env *cliEnv, sf *storeFlags, cmd memtool.Command) int {
-	mem, closer, err := openMemory(env, sf)
+// answer on stdout, or the error on stderr with exit status 1. Only a
+// command that writes may create the store.
+func runOne(ctx context.Context, inv *invocation, cmd memtool.Command, create bool) int {
+	env := inv.env
+	mem, closer, err := openMemory(ctx, env, &inv.sf, create)
 	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool: %v\n", err)
-		return exitStore
+		return inv.fail(exitStore, "%v", err)
 	}
 	defer closer.Close()
 	res := mem.Execute(ctx, cmd)
@@ -94,4 +57,14 @@ func runOne(ctx context.Context, env *cliEnv, sf *storeFlags, cmd memtool.Comman
 		return exitBrokenIO
 	}
 	return exitOK
+}
+
+// openStackOrFail is openStack for a verb: a store that cannot be opened
+// is reported with the verb's prefix and exit status 3.
+func openStackOrFail(ctx context.Context, inv *invocation, create bool) (*policyStack, io.Closer, int) {
+	_, st, closer, err := openStack(ctx, inv.env, &inv.sf, create)
+	if err != nil {
+		return nil, nil, inv.fail(exitStore, "%v", err)
+	}
+	return st, closer, exitOK
 }

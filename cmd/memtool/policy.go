@@ -607,7 +607,7 @@ func walkMemory(ctx context.Context, raw memtool.Store, fn func(name string, fi 
 // leaves out the policy record, which is never encrypted.
 func openRawStore(ctx context.Context, env *cliEnv, sf *storeFlags) (memtool.Store, io.Closer, error) {
 	url := storeURL(sf.store, env)
-	raw, closer, err := openStore(ctx, url, sf.tenant)
+	raw, closer, err := openStore(ctx, url, sf.tenant, false)
 	if err != nil {
 		return nil, nil, err
 	}

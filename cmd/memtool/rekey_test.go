@@ -163,7 +163,7 @@ func TestRekeyPolicyEntries(t *testing.T) {
 	cli := &cliEnv{stdout: io.Discard, stderr: &stderrb, getenv: func(k string) string {
 		return map[string]string{"MEMTOOL_KEY_FILE": keyFile, "MEMTOOL_POLICY": policy}[k]
 	}}
-	_, st, closer, err := openStack(cli, &storeFlags{store: dir})
+	_, st, closer, err := openStack(context.Background(), cli, &storeFlags{store: dir}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

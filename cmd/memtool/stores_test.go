@@ -43,7 +43,7 @@ var dbBackends = []struct {
 // CLI's own registry, as a second handle beside the children's.
 func openTestStore(t *testing.T, url, tenant string) memtool.Store {
 	t.Helper()
-	s, closer, err := openStore(context.Background(), url, tenant)
+	s, closer, err := openStore(context.Background(), url, tenant, true)
 	if err != nil {
 		t.Fatal(err)
 	}

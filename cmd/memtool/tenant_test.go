@@ -261,7 +261,7 @@ func TestTenantCorpusLines(t *testing.T) {
 			}
 			for _, l := range lines {
 				tenant := *l.Tenant
-				s, closer, err := openStore(ctx, url, tenant)
+				s, closer, err := openStore(ctx, url, tenant, true)
 				if err != nil {
 					if memtool.ValidateTenant(tenant) == nil {
 						t.Errorf("%s: tenant %q is valid but the store refused it: %v", l.ID, tenant, err)
