@@ -16,20 +16,6 @@ import (
 
 // How memtool migrate plans, copies and verifies one memory.
 
-// names lists the recorded policies.
-func (r policyRecord) names() []string {
-	var out []string
-	for _, p := range []struct {
-		on   bool
-		name string
-	}{{r.Encrypt, "encrypt"}, {r.History, "history"}, {r.Expiry, "expiry"}} {
-		if p.on {
-			out = append(out, p.name)
-		}
-	}
-	return out
-}
-
 // plan is what a source holds (the memory and its policies' data, as
 // wholeStore shows them): its directories (parents before children) and
 // its files, and the files' total size; policy counts the entries of
