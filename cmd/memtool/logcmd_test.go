@@ -58,6 +58,7 @@ func runBinary(t *testing.T, stdin string, args ...string) (stdout, stderr strin
 }
 
 func TestLog(t *testing.T) {
+	t.Parallel()
 	name := writeAuditLog(t)
 	lines := func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
@@ -117,6 +118,7 @@ func TestLog(t *testing.T) {
 }
 
 func TestLogErrors(t *testing.T) {
+	t.Parallel()
 	name := writeAuditLog(t)
 	data, _ := os.ReadFile(name)
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")

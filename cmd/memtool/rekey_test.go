@@ -23,6 +23,7 @@ import (
 // TestRekey: files encrypted with an old key are rewritten with the new
 // one, after which the old key is no longer needed.
 func TestRekey(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
 	oldKey, _ := encrypt.NewKey("old")
 	fs, err := filestore.Open(dir)
@@ -104,6 +105,7 @@ func runMemtoolEnv(t *testing.T, extra []string, args ...string) (stdout, stderr
 // and trash), which the file store leaves out of its listing: after the
 // old key is dropped, every version and every trashed file still opens.
 func TestRekeyPolicyEntries(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "memories")
 	keyFile := filepath.Join(t.TempDir(), "keys")

@@ -204,6 +204,7 @@ func attack(t *testing.T, url string, lines []corpusLine) []string {
 // was, and every answer must be the same as on a store without the victims
 // (so not even the existence of a victim's file shows).
 func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the corpus runs as some 200 tenants; skipped in -short")
 	}
@@ -242,6 +243,7 @@ func TestTenantIsolation(t *testing.T) {
 // valid is refused before anything is opened, and a valid tenant cannot
 // reach another's files through the path.
 func TestTenantCorpusLines(t *testing.T) {
+	t.Parallel()
 	var lines []corpusLine
 	for _, l := range readCorpus(t) {
 		if l.Layer == "tenant" {
@@ -297,6 +299,7 @@ func TestTenantCorpusLines(t *testing.T) {
 // TestTenantsThroughTheBinary runs two tenants of one store in two memtool
 // exec processes, and checks that each sees only its own files.
 func TestTenantsThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	for _, be := range tenantBackends() {
 		t.Run(be.name, func(t *testing.T) {
 			url := be.url(t)
@@ -336,6 +339,7 @@ func TestTenantsThroughTheBinary(t *testing.T) {
 // and refuses an invalid tenant id, each with exit status 3 and nothing
 // changed.
 func TestTenancyIsExclusive(t *testing.T) {
+	t.Parallel()
 	for _, be := range tenantBackends() {
 		t.Run(be.name, func(t *testing.T) {
 			multi, single := be.url(t), be.url(t)
