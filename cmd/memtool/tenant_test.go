@@ -25,14 +25,9 @@ import (
 // a store is single-tenant or multi-tenant, never both.
 
 // tenantBackends are the stores with tenants, each new and empty.
-func tenantBackends() []struct {
-	name string
-	url  func(t *testing.T) string
-} {
-	return append([]struct {
-		name string
-		url  func(t *testing.T) string
-	}{{"dir", func(t *testing.T) string { return filepath.Join(t.TempDir(), "store") }}}, dbBackends...)
+func tenantBackends() []testBackend {
+	dir := testBackend{name: "dir", url: func(t *testing.T) string { return filepath.Join(t.TempDir(), "store") }}
+	return append([]testBackend{dir}, backends(false)...)
 }
 
 // corpusLine is what these tests use of a line of the hostile corpus.
@@ -210,32 +205,36 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	lines := readCorpus(t)
 	for _, be := range tenantBackends() {
-		t.Run(be.name, func(t *testing.T) {
-			alone := attack(t, be.url(t), lines)
+		t.Run(be.name, func(t *testing.T) { checkTenantIsolation(t, be, lines) })
+	}
+}
 
-			url := be.url(t)
-			before := map[string]string{}
-			for _, v := range victims {
-				before[v] = seedVictim(t, url, v)
-			}
-			beside := attack(t, url, lines)
-			if len(beside) != len(alone) || len(alone) < 150 {
-				t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
-			}
-			for i := range alone {
-				if strings.Contains(beside[i], "VICTIM-SECRET") {
-					t.Errorf("an attacker read a victim's file: %.400s", beside[i])
-				}
-				if beside[i] != alone[i] {
-					t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
-				}
-			}
-			for _, v := range victims {
-				if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
-					t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
-				}
-			}
-		})
+// checkTenantIsolation runs the corpus lines as attacking tenants on a new
+// store of be, alone and then beside the victims (see TestTenantIsolation).
+func checkTenantIsolation(t *testing.T, be testBackend, lines []corpusLine) {
+	alone := attack(t, be.url(t), lines)
+
+	url := be.url(t)
+	before := map[string]string{}
+	for _, v := range victims {
+		before[v] = seedVictim(t, url, v)
+	}
+	beside := attack(t, url, lines)
+	if len(beside) != len(alone) || len(alone) < 150 {
+		t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
+	}
+	for i := range alone {
+		if strings.Contains(beside[i], "VICTIM-SECRET") {
+			t.Errorf("an attacker read a victim's file: %.400s", beside[i])
+		}
+		if beside[i] != alone[i] {
+			t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
+		}
+	}
+	for _, v := range victims {
+		if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
+			t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
+		}
 	}
 }
 
