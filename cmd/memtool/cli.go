@@ -74,7 +74,7 @@ const (
 	storeFlag     flagGroup = 1 << iota // --store
 	tenantFlag                          // --tenant
 	policyFlag                          // --policy
-	overwriteFlag                       // --overwrite: create (and exec's create) may replace a file
+	overwriteFlag                       // --overwrite: a create (yours, or the model's in exec, run, chat) may replace a file
 
 	// memoryFlags pick a memory: the store, the tenant, the policies.
 	memoryFlags = storeFlag | tenantFlag | policyFlag
@@ -102,9 +102,9 @@ func commands() []*command {
 		{name: "rename", summary: "rename or move a file or directory (never overwrites)",
 			usage: "[--store URL] OLD_PATH NEW_PATH", args: argCount{2, 2, "want OLD_PATH and NEW_PATH"}, groups: memoryFlags, setup: setupRename},
 		{name: "run", summary: "do one task with Claude and its memory (needs ANTHROPIC_API_KEY)",
-			usage: `[--store URL] [flags] "task"   (task "-": read it from stdin)`, args: argCount{0, -1, ""}, groups: memoryFlags, setup: setupRun},
+			usage: `[--store URL] [flags] "task"   (task "-": read it from stdin)`, args: argCount{0, -1, ""}, groups: memoryFlags | overwriteFlag, setup: setupRun},
 		{name: "chat", summary: "talk with Claude, with its memory, in the terminal (needs ANTHROPIC_API_KEY)",
-			usage: "[--store URL] [flags]", about: chatAbout, args: none, groups: memoryFlags, setup: setupChat},
+			usage: "[--store URL] [flags]", about: chatAbout, args: none, groups: memoryFlags | overwriteFlag, setup: setupChat},
 		{name: "init", summary: "seed a store from a template (dev: progress log, feature checklist, decisions)",
 			usage: "[--template NAME] [--store URL]", args: none, groups: memoryFlags, setup: setupInit},
 		{name: "gc", summary: "move files not used for a while (--unused-for 30d) to a hidden trash; purge old trash",
