@@ -66,10 +66,11 @@ func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int
 		return inv.fail(exitFailed, "%v", err)
 	}
 	if out.Len() == 0 {
+		what := "nothing to expire or purge"
 		if opts.DryRun {
-			return inv.fail(exitOK, "nothing would expire or be purged: no file unused for %s, no trash older than %s", shortDuration(opts.UnusedFor), shortDuration(opts.Grace))
+			what = "nothing would expire or be purged"
 		}
-		return inv.fail(exitOK, "nothing to expire or purge: no file unused for %s, no trash older than %s", shortDuration(opts.UnusedFor), shortDuration(opts.Grace))
+		return inv.fail(exitOK, "%s: no file unused for %s, no trash older than %s", what, dayDuration(opts.UnusedFor), dayDuration(opts.Grace))
 	}
 	return exitOK
 }
@@ -142,6 +143,15 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// dayDuration writes d as parseDays reads it: whole days as 30d.
+func dayDuration(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d >= day && d%day == 0 {
+		return strconv.Itoa(int(d/day)) + "d"
+	}
+	return shortDuration(d)
 }
 
 // parseDays reads a Go duration that may also count days: 30d, 1d12h.

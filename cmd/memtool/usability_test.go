@@ -193,7 +193,7 @@ func TestEmptyResultsSaySo(t *testing.T) {
 	dir := t.TempDir()
 	mustRunCLI(t, nil, "", "create", "--store", dir, "--text", "x", "/memories/fresh.md")
 	out, errOut, code := runCLI(t, nil, "", "gc", "--store", dir, "--unused-for", "30d", "--dry-run")
-	if code != exitOK || out != "" || !strings.Contains(errOut, "memtool gc: nothing would expire or be purged") {
+	if code != exitOK || out != "" || errOut != "memtool gc: nothing would expire or be purged: no file unused for 30d, no trash older than 7d\n" {
 		t.Errorf("gc --dry-run with nothing to do: exit %d, %q, %q", code, out, errOut)
 	}
 	out, errOut, code = runCLI(t, nil, "", "restore", "--store", dir, "--list")
