@@ -226,7 +226,7 @@ func (c *command) flagSet(inv *invocation) (*flag.FlagSet, runFunc) {
 
 // help writes the verb's usage line, summary and flags.
 func (c *command) help(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: memtool %s %s\n\n%s.\n", c.name, c.usage, upperFirst(c.summary))
+	fmt.Fprintf(w, "Usage: %s\n\n%s.\n", strings.TrimSpace("memtool "+c.name+" "+c.usage), upperFirst(c.summary))
 	if len(c.aliases) > 0 {
 		fmt.Fprintf(w, "Also called: %s.\n", strings.Join(c.aliases, ", "))
 	}
