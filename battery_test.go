@@ -107,7 +107,7 @@ func TestReferenceBattery(t *testing.T) {
 
 	base := t.TempDir()
 	root := filepath.Join(base, "memories")
-	store, err := filestore.Open(root)
+	store, err := filestore.Open(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func benchEachStore(b *testing.B, fn func(b *testing.B, m *memtool.Memory, s mem
 		fn(b, memtool.New(s, nil), s)
 	})
 	b.Run("store=file", func(b *testing.B) {
-		s, err := filestore.Open(b.TempDir())
+		s, err := filestore.Open(b.TempDir(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -114,35 +114,57 @@ const benchBatch = 256
 func BenchmarkCreate(b *testing.B) {
 	benchEachStore(b, func(b *testing.B, m *memtool.Memory, s memtool.Store) {
 		ctx := context.Background()
-		if err := s.Mkdir(ctx, "create"); err != nil {
-			b.Fatal(err)
-		}
-		var inputs [][]byte
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			if i%benchBatch == 0 {
-				// The batch's directory exists before the timed creates,
-				// so each of them creates just its file.
-				b.StopTimer()
-				dir := fmt.Sprintf("create/b%d", i/benchBatch)
-				if i > 0 {
-					benchRun(b, m, benchInput(b, map[string]any{"command": "delete", "path": path.Join("/memories/create", fmt.Sprintf("b%d", i/benchBatch-1))}))
-				}
-				if err := s.Mkdir(ctx, dir); err != nil {
-					b.Fatal(err)
-				}
-				inputs = inputs[:0]
-				for j := range benchBatch {
-					inputs = append(inputs, benchInput(b, map[string]any{
-						"command": "create", "path": fmt.Sprintf("/memories/%s/f%d.md", dir, j), "file_text": benchFileText,
-					}))
-				}
-				b.StartTimer()
+		benchBatches(b, m, s, "create", func(first int) [][]byte {
+			// The batch's directory exists before the timed creates,
+			// so each of them creates just its file.
+			n := first / benchBatch
+			dir := fmt.Sprintf("create/b%d", n)
+			if n > 0 {
+				benchRun(b, m, benchInput(b, map[string]any{"command": "delete", "path": path.Join("/memories/create", fmt.Sprintf("b%d", n-1))}))
 			}
-			benchRun(b, m, inputs[i%benchBatch])
-		}
+			if err := s.Mkdir(ctx, dir); err != nil {
+				b.Fatal(err)
+			}
+			var inputs [][]byte
+			for j := range benchBatch {
+				inputs = append(inputs, benchInput(b, map[string]any{
+					"command": "create", "path": fmt.Sprintf("/memories/%s/f%d.md", dir, j), "file_text": benchFileText,
+				}))
+			}
+			return inputs
+		})
 	})
+}
+
+// benchBatches makes the directory dir, then runs b.N inputs, benchBatch at
+// a time: batch makes the inputs of the runs from first on (and whatever
+// they need in the store), off the clock.
+func benchBatches(b *testing.B, m *memtool.Memory, s memtool.Store, dir string, batch func(first int) [][]byte) {
+	if err := s.Mkdir(context.Background(), dir); err != nil {
+		b.Fatal(err)
+	}
+	var inputs [][]byte
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%benchBatch == 0 {
+			b.StopTimer()
+			inputs = batch(i)
+			b.StartTimer()
+		}
+		benchRun(b, m, inputs[i%benchBatch])
+	}
+}
+
+// benchAlternate runs the two inputs in turn, each undoing the other, so
+// that the store stays as it was.
+func benchAlternate(b *testing.B, m *memtool.Memory, inputs [2][]byte) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		benchRun(b, m, inputs[i%2])
+		i++
+	}
 }
 
 func BenchmarkStrReplace(b *testing.B) {
@@ -154,12 +176,7 @@ func BenchmarkStrReplace(b *testing.B) {
 			benchInput(b, map[string]any{"command": "str_replace", "path": "/memories/edit/notes.md", "old_str": "status: draft", "new_str": "status: final"}),
 			benchInput(b, map[string]any{"command": "str_replace", "path": "/memories/edit/notes.md", "old_str": "status: final", "new_str": "status: draft"}),
 		}
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			benchRun(b, m, inputs[i%2])
-			i++
-		}
+		benchAlternate(b, m, inputs)
 	})
 }
 
@@ -187,27 +204,17 @@ func BenchmarkInsert(b *testing.B) {
 func BenchmarkDelete(b *testing.B) {
 	benchEachStore(b, func(b *testing.B, m *memtool.Memory, s memtool.Store) {
 		ctx := context.Background()
-		if err := s.Mkdir(ctx, "del"); err != nil {
-			b.Fatal(err)
-		}
-		var inputs [][]byte
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			if i%benchBatch == 0 {
-				b.StopTimer()
-				inputs = inputs[:0]
-				for j := range benchBatch {
-					name := fmt.Sprintf("del/f%d.md", i+j)
-					if err := s.WriteFile(ctx, name, []byte(benchFileText), memtool.CreateOnly); err != nil {
-						b.Fatal(err)
-					}
-					inputs = append(inputs, benchInput(b, map[string]any{"command": "delete", "path": "/memories/" + name}))
+		benchBatches(b, m, s, "del", func(first int) [][]byte {
+			var inputs [][]byte
+			for j := range benchBatch {
+				name := fmt.Sprintf("del/f%d.md", first+j)
+				if err := s.WriteFile(ctx, name, []byte(benchFileText), memtool.CreateOnly); err != nil {
+					b.Fatal(err)
 				}
-				b.StartTimer()
+				inputs = append(inputs, benchInput(b, map[string]any{"command": "delete", "path": "/memories/" + name}))
 			}
-			benchRun(b, m, inputs[i%benchBatch])
-		}
+			return inputs
+		})
 	})
 }
 
@@ -219,11 +226,6 @@ func BenchmarkRename(b *testing.B) {
 			benchInput(b, map[string]any{"command": "rename", "old_path": "/memories/ren/a.md", "new_path": "/memories/ren/b.md"}),
 			benchInput(b, map[string]any{"command": "rename", "old_path": "/memories/ren/b.md", "new_path": "/memories/ren/a.md"}),
 		}
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			benchRun(b, m, inputs[i%2])
-			i++
-		}
+		benchAlternate(b, m, inputs)
 	})
 }

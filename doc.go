@@ -9,7 +9,7 @@
 // history) live in packages of their own; package claude connects it to the
 // Anthropic Go SDK; cmd/memtool is the command-line tool.
 //
-//	store, err := filestore.Open("./memories")
+//	store, err := filestore.Open("./memories", nil)
 //	…
 //	mem := memtool.New(store, nil)
 //	res := mem.Run(ctx, toolUse.Input) // res.Text, res.IsError, res.Image

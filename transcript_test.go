@@ -61,7 +61,7 @@ var backends = []struct {
 }{
 	{"memstore", func(*testing.T) memtool.Store { return memstore.New() }},
 	{"filestore", func(t *testing.T) memtool.Store {
-		s, err := filestore.Open(t.TempDir())
+		s, err := filestore.Open(t.TempDir(), nil)
 		if err != nil {
 			t.Fatalf("filestore.Open: %v", err)
 		}

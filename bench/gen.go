@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -61,24 +62,41 @@ func writeWorkload(name string, w Workload) error {
 
 // readWorkload reads a workload file; its name without .jsonl names it.
 func readWorkload(name string) (Workload, error) {
-	f, err := os.Open(name)
+	lines, err := readJSONL[workloadLine](name)
 	if err != nil {
 		return Workload{}, err
 	}
-	defer f.Close()
 	base := filepath.Base(name)
 	w := Workload{Name: base[:len(base)-len(filepath.Ext(base))]}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var l workloadLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return Workload{}, fmt.Errorf("%s: %v", name, err)
-		}
+	for _, l := range lines {
 		w.Inputs = append(w.Inputs, l.Input)
 		w.Kinds = append(w.Kinds, l.Kind)
 	}
-	return w, sc.Err()
+	return w, nil
+}
+
+// readJSONL reads a file of one JSON value a line (workloads, results,
+// answers), skipping blank lines.
+func readJSONL[T any](name string) ([]T, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		out = append(out, v)
+	}
+	return out, sc.Err()
 }
 
 func countKinds(kinds []string) map[string]int {

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // targets are the ratios memtool aims for, memtool ops/s over TS ops/s.
@@ -25,7 +21,7 @@ func runReport(args []string, w io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	results, err := readResults(*resultsFrom)
+	results, err := readJSONL[result](*resultsFrom)
 	if err != nil {
 		return err
 	}
@@ -36,27 +32,6 @@ func runReport(args []string, w io.Writer) error {
 		}
 	}
 	return errs
-}
-
-func readResults(name string) ([]result, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []result
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var r result
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		out = append(out, r)
-	}
-	return out, sc.Err()
 }
 
 // stats are the ops/s of the runs of one implementation on one workload.
@@ -161,11 +136,11 @@ func sumKinds(rs []result) map[string]*kindTime {
 // sign that they did the same work. The workload avoids every documented
 // deviation, so the answers should be identical.
 func compareAnswers(w io.Writer, memtoolFile, tsFile string) error {
-	a, err := readAnswers(memtoolFile)
+	a, err := readJSONL[map[string]any](memtoolFile)
 	if err != nil {
 		return err
 	}
-	b, err := readAnswers(tsFile)
+	b, err := readJSONL[map[string]any](tsFile)
 	if err != nil {
 		return err
 	}
@@ -185,20 +160,4 @@ func compareAnswers(w io.Writer, memtoolFile, tsFile string) error {
 		fmt.Fprintf(w, "First difference, command %d:\n  memtool: %v\n  TS SDK:  %v\n", first, a[first], b[first])
 	}
 	return nil
-}
-
-func readAnswers(name string) ([]map[string]any, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		out = append(out, m)
-	}
-	return out, nil
 }

@@ -29,7 +29,7 @@ func OpenHelperDir(base string) (*filestore.Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	return filestore.Open(dir)
+	return filestore.Open(dir, nil)
 }
 
 // ClearAll deletes everything under /memories, as the Python helper's

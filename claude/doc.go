@@ -10,7 +10,7 @@
 // memory tool declared as {"type":"memory_20250818","name":"memory"} and a
 // Tool installed to run it:
 //
-//	store, _ := filestore.Open("./memories")
+//	store, _ := filestore.Open("./memories", nil)
 //	mem := memtool.New(store, nil)
 //	runner := claude.NewRunner(&client, mem, anthropic.BetaToolRunnerParams{
 //		BetaMessageNewParams: anthropic.BetaMessageNewParams{

@@ -19,7 +19,7 @@ import (
 // directory.
 func newFileMemory(t *testing.T) (*memtool.Memory, *filestore.Store) {
 	t.Helper()
-	store, err := filestore.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func wrap(t testing.TB, inner memtool.Store, opts *encrypt.Options, keys ...encr
 // openDir opens a file store on dir (its own directory on disk).
 func openDir(t testing.TB, dir string) *filestore.Store {
 	t.Helper()
-	fs, err := filestore.Open(dir)
+	fs, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

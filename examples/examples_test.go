@@ -16,8 +16,6 @@ import (
 	"github.com/memtool/memtool/claude/template"
 )
 
-var examples = []string{"filememory", "customstore", "multisession", "contextediting"}
-
 // buildExamples builds every example into one directory.
 func buildExamples(t *testing.T) string {
 	t.Helper()
@@ -27,8 +25,8 @@ func buildExamples(t *testing.T) string {
 	}
 	bin := t.TempDir()
 	args := []string{"build", "-o", bin + string(filepath.Separator)}
-	for _, e := range examples {
-		args = append(args, "./"+e)
+	for _, r := range exampleRuns {
+		args = append(args, "./"+r.name)
 	}
 	if out, err := exec.Command(gocmd, args...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -61,47 +59,46 @@ func runExample(t *testing.T, bin, dir, name string, srv *claudetest.Server, arg
 	return out.String(), errOut.String()
 }
 
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+// exampleRun is one run of an example against the fake API: its turns,
+// the task, the exact stdout ("" where check looks at stdout itself), and
+// check, which looks at the rest (stderr, the files left in dir, the
+// requests the fake got).
+type exampleRun struct {
+	name   string
+	turns  []claudetest.Turn
+	task   string
+	stdout string
+	check  func(t *testing.T, dir, stdout, stderr string, srv *claudetest.Server)
 }
 
-func TestExamples(t *testing.T) {
-	bin := buildExamples(t)
-	view := claudetest.ToolUse{Input: `{"command":"view","path":"/memories"}`}
+var view = claudetest.ToolUse{Input: `{"command":"view","path":"/memories"}`}
 
-	t.Run("filememory", func(t *testing.T) {
-		srv := claudetest.NewServer(
-			claudetest.Turn{Calls: []claudetest.ToolUse{view}},
-			claudetest.Turn{Calls: []claudetest.ToolUse{{Input: `{"command":"create","path":"/memories/user.md","file_text":"Name: Ada\n"}`}}},
-			claudetest.Turn{Text: "I will remember that your name is Ada."},
-		)
-		defer srv.Close()
-		dir := t.TempDir()
-		out, _ := runExample(t, bin, dir, "filememory", srv, "My name is Ada; remember it.")
-		if out != "I will remember that your name is Ada.\n" {
-			t.Errorf("stdout %q", out)
+var exampleRuns = []exampleRun{{
+	name: "filememory",
+	turns: []claudetest.Turn{
+		{Calls: []claudetest.ToolUse{view}},
+		{Calls: []claudetest.ToolUse{{Input: `{"command":"create","path":"/memories/user.md","file_text":"Name: Ada\n"}`}}},
+		{Text: "I will remember that your name is Ada."},
+	},
+	task:   "My name is Ada; remember it.",
+	stdout: "I will remember that your name is Ada.\n",
+	check: func(t *testing.T, dir, _, _ string, _ *claudetest.Server) {
+		if got, err := os.ReadFile(filepath.Join(dir, "memories", "user.md")); string(got) != "Name: Ada\n" {
+			t.Errorf("memories/user.md = %q (%v)", got, err)
 		}
-		if got := readFile(t, filepath.Join(dir, "memories", "user.md")); got != "Name: Ada\n" {
-			t.Errorf("memories/user.md = %q", got)
-		}
-	})
-
-	t.Run("customstore", func(t *testing.T) {
-		srv := claudetest.NewServer(
-			claudetest.Turn{Text: "Checking memory.", Calls: []claudetest.ToolUse{view}},
-			claudetest.Turn{Calls: []claudetest.ToolUse{
-				{Input: `{"command":"create","path":"/memories/go/facts.md","file_text":"Go has goroutines.\n"}`},
-				{Input: `{"command":"str_replace","path":"/memories/go/facts.md","old_str":"goroutines.","new_str":"goroutines and channels."}`},
-			}},
-			claudetest.Turn{Text: "Saved one fact about Go."},
-		)
-		defer srv.Close()
-		out, _ := runExample(t, bin, t.TempDir(), "customstore", srv, "Remember a fact about Go.")
+	},
+}, {
+	name: "customstore",
+	turns: []claudetest.Turn{
+		{Text: "Checking memory.", Calls: []claudetest.ToolUse{view}},
+		{Calls: []claudetest.ToolUse{
+			{Input: `{"command":"create","path":"/memories/go/facts.md","file_text":"Go has goroutines.\n"}`},
+			{Input: `{"command":"str_replace","path":"/memories/go/facts.md","old_str":"goroutines.","new_str":"goroutines and channels."}`},
+		}},
+		{Text: "Saved one fact about Go."},
+	},
+	task: "Remember a fact about Go.",
+	check: func(t *testing.T, _, out, _ string, srv *claudetest.Server) {
 		for _, want := range []string{"Checking memory.\n", "Saved one fact about Go.\n", "The store now holds:\n", "/memories/go/facts.md"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("stdout lacks %q:\n%s", want, out)
@@ -116,31 +113,28 @@ func TestExamples(t *testing.T) {
 				t.Errorf("request %d on the GA API sent anthropic-beta %q", i+1, b)
 			}
 		}
-	})
-
-	t.Run("multisession", func(t *testing.T) {
-		srv := claudetest.NewServer(
-			claudetest.Turn{Calls: []claudetest.ToolUse{
-				{Input: `{"command":"view","path":"/memories/progress.md"}`},
-				{Input: `{"command":"view","path":"/memories/features.md"}`},
-				{Input: `{"command":"view","path":"/memories/decisions.md"}`},
-			}},
-			claudetest.Turn{Calls: []claudetest.ToolUse{
-				{Input: `{"command":"str_replace","path":"/memories/features.md","old_str":"## Features\n","new_str":"## Features\n- [ ] shorten a URL\n"}`},
-			}},
-			claudetest.Turn{Text: "Listed the first feature."},
-		)
-		defer srv.Close()
-		dir := t.TempDir()
-		out, errOut := runExample(t, bin, dir, "multisession", srv, "List the features.")
-		if out != "Listed the first feature.\n" {
-			t.Errorf("stdout %q", out)
-		}
+	},
+}, {
+	name: "multisession",
+	turns: []claudetest.Turn{
+		{Calls: []claudetest.ToolUse{
+			{Input: `{"command":"view","path":"/memories/progress.md"}`},
+			{Input: `{"command":"view","path":"/memories/features.md"}`},
+			{Input: `{"command":"view","path":"/memories/decisions.md"}`},
+		}},
+		{Calls: []claudetest.ToolUse{
+			{Input: `{"command":"str_replace","path":"/memories/features.md","old_str":"## Features\n","new_str":"## Features\n- [ ] shorten a URL\n"}`},
+		}},
+		{Text: "Listed the first feature."},
+	},
+	task:   "List the features.",
+	stdout: "Listed the first feature.\n",
+	check: func(t *testing.T, dir, _, errOut string, srv *claudetest.Server) {
 		if !strings.Contains(errOut, "seeded /memories/progress.md") || !strings.Contains(errOut, "memory: str_replace /memories/features.md: ok") {
 			t.Errorf("stderr:\n%s", errOut)
 		}
-		if got := readFile(t, filepath.Join(dir, "project-memory", "features.md")); !strings.HasSuffix(got, "## Features\n- [ ] shorten a URL\n") {
-			t.Errorf("features.md = %q", got)
+		if got, err := os.ReadFile(filepath.Join(dir, "project-memory", "features.md")); !strings.HasSuffix(string(got), "## Features\n- [ ] shorten a URL\n") {
+			t.Errorf("features.md = %q (%v)", got, err)
 		}
 		if !strings.Contains(string(srv.Requests()[0].System), "before anything else") {
 			t.Errorf("the dev guidance is not in the system prompt: %s", srv.Requests()[0].System)
@@ -148,18 +142,16 @@ func TestExamples(t *testing.T) {
 		if !strings.Contains(string(srv.Requests()[0].System), strings.Split(template.Dev().Guidance, "\n")[0]) {
 			t.Errorf("system prompt: %s", srv.Requests()[0].System)
 		}
-	})
-
-	t.Run("contextediting", func(t *testing.T) {
-		srv := claudetest.NewServer(
-			claudetest.Turn{Text: "Looking at my notes.", Calls: []claudetest.ToolUse{view}},
-			claudetest.Turn{Text: "There is nothing to summarize yet."},
-		)
-		defer srv.Close()
-		out, errOut := runExample(t, bin, t.TempDir(), "contextediting", srv, "Summarize my notes.")
-		if out != "Looking at my notes.\nThere is nothing to summarize yet.\n" {
-			t.Errorf("stdout %q", out)
-		}
+	},
+}, {
+	name: "contextediting",
+	turns: []claudetest.Turn{
+		{Text: "Looking at my notes.", Calls: []claudetest.ToolUse{view}},
+		{Text: "There is nothing to summarize yet."},
+	},
+	task:   "Summarize my notes.",
+	stdout: "Looking at my notes.\nThere is nothing to summarize yet.\n",
+	check: func(t *testing.T, _, _, errOut string, srv *claudetest.Server) {
 		if !strings.Contains(errOut, "memory: view /memories: ok") {
 			t.Errorf("stderr:\n%s", errOut)
 		}
@@ -171,5 +163,21 @@ func TestExamples(t *testing.T) {
 				t.Errorf("request %d does not stream", i+1)
 			}
 		}
-	})
+	},
+}}
+
+func TestExamples(t *testing.T) {
+	bin := buildExamples(t)
+	for _, r := range exampleRuns {
+		t.Run(r.name, func(t *testing.T) {
+			srv := claudetest.NewServer(r.turns...)
+			defer srv.Close()
+			dir := t.TempDir()
+			out, errOut := runExample(t, bin, dir, r.name, srv, r.task)
+			if r.stdout != "" && out != r.stdout {
+				t.Errorf("stdout %q", out)
+			}
+			r.check(t, dir, out, errOut, srv)
+		})
+	}
 }

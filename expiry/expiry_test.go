@@ -23,7 +23,7 @@ import (
 
 func newFileStore(t testing.TB) *filestore.Store {
 	t.Helper()
-	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

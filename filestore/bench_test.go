@@ -80,7 +80,7 @@ func BenchmarkBareWrite(b *testing.B) {
 }
 
 func benchStore(b *testing.B) *filestore.Store {
-	s, err := filestore.Open(b.TempDir())
+	s, err := filestore.Open(b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

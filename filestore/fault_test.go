@@ -183,16 +183,6 @@ func (h *recordingHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h *recordingHandler) WithGroup(string) slog.Handler { return h }
 
-func openWith(t *testing.T, dir string, opts *filestore.Options) *filestore.Store {
-	t.Helper()
-	s, err := filestore.OpenWith(dir, opts)
-	if err != nil {
-		t.Fatalf("OpenWith(%s): %v", dir, err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // ---- debris ----
 
 // makeUnremovable makes name impossible for this process to remove: as
@@ -251,7 +241,7 @@ func TestOpenWithDebrisItCannotRemove(t *testing.T) {
 	makeUnremovable(t, stuck)
 
 	var logs logRecords
-	s, err := filestore.OpenWith(dir, &filestore.Options{Logger: testLogger(t, &logs)})
+	s, err := filestore.Open(dir, &filestore.Options{Logger: testLogger(t, &logs)})
 	if err != nil {
 		t.Fatalf("Open with unremovable debris: %v", err)
 	}
@@ -275,7 +265,7 @@ func TestOpenWithDebrisItCannotRemove(t *testing.T) {
 
 	// The mark is gone: new debris stays until the next crash (or Sweep).
 	writeHostFile(t, filepath.Join(dir, ".memtool-tmp-later"), "debris")
-	s2 := openWith(t, dir, &filestore.Options{Logger: testLogger(t, nil)})
+	s2 := open(t, dir, &filestore.Options{Logger: testLogger(t, nil)})
 	if _, err := os.Lstat(filepath.Join(dir, ".memtool-tmp-later")); err != nil {
 		t.Errorf("a second Open walked the tree again: %v", err)
 	}
@@ -300,7 +290,7 @@ func TestFullDisk(t *testing.T) {
 	dir := filepath.Join(mnt, "store")
 	// A store that was in use before the disk filled, and one first opened
 	// on the full disk.
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	ctx := t.Context()
 	for _, name := range []string{"a.txt", "keep.txt", "d/b.txt", "d/c.txt", "e/x.txt"} {
 		writeHostFile(t, filepath.Join(dir, name), "content of "+name)
@@ -312,7 +302,7 @@ func TestFullDisk(t *testing.T) {
 		t.Errorf("the lock file after Open = %q, want its clean mark (bytes for later marks)", got)
 	}
 	fill := fillDisk(t, mnt)
-	sLate := open(t, late)
+	sLate := open(t, late, nil)
 	if got := hostContent(t, filepath.Join(late, ".memtool.lock")); got != "" {
 		t.Fatalf("the lock file of a store opened on a full disk holds %q: this test no longer checks a writer without a mark", got)
 	}
@@ -391,7 +381,7 @@ func TestReadOnlyFileSystem(t *testing.T) {
 	mnt := mountTmpfs(t, "1m")
 	used := filepath.Join(mnt, "used")
 	writeHostFile(t, filepath.Join(used, "d", "a.txt"), "before")
-	s := open(t, used)
+	s := open(t, used, nil)
 	if err := s.Update(t.Context(), "d/a.txt", 100, func(old []byte) ([]byte, error) { return old, nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +398,7 @@ func TestReadOnlyFileSystem(t *testing.T) {
 	for _, dir := range []string{used, fresh, crashed} {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			var logs logRecords
-			s := openWith(t, dir, &filestore.Options{Logger: testLogger(t, &logs)})
+			s := open(t, dir, &filestore.Options{Logger: testLogger(t, &logs)})
 			checkReadOnly(t, s, mnt)
 			if dir == crashed && !strings.Contains(logs.all(), "interrupted") {
 				t.Errorf("the crash mark on a read-only store was not logged: %q", logs.all())
@@ -417,13 +407,13 @@ func TestReadOnlyFileSystem(t *testing.T) {
 	}
 
 	t.Run("writable again", func(t *testing.T) {
-		s := open(t, fresh)
+		s := open(t, fresh, nil)
 		remount(t, mnt, false)
 		defer remount(t, mnt, true)
 		if err := s.WriteFile(t.Context(), "d/b.txt", []byte("after"), memtool.CreateOnly); err != nil {
 			t.Errorf("WriteFile after the remount: %v", err)
 		}
-		open(t, crashed)
+		open(t, crashed, nil)
 		if got := debrisIn(t, crashed); len(got) > 0 {
 			t.Errorf("the first writable Open left the crashed writer's debris: %q", got)
 		}
@@ -580,7 +570,7 @@ func TestUnreadableDirectory(t *testing.T) {
 	if !here {
 		return
 	}
-	s := openWith(t, dir, &filestore.Options{Logger: testLogger(t, nil)})
+	s := open(t, dir, &filestore.Options{Logger: testLogger(t, nil)})
 	ctx := t.Context()
 	entries, err := s.ReadDir(ctx, "")
 	if err != nil {
@@ -635,7 +625,7 @@ func TestUnwritableStoreDirectory(t *testing.T) {
 	if !here {
 		return
 	}
-	s := openWith(t, dir, &filestore.Options{Logger: testLogger(t, nil)})
+	s := open(t, dir, &filestore.Options{Logger: testLogger(t, nil)})
 	checkReadOnly(t, s, dir)
 }
 
@@ -645,7 +635,7 @@ func TestUnwritableStoreDirectory(t *testing.T) {
 // increment opens its own store, as a separate process does.
 func TestLockSurvivesDeletedLockFile(t *testing.T) {
 	dir := t.TempDir()
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	if err := s.WriteFile(t.Context(), "counter", []byte("0"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
@@ -673,7 +663,7 @@ func TestLockSurvivesDeletedLockFile(t *testing.T) {
 	for range workers {
 		writers.Go(func() {
 			for range per {
-				w, err := filestore.Open(dir)
+				w, err := filestore.Open(dir, nil)
 				if err != nil {
 					errs <- err
 					return
@@ -726,7 +716,7 @@ func TestLockSurvivesDeletedLockFile(t *testing.T) {
 // store that waits forever fails the test instead of hanging it.
 func holdLock(t *testing.T, dir string) (release func(), released <-chan struct{}) {
 	t.Helper()
-	holder := open(t, dir)
+	holder := open(t, dir, nil)
 	if err := holder.WriteFile(t.Context(), "held", nil, memtool.Replace); err != nil {
 		t.Fatal(err)
 	}
@@ -765,7 +755,7 @@ func TestBusyLock(t *testing.T) {
 	release, _ := holdLock(t, dir)
 	ctx := t.Context()
 
-	s := openWith(t, dir, &filestore.Options{BusyTimeout: 50 * time.Millisecond})
+	s := open(t, dir, &filestore.Options{BusyTimeout: 50 * time.Millisecond})
 	wantErr(t, "WriteFile while locked", s.WriteFile(ctx, "b.txt", []byte("b"), memtool.CreateOnly), memtool.ErrBusy)
 	wantErr(t, "RemoveAll while locked", s.RemoveAll(ctx, "a.txt"), memtool.ErrBusy)
 	run(t, quietMemory(t, s), dir, `{"command":"create","path":"/memories/c.txt","file_text":"c"}`,
@@ -784,7 +774,7 @@ func TestBusyLock(t *testing.T) {
 	}
 
 	// A long busy timeout, cut short by the context.
-	patient := openWith(t, dir, &filestore.Options{BusyTimeout: time.Hour})
+	patient := open(t, dir, &filestore.Options{BusyTimeout: time.Hour})
 	cctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(20*time.Millisecond, cancel)
 	wantErr(t, "WriteFile with a cancelled context", patient.WriteFile(cctx, "b.txt", []byte("b"), memtool.CreateOnly), context.Canceled)
@@ -804,7 +794,7 @@ func TestOpenWhileLocked(t *testing.T) {
 	dir := t.TempDir()
 	writeHostFile(t, filepath.Join(dir, "a.txt"), "a")
 	_, released := holdLock(t, dir)
-	s := openWith(t, dir, &filestore.Options{BusyTimeout: time.Hour})
+	s := open(t, dir, &filestore.Options{BusyTimeout: time.Hour})
 	if data, err := s.ReadFile(t.Context(), "a.txt", 100); err != nil || string(data) != "a" {
 		t.Errorf("ReadFile = %q, %v", data, err)
 	}
@@ -821,7 +811,7 @@ func TestBusyRawFlock(t *testing.T) {
 	for _, target := range []string{".memtool.lock", "."} {
 		t.Run(target, func(t *testing.T) {
 			dir := t.TempDir()
-			s := openWith(t, dir, &filestore.Options{BusyTimeout: 20 * time.Millisecond})
+			s := open(t, dir, &filestore.Options{BusyTimeout: 20 * time.Millisecond})
 			f, err := os.Open(filepath.Join(dir, target))
 			if err != nil {
 				t.Fatal(err)
@@ -850,7 +840,7 @@ func TestBusyRawFlock(t *testing.T) {
 func TestLockFileReplacedByDirectory(t *testing.T) {
 	dir := t.TempDir()
 	var logs logRecords
-	s := openWith(t, dir, &filestore.Options{Logger: testLogger(t, &logs)})
+	s := open(t, dir, &filestore.Options{Logger: testLogger(t, &logs)})
 	lock := filepath.Join(dir, ".memtool.lock")
 	if err := os.Remove(lock); err != nil {
 		t.Fatal(err)
@@ -866,6 +856,6 @@ func TestLockFileReplacedByDirectory(t *testing.T) {
 	}
 	release, _ := holdLock(t, dir)
 	defer release()
-	other := openWith(t, dir, &filestore.Options{BusyTimeout: 20 * time.Millisecond, Logger: testLogger(t, nil)})
+	other := open(t, dir, &filestore.Options{BusyTimeout: 20 * time.Millisecond, Logger: testLogger(t, nil)})
 	wantErr(t, "WriteFile while another writer works", other.WriteFile(t.Context(), "b.txt", nil, memtool.CreateOnly), memtool.ErrBusy)
 }

@@ -17,13 +17,17 @@ import (
 	"github.com/memtool/memtool/storetest"
 )
 
-func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) memtool.Store { return open(t, t.TempDir()) })
-}
+// The suites run on a new store in a directory of its own.
+func newStore(t *testing.T) memtool.Store { return open(t, t.TempDir(), nil) }
 
-func open(t *testing.T, dir string) *filestore.Store {
+func TestConformance(t *testing.T) { storetest.Run(t, newStore) }
+
+func TestTenants(t *testing.T) { storetest.RunTenants(t, newStore) }
+
+// open opens the store in dir (opts nil: the defaults), closed at t's end.
+func open(t *testing.T, dir string, opts *filestore.Options) *filestore.Store {
 	t.Helper()
-	s, err := filestore.Open(dir)
+	s, err := filestore.Open(dir, opts)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", dir, err)
 	}
@@ -73,7 +77,7 @@ func names(entries []memtool.FileInfo) []string {
 // created, replaced, updated, renamed, or the store's own directory.
 func TestModes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	ctx := t.Context()
 	steps := []struct {
 		name string
@@ -116,7 +120,7 @@ func TestUpdateNarrowsMode(t *testing.T) {
 	if err := os.Chmod(filepath.Join(dir, "f"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	if err := s.Update(t.Context(), "f", 100, func([]byte) ([]byte, error) { return []byte("new"), nil }); err != nil {
 		t.Fatalf("Update(f): %v", err)
 	}
@@ -136,7 +140,7 @@ func TestUpdateNarrowsMode(t *testing.T) {
 func TestSweepAtOpen(t *testing.T) {
 	testSweep(t, func(t *testing.T, dir string) {
 		writeHostFile(t, filepath.Join(dir, ".memtool.lock"), "pid 1 writing\n")
-		open(t, dir)
+		open(t, dir, nil)
 		if got := hostContent(t, filepath.Join(dir, ".memtool.lock")); got != "clean\n" {
 			t.Errorf("lock file after recovery = %q, want the clean mark", got)
 		}
@@ -147,7 +151,7 @@ func TestSweepAtOpen(t *testing.T) {
 // with the store); Sweep does the same cleanup on demand.
 func TestSweep(t *testing.T) {
 	testSweep(t, func(t *testing.T, dir string) {
-		s := open(t, dir)
+		s := open(t, dir, nil)
 		if _, err := os.Lstat(filepath.Join(dir, ".memtool-tmp-0123456789abcdef")); err != nil {
 			t.Errorf("a clean Open swept the tree: %v", err)
 		}
@@ -215,7 +219,7 @@ func testSweep(t *testing.T, sweep func(t *testing.T, dir string)) {
 // temp files or trash; other hidden names are the model's and are returned.
 func TestReadDirHidesOwnNames(t *testing.T) {
 	dir := t.TempDir()
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	// Debris made after Open, as a crash of another process would leave it.
 	writeHostFile(t, filepath.Join(dir, ".memtool-tmp-zz"), "x")
 	writeHostFile(t, filepath.Join(dir, "d", ".memtool-trash-yy", "f"), "x")
@@ -245,7 +249,7 @@ func TestSymlinkOutsideRefused(t *testing.T) {
 	outside := filepath.Join(base, "outside")
 	secret := strings.Repeat("OUTSIDE-SECRET ", 823) // an unusual size: 12345 bytes
 	writeHostFile(t, filepath.Join(outside, "secret.txt"), secret)
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	links := map[string]string{
 		"outdir":      "../outside",                          // relative, to a directory
 		"outfile":     "../outside/secret.txt",               // relative, to a file
@@ -336,7 +340,7 @@ func TestSymlinkOutsideRefused(t *testing.T) {
 // A symlink that stays inside the root is followed.
 func TestSymlinkInsideFollowed(t *testing.T) {
 	dir := t.TempDir()
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	writeHostFile(t, filepath.Join(dir, "real", "f.txt"), "through the link")
 	for name, target := range map[string]string{
 		"filelink":      "real/f.txt",
@@ -399,7 +403,7 @@ func irregularStore(t *testing.T) (s *filestore.Store, dir, outsideFile string) 
 	t.Helper()
 	base := t.TempDir()
 	dir = filepath.Join(base, "store")
-	s = open(t, dir)
+	s = open(t, dir, nil)
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
 		t.Fatalf("mkfifo: %v", err)
 	}
@@ -497,7 +501,7 @@ func TestReplaceIrregular(t *testing.T) {
 // each other's updates: the lock is the directory's, not the Store value's.
 func TestTwoStoresShareUpdates(t *testing.T) {
 	dir := t.TempDir()
-	stores := []*filestore.Store{open(t, dir), open(t, dir)}
+	stores := []*filestore.Store{open(t, dir, nil), open(t, dir, nil)}
 	if err := stores[0].WriteFile(t.Context(), "log", nil, memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
@@ -538,14 +542,15 @@ func TestTwoStoresShareUpdates(t *testing.T) {
 	}
 }
 
-// The texts the model gets for what only a file store can hold (spec §3.1,
-// §3.4): a FIFO is an unsupported file type for view and not a file for
+// The texts the model gets for what only a file store can hold
+// (DEVIATIONS.md: D11, "Hard links, FIFOs, sockets, devices" and "Symbolic
+// links"): a FIFO is an unsupported file type for view and not a file for
 // edits; a link out of the root is refused as an escape; neither appears in
 // a listing.
 func TestMemoryTextsForIrregularEntries(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "store")
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
 		t.Fatalf("mkfifo: %v", err)
 	}

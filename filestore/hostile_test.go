@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -25,7 +26,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
 )
 
 // The hostile-input corpus (testdata/hostile-paths.jsonl) is run line by
@@ -175,11 +175,7 @@ func runHostileLine(t *testing.T, l hostileLine) {
 		race = newSwapper(t, env, l.Race)
 	}
 
-	store, err := filestore.Open(env.storeDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := open(t, env.storeDir, nil)
 	var log bytes.Buffer
 	var logMu sync.Mutex
 	mem := memtool.New(store, &memtool.Options{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &log}, nil))})
@@ -403,56 +399,21 @@ func typedCommand(t *testing.T, input []byte) memtool.Command {
 	return cmd
 }
 
+// setCommandField sets cmd's string field that the tool input calls field
+// (old_str: OldStr) to value.
 func setCommandField(t *testing.T, cmd memtool.Command, field, value string) {
 	t.Helper()
-	var p *string
-	switch c := cmd.(type) {
-	case *memtool.View:
-		if field == "path" {
-			p = &c.Path
-		}
-	case *memtool.Create:
-		switch field {
-		case "path":
-			p = &c.Path
-		case "file_text":
-			p = &c.FileText
-		}
-	case *memtool.StrReplace:
-		switch field {
-		case "path":
-			p = &c.Path
-		case "old_str":
-			p = &c.OldStr
-		case "new_str":
-			p = &c.NewStr
-		}
-	case *memtool.Insert:
-		switch field {
-		case "path":
-			p = &c.Path
-		case "insert_text":
-			p = &c.InsertText
-		}
-	case *memtool.Delete:
-		if field == "path" {
-			p = &c.Path
-		}
-	case *memtool.Rename:
-		switch field {
-		case "old_path":
-			p = &c.OldPath
-		case "new_path":
-			p = &c.NewPath
-		}
+	var goName strings.Builder
+	for _, word := range strings.Split(field, "_") {
+		goName.WriteString(strings.ToUpper(word[:1]) + word[1:])
 	}
-	if p == nil {
+	f := reflect.ValueOf(cmd).Elem().FieldByName(goName.String())
+	if f.Kind() != reflect.String {
 		t.Fatalf("cannot set field %q of a %s command", field, cmd.Name())
 	}
-	*p = value
+	f.SetString(value)
 }
 
-// answerLeaks says how r shows the secret or a host path, if it does.
 func answerLeaks(env *hostileEnv, r memtool.Result) []string {
 	texts := []string{r.Text}
 	if r.Image != nil {

@@ -1,3 +1,6 @@
+// This file holds tenancy: the tenants' stores in .memtool-tenants, the
+// claim of a directory, the tenant-less view's refusal, and Tenants.
+
 package filestore
 
 import (

@@ -12,12 +12,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
-	"github.com/memtool/memtool/storetest"
 )
-
-func TestTenants(t *testing.T) {
-	storetest.RunTenants(t, func(t *testing.T) memtool.Store { return open(t, t.TempDir()) })
-}
 
 func tenanted(t *testing.T, s memtool.Store) memtool.Tenanted {
 	t.Helper()
@@ -52,13 +47,13 @@ func claim(t *testing.T, s memtool.Store, id string) memtool.Store {
 func TestTenantsOldLayout(t *testing.T) {
 	dir := t.TempDir()
 	for _, id := range []string{"bob", "alice"} {
-		old := open(t, filepath.Join(dir, ".memtool-tenants", id))
+		old := open(t, filepath.Join(dir, ".memtool-tenants", id), nil)
 		if err := old.WriteFile(t.Context(), "notes.md", []byte(id+"'s notes"), memtool.CreateOnly); err != nil {
 			t.Fatal(err)
 		}
 		old.Close()
 	}
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	ids, err := tenants(t, s)
 	if want := []string{"alice", "bob"}; err != nil || !slices.Equal(ids, want) {
 		t.Errorf("Tenants = %q, %v; want %q", ids, err, want)
@@ -87,7 +82,7 @@ func TestTenantsOldLayout(t *testing.T) {
 // another process) refuses everything from then on, reads included.
 func TestTenantlessViewRefusesAfterClaim(t *testing.T) {
 	dir := t.TempDir()
-	plain, other := open(t, dir), open(t, dir)
+	plain, other := open(t, dir, nil), open(t, dir, nil)
 	ctx := t.Context()
 	if _, err := plain.ReadDir(ctx, ""); err != nil {
 		t.Fatalf("ReadDir of an unused store: %v", err)
@@ -112,7 +107,7 @@ func TestTenancyAcrossHandles(t *testing.T) {
 	ctx := t.Context()
 	t.Run("WriteFirst", func(t *testing.T) {
 		dir := t.TempDir()
-		plain, other := open(t, dir), open(t, dir)
+		plain, other := open(t, dir, nil), open(t, dir, nil)
 		if err := plain.WriteFile(ctx, "a.txt", []byte("plain"), memtool.CreateOnly); err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +121,7 @@ func TestTenancyAcrossHandles(t *testing.T) {
 	})
 	t.Run("ClaimFirst", func(t *testing.T) {
 		dir := t.TempDir()
-		plain, other := open(t, dir), open(t, dir)
+		plain, other := open(t, dir, nil), open(t, dir, nil)
 		claim(t, other, "t1")
 		wantErr(t, "WriteFile", plain.WriteFile(ctx, "a.txt", []byte("plain"), memtool.CreateOnly), memtool.ErrTenancy)
 		wantErr(t, "Mkdir", plain.Mkdir(ctx, "d"), memtool.ErrTenancy)
@@ -139,7 +134,7 @@ func TestTenancyRace(t *testing.T) {
 	ctx := t.Context()
 	for round := range 40 {
 		dir := filepath.Join(t.TempDir(), "store")
-		plain, other := open(t, dir), open(t, dir)
+		plain, other := open(t, dir, nil), open(t, dir, nil)
 		var writeErr, claimErr error
 		var wg sync.WaitGroup
 		wg.Add(2)
@@ -172,20 +167,20 @@ func TestTenancyReservedNames(t *testing.T) {
 	for _, name := range []string{".memtool-history/v1", ".memtool-expiry.json", ".memtool-expiry/x", "visible.md"} {
 		dir := t.TempDir()
 		writeHostFile(t, filepath.Join(dir, name), "x")
-		_, err := tenanted(t, open(t, dir)).Tenant(t.Context(), "t1")
+		_, err := tenanted(t, open(t, dir, nil)).Tenant(t.Context(), "t1")
 		wantErr(t, "Tenant beside "+name, err, memtool.ErrTenancy)
 	}
 	dir := t.TempDir()
 	writeHostFile(t, filepath.Join(dir, ".memtool-tmp-0123"), "x")
 	writeHostFile(t, filepath.Join(dir, ".memtool-trash-0123/f"), "x")
-	claim(t, open(t, dir), "t1")
+	claim(t, open(t, dir, nil), "t1")
 }
 
 // The parent owns its tenants' stores: closing a tenant's store does
 // nothing, closing the parent closes them all. A tenant has no tenants.
 func TestTenantStoreOwnership(t *testing.T) {
 	ctx := t.Context()
-	s, err := filestore.Open(t.TempDir())
+	s, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +213,7 @@ func TestTenantsDirLinkOut(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, ".memtool-tenants")); err != nil {
 		t.Fatal(err)
 	}
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	if _, err := tenanted(t, s).Tenant(context.Background(), "t1"); err == nil {
 		t.Errorf("Tenant through a link out of the store succeeded")
 	}
@@ -238,12 +233,12 @@ func TestTenantsDirLinkOut(t *testing.T) {
 // may be a live writer's.
 func TestRecoverSkipsTenants(t *testing.T) {
 	dir := t.TempDir()
-	claim(t, open(t, dir), "t1")
+	claim(t, open(t, dir, nil), "t1")
 	tmp := filepath.Join(dir, ".memtool-tenants", "t1", ".memtool-tmp-0123")
 	writeHostFile(t, tmp, "a tenant's write in progress")
 	writeHostFile(t, filepath.Join(dir, ".memtool.lock"), "dirty\n")
 	writeHostFile(t, filepath.Join(dir, ".memtool-tmp-4567"), "the parent's debris")
-	open(t, dir)
+	open(t, dir, nil)
 	if _, err := os.Lstat(filepath.Join(dir, ".memtool-tmp-4567")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the parent's debris is still there: %v", err)
 	}
@@ -262,7 +257,7 @@ func TestTenancyMixed(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".memtool-tenants", "t1"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s := open(t, dir)
+	s := open(t, dir, nil)
 	_, err := s.Stat(t.Context(), "plain.md")
 	wantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
 	_, err = tenanted(t, s).Tenant(t.Context(), "t1")
@@ -279,7 +274,7 @@ func TestTenancyMixed(t *testing.T) {
 // not hold it up) and its own crash recovery, at its first Tenant call.
 func TestTenantOwnLockAndRecovery(t *testing.T) {
 	dir := t.TempDir()
-	claim(t, open(t, dir), "t1")
+	claim(t, open(t, dir, nil), "t1")
 	tdir := filepath.Join(dir, ".memtool-tenants", "t1")
 	writeHostFile(t, filepath.Join(tdir, ".memtool.lock"), "dirty\n")
 	writeHostFile(t, filepath.Join(tdir, ".memtool-tmp-0123"), "debris")
@@ -292,11 +287,7 @@ func TestTenantOwnLockAndRecovery(t *testing.T) {
 	if err := syscall.Flock(int(parent.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
-	s, err := filestore.OpenWith(dir, &filestore.Options{BusyTimeout: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := open(t, dir, &filestore.Options{BusyTimeout: -1})
 	t1 := claim(t, s, "t1")
 	if _, err := os.Lstat(filepath.Join(tdir, ".memtool-tmp-0123")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the tenant's debris is still there: %v", err)

@@ -64,7 +64,7 @@ func openEncrypted(t *testing.T) (memtool.Store, memtool.Store) {
 
 func openFileStore(t *testing.T, dir string) *filestore.Store {
 	t.Helper()
-	fs, err := filestore.Open(dir)
+	fs, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ var generous = limits.Options{MaxFileSize: 1 << 30, MaxFiles: 1 << 20, MaxBytes:
 
 func newFileStore(t testing.TB) *filestore.Store {
 	t.Helper()
-	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"gocloud.dev/blob/s3blob"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/tenancy/tenancytest"
 	"github.com/memtool/memtool/objectstore"
 	"github.com/memtool/memtool/objectstore/s3test"
 	"github.com/memtool/memtool/storetest"
@@ -102,90 +103,21 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// tenantOf returns tenant t1 of s, beside a neighbour tenant that holds
-// entries of the same names, which must stay invisible.
-func tenantOf(t *testing.T, s *objectstore.Store) memtool.Store {
-	t.Helper()
-	ctx := context.Background()
-	other, err := s.Tenant(ctx, "neighbour")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := other.Mkdir(ctx, "a"); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.WriteFile(ctx, "a/b", []byte("x"), memtool.CreateOnly); err != nil {
-		t.Fatal(err)
-	}
-	ts, err := s.Tenant(ctx, "t1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ts
-}
+// TestTenancy runs the tenancy checks RunTenants lacks (see tenancytest),
+// and checks that another prefix of the same bucket is another store.
+func TestTenancy(t *testing.T) {
+	tenancytest.Check(t, func(t *testing.T) tenancytest.Opener {
+		b := memblob.OpenBucket(nil)
+		return func(t *testing.T) tenancytest.Store { return newStore(t, b, &objectstore.Options{Prefix: "p"}) }
+	})
 
-func TestConformanceTenant(t *testing.T) {
-	t.Run("memblob", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return tenantOf(t, newStore(t, memblob.OpenBucket(nil), nil))
-		})
-	})
-	t.Run("fileblob", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return tenantOf(t, newStore(t, fileBucket(t, t.TempDir()), nil))
-		})
-	})
-	if testing.Short() {
-		return
-	}
-	t.Run("s3", func(t *testing.T) {
-		srv := startS3(t)
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return tenantOf(t, srv.open(t, srv.newBucket(t), &objectstore.Options{Prefix: "p"}))
-		})
-	})
-}
-
-func TestTenancyIsExclusive(t *testing.T) {
 	ctx := context.Background()
 	b := memblob.OpenBucket(nil)
-	single := newStore(t, b, nil)
-	if _, err := single.Stat(ctx, ""); err != nil {
+	if _, err := newStore(t, b, nil).Stat(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := single.Tenant(ctx, "t1"); !errors.Is(err, memtool.ErrTenancy) {
-		t.Errorf("Tenant on a single-tenant bucket: %v, want ErrTenancy", err)
-	}
-	if _, err := single.Tenants(ctx); !errors.Is(err, memtool.ErrTenancy) {
-		t.Errorf("Tenants on a single-tenant bucket: %v, want ErrTenancy", err)
-	}
-
-	// Another prefix of the same bucket is another store.
-	multi := newStore(t, b, &objectstore.Options{Prefix: "multi"})
-	for _, id := range []string{"zed", "alice", "bob"} {
-		ts, err := multi.Tenant(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if id != "bob" { // bob has nothing yet
-			if err := ts.WriteFile(ctx, "x", []byte(id), memtool.CreateOnly); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	ids, err := multi.Tenants(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"alice", "zed"}; !slices.Equal(ids, want) {
-		t.Errorf("Tenants = %q, want %q", ids, want)
-	}
-	again := newStore(t, b, &objectstore.Options{Prefix: "multi"})
-	if _, err := again.ReadDir(ctx, ""); !errors.Is(err, memtool.ErrTenancy) {
-		t.Errorf("tenant-less ReadDir on a multi-tenant bucket: %v, want ErrTenancy", err)
-	}
-	if _, err := again.Tenant(ctx, "../t1"); err == nil {
-		t.Errorf("Tenant accepted an invalid id")
+	if _, err := newStore(t, b, &objectstore.Options{Prefix: "multi"}).Tenant(ctx, "t1"); err != nil {
+		t.Errorf("Tenant under another prefix of a single-tenant bucket: %v", err)
 	}
 }
 

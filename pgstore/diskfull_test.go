@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/pgstore/pgtest"
 )
 
@@ -77,7 +78,7 @@ func TestDiskFull(t *testing.T) {
 			contents[name] = data
 		case errors.Is(err, memtool.ErrNoSpace):
 			full = true
-			if exists(ctx, s, name) {
+			if storeops.Exists(ctx, s, name) {
 				t.Errorf("the write that found the disk full left %s behind", name)
 			}
 		default:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/storetest"
@@ -48,83 +49,7 @@ func connect(t *testing.T, url string) *pgx.Conn {
 
 // ops are the store's methods, each on a name of its own, so that what a
 // failed write did not do can be checked afterwards.
-var ops = []struct {
-	name  string
-	write bool
-	run   func(ctx context.Context, s memtool.Store) error
-	// done reports whether the write's change is in s.
-	done func(ctx context.Context, s memtool.Store) bool
-}{
-	{"Stat", false, func(ctx context.Context, s memtool.Store) error { _, err := s.Stat(ctx, "kept"); return err }, nil},
-	{"ReadFile", false, func(ctx context.Context, s memtool.Store) error { _, err := s.ReadFile(ctx, "kept", 100); return err }, nil},
-	{"ReadDir", false, func(ctx context.Context, s memtool.Store) error { _, err := s.ReadDir(ctx, "tree"); return err }, nil},
-	{"WriteFile", true,
-		func(ctx context.Context, s memtool.Store) error {
-			return s.WriteFile(ctx, "new", []byte("new"), memtool.CreateOnly)
-		},
-		func(ctx context.Context, s memtool.Store) bool { return exists(ctx, s, "new") }},
-	{"Update", true,
-		func(ctx context.Context, s memtool.Store) error {
-			return s.Update(ctx, "kept", 100, func([]byte) ([]byte, error) { return []byte("changed"), nil })
-		},
-		func(ctx context.Context, s memtool.Store) bool {
-			b, _ := s.ReadFile(ctx, "kept", 100)
-			return string(b) == "changed"
-		}},
-	{"Mkdir", true,
-		func(ctx context.Context, s memtool.Store) error { return s.Mkdir(ctx, "newdir") },
-		func(ctx context.Context, s memtool.Store) bool { return exists(ctx, s, "newdir") }},
-	{"Remove", true,
-		func(ctx context.Context, s memtool.Store) error { return s.Remove(ctx, "doomed") },
-		func(ctx context.Context, s memtool.Store) bool { return !exists(ctx, s, "doomed") }},
-	{"RemoveAll", true,
-		func(ctx context.Context, s memtool.Store) error {
-			return s.(memtool.RemoveAller).RemoveAll(ctx, "tree")
-		},
-		func(ctx context.Context, s memtool.Store) bool { return !exists(ctx, s, "tree") }},
-	{"Rename", true,
-		func(ctx context.Context, s memtool.Store) error {
-			return s.(memtool.Renamer).Rename(ctx, "moving", "moved")
-		},
-		func(ctx context.Context, s memtool.Store) bool { return exists(ctx, s, "moved") }},
-}
-
-func exists(ctx context.Context, s memtool.Store, name string) bool {
-	_, err := s.Stat(ctx, name)
-	return err == nil
-}
-
-// seed writes the entries the ops work on.
-func seed(t *testing.T, s memtool.Store) {
-	t.Helper()
-	ctx := context.Background()
-	for _, err := range []error{
-		s.WriteFile(ctx, "kept", []byte("kept"), memtool.CreateOnly),
-		s.WriteFile(ctx, "doomed", []byte("d"), memtool.CreateOnly),
-		s.Mkdir(ctx, "tree"),
-		s.WriteFile(ctx, "tree/leaf", []byte("l"), memtool.CreateOnly),
-		s.WriteFile(ctx, "moving", []byte("m"), memtool.CreateOnly),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// checkUnchanged fails t if a write of ops made its change in s, or the
-// seeded content is not there.
-func checkUnchanged(t *testing.T, s memtool.Store) {
-	t.Helper()
-	ctx := context.Background()
-	for _, op := range ops {
-		if op.write && op.done(ctx, s) {
-			t.Errorf("%s failed but made its change", op.name)
-		}
-	}
-	if got, err := s.ReadFile(ctx, "moving", 100); err != nil || string(got) != "m" {
-		t.Errorf("acknowledged file = %q, %v; want m", got, err)
-	}
-}
+var ops = storeops.All()
 
 // withPassword returns rawURL with a password, which the server (trust
 // authentication) does not ask for and no error may show.
@@ -150,7 +75,7 @@ func TestFrozenServer(t *testing.T) {
 	direct := pgtest.URL(t)
 	p, proxied := startProxy(t, withPassword(t, direct, password))
 	s := openWith(t, proxied, short)
-	seed(t, s)
+	storeops.Seed(t, s)
 	// Stop the proxy before the stores close (cleanups run last first): a
 	// store that hangs must fail the test, not hang it.
 	t.Cleanup(p.close)
@@ -160,14 +85,14 @@ func TestFrozenServer(t *testing.T) {
 
 	p.freeze()
 	for _, op := range ops {
-		err := storetest.Answer(t, op.name, func() error { return op.run(ctx, s) })
+		err := storetest.Answer(t, op.Name, func() error { return op.Run(ctx, s) })
 		switch {
 		case err == nil:
-			t.Errorf("%s through a frozen server succeeded", op.name)
+			t.Errorf("%s through a frozen server succeeded", op.Name)
 		case errors.Is(err, memtool.ErrBusy), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-			t.Errorf("%s through a frozen server: %v, want an error that is neither ErrBusy nor a cancellation", op.name, err)
+			t.Errorf("%s through a frozen server: %v, want an error that is neither ErrBusy nor a cancellation", op.Name, err)
 		case strings.Contains(err.Error(), password):
-			t.Errorf("%s through a frozen server: the error shows the password: %v", op.name, err)
+			t.Errorf("%s through a frozen server: the error shows the password: %v", op.Name, err)
 		}
 	}
 	// Open connects anew: ConnectTimeout bounds it, or the URL's
@@ -197,13 +122,13 @@ func TestFrozenServer(t *testing.T) {
 	}
 
 	p.resume()
-	checkUnchanged(t, openWith(t, direct, short))
+	storeops.CheckUnchanged(t, openWith(t, direct, short))
 	for _, op := range ops {
-		if err := storetest.Answer(t, op.name, func() error { return op.run(ctx, s) }); err != nil {
-			t.Errorf("%s once the server answers again: %v", op.name, err)
+		if err := storetest.Answer(t, op.Name, func() error { return op.Run(ctx, s) }); err != nil {
+			t.Errorf("%s once the server answers again: %v", op.Name, err)
 		}
 	}
-	if exists(ctx, s, "cancelled") {
+	if storeops.Exists(ctx, s, "cancelled") {
 		t.Errorf("the cancelled write made its change")
 	}
 }
@@ -218,7 +143,7 @@ func TestFrozenClient(t *testing.T) {
 	direct := pgtest.URL(t)
 	p, proxied := startProxy(t, direct)
 	cut := openWith(t, proxied, short)
-	seed(t, cut)
+	storeops.Seed(t, cut)
 	other := openWith(t, direct, short)
 	t.Cleanup(p.close) // as in TestFrozenServer
 
@@ -311,14 +236,14 @@ func TestHeldLocks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				seed(t, neighbour)
+				storeops.Seed(t, neighbour)
 				defer func() {
 					if err := neighbour.WriteFile(ctx, "new", nil, memtool.CreateOnly); err != nil {
 						t.Errorf("a neighbour tenant's write while the tenant's lock is held: %v", err)
 					}
 				}()
 			}
-			seed(t, s)
+			storeops.Seed(t, s)
 			holder := connect(t, url)
 			tx, err := holder.Begin(ctx)
 			if err != nil {
@@ -329,12 +254,12 @@ func TestHeldLocks(t *testing.T) {
 			}
 			byName := map[string]int{}
 			for i, op := range ops {
-				byName[op.name] = i
+				byName[op.Name] = i
 			}
 			for _, name := range c.busy {
 				op := ops[byName[name]]
 				start := time.Now()
-				err := storetest.Answer(t, name, func() error { return op.run(ctx, s) })
+				err := storetest.Answer(t, name, func() error { return op.Run(ctx, s) })
 				if !errors.Is(err, memtool.ErrBusy) {
 					t.Errorf("%s while the %s is held: %v, want ErrBusy", name, c.name, err)
 				}
@@ -344,7 +269,7 @@ func TestHeldLocks(t *testing.T) {
 			}
 			for _, name := range c.free {
 				op := ops[byName[name]]
-				if err := storetest.Answer(t, name, func() error { return op.run(ctx, s) }); err != nil {
+				if err := storetest.Answer(t, name, func() error { return op.Run(ctx, s) }); err != nil {
 					t.Errorf("%s while the %s is held: %v", name, c.name, err)
 				}
 			}
@@ -353,10 +278,10 @@ func TestHeldLocks(t *testing.T) {
 			}
 			for _, name := range c.busy {
 				op := ops[byName[name]]
-				if op.write && op.done(ctx, s) {
+				if op.Write && op.Done(ctx, s) {
 					t.Errorf("%s failed with ErrBusy but made its change", name)
 				}
-				if err := storetest.Answer(t, name, func() error { return op.run(ctx, s) }); err != nil {
+				if err := storetest.Answer(t, name, func() error { return op.Run(ctx, s) }); err != nil {
 					t.Errorf("%s once the %s is released: %v", name, c.name, err)
 				}
 			}
@@ -461,18 +386,18 @@ func endSessions(t *testing.T, admin *pgx.Conn, app string) int {
 func TestReadOnlySession(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	seed(t, openWith(t, url, short))
+	storeops.Seed(t, openWith(t, url, short))
 	ro := openWith(t, url+"&default_transaction_read_only=on", short)
 	for _, op := range ops {
-		err := op.run(ctx, ro)
+		err := op.Run(ctx, ro)
 		switch {
-		case op.write && !errors.Is(err, memtool.ErrReadOnly):
-			t.Errorf("%s in a read-only session: %v, want ErrReadOnly", op.name, err)
-		case !op.write && err != nil:
-			t.Errorf("%s in a read-only session: %v", op.name, err)
+		case op.Write && !errors.Is(err, memtool.ErrReadOnly):
+			t.Errorf("%s in a read-only session: %v, want ErrReadOnly", op.Name, err)
+		case !op.Write && err != nil:
+			t.Errorf("%s in a read-only session: %v", op.Name, err)
 		}
 	}
-	checkUnchanged(t, ro)
+	storeops.CheckUnchanged(t, ro)
 
 	// A database with tables but no tenancy mode yet: reads work without
 	// claiming one.

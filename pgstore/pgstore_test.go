@@ -7,47 +7,18 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/tenancy/tenancytest"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/storetest"
 )
 
-func open(t *testing.T, url string) *pgstore.Store {
-	t.Helper()
-	s, err := pgstore.Open(context.Background(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+// open opens the store at url with the default Options.
+func open(t *testing.T, url string) *pgstore.Store { return openWith(t, url, pgstore.Options{}) }
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) memtool.Store {
 		return open(t, pgtest.URL(t))
-	})
-}
-
-func TestConformanceTenant(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) memtool.Store {
-		ctx := context.Background()
-		s := open(t, pgtest.URL(t))
-		// A neighbour with entries of the same names must stay invisible.
-		other, err := s.Tenant(ctx, "neighbour")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := other.Mkdir(ctx, "a"); err != nil {
-			t.Fatal(err)
-		}
-		if err := other.WriteFile(ctx, "a/b", []byte("x"), memtool.CreateOnly); err != nil {
-			t.Fatal(err)
-		}
-		ts, err := s.Tenant(ctx, "t1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ts
 	})
 }
 
@@ -72,21 +43,10 @@ func TestConcurrentOpen(t *testing.T) {
 	}
 }
 
-func TestTenancyIsExclusive(t *testing.T) {
-	ctx := context.Background()
-	single := open(t, pgtest.URL(t))
-	if _, err := single.Stat(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := single.Tenant(ctx, "t1"); !errors.Is(err, memtool.ErrTenancy) {
-		t.Errorf("Tenant on a single-tenant database: %v, want ErrTenancy", err)
-	}
-
-	url := pgtest.URL(t)
-	if _, err := open(t, url).Tenant(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := open(t, url).ReadDir(ctx, ""); !errors.Is(err, memtool.ErrTenancy) {
-		t.Errorf("tenant-less ReadDir on a multi-tenant database: %v, want ErrTenancy", err)
-	}
+// TestTenancy runs the tenancy checks RunTenants lacks (see tenancytest).
+func TestTenancy(t *testing.T) {
+	tenancytest.Check(t, func(t *testing.T) tenancytest.Opener {
+		url := pgtest.URL(t)
+		return func(t *testing.T) tenancytest.Store { return open(t, url) }
+	})
 }

@@ -37,17 +37,10 @@ func TestPlans(t *testing.T) {
 	if _, err := conn.Exec(ctx, `SET enable_seqscan = off`); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []struct {
-		name, query string
-		args        []any
-	}{
-		{"lookup", lookupQuery, []any{"t1", "d1", "f101"}},
-		{"list", listQuery, []any{"t1", "d1"}},
-		{"subtree", `SELECT name FROM memtool_entries WHERE ` + subtree, []any{"t1", "d1", "d1/", "d10"}},
-	} {
-		rows, err := conn.Query(ctx, "EXPLAIN "+q.query, q.args...)
+	for _, q := range dialect.Searches("t1", "d1", "f101") {
+		rows, err := conn.Query(ctx, "EXPLAIN "+q.SQL, q.Args...)
 		if err != nil {
-			t.Fatalf("%s: %v", q.name, err)
+			t.Fatalf("%s: %v", q.Name, err)
 		}
 		var plan []string
 		for rows.Next() {
@@ -66,12 +59,12 @@ func TestPlans(t *testing.T) {
 			if strings.Contains(line, "Index Cond:") {
 				conds++
 				if !strings.Contains(line, "tenant =") || !strings.Contains(line, "parent ") {
-					t.Errorf("%s: an index condition without the tenant and the parent: %s", q.name, line)
+					t.Errorf("%s: an index condition without the tenant and the parent: %s", q.Name, line)
 				}
 			}
 		}
 		if conds == 0 || strings.Contains(text, "Seq Scan") || !strings.Contains(text, "memtool_entries_pkey") {
-			t.Errorf("%s is not a range of the primary key:\n%s", q.name, text)
+			t.Errorf("%s is not a range of the primary key:\n%s", q.Name, text)
 		}
 	}
 }

@@ -25,7 +25,7 @@ func TestSessionSettings(t *testing.T) {
 		"idle_in_transaction_session_timeout": "7s",
 	} {
 		var got string
-		if err := s.pool.QueryRow(ctx, "SHOW "+setting).Scan(&got); err != nil {
+		if err := s.db.pool.QueryRow(ctx, "SHOW "+setting).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
 		if got != want {

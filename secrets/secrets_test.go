@@ -124,7 +124,7 @@ func TestScanPassesNearMisses(t *testing.T) {
 
 func newFileStore(t testing.TB) *filestore.Store {
 	t.Helper()
-	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"))
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

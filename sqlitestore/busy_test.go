@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/sqlitestore"
 	"github.com/memtool/memtool/storetest"
 )
@@ -125,74 +126,10 @@ func holdInProcess(t *testing.T, path string) func() {
 	return release
 }
 
-func openWith(t *testing.T, path string, opts *sqlitestore.Options) *sqlitestore.Store {
-	t.Helper()
-	s, err := sqlitestore.OpenWith(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // writes are the store's write methods, each writing something new at a
-// name of its own (seeded by seed) so that what a busy one did not do can
-// be checked afterwards.
-var writes = []struct {
-	name string
-	run  func(ctx context.Context, s *sqlitestore.Store) error
-	// done reports whether the write's change is in s.
-	done func(ctx context.Context, s *sqlitestore.Store) bool
-}{
-	{"WriteFile",
-		func(ctx context.Context, s *sqlitestore.Store) error {
-			return s.WriteFile(ctx, "new", []byte("new"), memtool.CreateOnly)
-		},
-		func(ctx context.Context, s *sqlitestore.Store) bool { return exists(ctx, s, "new") }},
-	{"Update",
-		func(ctx context.Context, s *sqlitestore.Store) error {
-			return s.Update(ctx, "kept", 100, func([]byte) ([]byte, error) { return []byte("changed"), nil })
-		},
-		func(ctx context.Context, s *sqlitestore.Store) bool {
-			b, _ := s.ReadFile(ctx, "kept", 100)
-			return string(b) == "changed"
-		}},
-	{"Mkdir",
-		func(ctx context.Context, s *sqlitestore.Store) error { return s.Mkdir(ctx, "newdir") },
-		func(ctx context.Context, s *sqlitestore.Store) bool { return exists(ctx, s, "newdir") }},
-	{"Remove",
-		func(ctx context.Context, s *sqlitestore.Store) error { return s.Remove(ctx, "doomed") },
-		func(ctx context.Context, s *sqlitestore.Store) bool { return !exists(ctx, s, "doomed") }},
-	{"RemoveAll",
-		func(ctx context.Context, s *sqlitestore.Store) error { return s.RemoveAll(ctx, "tree") },
-		func(ctx context.Context, s *sqlitestore.Store) bool { return !exists(ctx, s, "tree") }},
-	{"Rename",
-		func(ctx context.Context, s *sqlitestore.Store) error { return s.Rename(ctx, "moving", "moved") },
-		func(ctx context.Context, s *sqlitestore.Store) bool { return exists(ctx, s, "moved") }},
-}
-
-func exists(ctx context.Context, s *sqlitestore.Store, name string) bool {
-	_, err := s.Stat(ctx, name)
-	return err == nil
-}
-
-// seed writes the entries the writes work on, and returns what a reader
-// must find afterwards in "kept".
-func seed(t *testing.T, s *sqlitestore.Store) {
-	t.Helper()
-	ctx := context.Background()
-	for _, err := range []error{
-		s.WriteFile(ctx, "kept", []byte("kept"), memtool.CreateOnly),
-		s.WriteFile(ctx, "doomed", []byte("d"), memtool.CreateOnly),
-		s.Mkdir(ctx, "tree"),
-		s.WriteFile(ctx, "tree/leaf", []byte("l"), memtool.CreateOnly),
-		s.WriteFile(ctx, "moving", []byte("m"), memtool.CreateOnly),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+// name of its own (seeded by storeops.Seed) so that what a busy one did
+// not do can be checked afterwards.
+var writes = storeops.Writes()
 
 // TestHeldWriteLock holds the file's write lock from another connection
 // and from another process: every write fails with ErrBusy after the busy
@@ -206,12 +143,12 @@ func TestHeldWriteLock(t *testing.T) {
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "m.db")
 			s := openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
-			seed(t, s)
+			storeops.Seed(t, s)
 			release := h.hold(t, path)
 
 			var other *sqlitestore.Store
 			if err := storetest.Answer(t, "Open", func() (err error) {
-				other, err = sqlitestore.OpenWith(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+				other, err = sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
 				return err
 			}); err != nil {
 				t.Fatalf("Open while another holds the write lock: %v", err)
@@ -228,15 +165,15 @@ func TestHeldWriteLock(t *testing.T) {
 
 			for _, w := range writes {
 				start := time.Now()
-				err := storetest.Answer(t, w.name, func() error { return w.run(ctx, s) })
+				err := storetest.Answer(t, w.Name, func() error { return w.Run(ctx, s) })
 				if !errors.Is(err, memtool.ErrBusy) {
-					t.Errorf("%s while another holds the write lock: %v, want ErrBusy", w.name, err)
+					t.Errorf("%s while another holds the write lock: %v, want ErrBusy", w.Name, err)
 				}
 				if waited := time.Since(start); waited < busyTimeout {
-					t.Errorf("%s gave up after %v, before the busy timeout %v", w.name, waited, busyTimeout)
+					t.Errorf("%s gave up after %v, before the busy timeout %v", w.Name, waited, busyTimeout)
 				}
-				if w.done(ctx, s) {
-					t.Errorf("%s failed with %v but made its change", w.name, err)
+				if w.Done(ctx, s) {
+					t.Errorf("%s failed with %v but made its change", w.Name, err)
 				}
 			}
 
@@ -254,14 +191,14 @@ func TestHeldWriteLock(t *testing.T) {
 
 			release()
 			for _, w := range writes {
-				if err := storetest.Answer(t, w.name, func() error { return w.run(ctx, s) }); err != nil {
-					t.Errorf("%s after the lock was released: %v", w.name, err)
+				if err := storetest.Answer(t, w.Name, func() error { return w.Run(ctx, s) }); err != nil {
+					t.Errorf("%s after the lock was released: %v", w.Name, err)
 				}
-				if !w.done(ctx, other) {
-					t.Errorf("%s after the lock was released: its change is not there", w.name)
+				if !w.Done(ctx, other) {
+					t.Errorf("%s after the lock was released: its change is not there", w.Name)
 				}
 			}
-			if exists(ctx, other, "cancelled") {
+			if storeops.Exists(ctx, other, "cancelled") {
 				t.Errorf("the cancelled write made its change")
 			}
 			if got, err := other.ReadFile(ctx, "moved", 100); err != nil || string(got) != "m" {
@@ -278,7 +215,7 @@ func TestBusyWithinProcess(t *testing.T) {
 	const busyTimeout = 200 * time.Millisecond
 	ctx := context.Background()
 	s := openWith(t, filepath.Join(t.TempDir(), "m.db"), &sqlitestore.Options{BusyTimeout: busyTimeout})
-	seed(t, s)
+	storeops.Seed(t, s)
 	inside, proceed := make(chan struct{}), make(chan struct{})
 	updated := make(chan error, 1)
 	go func() {
@@ -304,7 +241,7 @@ func TestBusyWithinProcess(t *testing.T) {
 	if got, err := s.ReadFile(ctx, "kept", 100); err != nil || string(got) != "updated" {
 		t.Errorf("after the Update: %q, %v", got, err)
 	}
-	if exists(ctx, s, "new") {
+	if storeops.Exists(ctx, s, "new") {
 		t.Errorf("the busy WriteFile made its change")
 	}
 }
@@ -317,7 +254,7 @@ func TestReadersShutOut(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
 	s := openWith(t, path, nil)
-	seed(t, s)
+	storeops.Seed(t, s)
 	s.Close()
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=locking_mode(EXCLUSIVE)")
 	if err != nil {
@@ -329,7 +266,7 @@ func TestReadersShutOut(t *testing.T) {
 	}
 	start := time.Now()
 	err = storetest.Answer(t, "Open", func() error {
-		s, err := sqlitestore.OpenWith(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+		s, err := sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
 		if err == nil {
 			s.Close()
 		}

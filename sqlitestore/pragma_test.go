@@ -11,7 +11,7 @@ import (
 // connection pools: WAL and synchronous=FULL (2); and the busy timeout of
 // the readers (a write sets its own, see TestHeldWriteLock).
 func TestPragmas(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "m.db"))
+	s, err := Open(filepath.Join(t.TempDir(), "m.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,21 +40,23 @@ func TestPragmas(t *testing.T) {
 // selecting a subtree are each a search of the primary key on the tenant
 // and the parent, so that they cost what they return.
 func TestPlans(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "m.db"))
+	s, err := Open(filepath.Join(t.TempDir(), "m.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, q := range []struct {
-		name, query, want string
-		args              []any
-	}{
-		{"lookup", lookupQuery, "(tenant=? AND parent=? AND name=?)", []any{"t", "d", "f"}},
-		{"list", listQuery, "(tenant=? AND parent=?)", []any{"t", "d"}},
-		{"children", `SELECT name FROM memtool_entries WHERE tenant = ? AND ` + below[0].cond, "(tenant=? AND parent=?)", append([]any{"t"}, below[0].args("d")...)},
-		{"deeper", `SELECT name FROM memtool_entries WHERE tenant = ? AND ` + below[1].cond, "(tenant=? AND parent>? AND parent<?)", append([]any{"t"}, below[1].args("d")...)},
-	} {
-		rows, err := s.db.r.Query("EXPLAIN QUERY PLAN "+q.query, q.args...)
+	want := map[string]string{
+		"lookup":  "(tenant=? AND parent=? AND name=?)",
+		"list":    "(tenant=? AND parent=?)",
+		"below 1": "(tenant=? AND parent=?)",
+		"below 2": "(tenant=? AND parent>? AND parent<?)",
+	}
+	searches := dialect.Searches("t", "d", "f")
+	if len(searches) != len(want) {
+		t.Fatalf("%d searches, want %d", len(searches), len(want))
+	}
+	for _, q := range searches {
+		rows, err := s.db.r.Query("EXPLAIN QUERY PLAN "+q.SQL, q.Args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,8 +71,8 @@ func TestPlans(t *testing.T) {
 		}
 		rows.Close()
 		text := strings.Join(plan, "\n")
-		if strings.Contains(text, "SCAN") || !strings.Contains(text, "USING PRIMARY KEY "+q.want) {
-			t.Errorf("%s is not a search of the primary key on %s:\n%s", q.name, q.want, text)
+		if strings.Contains(text, "SCAN") || !strings.Contains(text, "USING PRIMARY KEY "+want[q.Name]) {
+			t.Errorf("%s is not a search of the primary key on %s:\n%s", q.Name, want[q.Name], text)
 		}
 	}
 }

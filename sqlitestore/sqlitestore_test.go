@@ -9,13 +9,16 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/tenancy/tenancytest"
 	"github.com/memtool/memtool/sqlitestore"
 	"github.com/memtool/memtool/storetest"
 )
 
-func open(t *testing.T, path string) *sqlitestore.Store {
+func open(t *testing.T, path string) *sqlitestore.Store { return openWith(t, path, nil) }
+
+func openWith(t *testing.T, path string, opts *sqlitestore.Options) *sqlitestore.Store {
 	t.Helper()
-	s, err := sqlitestore.Open(path)
+	s, err := sqlitestore.Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,29 +29,6 @@ func open(t *testing.T, path string) *sqlitestore.Store {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) memtool.Store {
 		return open(t, filepath.Join(t.TempDir(), "m.db"))
-	})
-}
-
-func TestConformanceTenant(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) memtool.Store {
-		s := open(t, filepath.Join(t.TempDir(), "m.db"))
-		// A neighbour with entries of the same names must stay invisible.
-		other, err := s.Tenant(context.Background(), "neighbour")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := context.Background()
-		if err := other.Mkdir(ctx, "a"); err != nil {
-			t.Fatal(err)
-		}
-		if err := other.WriteFile(ctx, "a/b", []byte("x"), memtool.CreateOnly); err != nil {
-			t.Fatal(err)
-		}
-		ts, err := s.Tenant(ctx, "t1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ts
 	})
 }
 
@@ -70,28 +50,12 @@ func TestSharedFile(t *testing.T) {
 	}
 }
 
-func TestTenancyIsExclusive(t *testing.T) {
-	ctx := context.Background()
-	single := open(t, filepath.Join(t.TempDir(), "single.db"))
-	if _, err := single.Stat(ctx, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := single.Tenant(ctx, "t1"); !errors.Is(err, memtool.ErrTenancy) {
-		t.Errorf("Tenant on a single-tenant file: %v, want ErrTenancy", err)
-	}
-
-	path := filepath.Join(t.TempDir(), "multi.db")
-	multi := open(t, path)
-	if _, err := multi.Tenant(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	again := open(t, path)
-	if _, err := again.ReadDir(ctx, ""); !errors.Is(err, memtool.ErrTenancy) {
-		t.Errorf("tenant-less ReadDir on a multi-tenant file: %v, want ErrTenancy", err)
-	}
-	if _, err := again.Tenant(ctx, "../t1"); err == nil {
-		t.Errorf("Tenant accepted an invalid id")
-	}
+// TestTenancy runs the tenancy checks RunTenants lacks (see tenancytest).
+func TestTenancy(t *testing.T) {
+	tenancytest.Check(t, func(t *testing.T) tenancytest.Opener {
+		path := filepath.Join(t.TempDir(), "m.db")
+		return func(t *testing.T) tenancytest.Store { return open(t, path) }
+	})
 }
 
 // TestPrivateFiles checks that the database and its WAL files are created

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/sqlitestore"
 	"github.com/memtool/memtool/storetest"
 )
@@ -151,7 +152,7 @@ func TestReadOnly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "m.db")
 			s := open(t, path)
-			seed(t, s)
+			storeops.Seed(t, s)
 			if c.name == "file" {
 				s.Close() // the file alone is read-only: SQLite makes its -wal and -shm anew
 			}
@@ -168,11 +169,11 @@ func TestReadOnly(t *testing.T) {
 				t.Errorf("ReadDir of a read-only file: %v", err)
 			}
 			for _, w := range writes {
-				if err := w.run(ctx, st); !errors.Is(err, memtool.ErrReadOnly) {
-					t.Errorf("%s on a read-only file: %v, want ErrReadOnly", w.name, err)
+				if err := w.Run(ctx, st); !errors.Is(err, memtool.ErrReadOnly) {
+					t.Errorf("%s on a read-only file: %v, want ErrReadOnly", w.Name, err)
 				}
-				if w.done(ctx, st) {
-					t.Errorf("%s on a read-only file made its change", w.name)
+				if w.Done(ctx, st) {
+					t.Errorf("%s on a read-only file made its change", w.Name)
 				}
 			}
 			if _, err := st.Tenant(ctx, "t1"); err == nil {
@@ -183,11 +184,11 @@ func TestReadOnly(t *testing.T) {
 	t.Run("file system without WAL files", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "m.db")
 		s := open(t, path)
-		seed(t, s)
+		storeops.Seed(t, s)
 		s.Close() // the last connection removes the -wal and -shm files
 		ro := t.TempDir()
 		mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
-		st, err := sqlitestore.Open(filepath.Join(ro, "m.db"))
+		st, err := sqlitestore.Open(filepath.Join(ro, "m.db"), nil)
 		if err == nil {
 			defer st.Close()
 			_, err = st.ReadFile(ctx, "kept", 100)
@@ -199,7 +200,7 @@ func TestReadOnly(t *testing.T) {
 	t.Run("missing file in a read-only directory", func(t *testing.T) {
 		ro := t.TempDir()
 		mount(t, ro, "--bind", "-o", "ro", t.TempDir())
-		if _, err := sqlitestore.Open(filepath.Join(ro, "m.db")); !errors.Is(err, memtool.ErrReadOnly) {
+		if _, err := sqlitestore.Open(filepath.Join(ro, "m.db"), nil); !errors.Is(err, memtool.ErrReadOnly) {
 			t.Errorf("Open of a new file in a read-only directory: %v, want ErrReadOnly", err)
 		}
 	})
@@ -209,7 +210,7 @@ func answerStore(t *testing.T, path string) *sqlitestore.Store {
 	t.Helper()
 	var s *sqlitestore.Store
 	if err := storetest.Answer(t, "Open", func() (err error) {
-		s, err = sqlitestore.Open(path)
+		s, err = sqlitestore.Open(path, nil)
 		return err
 	}); err != nil {
 		t.Fatalf("Open of a read-only file: %v", err)

@@ -171,7 +171,7 @@ func measure(backend, pgURL string, tenants, files, ops int) (result, error) {
 		if err := fillDir(tmp, es); err != nil {
 			return result{}, err
 		}
-		s, err := filestore.Open(filepath.Join(tmp, ".memtool-tenants", measured))
+		s, err := filestore.Open(filepath.Join(tmp, ".memtool-tenants", measured), nil)
 		if err != nil {
 			return result{}, err
 		}
@@ -179,7 +179,7 @@ func measure(backend, pgURL string, tenants, files, ops int) (result, error) {
 		store = s
 	case "sqlite":
 		path := filepath.Join(tmp, "memory.db")
-		s, err := sqlitestore.Open(path)
+		s, err := sqlitestore.Open(path, nil)
 		if err != nil {
 			return result{}, err
 		}

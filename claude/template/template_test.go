@@ -12,7 +12,7 @@ import (
 
 func TestDevSeed(t *testing.T) {
 	ctx := context.Background()
-	store, err := filestore.Open(t.TempDir())
+	store, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 		open func(t *testing.T) memtool.Store
 	}{
 		{"filestore", func(t *testing.T) memtool.Store {
-			s, err := filestore.Open(t.TempDir())
+			s, err := filestore.Open(t.TempDir(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

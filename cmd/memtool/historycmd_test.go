@@ -16,7 +16,7 @@ import (
 func TestHistoryDiffRevert(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
-	fs, err := filestore.Open(dir)
+	fs, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -297,7 +297,7 @@ func TestPolicyRecordLegacyStore(t *testing.T) {
 // written, as in a store from before records.
 func writeSealed(t *testing.T, dir string, key encrypt.Key, name, text string) {
 	t.Helper()
-	fs, err := filestore.Open(dir)
+	fs, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestRekey(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
 	oldKey, _ := encrypt.NewKey("old")
-	fs, err := filestore.Open(dir)
+	fs, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestRekey(t *testing.T) {
 		t.Fatalf("rekey: exit %d, %q, %q", code, out, stderr)
 	}
 	keys, _ := encrypt.ParseKeys(readDisk(t, keyFile))
-	fs, err = filestore.Open(dir)
+	fs, err = filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestRekeyPolicyEntries(t *testing.T) {
 
 	// The stack the policy file builds (encryption innermost), with the
 	// access clock 40 days back, so that gc expires what is written here.
-	fs, err := filestore.Open(dir)
+	fs, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ func probeFileLock() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s, err := filestore.Open(dir)
+	s, err := filestore.Open(dir, nil)
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func openBackend(ctx context.Context, raw string, create bool) (memtool.Store, i
 		if u.Host != "" || !filepath.IsAbs(u.Path) || u.RawQuery != "" {
 			return nil, nil, fmt.Errorf("store URL %q: an SQLite URL needs an absolute path, as in sqlite:///abs/path.db", raw)
 		}
-		s, err := sqlitestore.Open(u.Path)
+		s, err := sqlitestore.Open(u.Path, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -127,7 +127,7 @@ func openFileStore(dir string) (memtool.Store, io.Closer, error) {
 	if dir == "" {
 		return nil, nil, fmt.Errorf("store: empty directory path")
 	}
-	s, err := filestore.Open(dir)
+	s, err := filestore.Open(dir, nil)
 	if err != nil {
 		return nil, nil, err
 	}

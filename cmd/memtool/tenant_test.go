@@ -109,7 +109,7 @@ func tenantStores(t *testing.T, url string) func(id string) memtool.Store {
 	var base memtool.Tenanted
 	switch {
 	case strings.HasPrefix(url, "sqlite://"):
-		s, err := sqlitestore.Open(strings.TrimPrefix(url, "sqlite://"))
+		s, err := sqlitestore.Open(strings.TrimPrefix(url, "sqlite://"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,27 +13,21 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log"
 	"os"
-	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/examples/internal/cmdline"
 	"github.com/memtool/memtool/filestore"
 )
 
 func main() {
-	dir := flag.String("dir", "memories", "the memory directory")
-	flag.Parse()
-	task := strings.Join(flag.Args(), " ")
-	if task == "" {
-		log.Fatal("usage: contextediting [-dir DIR] TASK")
-	}
-	store, err := filestore.Open(*dir)
+	dir, task := cmdline.DirAndTask("memories", "")
+	store, err := filestore.Open(dir, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -11,9 +11,10 @@ import (
 )
 
 // mapStore is a memtool.Store kept in a Go map: the smallest complete
-// backend, to copy for a database, a key-value store or an API. One mutex
-// makes every method atomic and linearizable. It passes the conformance
-// suite (storetest), which store_test.go runs.
+// backend, to copy for a database, a key-value store or an API. Every
+// method runs under one mutex (see do), which makes it atomic and
+// linearizable. It passes the conformance suite (storetest), which
+// store_test.go runs.
 type mapStore struct {
 	mu      sync.Mutex
 	entries map[string]*entry // by name; the root "" is implicit
@@ -64,21 +65,30 @@ func info(name string, e *entry) memtool.FileInfo {
 	return memtool.FileInfo{Name: path.Base(name), Size: int64(len(e.data))}
 }
 
-func (s *mapStore) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+// do runs fn holding the store's mutex, unless ctx is done already. A
+// database would run fn in a transaction instead.
+func (s *mapStore) do(ctx context.Context, fn func() error) error {
 	if err := ctx.Err(); err != nil {
-		return memtool.FileInfo{}, err
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.lookup(name)
-	if !ok {
-		return memtool.FileInfo{}, pathErr("stat", name, memtool.ErrNotExist)
-	}
-	fi := info(name, e)
-	if name == "" {
-		fi.Name = ""
-	}
-	return fi, nil
+	return fn()
+}
+
+func (s *mapStore) Stat(ctx context.Context, name string) (fi memtool.FileInfo, err error) {
+	err = s.do(ctx, func() error {
+		e, ok := s.lookup(name)
+		if !ok {
+			return pathErr("stat", name, memtool.ErrNotExist)
+		}
+		fi = info(name, e)
+		if name == "" {
+			fi.Name = ""
+		}
+		return nil
+	})
+	return fi, err
 }
 
 func (s *mapStore) read(op, name string, limit int64) ([]byte, error) {
@@ -94,110 +104,94 @@ func (s *mapStore) read(op, name string, limit int64) ([]byte, error) {
 	return e.data, nil
 }
 
-func (s *mapStore) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	data, err := s.read("read", name, limit)
-	return append([]byte(nil), data...), err
+func (s *mapStore) ReadFile(ctx context.Context, name string, limit int64) (data []byte, err error) {
+	err = s.do(ctx, func() error {
+		data, err = s.read("read", name, limit)
+		data = append([]byte(nil), data...)
+		return err
+	})
+	return data, err
 }
 
-func (s *mapStore) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.lookup(name)
-	switch {
-	case !ok:
-		return nil, pathErr("readdir", name, memtool.ErrNotExist)
-	case !e.dir:
-		return nil, pathErr("readdir", name, memtool.ErrNotDir)
-	}
-	var out []memtool.FileInfo
-	for child, ce := range s.entries {
-		if path.Dir(child) == name || (name == "" && !strings.Contains(child, "/")) {
-			out = append(out, info(child, ce))
+func (s *mapStore) ReadDir(ctx context.Context, name string) (out []memtool.FileInfo, err error) {
+	err = s.do(ctx, func() error {
+		e, ok := s.lookup(name)
+		switch {
+		case !ok:
+			return pathErr("readdir", name, memtool.ErrNotExist)
+		case !e.dir:
+			return pathErr("readdir", name, memtool.ErrNotDir)
 		}
-	}
-	return out, nil
+		for child, ce := range s.entries {
+			if path.Dir(child) == name || (name == "" && !strings.Contains(child, "/")) {
+				out = append(out, info(child, ce))
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 func (s *mapStore) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.checkParent("write", name); err != nil {
-		return err
-	}
-	if e, ok := s.lookup(name); ok {
-		switch {
-		case mode == memtool.CreateOnly:
-			return pathErr("write", name, memtool.ErrExist)
-		case e.dir:
-			return pathErr("write", name, memtool.ErrIsDir)
+	return s.do(ctx, func() error {
+		if err := s.checkParent("write", name); err != nil {
+			return err
 		}
-	}
-	s.entries[name] = &entry{data: append([]byte(nil), data...)}
-	return nil
+		if e, ok := s.lookup(name); ok {
+			switch {
+			case mode == memtool.CreateOnly:
+				return pathErr("write", name, memtool.ErrExist)
+			case e.dir:
+				return pathErr("write", name, memtool.ErrIsDir)
+			}
+		}
+		s.entries[name] = &entry{data: append([]byte(nil), data...)}
+		return nil
+	})
 }
 
 func (s *mapStore) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old, err := s.read("update", name, limit)
-	if err != nil {
-		return err
-	}
-	data, err := fn(append([]byte(nil), old...))
-	if err != nil {
-		return err
-	}
-	s.entries[name] = &entry{data: append([]byte(nil), data...)}
-	return nil
+	return s.do(ctx, func() error {
+		old, err := s.read("update", name, limit)
+		if err != nil {
+			return err
+		}
+		data, err := fn(append([]byte(nil), old...))
+		if err != nil {
+			return err
+		}
+		s.entries[name] = &entry{data: append([]byte(nil), data...)}
+		return nil
+	})
 }
 
 func (s *mapStore) Mkdir(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.checkParent("mkdir", name); err != nil {
-		return err
-	}
-	if _, ok := s.lookup(name); ok {
-		return pathErr("mkdir", name, memtool.ErrExist)
-	}
-	s.entries[name] = &entry{dir: true}
-	return nil
+	return s.do(ctx, func() error {
+		if err := s.checkParent("mkdir", name); err != nil {
+			return err
+		}
+		if _, ok := s.lookup(name); ok {
+			return pathErr("mkdir", name, memtool.ErrExist)
+		}
+		s.entries[name] = &entry{dir: true}
+		return nil
+	})
 }
 
 func (s *mapStore) Remove(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.entries[name]
-	if !ok {
-		return pathErr("remove", name, memtool.ErrNotExist)
-	}
-	if e.dir {
-		for child := range s.entries {
-			if strings.HasPrefix(child, name+"/") {
-				return pathErr("remove", name, memtool.ErrNotEmpty)
+	return s.do(ctx, func() error {
+		e, ok := s.entries[name]
+		if !ok {
+			return pathErr("remove", name, memtool.ErrNotExist)
+		}
+		if e.dir {
+			for child := range s.entries {
+				if strings.HasPrefix(child, name+"/") {
+					return pathErr("remove", name, memtool.ErrNotEmpty)
+				}
 			}
 		}
-	}
-	delete(s.entries, name)
-	return nil
+		delete(s.entries, name)
+		return nil
+	})
 }

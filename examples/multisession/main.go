@@ -14,29 +14,22 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log"
-	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/template"
+	"github.com/memtool/memtool/examples/internal/cmdline"
 	"github.com/memtool/memtool/filestore"
 )
 
 func main() {
-	dir := flag.String("dir", "project-memory", "the memory directory")
-	flag.Parse()
-	task := strings.Join(flag.Args(), " ")
-	if task == "" {
-		task = "Continue with the project."
-	}
+	dir, task := cmdline.DirAndTask("project-memory", "Continue with the project.")
 	ctx := context.Background()
-
-	store, err := filestore.Open(*dir)
+	store, err := filestore.Open(dir, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,0 +1,254 @@
+// This file holds the write lock (this process's turn, then the flocks of
+// the directory and the lock file), the crash mark in the lock file, and
+// the recovery and Sweep that remove an interrupted writer's leftovers.
+
+package filestore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	mathrand "math/rand/v2"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/memtool/memtool"
+)
+
+// A held write lock. file is the lock file, open for writing, or nil when
+// it could not be opened so (a read-only store; see lock).
+type held struct {
+	s    *Store
+	file *os.File
+}
+
+// lock takes the write lock: this process's turn (a flock belongs to an
+// open file, not to a goroutine), the flock of the store's directory, then
+// the flock of the lock file, which versions before the directory's lock
+// took alone. The directory cannot be deleted or replaced under a running
+// writer as the lock file can, so it is the lock that holds. lock waits at
+// most wait (negative: one try) and not past ctx's end, polling: a blocked
+// flock could not be cancelled.
+func (s *Store) lock(ctx context.Context, wait time.Duration) (*held, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(max(wait, 0))
+	if err := s.takeTurn(ctx, deadline); err != nil {
+		return nil, err
+	}
+	if err := flockWait(ctx, s.self, deadline); err != nil {
+		<-s.turn
+		return nil, err
+	}
+	h := &held{s: s}
+	f, err := s.root.OpenFile(lockName, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	switch {
+	case err == nil:
+		if err := flockWait(ctx, f, deadline); err != nil {
+			f.Close()
+			h.unlock()
+			return nil, err
+		}
+		h.file = f
+	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission),
+		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		// A read-only or full store: the write itself will say so, or
+		// (delete, rename) need no space and work.
+	default:
+		s.log.Warn("filestore: the lock file cannot be used; writing without a crash mark", "dir", s.dir, "err", err)
+	}
+	return h, nil
+}
+
+func (h *held) unlock() {
+	if h.file != nil {
+		h.file.Close() // drops its flock
+	}
+	withFd(h.s.self, func(fd int) error { return unix.Flock(fd, unix.LOCK_UN) })
+	<-h.s.turn
+}
+
+// takeTurn waits for this process's other writers.
+func (s *Store) takeTurn(ctx context.Context, deadline time.Time) error {
+	select {
+	case s.turn <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case s.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("filestore: waiting for the lock: %w", ctx.Err())
+	case <-t.C:
+		return errBusy
+	}
+}
+
+var errBusy = fmt.Errorf("filestore: another writer holds the lock: %w", memtool.ErrBusy)
+
+// flockWait takes an exclusive flock on f, trying again with growing,
+// jittered pauses until deadline or ctx's end.
+func flockWait(ctx context.Context, f *os.File, deadline time.Time) error {
+	pause := 100 * time.Microsecond
+	for {
+		err := withFd(f, func(fd int) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
+		switch {
+		case err == nil:
+			return nil
+		case err == unix.EINTR:
+			continue
+		case err != unix.EWOULDBLOCK:
+			return fmt.Errorf("filestore: lock: %w", err)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return errBusy
+		}
+		t := time.NewTimer(min(pause/2+mathrand.N(pause), left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("filestore: waiting for the lock: %w", ctx.Err())
+		case <-t.C:
+		}
+		pause = min(2*pause, 20*time.Millisecond)
+	}
+}
+
+// acquire takes the write lock for a change of name by op, checks under it
+// that the directory has no tenants (see checkTenancy), and marks the lock
+// file as "writer at work" until the returned release runs. A mark found
+// at Open with the lock free means a writer died mid-change and left
+// debris to sweep. The mark
+// overwrites bytes the lock file already has, so a full disk does not stop
+// it; if it cannot be written at all (no lock file, a read-only store),
+// the writer goes on unmarked: the mark only decides whether Open sweeps.
+func (s *Store) acquire(ctx context.Context, op, name string) (func(), error) {
+	h, err := s.lock(ctx, s.busy)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkTenancy(op, name); err != nil {
+		h.unlock()
+		return nil, err
+	}
+	marked := h.file != nil && writeMark(h.file, dirtyMark) == nil
+	return func() {
+		if marked {
+			writeMark(h.file, cleanMark)
+		}
+		h.unlock()
+	}, nil
+}
+
+func writeMark(f *os.File, mark []byte) error {
+	_, err := f.WriteAt(mark, 0)
+	return err
+}
+
+func isDirty(mark []byte) bool {
+	return len(mark) > 0 && !bytes.HasPrefix(mark, cleanMark)
+}
+
+// recover runs at Open. If the lock is free and the lock file holds a
+// mark, its writer died mid-change: sweep what it left and clear the mark.
+// A lock file without bytes gets its clean mark, so that marking later
+// needs no space. recover never fails Open: what it cannot do, it logs.
+func (s *Store) recover() {
+	h, err := s.lock(context.Background(), -1)
+	if errors.Is(err, memtool.ErrBusy) {
+		return // a live writer: the mark is its own
+	}
+	if err != nil {
+		s.log.Warn("filestore: cannot take the lock to check for an interrupted writer", "dir", s.dir, "err", err)
+		return
+	}
+	defer h.unlock()
+	if h.file == nil {
+		if mark, err := s.root.ReadFile(lockName); err == nil && isDirty(mark) {
+			s.log.Warn("filestore: a writer was interrupted and the store cannot be written: its leftovers stay (hidden) until an Open that can write", "dir", s.dir)
+		}
+		return
+	}
+	mark := make([]byte, len(cleanMark))
+	n, err := h.file.ReadAt(mark, 0)
+	if err != nil && err != io.EOF {
+		s.log.Warn("filestore: cannot read the lock file", "dir", s.dir, "err", err)
+		return
+	}
+	if n > 0 && !isDirty(mark[:n]) {
+		return
+	}
+	if isDirty(mark[:n]) {
+		if err := s.sweepLocked(); err != nil {
+			s.log.Warn("filestore: some leftovers of an interrupted writer could not be removed; they stay hidden from the model", "dir", s.dir, "err", err)
+		}
+	}
+	if err := writeMark(h.file, cleanMark); err == nil {
+		h.file.Truncate(int64(len(cleanMark))) // an older version's longer mark
+	}
+}
+
+// Sweep walks the whole tree and removes temp files and trash that an
+// interrupted writer left behind; it leaves .memtool-tenants alone, since
+// each tenant's store (see Tenant) sweeps its own. Open does this by
+// itself after a crash of a process; Sweep is for the rare case where the
+// machine lost power before the lock file's mark reached the disk, or
+// where Open could not remove everything. The debris is invisible to the model either way; Sweep only
+// reclaims the space. It removes what it can and returns an error naming
+// (some of) what it could not.
+func (s *Store) Sweep(ctx context.Context) error {
+	h, err := s.lock(ctx, s.busy)
+	if err != nil {
+		return err
+	}
+	defer h.unlock()
+	if err := s.sweepLocked(); err != nil {
+		return fmt.Errorf("filestore: sweep: %w", err)
+	}
+	return nil
+}
+
+// sweepLocked removes temp files and trash anywhere in the tree, going on
+// past what it cannot remove; it returns the first few failures.
+func (s *Store) sweepLocked() error {
+	const shown = 5
+	var errs []error
+	failed := 0
+	fs.WalkDir(s.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable or vanished: nothing of ours to sweep there
+		}
+		if p == tenantsDir {
+			return fs.SkipDir // each tenant's store sweeps its own
+		}
+		base := path.Base(p)
+		if strings.HasPrefix(base, tempPrefix) || strings.HasPrefix(base, trashPrefix) {
+			if err := s.root.RemoveAll(p); err != nil {
+				if failed++; failed <= shown {
+					errs = append(errs, err)
+				}
+			}
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+		}
+		return nil
+	})
+	if failed > shown {
+		errs = append(errs, fmt.Errorf("and %d more", failed-shown))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,227 @@
+// This file holds the reads (Stat, ReadFile, ReadDir), which take no lock,
+// and how they report links, irregular files and directories this process
+// may not list.
+
+package filestore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/memtool/memtool"
+)
+
+// info converts an os.FileInfo; regular files with several links are irregular.
+func info(name string, fi fs.FileInfo) memtool.FileInfo {
+	out := memtool.FileInfo{Name: name}
+	switch {
+	case fi.IsDir():
+		out.Type = fs.ModeDir
+	case fi.Mode().IsRegular() && nlink(fi) <= 1:
+		out.Size = fi.Size()
+	default:
+		out.Type = fs.ModeIrregular
+	}
+	return out
+}
+
+func nlink(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return memtool.FileInfo{}, err
+	}
+	if err := s.checkTenancy("stat", name); err != nil {
+		return memtool.FileInfo{}, err
+	}
+	fi, err := s.root.Stat(rootName(name))
+	if err != nil {
+		return memtool.FileInfo{}, mapErr("stat", name, err)
+	}
+	_, base := split(name)
+	if fi.IsDir() && !s.listable(name) {
+		return memtool.FileInfo{Name: base, Type: fs.ModeIrregular}, nil
+	}
+	return info(base, fi), nil
+}
+
+// listable reports whether this process may read and search the directory
+// name (reached through the root). One it may not is reported as irregular,
+// so that a listing leaves it out instead of failing on it.
+func (s *Store) listable(name string) bool {
+	d, err := s.root.Open(rootName(name))
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	return withFd(d, func(fd int) error { return unix.Faccessat(fd, ".", unix.R_OK|unix.X_OK, unix.AT_EACCESS) }) == nil
+}
+
+// openRegular opens a regular file for reading without blocking on FIFOs
+// and checks, on the open descriptor, that it is a regular, singly linked
+// file of at most limit bytes.
+func (s *Store) openRegular(op, name string, limit int64) (*os.File, int64, error) {
+	fi, err := s.root.Stat(rootName(name))
+	if err != nil {
+		return nil, 0, mapErr(op, name, err)
+	}
+	if err := checkRegular(op, name, fi, limit); err != nil {
+		return nil, 0, err
+	}
+	f, err := s.root.OpenFile(rootName(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, mapErr(op, name, err)
+	}
+	fi, err = f.Stat()
+	if err == nil {
+		err = checkRegular(op, name, fi, limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+func checkRegular(op, name string, fi fs.FileInfo, limit int64) error {
+	switch {
+	case fi.IsDir():
+		return classErr(op, name, memtool.ErrIsDir)
+	case !fi.Mode().IsRegular() || nlink(fi) > 1:
+		return classErr(op, name, memtool.ErrIrregular)
+	case fi.Size() > limit:
+		return classErr(op, name, memtool.ErrTooLarge)
+	}
+	return nil
+}
+
+func (s *Store) readFile(op, name string, limit int64) ([]byte, error) {
+	f, size, err := s.openRegular(op, name, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, 0, size+1)
+	data, err = readAll(io.LimitReader(f, limit+1), data)
+	if err != nil {
+		return nil, mapErr(op, name, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, classErr(op, name, memtool.ErrTooLarge)
+	}
+	return data, nil
+}
+
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+}
+
+func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.checkTenancy("read", name); err != nil {
+		return nil, err
+	}
+	return s.readFile("read", name, limit)
+}
+
+func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := s.checkTenancy("readdir", name); err != nil {
+		return nil, err
+	}
+	d, err := s.root.Open(rootName(name))
+	if err != nil {
+		return nil, mapErr("readdir", name, err)
+	}
+	defer d.Close()
+	if fi, err := d.Stat(); err != nil {
+		return nil, mapErr("readdir", name, err)
+	} else if !fi.IsDir() {
+		return nil, classErr("readdir", name, memtool.ErrNotDir)
+	}
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, mapErr("readdir", name, err)
+	}
+	out := make([]memtool.FileInfo, 0, len(names))
+	for _, n := range names {
+		if strings.HasPrefix(n, ownPrefix) {
+			continue
+		}
+		var st unix.Stat_t
+		err := fstatat(d, n, &st, unix.AT_SYMLINK_NOFOLLOW)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // vanished meanwhile
+		case err != nil:
+			// Seen but not examinable (EACCES in a directory we may read
+			// but not search, EIO): there, but not usable.
+			out = append(out, memtool.FileInfo{Name: n, Type: fs.ModeIrregular})
+			continue
+		}
+		var e memtool.FileInfo
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			// Follow links only through the root, so that one leading out
+			// reveals nothing (not even its target's size).
+			p := path.Join(rootName(name), n)
+			fi, err := s.root.Stat(p)
+			if err != nil {
+				continue
+			}
+			e = info(n, fi)
+			if e.IsDir() && !s.listable(p) {
+				e.Type = fs.ModeIrregular
+			}
+		} else {
+			e = infoFromStat(n, &st)
+			if e.IsDir() && withFd(d, func(dfd int) error {
+				return unix.Faccessat(dfd, n, unix.R_OK|unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW)
+			}) != nil {
+				e.Type = fs.ModeIrregular
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func infoFromStat(name string, st *unix.Stat_t) memtool.FileInfo {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return memtool.FileInfo{Name: name, Type: fs.ModeDir}
+	case unix.S_IFREG:
+		if st.Nlink <= 1 {
+			return memtool.FileInfo{Name: name, Size: st.Size}
+		}
+	}
+	return memtool.FileInfo{Name: name, Type: fs.ModeIrregular}
+}

@@ -1,0 +1,187 @@
+package sqltree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/memtool/memtool"
+)
+
+// change runs fn, op's change of name, bounded by ctx, in one transaction under the
+// tenant's write lock, once the store has claimed its mode; refuse, if not
+// nil, is the error of a name the change cannot take, returned instead.
+//
+// Every change of the tree passes here: an index kept beside the table
+// (full-text search) is to be kept up to date here, in fn's transaction.
+func (t *Tree) change(ctx context.Context, op, name string, refuse error, fn func(ctx context.Context, q Querier) error) error {
+	ctx, cancel := t.db.Op(ctx)
+	defer cancel()
+	if err := t.ready(ctx); err != nil {
+		return err
+	}
+	if refuse != nil {
+		return pathErr(op, name, refuse)
+	}
+	err := t.db.Write(ctx, t.tenant, func(q Querier) error { return fn(ctx, q) })
+	var fe fnError
+	if errors.As(err, &fe) {
+		return fe.err
+	}
+	return t.err(ctx, op, name, err)
+}
+
+// fnError is the failure of Update's fn, which Update returns as it is.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+
+// find returns the entry at name, or the error for op on name if there
+// is none.
+func (t *Tree) find(ctx context.Context, q Querier, op, name string) (row, error) {
+	r, ok, err := t.lookup(ctx, q, name)
+	if err == nil && !ok {
+		err = pathErr(op, name, memtool.ErrNotExist)
+	}
+	return r, err
+}
+
+// checkNew returns the error for op creating name unless name's parent is
+// a directory and nothing is at name.
+func (t *Tree) checkNew(ctx context.Context, q Querier, op, name string) error {
+	if err := t.checkParent(ctx, q, op, name); err != nil {
+		return err
+	}
+	if _, ok, err := t.lookup(ctx, q, name); err != nil {
+		return err
+	} else if ok {
+		return pathErr(op, name, memtool.ErrExist)
+	}
+	return nil
+}
+
+// refuseIf returns err if cond holds.
+func refuseIf(cond bool, err error) error {
+	if cond {
+		return err
+	}
+	return nil
+}
+
+func (t *Tree) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	return t.change(ctx, "write", name, refuseIf(name == "", memtool.ErrIsDir), func(ctx context.Context, q Querier) error {
+		if err := t.checkParent(ctx, q, "write", name); err != nil {
+			return err
+		}
+		r, ok, err := t.lookup(ctx, q, name)
+		switch {
+		case err != nil:
+			return err
+		case ok && mode == memtool.CreateOnly:
+			return pathErr("write", name, memtool.ErrExist)
+		case ok && r.dir:
+			return pathErr("write", name, memtool.ErrIsDir)
+		}
+		dir, base := split(name)
+		return q.Exec(ctx, t.q.upsert, t.tenant, dir, base, len(data), nonNil(data))
+	})
+}
+
+func (t *Tree) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	return t.change(ctx, "update", name, nil, func(ctx context.Context, q Querier) error {
+		old, err := t.readFile(ctx, q, t.q.readLocked, "update", name, limit)
+		if err != nil {
+			return err
+		}
+		updated, err := fn(old)
+		if err != nil {
+			return fnError{err}
+		}
+		dir, base := split(name)
+		return q.Exec(ctx, t.q.update, len(updated), nonNil(updated), t.tenant, dir, base)
+	})
+}
+
+func (t *Tree) Mkdir(ctx context.Context, name string) error {
+	return t.change(ctx, "mkdir", name, refuseIf(name == "", memtool.ErrExist), func(ctx context.Context, q Querier) error {
+		if err := t.checkNew(ctx, q, "mkdir", name); err != nil {
+			return err
+		}
+		dir, base := split(name)
+		return q.Exec(ctx, t.q.mkdir, t.tenant, dir, base)
+	})
+}
+
+func (t *Tree) Remove(ctx context.Context, name string) error {
+	return t.remove(ctx, "remove", name, false)
+}
+
+// RemoveAll removes the file or directory at name and everything in it, in
+// one transaction.
+func (t *Tree) RemoveAll(ctx context.Context, name string) error {
+	return t.remove(ctx, "removeall", name, true)
+}
+
+func (t *Tree) remove(ctx context.Context, op, name string, all bool) error {
+	return t.change(ctx, op, name, refuseIf(name == "", fs.ErrInvalid), func(ctx context.Context, q Querier) error {
+		r, err := t.find(ctx, q, op, name)
+		if err != nil {
+			return err
+		}
+		if r.dir && all {
+			for i, b := range t.q.below {
+				if err := q.Exec(ctx, t.q.deleteBelow[i], b.Args(t.tenant, name)...); err != nil {
+					return err
+				}
+			}
+		} else if r.dir {
+			var one int
+			err := q.QueryRow(ctx, t.q.child, t.tenant, name).Scan(&one)
+			if err == nil {
+				return pathErr(op, name, memtool.ErrNotEmpty)
+			}
+			if !t.q.noRows(err) {
+				return err
+			}
+		}
+		dir, base := split(name)
+		return q.Exec(ctx, t.q.delete, t.tenant, dir, base)
+	})
+}
+
+// Rename moves the file or directory at oldname, with everything in it, to
+// newname in one transaction.
+func (t *Tree) Rename(ctx context.Context, oldname, newname string) error {
+	var refuse error
+	if oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/") {
+		refuse = fmt.Errorf("cannot move %q to %q: %w", oldname, newname, fs.ErrInvalid)
+	}
+	return t.change(ctx, "rename", oldname, refuse, func(ctx context.Context, q Querier) error {
+		r, err := t.find(ctx, q, "rename", oldname)
+		if err != nil {
+			return err
+		}
+		if err := t.checkNew(ctx, q, "rename", newname); err != nil {
+			return err
+		}
+		odir, obase := split(oldname)
+		ndir, nbase := split(newname)
+		if err := q.Exec(ctx, t.q.move, ndir, nbase, t.tenant, odir, obase); err != nil {
+			return err
+		}
+		if !r.dir {
+			return nil
+		}
+		// newname is not inside oldname, so what the first statement
+		// moved is out of these ranges.
+		for i, b := range t.q.below {
+			args := append([]any{newname, oldname}, b.Args(t.tenant, oldname)...)
+			if err := q.Exec(ctx, t.q.moveBelow[i], args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

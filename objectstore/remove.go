@@ -1,0 +1,111 @@
+package objectstore
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"gocloud.dev/blob"
+
+	"github.com/memtool/memtool"
+)
+
+func (s *Store) Remove(ctx context.Context, name string) error {
+	return s.change(ctx, "remove", name, name == "", fs.ErrInvalid, func() error { return s.remove(ctx, "remove", name, false) })
+}
+
+// remove removes the file or the empty directory at name, or with all the
+// directory and everything in it.
+func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
+	k, _, err := s.kindOf(ctx, name)
+	switch {
+	case err != nil:
+		return err
+	case k == missing:
+		return pathErr(op, name, memtool.ErrNotExist)
+	case k == regular:
+		return s.bk.b.Delete(ctx, s.fileKey(name))
+	}
+	if all {
+		keys, err := s.keysBelow(ctx, name, 0)
+		if err != nil {
+			return err
+		}
+		return s.deleteTree(ctx, keys)
+	}
+	keys, err := s.keysBelow(ctx, name, 2)
+	if err != nil {
+		return err
+	}
+	for _, key := range keys {
+		if key != s.markerKey(name) {
+			return pathErr(op, name, memtool.ErrNotEmpty)
+		}
+	}
+	return s.bk.b.Delete(ctx, s.markerKey(name))
+}
+
+// keysBelow returns the keys of every object under the directory name,
+// its own marker included, up to max of them (0: all).
+func (s *Store) keysBelow(ctx context.Context, name string, max int) ([]string, error) {
+	return s.keysUnder(ctx, s.dirPrefix(name), max)
+}
+
+// keysUnder returns the keys that start with prefix, up to max of them
+// (0: all).
+func (s *Store) keysUnder(ctx context.Context, prefix string, max int) ([]string, error) {
+	var keys []string
+	it := s.bk.b.List(&blob.ListOptions{Prefix: prefix})
+	for max == 0 || len(keys) < max {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, obj.Key)
+	}
+	return keys, nil
+}
+
+// RemoveAll removes the file or directory at name and everything in it:
+// the files first, then the directory markers, deepest first, so that
+// until the last step the directory still exists, and a crash leaves a
+// smaller tree, never an entry without its directory.
+func (s *Store) RemoveAll(ctx context.Context, name string) error {
+	return s.change(ctx, "removeall", name, name == "", fs.ErrInvalid, func() error { return s.remove(ctx, "removeall", name, true) })
+}
+
+// deleteTree deletes keys: files first, then markers, deepest first.
+func (s *Store) deleteTree(ctx context.Context, keys []string) error {
+	keys = slices.Clone(keys)
+	sortForDelete(keys)
+	for _, key := range keys {
+		if err := s.bk.b.Delete(ctx, key); err != nil && !notFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortForDelete orders keys for deleting a tree: files first, then
+// markers, deepest first, so that every step leaves each remaining entry
+// in its directory.
+func sortForDelete(keys []string) {
+	isMarker := func(k string) bool { return strings.HasSuffix(k, "/"+dirMarker) }
+	slices.SortStableFunc(keys, func(a, b string) int {
+		ma, mb := isMarker(a), isMarker(b)
+		switch {
+		case ma != mb && ma:
+			return 1
+		case ma != mb:
+			return -1
+		case ma:
+			return strings.Count(b, "/") - strings.Count(a, "/")
+		}
+		return 0
+	})
+}

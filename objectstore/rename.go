@@ -1,0 +1,93 @@
+package objectstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"gocloud.dev/gcerrors"
+
+	"github.com/memtool/memtool"
+)
+
+// Rename moves the file or directory at oldname to newname. Object
+// storage has no rename: the destination is written first (its file, or
+// its directory marker, with a create-only write, so that of racing
+// renames onto one name exactly one wins), then everything inside a
+// directory is copied, and only then is the source deleted. It is not one
+// atomic step: see the package documentation for what a reader, a crash
+// or another process may see. On S3 the sources are deleted only on the
+// ETags that were copied (renameFileS3, renameDirS3); on a service that
+// ignores that condition Rename is refused with a memtool.Refusal.
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
+	return s.change(ctx, "rename", oldname, oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/"), fmt.Errorf("cannot move %q to %q: %w", oldname, newname, fs.ErrInvalid), func() error { return s.rename(ctx, oldname, newname) })
+}
+
+func (s *Store) rename(ctx context.Context, oldname, newname string) error {
+	k, _, err := s.kindOf(ctx, oldname)
+	switch {
+	case err != nil:
+		return err
+	case k == missing:
+		return pathErr("rename", oldname, memtool.ErrNotExist)
+	}
+	if err := s.checkParent(ctx, "rename", newname); err != nil {
+		return err
+	}
+	if nk, _, err := s.kindOf(ctx, newname); err != nil {
+		return err
+	} else if nk != missing {
+		return pathErr("rename", newname, memtool.ErrExist)
+	}
+	if s.bk.s3 != nil {
+		if err := s.bk.checkDeleteConditions(ctx); err != nil {
+			return err
+		}
+		if k == regular {
+			return s.renameFileS3(ctx, oldname, newname)
+		}
+		return s.renameDirS3(ctx, oldname, newname)
+	}
+	// Other services: correct within this process, which holds s.bk.mu.
+	if k == regular {
+		data, err := s.bk.b.ReadAll(ctx, s.fileKey(oldname))
+		if err != nil {
+			return err
+		}
+		err = s.bk.b.WriteAll(ctx, s.fileKey(newname), data, writeOptions(true))
+		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+			return pathErr("rename", newname, memtool.ErrExist)
+		}
+		if err != nil {
+			return err
+		}
+		return s.bk.b.Delete(ctx, s.fileKey(oldname))
+	}
+	keys, err := s.keysBelow(ctx, oldname, 0)
+	if err != nil {
+		return err
+	}
+	err = s.bk.b.WriteAll(ctx, s.markerKey(newname), nil, writeOptions(true))
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		return pathErr("rename", newname, memtool.ErrExist)
+	}
+	if err != nil {
+		return err
+	}
+	from, to := s.dirPrefix(oldname), s.dirPrefix(newname)
+	copied := []string{s.markerKey(newname)}
+	for _, key := range keys {
+		if key == s.markerKey(oldname) {
+			continue
+		}
+		dst := to + strings.TrimPrefix(key, from)
+		if err := s.bk.b.Copy(ctx, dst, key, nil); err != nil {
+			// Undo the copy (only what it wrote): the source is still whole.
+			return errors.Join(err, s.deleteTree(context.WithoutCancel(ctx), copied))
+		}
+		copied = append(copied, dst)
+	}
+	return s.deleteTree(ctx, keys)
+}

@@ -1,0 +1,105 @@
+package objectstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/tenancy"
+)
+
+// Tenant returns the store of tenant id, which must pass
+// memtool.ValidateTenant. The first call marks the bucket (under the
+// prefix) multi-tenant for good; on one already used without a tenant it
+// fails with memtool.ErrTenancy.
+func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
+	if s.tenant != "" {
+		return nil, fmt.Errorf("objectstore: tenant %q: a tenant's store has no tenants", id)
+	}
+	if err := memtool.ValidateTenant(id); err != nil {
+		return nil, err
+	}
+	claimed, err := s.bk.claim(ctx, tenancy.Multi)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{bk: s.bk, tenant: id, root: s.bk.prefix + tenantsDir + id + "/" + filesDir, gate: tenancy.Claimed(claimed)}, nil
+}
+
+// Tenants lists the tenants that hold at least one entry, in key order.
+// A store that has never had a tenant has none; a single-tenant one fails
+// with memtool.ErrTenancy.
+func (s *Store) Tenants(ctx context.Context) ([]string, error) {
+	if s.tenant != "" {
+		return nil, fmt.Errorf("objectstore: a tenant's store has no tenants")
+	}
+	if ok, err := tenancy.Listed(ctx, record{s.bk}); err != nil || !ok {
+		return nil, tenancyErr(err)
+	}
+	var ids []string
+	it := s.bk.b.List(&blob.ListOptions{Prefix: s.bk.prefix + tenantsDir, Delimiter: "/"})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(obj.Key, s.bk.prefix+tenantsDir), "/")
+		if obj.IsDir && memtool.ValidateTenant(id) == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// record is the tenancy.Record of a bucket: the object tenancyKey.
+type record struct{ bk *bucket }
+
+func (r record) Mode(ctx context.Context) (string, error) {
+	data, err := r.bk.b.ReadAll(ctx, r.bk.prefix+tenancyKey)
+	if notFound(err) {
+		return "", nil
+	}
+	return string(data), err
+}
+
+// Create writes the mode with a create-only write, so that of two
+// processes claiming at once one wins.
+func (r record) Create(ctx context.Context, mode string) error {
+	err := r.bk.b.WriteAll(ctx, r.bk.prefix+tenancyKey, []byte(mode), &blob.WriterOptions{IfNotExist: true, ContentType: "text/plain"})
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		return nil
+	}
+	return err
+}
+
+// claim records the tenancy mode on first use and checks it after.
+func (bk *bucket) claim(ctx context.Context, mode string) (bool, error) {
+	claimed, err := tenancy.Claim(ctx, record{bk}, mode)
+	return claimed, tenancyErr(err)
+}
+
+// tenancyErr names the store in a tenancy mismatch; the bucket's own
+// errors pass as they are.
+func tenancyErr(err error) error {
+	if errors.Is(err, memtool.ErrTenancy) {
+		return fmt.Errorf("objectstore: %w", err)
+	}
+	return err
+}
+
+// ready checks ctx and makes sure the tenant-less store claims the bucket
+// as single-tenant before its first use.
+func (s *Store) ready(ctx context.Context) error {
+	return s.gate.Pass(ctx, func(ctx context.Context) (bool, error) {
+		return s.bk.claim(ctx, tenancy.Single)
+	})
+}

@@ -1,0 +1,112 @@
+package objectstore
+
+import (
+	"context"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	"github.com/memtool/memtool"
+)
+
+// writeOptions are those of every object the store writes.
+func writeOptions(createOnly bool) *blob.WriterOptions {
+	return &blob.WriterOptions{ContentType: "application/octet-stream", IfNotExist: createOnly}
+}
+
+func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	return s.change(ctx, "write", name, name == "", memtool.ErrIsDir, func() error { return s.writeFile(ctx, name, data, mode) })
+}
+
+func (s *Store) writeFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	if err := s.checkParent(ctx, "write", name); err != nil {
+		return err
+	}
+	k, _, err := s.kindOf(ctx, name)
+	switch {
+	case err != nil:
+		return err
+	case k != missing && mode == memtool.CreateOnly:
+		return pathErr("write", name, memtool.ErrExist)
+	case k == directory:
+		return pathErr("write", name, memtool.ErrIsDir)
+	}
+	if s.bk.s3 != nil && mode == memtool.CreateOnly {
+		return s.createS3(ctx, "write", name, s.fileKey(name), data)
+	}
+	err = s.bk.b.WriteAll(ctx, s.fileKey(name), data, writeOptions(mode == memtool.CreateOnly))
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		// Another process created it since we looked.
+		return pathErr("write", name, memtool.ErrExist)
+	}
+	return err
+}
+
+// createS3 writes a new object at key for the entry name (a file, or a
+// directory's marker) with If-None-Match, then settles it against a
+// rename or removal of its directory by another process: if that took the
+// directory away, the create is undone and fails with ErrNotExist.
+func (s *Store) createS3(ctx context.Context, op, name, key string, data []byte) error {
+	etag, err := s.bk.s3put(ctx, key, data, ifAbsent, nil)
+	if isPrecondition(err) {
+		// Another process created it since we looked.
+		return pathErr(op, name, memtool.ErrExist)
+	}
+	if err != nil {
+		return err
+	}
+	parent := parentOf(name)
+	if parent == "" {
+		return nil
+	}
+	where, err := s.settle(ctx, key, etag, s.markerKey(parent))
+	if err == nil && where == undone {
+		err = pathErr(op, name, memtool.ErrNotExist)
+	}
+	return err
+}
+
+func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
+	if s.bk.s3 != nil {
+		return s.updateS3(ctx, name, limit, fn)
+	}
+	old, err := s.readFile(ctx, "update", name, limit)
+	if err != nil {
+		return err
+	}
+	updated, err := fn(old)
+	if err != nil {
+		return err
+	}
+	return blobErr(ctx, "update", name, s.bk.b.WriteAll(ctx, s.fileKey(name), updated, writeOptions(false)))
+}
+
+func (s *Store) Mkdir(ctx context.Context, name string) error {
+	return s.change(ctx, "mkdir", name, name == "", memtool.ErrExist, func() error { return s.mkdir(ctx, name) })
+}
+
+func (s *Store) mkdir(ctx context.Context, name string) error {
+	if err := s.checkParent(ctx, "mkdir", name); err != nil {
+		return err
+	}
+	if k, _, err := s.kindOf(ctx, name); err != nil {
+		return err
+	} else if k != missing {
+		return pathErr("mkdir", name, memtool.ErrExist)
+	}
+	if s.bk.s3 != nil {
+		return s.createS3(ctx, "mkdir", name, s.markerKey(name), markerBody())
+	}
+	err := s.bk.b.WriteAll(ctx, s.markerKey(name), nil, writeOptions(true))
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		return pathErr("mkdir", name, memtool.ErrExist)
+	}
+	return err
+}

@@ -1,0 +1,85 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// migrations are the schema's versions, in order; migration i brings the
+// schema to version i+1. Never edit one that has shipped: append.
+var migrations = []string{
+	// 1: entries keyed by (tenant, parent, name) in byte order, so that a
+	// directory's entries and a subtree are each one range of the key.
+	`CREATE TABLE memtool_meta (
+		key   text PRIMARY KEY,
+		value text NOT NULL
+	);
+	CREATE TABLE memtool_entries (
+		tenant text COLLATE "C" NOT NULL,
+		parent text COLLATE "C" NOT NULL,
+		name   text COLLATE "C" NOT NULL,
+		dir    boolean NOT NULL,
+		size   bigint NOT NULL,
+		data   bytea,
+		PRIMARY KEY (tenant, parent, name)
+	);`,
+}
+
+// migrationLock is the advisory lock key under which migrations run.
+const migrationLock = 0x6d656d746f6f6c // "memtool"
+
+// migrate brings the schema to the latest version. A schema already there
+// costs one read; otherwise the migrations run in one transaction under an
+// advisory lock, so that memtool processes starting at once migrate once.
+func (d *db) migrate(ctx context.Context) error {
+	return d.run(ctx, func(conn *pgx.Conn) error {
+		version, err := schemaVersion(ctx, conn)
+		var pgErr *pgconn.PgError
+		switch {
+		case err == nil && version == len(migrations):
+			return nil
+		case err != nil && !(errors.As(err, &pgErr) && pgErr.Code == codeUndefinedTable):
+			return err
+		}
+		return d.commit(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS memtool_schema_version (version integer NOT NULL)`); err != nil {
+				return err
+			}
+			version, err := schemaVersion(ctx, tx)
+			if err != nil {
+				return err
+			}
+			for v := version; v < len(migrations); v++ {
+				if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+					return fmt.Errorf("migration %d: %w", v+1, err)
+				}
+				if _, err := tx.Exec(ctx, `INSERT INTO memtool_schema_version (version) VALUES ($1)`, v+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// schemaVersion reads the schema's version, and refuses one newer than
+// this memtool knows.
+func schemaVersion(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}) (int, error) {
+	var version int
+	if err := q.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM memtool_schema_version`).Scan(&version); err != nil {
+		return 0, err
+	}
+	if version > len(migrations) {
+		return 0, fmt.Errorf("the database's schema is version %d, newer than this memtool knows (%d)", version, len(migrations))
+	}
+	return version, nil
+}

@@ -1,0 +1,177 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/sqltree"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// db is one open database file, shared by the stores of all its tenants.
+// It is the sqltree.DB of their trees.
+type db struct {
+	path        string
+	r           *sql.DB // reads: deferred transactions, WAL snapshots
+	w           *sql.DB // writes: BEGIN IMMEDIATE, one connection; nil when readOnly
+	busyTimeout time.Duration
+	readOnly    bool // the file cannot be written: every write fails with ErrReadOnly
+}
+
+var _ sqltree.DB = (*db)(nil)
+
+func (d *db) close() error {
+	err := d.r.Close()
+	if d.w != nil {
+		err = errors.Join(err, d.w.Close())
+	}
+	return err
+}
+
+// Op bounds nothing: a write's wait is bounded by busyTimeout.
+func (d *db) Op(ctx context.Context) (context.Context, context.CancelFunc) {
+	return ctx, func() {}
+}
+
+func (d *db) Query(ctx context.Context, fn func(q sqltree.Querier) error) error {
+	return fn(querier{d.r})
+}
+
+func (d *db) Read(ctx context.Context, fn func(q sqltree.Querier) error) error {
+	tx, err := d.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(querier{tx})
+}
+
+// Write runs fn under the file's write lock, which serves every tenant.
+func (d *db) Write(ctx context.Context, tenant string, fn func(q sqltree.Querier) error) error {
+	return d.write(ctx, func(tx *sql.Tx) error { return fn(querier{tx}) })
+}
+
+func (d *db) WriteMeta(ctx context.Context, fn func(q sqltree.Querier) error) error {
+	return d.Write(ctx, "", fn)
+}
+
+// write runs fn in a transaction that holds the file's write lock. The
+// wait for the lock, first for the one write connection (another
+// goroutine's write) and then for the file (another process's or
+// connection's), ends at busyTimeout after the call, or when ctx ends.
+func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if d.readOnly {
+		return fmt.Errorf("%w: the database file cannot be written", memtool.ErrReadOnly)
+	}
+	deadline := time.Now().Add(d.busyTimeout)
+	waitCtx, cancel := context.WithDeadline(ctx, deadline)
+	conn, err := d.w.Conn(waitCtx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return d.busy("another write of this store")
+		}
+		return err
+	}
+	defer conn.Close()
+	// BEGIN IMMEDIATE waits for the file's lock as long as busy_timeout
+	// says, and no longer than ctx (the driver's busy handler watches it).
+	wait := time.Until(deadline)
+	if wait < time.Millisecond {
+		return d.busy("another write of this store")
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", wait.Milliseconds())); err != nil {
+		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		if isCode(err, sqlite3.SQLITE_BUSY) && ctx.Err() == nil {
+			return d.busy("another connection or process")
+		}
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// busy is the error of a write that waited busyTimeout for the lock.
+func (d *db) busy(holder string) error {
+	return fmt.Errorf("%w: %s held the write lock of %s for %v", memtool.ErrBusy, holder, d.path, d.busyTimeout)
+}
+
+// Classify keeps cancellation recognisable, and turns SQLite's busy, full
+// and read-only codes into memtool's errors.
+func (d *db) Classify(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		err = fmt.Errorf("%w (%v)", ctxErr, err)
+	}
+	return d.classify(err)
+}
+
+// classify wraps err with the memtool error its SQLite code stands for.
+// SQLite reports a write that found no space (ENOSPC) as SQLITE_FULL. On a
+// read-only file, SQLITE_CANTOPEN is SQLite unable to create the WAL's
+// files beside it, so it is read-only too.
+func (d *db) classify(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) || errors.Is(err, memtool.ErrBusy) || errors.Is(err, memtool.ErrNoSpace) || errors.Is(err, memtool.ErrReadOnly) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY:
+		return fmt.Errorf("%w (%v)", memtool.ErrBusy, err)
+	case sqlite3.SQLITE_FULL:
+		return fmt.Errorf("%w (%v)", memtool.ErrNoSpace, err)
+	case sqlite3.SQLITE_READONLY:
+		return fmt.Errorf("%w (%v)", memtool.ErrReadOnly, err)
+	case sqlite3.SQLITE_CANTOPEN:
+		if d.readOnly {
+			return fmt.Errorf("%w (SQLite cannot read a WAL database file on a read-only file system unless its -wal and -shm files exist: %v)", memtool.ErrReadOnly, err)
+		}
+	}
+	return err
+}
+
+// isCode reports whether err is SQLite's primary result code code.
+func isCode(err error, code int) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == code
+}
+
+// querier is a transaction or the read pool as a sqltree.Querier.
+type querier struct {
+	q interface {
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	}
+}
+
+func (q querier) QueryRow(ctx context.Context, query string, args ...any) sqltree.Row {
+	return q.q.QueryRowContext(ctx, query, args...)
+}
+
+func (q querier) Query(ctx context.Context, query string, args ...any) (sqltree.Rows, error) {
+	rows, err := q.q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
+}
+
+func (q querier) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := q.q.ExecContext(ctx, query, args...)
+	return err
+}
+
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { r.Rows.Close() }
