@@ -268,7 +268,8 @@ func TestMigrateProgress(t *testing.T) {
 	p.add(1024)
 	p.add(1024)
 	p.done()
-	if got, want := buf.String(), "\rmigrating [===============               ] 2/4 files, 2.0 KiB/4.0 KiB \n"; !strings.HasSuffix(got, want) {
+	// Each drawing returns to the start of the line and clears it (ESC[K).
+	if got, want := buf.String(), "\r\x1b[Kmigrating [===============               ] 2/4 files, 2.0 KiB/4.0 KiB\n"; !strings.HasSuffix(got, want) {
 		t.Errorf("bar %q, want it to end with %q", got, want)
 	}
 }
