@@ -53,38 +53,7 @@ func TestConcurrentEditsOnS3(t *testing.T) {
 // own files onto one name, on one S3 bucket: exactly one wins each race
 // (If-None-Match: *), and the bucket holds what the winner wrote.
 func TestRacingOnS3(t *testing.T) {
-	url := s3URL(t, "")
-	store := openTestStore(t, url, "")
-	for round := range raceRounds() {
-		p := fmt.Sprintf("/memories/c%d/target.txt", round)
-		lines := make([]string, racers)
-		for i := range lines {
-			lines[i] = jsonLine(createInput(p, fmt.Sprintf("written by racer %d", i)))
-		}
-		w := oneWinner(t, raceProcesses(t, url, lines), "File created successfully at: "+p, "Error: File "+p+" already exists")
-		if got, want := readStore(t, store, fmt.Sprintf("c%d/target.txt", round)), fmt.Sprintf("written by racer %d", w); got != want {
-			t.Errorf("round %d: content %q, want the winner's %q", round, got, want)
-		}
-
-		r := renameRace{round}
-		for _, a := range decodeLines(t, execMemtool(t, r.setup(), "--store", url)) {
-			if a[0].IsError {
-				t.Fatal(a[0].Text())
-			}
-		}
-		w = r.winnerOf(t, raceProcesses(t, url, r.lines()))
-		base := fmt.Sprintf("r%d", round)
-		if got := readStore(t, store, base+"/to/dst.txt"); got != r.text(w) {
-			t.Errorf("round %d: destination holds %q, want the winner's %q", round, got, r.text(w))
-		}
-		for i := range racers {
-			if i != w {
-				if got := readStore(t, store, fmt.Sprintf("%s/src%d.txt", base, i)); got != r.text(i) {
-					t.Errorf("round %d: loser %d's source holds %q", round, i, got)
-				}
-			}
-		}
-	}
+	checkRaces(t, s3URL(t, ""), false)
 }
 
 // TestTenantIsolationOnObjectStores is TestTenantIsolation on the object
