@@ -60,6 +60,11 @@ type command struct {
 // A runFunc runs a verb once its flags and arguments are parsed.
 type runFunc func(ctx context.Context, env *cliEnv, inv *invocation) int
 
+// noFlags is the setup of a verb without flags of its own.
+func noFlags(run runFunc) func(*flag.FlagSet) runFunc {
+	return func(*flag.FlagSet) runFunc { return run }
+}
+
 // argCount is how many positional arguments a verb takes, and what to say
 // when it gets another number.
 type argCount struct {
@@ -112,7 +117,7 @@ func commands() []*command {
 		{name: "restore", summary: "bring a file back from the trash of gc (--list to see it)",
 			usage: "[--store URL] PATH | --list", args: argCount{0, -1, ""}, groups: memoryFlags, setup: setupRestore},
 		{name: "history", summary: "list the earlier versions of a file kept by package history",
-			usage: "[--store URL] PATH", args: argCount{1, 1, "give one PATH"}, groups: memoryFlags, setup: setupHistory},
+			usage: "[--store URL] PATH", args: argCount{1, 1, "give one PATH"}, groups: memoryFlags, setup: noFlags(runHistory)},
 		{name: "diff", summary: "show what changed between versions of a file (--from N --to N|current)",
 			usage: "[--store URL] [--from N] [--to N] PATH", args: argCount{1, 1, "give one PATH"}, groups: memoryFlags, setup: setupDiff},
 		{name: "revert", summary: "bring back an earlier version of a file (--to N)",
@@ -120,15 +125,15 @@ func commands() []*command {
 		{name: "keygen", summary: "make an encryption key (package encrypt), or rotate a key file",
 			usage: "[--id ID] [--out FILE | --rotate FILE]", about: "Prints a new encryption key (ID:base64) on stdout, or writes it to a key file (mode 0600).", args: none, setup: setupKeygen},
 		{name: "rekey", summary: "re-encrypt every file with the first key of $MEMTOOL_KEY or $MEMTOOL_KEY_FILE",
-			usage: "[--store URL] [--tenant ID]", about: "Keys come from $MEMTOOL_KEY, else the key file $MEMTOOL_KEY_FILE; the first one encrypts.", args: none, groups: storeFlag | tenantFlag, setup: setupRekey},
+			usage: "[--store URL] [--tenant ID]", about: "Keys come from $MEMTOOL_KEY, else the key file $MEMTOOL_KEY_FILE; the first one encrypts.", args: none, groups: storeFlag | tenantFlag, setup: noFlags(runRekey)},
 		{name: "log", summary: "read an audit log (package audit): filter by tenant, operation, path, outcome, time",
 			usage: "[flags] [FILE ...]   (no FILE, or -: stdin)", args: argCount{0, -1, ""}, setup: setupLog},
 		{name: "migrate", summary: "copy a whole store to another backend (--from URL --to URL), verified by checksum",
 			usage: "--from URL --to URL [--tenant ID | --all-tenants] [--force] [--to-policy FILE]", args: none, setup: setupMigrate},
 		{name: "info", summary: "describe a store: its kind, tenancy, policies, encryption, files and bytes",
-			usage: "[--store URL] [--tenant ID]", args: none, groups: memoryFlags, setup: setupInfo},
+			usage: "[--store URL] [--tenant ID]", args: none, groups: memoryFlags, setup: noFlags(runInfo)},
 		{name: "tenants", summary: "list the tenants of a multi-tenant store, one per line",
-			usage: "[--store URL]", args: none, groups: storeFlag, setup: setupTenants},
+			usage: "[--store URL]", args: none, groups: storeFlag, setup: noFlags(runTenants)},
 		{name: "version", summary: "print memtool's version",
 			usage: "", args: none, setup: setupVersion},
 		{name: "completion", summary: "print a shell completion script (bash, zsh or fish)",

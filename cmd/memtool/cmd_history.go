@@ -15,8 +15,6 @@ import (
 // The verbs of package history: history, diff and revert. history and
 // diff only read, and never create a store.
 
-func setupHistory(fs *flag.FlagSet) runFunc { return runHistory }
-
 // runHistory lists the kept versions of a file (package history).
 func runHistory(ctx context.Context, env *cliEnv, inv *invocation) int {
 	st, closer, code := openStackOrFail(ctx, inv, false)

@@ -3,14 +3,11 @@ package main
 import (
 	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/memtool/memtool"
 )
-
-func setupInfo(fs *flag.FlagSet) runFunc { return runInfo }
 
 // runInfo describes a store: its kind, its tenancy, the policies in force,
 // encryption, and how many files and bytes the memory holds. It never

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/memtool/memtool/encrypt"
 )
-
-func setupRekey(fs *flag.FlagSet) runFunc { return runRekey }
 
 // runRekey re-encrypts every file of an encrypted store (package encrypt)
 // with the first key, after a rotation (memtool keygen --rotate),

@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/memtool/memtool"
 )
-
-func setupTenants(fs *flag.FlagSet) runFunc { return runTenants }
 
 // runTenants lists the tenants of a multi-tenant store, one per line. It
 // never creates the store.
