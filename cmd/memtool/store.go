@@ -147,6 +147,9 @@ func checkExists(raw string) error {
 			}
 			local = u.Path
 		case "helper":
+			if rest == "" {
+				return nil // opening it says what is wrong
+			}
 			local = claude.HelperDir(rest)
 		default:
 			return nil
