@@ -25,6 +25,7 @@ import (
 //
 // which runs program like exec and checks its exit status.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	bin := memtoolBinary(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
@@ -67,6 +68,7 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 // TestExecImage views a PNG through memtool exec: the content is a list
 // holding one image block whose data is the file's bytes in base64.
 func TestExecImage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
 	img.Set(1, 1, color.RGBA{R: 200, A: 255})

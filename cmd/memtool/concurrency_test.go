@@ -856,7 +856,7 @@ func openVia(t *testing.T, url string, env []string) *policyStack {
 		vars[k] = v
 	}
 	cli := &cliEnv{stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
-	_, st, closer, err := openStack(cli, &storeFlags{store: url})
+	_, st, closer, err := openStack(context.Background(), cli, &storeFlags{store: url}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,7 @@ func viewTurn(n int, path string) string {
 // answered with an error, under a 4 GB address-space limit, and the lines
 // after them are answered as usual. A turn of exactly maxTurnCalls runs.
 func TestExecBoundsOneLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	big := strings.Repeat(strings.Repeat("x", 1023)+"\n", 1024) // 1 MiB, 1,024 lines
 	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big), 0o600); err != nil {
@@ -140,6 +141,7 @@ func TestExecBoundsOneLine(t *testing.T) {
 // left out and that the call itself succeeded. The output stays valid JSON
 // and the next line is answered.
 func TestExecAnswerCap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	webp := make([]byte, 5_000_000)
 	copy(webp, "RIFF\x00\x00\x00\x00WEBP")

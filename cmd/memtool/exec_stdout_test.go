@@ -11,6 +11,7 @@ import (
 // A closed stdout (memtool exec < in | head -1) ends memtool with exit
 // status 4, not with SIGPIPE; so does it for a one-command verb.
 func TestClosedStdout(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, args := range [][]string{{"exec", "--store", dir}, {"view", "--store", dir, "/memories"}} {
 		t.Run(args[0], func(t *testing.T) {

@@ -33,6 +33,7 @@ func (s *countingStore) Stat(ctx context.Context, name string) (memtool.FileInfo
 // once: while the first call is held, only the next workers-1 start, and
 // the answers still come in input order.
 func TestExecTurnWorkers(t *testing.T) {
+	t.Parallel()
 	const workers, calls = 3, 20
 	s := &countingStore{Store: memstore.New(), release: make(chan struct{})}
 	x := &execServer{mem: memtool.New(s, nil), timeout: time.Minute, workers: workers}
@@ -71,6 +72,7 @@ func TestExecTurnWorkers(t *testing.T) {
 
 // --timeout takes a positive duration.
 func TestExecTimeoutFlag(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"0", "-1s", "soon"} {
 		cmd := exec.Command(memtoolBinary(t), "exec", "--store", "mem:", "--timeout", bad)
 		cmd.Env = childEnv()

@@ -13,6 +13,7 @@ import (
 // access index (written by package expiry) says two files were last used
 // 40 days ago and one an hour ago.
 func TestGCAndRestore(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
 	for _, p := range []string{"/memories/old.md", "/memories/d/old2.md", "/memories/new.md"} {
 		if _, stderr, code := runBinary(t, "", "create", "--store", dir, "--text", "text of "+p, p); code != 0 {
@@ -69,6 +70,7 @@ func TestGCAndRestore(t *testing.T) {
 }
 
 func TestParseDays(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{"30d": 30 * 24 * time.Hour, "12h": 12 * time.Hour, "1d12h": 36 * time.Hour, "90m": 90 * time.Minute} {
 		if got, err := parseDays(in); err != nil || got != want {
 			t.Errorf("parseDays(%q) = %v, %v; want %v", in, got, err, want)
@@ -86,6 +88,7 @@ func TestParseDays(t *testing.T) {
 // could expire a file edited a moment ago. Such a value is refused before
 // the store is touched.
 func TestGCRefusesBelowResolution(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
 	if _, stderr, code := runBinary(t, "", "create", "--store", dir, "--text", "just written", "/memories/a.md"); code != 0 {
 		t.Fatalf("create: %d %s", code, stderr)

@@ -11,6 +11,7 @@ import (
 // filesystem memory helper, which keeps /memories/x at BASE/memories/x:
 // the model sees the same paths, never /memories/memories/….
 func TestHelperStore(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(base, "memories", "projects"), 0o700); err != nil {
 		t.Fatal(err)

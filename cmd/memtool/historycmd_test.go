@@ -14,6 +14,7 @@ import (
 // TestHistoryDiffRevert edits a file store through the history wrapper,
 // then reads and reverts its versions with the memtool binary.
 func TestHistoryDiffRevert(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
 	fs, err := filestore.Open(dir, nil)
 	if err != nil {

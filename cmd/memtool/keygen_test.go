@@ -13,6 +13,7 @@ import (
 )
 
 func TestKeygen(t *testing.T) {
+	t.Parallel()
 	out1, stderr, code := runBinary(t, "", "keygen")
 	out2, _, _ := runBinary(t, "", "keygen")
 	k1, err := encrypt.ParseKeys(out1)

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,22 +40,11 @@ func writeAuditLog(t *testing.T) string {
 // runBinary runs the memtool binary with args and stdin.
 func runBinary(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(memtoolBinary(t), args...)
-	cmd.Env = childEnv()
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	checkNoRace(t, errb.String())
-	return out.String(), errb.String(), code
+	return runMemtool(t, childEnv(), stdin, args...)
 }
 
 func TestLog(t *testing.T) {
+	t.Parallel()
 	name := writeAuditLog(t)
 	lines := func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
@@ -117,6 +104,7 @@ func TestLog(t *testing.T) {
 }
 
 func TestLogErrors(t *testing.T) {
+	t.Parallel()
 	name := writeAuditLog(t)
 	data, _ := os.ReadFile(name)
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")

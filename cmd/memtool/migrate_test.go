@@ -152,6 +152,7 @@ func TestMigrateChain(t *testing.T) {
 // TestMigrateAllTenants copies every tenant of a directory store through
 // an object store and SQLite, and back.
 func TestMigrateAllTenants(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	src := filepath.Join(tmp, "src")
 	for _, id := range []string{"alice", "bob"} {
@@ -180,6 +181,7 @@ func TestMigrateAllTenants(t *testing.T) {
 }
 
 func TestMigrateRefusesNonEmptyTarget(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
 	seedTree(t, src, "")
@@ -221,6 +223,7 @@ func (s corruptingStore) WriteFile(ctx context.Context, name string, data []byte
 }
 
 func TestMigrateVerifiesChecksums(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src := memstore.New()
 	for _, d := range []string{"a", "a/b"} {
@@ -253,6 +256,7 @@ func TestMigrateVerifiesChecksums(t *testing.T) {
 // TestMigrateProgress checks the bar that a terminal sees, and that
 // anything else sees none.
 func TestMigrateProgress(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	p := newProgress(&buf, 4, 4096)
 	p.add(1024)
@@ -264,7 +268,8 @@ func TestMigrateProgress(t *testing.T) {
 	p.add(1024)
 	p.add(1024)
 	p.done()
-	if got, want := buf.String(), "\rmigrating [===============               ] 2/4 files, 2.0 KiB/4.0 KiB \n"; !strings.HasSuffix(got, want) {
+	// Each drawing returns to the start of the line and clears it (ESC[K).
+	if got, want := buf.String(), "\r\x1b[Kmigrating [===============               ] 2/4 files, 2.0 KiB/4.0 KiB\n"; !strings.HasSuffix(got, want) {
 		t.Errorf("bar %q, want it to end with %q", got, want)
 	}
 }
@@ -305,6 +310,7 @@ func seedPolicies(t *testing.T, dir string, env []string) {
 // byte; encrypted, it copies the ciphertext, which the keys still open.
 // The copy works with the policy and refuses to open without it.
 func TestMigrateCarriesPolicyData(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	for _, c := range []struct{ name, policy string }{
 		{"plain", `{"history":{},"expiry":true}`},
@@ -348,6 +354,7 @@ func TestMigrateCarriesPolicyData(t *testing.T) {
 // included) arrives encrypted, and opens with the keys. It may not drop a
 // policy of the source, nor encrypt a file twice.
 func TestMigrateToPolicy(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	tmp := t.TempDir()
 	src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
@@ -408,6 +415,7 @@ func TestMigrateToPolicy(t *testing.T) {
 // and target (which migrate would have to merge) make migrate refuse
 // before it writes anything.
 func TestMigrateRefusesWhatItCannotCarry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tmp := t.TempDir()
 	src := filepath.Join(tmp, "src")
@@ -447,6 +455,7 @@ func TestMigrateRefusesWhatItCannotCarry(t *testing.T) {
 // single-tenant, that of tenants multi-tenant, on a target that records
 // it (SQLite).
 func TestMigrateKeepsTenancy(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	single, multi := filepath.Join(tmp, "single"), filepath.Join(tmp, "multi")
 	seedTree(t, single, "")

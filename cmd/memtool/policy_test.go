@@ -17,6 +17,7 @@ import (
 )
 
 func TestPolicyFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	store := filepath.Join(dir, "memories")
 	key, _ := encrypt.NewKey("k1")
@@ -66,6 +67,7 @@ func TestPolicyFile(t *testing.T) {
 // wrong case, null) is refused with an error naming the problem, and so is
 // any unknown field or wrong type.
 func TestPolicyFileStrict(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ policy, want string }{
 		{`{"encrypt":true,"encrypt":false}`, "encrypt: the key appears twice"},
@@ -167,6 +169,7 @@ var recordBackends = []struct {
 // reaches the disk and no ciphertext reaches the model. With the policy it
 // works as before.
 func TestPolicySticksToStore(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	for _, be := range recordBackends {
 		t.Run(be.name, func(t *testing.T) {
@@ -215,6 +218,7 @@ func TestPolicySticksToStore(t *testing.T) {
 // encryption may not, and the refusal says how to get an encrypted copy.
 // Encryption may start on a store whose files are all gone.
 func TestPolicyRecordHistoryExpiry(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	for _, be := range recordBackends {
 		t.Run(be.name, func(t *testing.T) {
@@ -270,6 +274,7 @@ func TestPolicyRecordHistoryExpiry(t *testing.T) {
 // without the policy, by a look at its first file, and gets its record at
 // the first open with the policy.
 func TestPolicyRecordLegacyStore(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
 	key, _ := encrypt.NewKey("k1")
 	writeSealed(t, dir, key, "a.md", "old secret")
@@ -305,6 +310,7 @@ func writeSealed(t *testing.T, dir string, key encrypt.Key, name, text string) {
 
 // TestPolicyRecordPerTenant: each tenant's memory has its own record.
 func TestPolicyRecordPerTenant(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	for _, be := range recordBackends {
 		t.Run(be.name, func(t *testing.T) {
@@ -332,6 +338,7 @@ func TestPolicyRecordPerTenant(t *testing.T) {
 // rekey the old key opens nothing; and a store recorded as not encrypted
 // is refused.
 func TestOpenRawStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "memories")
 	oldKey, _ := encrypt.NewKey("old")
@@ -374,6 +381,7 @@ func TestOpenRawStore(t *testing.T) {
 // audit are each process's own: a store opened with them records nothing,
 // and opens without them.
 func TestPolicyRecordLeavesProcessPolicies(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	dir := filepath.Join(t.TempDir(), "s")
 	env := policyEnv(t, `{"limits":{"max_file_size":1000},"secrets":"reject","audit":"`+filepath.Join(t.TempDir(), "audit.jsonl")+`"}`, key)
@@ -394,6 +402,7 @@ func TestPolicyRecordLeavesProcessPolicies(t *testing.T) {
 // (SQLite), does not stop a plain open, but stops encryption from
 // starting, which must see every file.
 func TestPolicyRecordUnknown(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	for record, want := range map[string]string{
 		`{"version":2,"encrypt":false,"history":false,"expiry":false}`:              "its policy record is version 2; this memtool reads version 1",

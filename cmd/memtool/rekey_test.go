@@ -7,7 +7,6 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,6 +22,7 @@ import (
 // TestRekey: files encrypted with an old key are rewritten with the new
 // one, after which the old key is no longer needed.
 func TestRekey(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
 	oldKey, _ := encrypt.NewKey("old")
 	fs, err := filestore.Open(dir, nil)
@@ -50,7 +50,7 @@ func TestRekey(t *testing.T) {
 	if code != 0 || out != "re-encrypted 2 files with key new\n" {
 		t.Fatalf("rekey: exit %d, %q, %q", code, out, stderr)
 	}
-	keys, _ := encrypt.ParseKeys(mustRead(t, keyFile))
+	keys, _ := encrypt.ParseKeys(readDisk(t, keyFile))
 	fs, err = filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -67,36 +67,18 @@ func TestRekey(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // runMemtoolEnv runs the binary with extra environment variables, and
 // without any MEMTOOL_KEY or MEMTOOL_KEY_FILE of the test's own.
 func runMemtoolEnv(t *testing.T, extra []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(memtoolBinary(t), args...)
+	var env []string
 	for _, kv := range childEnv(extra...) {
 		if (strings.HasPrefix(kv, "MEMTOOL_KEY=") || strings.HasPrefix(kv, "MEMTOOL_KEY_FILE=")) && !contains(extra, kv) {
 			continue
 		}
-		cmd.Env = append(cmd.Env, kv)
+		env = append(env, kv)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	checkNoRace(t, errb.String())
-	return out.String(), errb.String(), code
+	return runMemtool(t, env, "", args...)
 }
 
 // TestRekeyPolicyEntries: rekey also re-encrypts what the policies over
@@ -104,6 +86,7 @@ func runMemtoolEnv(t *testing.T, extra []string, args ...string) (stdout, stderr
 // and trash), which the file store leaves out of its listing: after the
 // old key is dropped, every version and every trashed file still opens.
 func TestRekeyPolicyEntries(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "memories")
 	keyFile := filepath.Join(t.TempDir(), "keys")
@@ -157,13 +140,13 @@ func TestRekeyPolicyEntries(t *testing.T) {
 	}
 
 	// Drop the old key.
-	keys, _ := encrypt.ParseKeys(mustRead(t, keyFile))
+	keys, _ := encrypt.ParseKeys(readDisk(t, keyFile))
 	os.WriteFile(keyFile, []byte(keys[0].String()+"\n"), 0o600)
 	var stderrb strings.Builder
 	cli := &cliEnv{stdout: io.Discard, stderr: &stderrb, getenv: func(k string) string {
 		return map[string]string{"MEMTOOL_KEY_FILE": keyFile, "MEMTOOL_POLICY": policy}[k]
 	}}
-	_, st, closer, err := openStack(cli, &storeFlags{store: dir})
+	_, st, closer, err := openStack(context.Background(), cli, &storeFlags{store: dir}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,34 @@ import (
 )
 
 // memtool run keeps the order of one turn's calls on one file, every time,
-// and prints each call on stderr in the order it ran.
+// and prints each call on stderr in the order it ran. The 200 runs call run
+// in this process; a few more run the binary, as a user does.
 func TestRunKeepsOrderInTurn(t *testing.T) {
+	t.Parallel()
 	runs := 200 // the issue's bar; -short runs 20
 	if testing.Short() {
 		runs = 20
 	}
+	t.Run("in-process", func(t *testing.T) {
+		t.Parallel()
+		checkRunOrder(t, runs, func(srv *claudetest.Server, dir string) (string, int) {
+			vars := map[string]string{"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL}
+			_, errOut, code := runCLI(t, vars, "", "run", "--store", dir, "take notes")
+			return errOut, code
+		})
+	})
+	t.Run("binary", func(t *testing.T) {
+		t.Parallel()
+		checkRunOrder(t, 3, func(srv *claudetest.Server, dir string) (string, int) {
+			_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", dir, "take notes")
+			return errOut, code
+		})
+	})
+}
+
+// checkRunOrder runs memtool run runs times, a few at a time, on
+// a turn of three calls on one file, each with runOnce.
+func checkRunOrder(t *testing.T, runs int, runOnce func(srv *claudetest.Server, dir string) (stderr string, code int)) {
 	turn := claudetest.Turn{Calls: []claudetest.ToolUse{
 		{Input: `{"command":"create","path":"/memories/x.md","file_text":"alpha\nbeta\n"}`},
 		{Input: `{"command":"str_replace","path":"/memories/x.md","old_str":"beta","new_str":"BETA"}`},
@@ -36,7 +58,7 @@ func TestRunKeepsOrderInTurn(t *testing.T) {
 			srv := claudetest.NewServer(turn, claudetest.Turn{Text: "Saved."})
 			defer srv.Close()
 			dir := t.TempDir()
-			_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", dir, "take notes")
+			errOut, code := runOnce(srv, dir)
 			data, err := os.ReadFile(filepath.Join(dir, "x.md"))
 			mu.Lock()
 			defer mu.Unlock()

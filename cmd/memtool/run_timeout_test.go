@@ -17,21 +17,31 @@ func TestRunTimeout(t *testing.T) {
 	hang := claudetest.Turn{Text: "Thinking", Hang: true}
 	srv := claudetest.NewServer(hang, hang)
 	defer srv.Close()
+	errOut, code := runAgainstHungAPI(t, srv, "", "run", "--store", t.TempDir(), "--timeout", "1s", "--retries", "1", "task")
+	if code != exitAPI || !strings.Contains(errOut, "memtool run: timed out: no answer from the Claude API within --timeout") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// runAgainstHungAPI runs the binary on srv, which holds its requests, and
+// returns its stderr and exit status; it fails t if memtool is still
+// running after 3 minutes.
+func runAgainstHungAPI(t *testing.T, srv *claudetest.Server, stdin string, args ...string) (string, int) {
+	t.Helper()
 	// The deadline only ends a hung child; it asserts nothing about speed.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, memtoolBinary(t), "run", "--store", t.TempDir(), "--timeout", "1s", "--retries", "1", "task")
+	cmd := exec.CommandContext(ctx, memtoolBinary(t), args...)
 	cmd.Env = apiEnv(srv)
+	cmd.Stdin = strings.NewReader(stdin)
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
 	cmd.Run()
 	checkNoRace(t, errOut.String())
 	if ctx.Err() != nil {
-		t.Fatalf("memtool run hung past --timeout; stderr %q", errOut.String())
+		t.Fatalf("memtool %s hung past --timeout; stderr %q", args[0], errOut.String())
 	}
-	if code := cmd.ProcessState.ExitCode(); code != exitAPI || !strings.Contains(errOut.String(), "memtool run: timed out: no answer from the Claude API within --timeout") {
-		t.Errorf("exit %d, stderr %q", code, errOut.String())
-	}
+	return errOut.String(), cmd.ProcessState.ExitCode()
 }
 
 // Numeric flags the API would refuse, or that would silently mean
@@ -69,20 +79,8 @@ func TestRunRefusesBadNumbers(t *testing.T) {
 func TestChatTimeout(t *testing.T) {
 	srv := claudetest.NewServer(claudetest.Turn{Text: "Thinking", Hang: true})
 	defer srv.Close()
-	// The deadline only ends a hung child; it asserts nothing about speed.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, memtoolBinary(t), "chat", "--store", t.TempDir(), "--timeout", "1s", "--retries", "0")
-	cmd.Env = apiEnv(srv)
-	cmd.Stdin = strings.NewReader("hello\n")
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	cmd.Run()
-	checkNoRace(t, errOut.String())
-	if ctx.Err() != nil {
-		t.Fatalf("memtool chat hung past --timeout; stderr %q", errOut.String())
-	}
-	if code := cmd.ProcessState.ExitCode(); code != exitAPI || !strings.Contains(errOut.String(), "memtool chat: timed out: no answer from the Claude API within --timeout") {
-		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	errOut, code := runAgainstHungAPI(t, srv, "hello\n", "chat", "--store", t.TempDir(), "--timeout", "1s", "--retries", "0")
+	if code != exitAPI || !strings.Contains(errOut, "memtool chat: timed out: no answer from the Claude API within --timeout") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

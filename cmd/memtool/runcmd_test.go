@@ -27,24 +27,6 @@ func apiEnv(srv *claudetest.Server) []string {
 	return childEnv("ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL="+srv.URL)
 }
 
-// runMemtool runs the binary to completion and returns its output and exit
-// status.
-func runMemtool(t *testing.T, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(memtoolBinary(t), args...)
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	checkNoRace(t, errOut.String())
-	code = cmd.ProcessState.ExitCode()
-	if err != nil && code < 0 {
-		t.Fatalf("memtool %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
-}
-
 func sameJSON(t *testing.T, got []byte, want string) bool {
 	t.Helper()
 	var g, w any

@@ -89,15 +89,7 @@ func fileStoreToLock(t *testing.T) lockedStore {
 			return waitsForFlock(t, c.cmd.Process.Pid) || c.inputReadFor(t, time.Second)
 		},
 		check: func(t *testing.T) {
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, e := range entries {
-				names = append(names, e.Name())
-			}
-			if got := strings.Join(names, " "); got != ".memtool.lock a.txt" {
+			if got := strings.Join(dirNames(t, dir), " "); got != ".memtool.lock a.txt" {
 				t.Errorf("the store holds %q after the cancelled write, want only .memtool.lock a.txt", got)
 			}
 		},

@@ -36,38 +36,53 @@ func storeURL(flagValue string, env *cliEnv) string {
 }
 
 // openStore opens a store from its URL, as the memory of tenant (or the
-// tenant-less store if tenant is ""). The registry of schemes is written
-// out here, explicitly. The returned closer releases the store. Its errors
-// never show a password or token of the URL (see redact).
-func openStore(ctx context.Context, raw, tenant string) (memtool.Store, io.Closer, error) {
-	s, closer, err := openStoreURL(ctx, raw, tenant)
-	if err != nil {
-		return nil, nil, redactedError{err, raw}
+// tenant-less store if tenant is ""). Every command opens its stores here.
+// With create false (the commands that only read: view, history, info,
+// migrate's source...) a store that is not there is an error rather than
+// a new, empty one; the backends that cannot tell cheaply are opened as
+// they are. The returned closer releases the store. Its errors never show
+// a password or token of the URL (see redact).
+func openStore(ctx context.Context, raw, tenant string, create bool) (memtool.Store, io.Closer, error) {
+	if raw == "mem:" && tenant != "" {
+		return nil, nil, fmt.Errorf("store URL %q: mem: has no tenants", raw)
 	}
-	return s, closer, nil
+	s, closer, err := openBackend(ctx, raw, create)
+	if err == nil {
+		if s, closer, err = scopeTenant(ctx, s, closer, tenant); err == nil {
+			return s, closer, nil
+		}
+	}
+	return nil, nil, redactedError{err, raw}
 }
 
-func openStoreURL(ctx context.Context, raw, tenant string) (memtool.Store, io.Closer, error) {
+// openBackend opens the store at a URL as a whole: not scoped to a tenant,
+// its tenancy not checked. The registry of schemes is written out here,
+// explicitly.
+func openBackend(ctx context.Context, raw string, create bool) (memtool.Store, io.Closer, error) {
+	if !create {
+		if err := checkExists(raw); err != nil {
+			return nil, nil, err
+		}
+	}
 	scheme, rest, hasScheme := strings.Cut(raw, ":")
 	if !hasScheme || len(scheme) < 2 || strings.ContainsAny(scheme, "/.") {
 		// A plain path (a one-letter "scheme" would be a Windows drive).
-		return openFileStore(ctx, raw, tenant)
+		return openFileStore(raw)
 	}
 	switch scheme {
 	case "helper": // a directory written by the Python or TypeScript SDK's memory helper
 		if rest == "" {
 			return nil, nil, fmt.Errorf("store URL %q: give the helper's base directory, as in helper:./memory", raw)
 		}
-		if err := os.MkdirAll(claude.HelperDir(rest), 0o700); err != nil {
-			return nil, nil, err
+		if create {
+			if err := os.MkdirAll(claude.HelperDir(rest), 0o700); err != nil {
+				return nil, nil, err
+			}
 		}
-		return openFileStore(ctx, claude.HelperDir(rest), tenant)
+		return openFileStore(claude.HelperDir(rest))
 	case "mem":
 		if rest != "" {
 			return nil, nil, fmt.Errorf("store URL %q: mem: takes nothing after the colon", raw)
-		}
-		if tenant != "" {
-			return nil, nil, fmt.Errorf("store URL %q: mem: has no tenants", raw)
 		}
 		return memstore.New(), nopCloser{}, nil
 	case "sqlite":
@@ -82,19 +97,19 @@ func openStoreURL(ctx context.Context, raw, tenant string) (memtool.Store, io.Cl
 		if err != nil {
 			return nil, nil, err
 		}
-		return scopeTenant(ctx, s, s, tenant)
+		return s, s, nil
 	case "postgres", "postgresql":
 		s, err := pgstore.Open(ctx, raw, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		return scopeTenant(ctx, s, s, tenant)
+		return s, s, nil
 	case "s3", "gs", "azblob", "mem+blob", "file+blob":
 		s, err := objectstore.Open(ctx, raw)
 		if err != nil {
 			return nil, nil, err
 		}
-		return scopeTenant(ctx, s, s, tenant)
+		return s, s, nil
 	case "file":
 		u, err := url.Parse(raw)
 		if err != nil {
@@ -103,12 +118,12 @@ func openStoreURL(ctx context.Context, raw, tenant string) (memtool.Store, io.Cl
 		if u.Host != "" && u.Host != "localhost" || !filepath.IsAbs(u.Path) {
 			return nil, nil, fmt.Errorf("store URL %q: a file URL needs an absolute path, as in file:///abs/dir", raw)
 		}
-		return openFileStore(ctx, u.Path, tenant)
+		return openFileStore(u.Path)
 	}
 	return nil, nil, fmt.Errorf("store URL %q: unknown scheme %q (known: file, helper, mem, sqlite, postgres, s3, gs, azblob, mem+blob, file+blob, or a plain directory path)", raw, scheme)
 }
 
-func openFileStore(ctx context.Context, dir, tenant string) (memtool.Store, io.Closer, error) {
+func openFileStore(dir string) (memtool.Store, io.Closer, error) {
 	if dir == "" {
 		return nil, nil, fmt.Errorf("store: empty directory path")
 	}
@@ -116,7 +131,37 @@ func openFileStore(ctx context.Context, dir, tenant string) (memtool.Store, io.C
 	if err != nil {
 		return nil, nil, err
 	}
-	return scopeTenant(ctx, s, s, tenant)
+	return s, s, nil
+}
+
+// checkExists refuses a store on the local disk that is not there, which
+// opening it would create empty. The stores elsewhere are not checked.
+func checkExists(raw string) error {
+	local := raw
+	if scheme, rest, ok := strings.Cut(raw, ":"); ok && len(scheme) >= 2 && !strings.ContainsAny(scheme, "/.") {
+		switch scheme {
+		case "file", "sqlite", "file+blob":
+			u, err := url.Parse(raw)
+			if err != nil || u.Host != "" && u.Host != "localhost" || !filepath.IsAbs(u.Path) {
+				return nil // opening it says what is wrong
+			}
+			local = u.Path
+		case "helper":
+			if rest == "" {
+				return nil // opening it says what is wrong
+			}
+			local = claude.HelperDir(rest)
+		default:
+			return nil
+		}
+	}
+	if local == "" {
+		return nil
+	}
+	if _, err := os.Stat(local); err != nil {
+		return fmt.Errorf("store %s does not exist (this command does not create one; check --store or $MEMTOOL_STORE)", raw)
+	}
+	return nil
 }
 
 type nopCloser struct{}

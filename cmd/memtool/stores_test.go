@@ -28,22 +28,41 @@ import (
 // `--store DIR`, and several processes sharing one database must lose no
 // update and let exactly one racer win.
 
-// dbBackends are the store URLs of the database stores, each new and
-// empty; a backend whose server is missing is skipped (or fails under CI)
-// by pgtest.
-var dbBackends = []struct {
-	name string
-	url  func(t *testing.T) string
-}{
-	{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "memory.db") }},
-	{"postgres", func(t *testing.T) string { return pgtest.URL(t) }},
+// A testBackend is one kind of store the CLI tests run on besides the
+// directory store: url returns the URL of a new, empty store of its kind.
+type testBackend struct {
+	name   string
+	url    func(t *testing.T) string
+	object bool // an object store (s3 sets the environment: no t.Parallel)
+}
+
+// testBackends are every backend available here, each new and empty per
+// call of url; the reference battery, the tenant tests and the race tests
+// iterate them, so a new backend is one more line. PostgreSQL needs
+// $MEMTOOL_TEST_POSTGRES (see pgtest).
+var testBackends = []testBackend{
+	{name: "sqlite", url: func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "memory.db") }},
+	{name: "postgres", url: func(t *testing.T) string { return pgtest.URL(t) }},
+	{name: "fileblob", url: func(t *testing.T) string { return "file+blob://" + filepath.Join(t.TempDir(), "bucket") }, object: true},
+	{name: "s3", url: func(t *testing.T) string { return s3URL(t, "team/memory") }, object: true},
+}
+
+// backends returns the object stores, or the others (the databases).
+func backends(object bool) []testBackend {
+	var out []testBackend
+	for _, be := range testBackends {
+		if be.object == object {
+			out = append(out, be)
+		}
+	}
+	return out
 }
 
 // openTestStore opens the store at url in the test process, through the
 // CLI's own registry, as a second handle beside the children's.
 func openTestStore(t *testing.T, url, tenant string) memtool.Store {
 	t.Helper()
-	s, closer, err := openStore(context.Background(), url, tenant)
+	s, closer, err := openStore(context.Background(), url, tenant, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,12 +237,14 @@ func snapshot(t *testing.T, s memtool.Store) string {
 	return strings.Join(lines, "\n")
 }
 
-func TestReferenceBatteryOnDatabases(t *testing.T) {
+// TestReferenceBatteryOnBackends runs the reference battery on every
+// backend: each answers as the directory store does.
+func TestReferenceBatteryOnBackends(t *testing.T) {
 	want := runBattery(t, filepath.Join(t.TempDir(), "memories"))
 	if len(want.answers) < 150 {
 		t.Fatalf("the battery gave only %d answers", len(want.answers))
 	}
-	for _, be := range dbBackends {
+	for _, be := range testBackends {
 		t.Run(be.name, func(t *testing.T) {
 			got := runBattery(t, be.url(t))
 			if len(got.answers) != len(want.answers) {
@@ -246,7 +267,7 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 	if testing.Short() {
 		plan.ops = 16
 	}
-	for _, be := range dbBackends {
+	for _, be := range backends(false) {
 		t.Run(be.name, func(t *testing.T) {
 			url := be.url(t)
 			concurrentEdits(t, plan, url, "")
@@ -258,47 +279,55 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 // renaming their own files onto one name, on one database: exactly one
 // wins each race, and the store holds what the winner wrote.
 func TestRacingOnDatabases(t *testing.T) {
-	for _, be := range dbBackends {
-		t.Run(be.name, func(t *testing.T) {
-			url := be.url(t)
-			store := openTestStore(t, url, "")
-			for round := range raceRounds() {
-				p := fmt.Sprintf("/memories/c%d/target.txt", round)
-				lines := make([]string, racers)
-				for i := range lines {
-					lines[i] = jsonLine(createInput(p, fmt.Sprintf("written by racer %d", i)))
-				}
-				w := oneWinner(t, raceProcesses(t, url, lines), "File created successfully at: "+p, "Error: File "+p+" already exists")
-				if got, want := readStore(t, store, fmt.Sprintf("c%d/target.txt", round)), fmt.Sprintf("written by racer %d", w); got != want {
-					t.Errorf("round %d: content %q, want the winner's %q", round, got, want)
-				}
+	for _, be := range backends(false) {
+		t.Run(be.name, func(t *testing.T) { checkRaces(t, be.url(t), true) })
+	}
+}
 
-				r := renameRace{round}
-				for _, a := range decodeLines(t, execMemtool(t, r.setup(), "--store", url)) {
-					if a[0].IsError {
-						t.Fatal(a[0].Text())
-					}
-				}
-				w = r.winnerOf(t, raceProcesses(t, url, r.lines()))
-				base := fmt.Sprintf("r%d", round)
-				if got := readStore(t, store, base+"/to/dst.txt"); got != r.text(w) {
-					t.Errorf("round %d: destination holds %q, want the winner's %q", round, got, r.text(w))
-				}
-				want := []string{"to"}
-				for i := range racers {
-					if i != w {
-						want = append(want, fmt.Sprintf("src%d.txt", i))
-						if got := readStore(t, store, fmt.Sprintf("%s/src%d.txt", base, i)); got != r.text(i) {
-							t.Errorf("round %d: loser %d's source holds %q", round, i, got)
-						}
-					}
-				}
-				slices.Sort(want)
-				if got := storeNames(t, store, base); !slices.Equal(got, want) {
-					t.Errorf("round %d: %s holds %q, want %q", round, base, got, want)
+// checkRaces races racers processes creating one file, then renaming their
+// own files onto one name, on the store at url, for raceRounds rounds:
+// exactly one wins each race, and the store holds what the winner wrote
+// and, with listing, no other entry than the losers' sources.
+func checkRaces(t *testing.T, url string, listing bool) {
+	store := openTestStore(t, url, "")
+	for round := range raceRounds() {
+		p := fmt.Sprintf("/memories/c%d/target.txt", round)
+		lines := make([]string, racers)
+		for i := range lines {
+			lines[i] = jsonLine(createInput(p, fmt.Sprintf("written by racer %d", i)))
+		}
+		w := oneWinner(t, raceProcesses(t, url, lines), "File created successfully at: "+p, "Error: File "+p+" already exists")
+		if got, want := readStore(t, store, fmt.Sprintf("c%d/target.txt", round)), fmt.Sprintf("written by racer %d", w); got != want {
+			t.Errorf("round %d: content %q, want the winner's %q", round, got, want)
+		}
+
+		r := renameRace{round}
+		for _, a := range decodeLines(t, execMemtool(t, r.setup(), "--store", url)) {
+			if a[0].IsError {
+				t.Fatal(a[0].Text())
+			}
+		}
+		w = r.winnerOf(t, raceProcesses(t, url, r.lines()))
+		base := fmt.Sprintf("r%d", round)
+		if got := readStore(t, store, base+"/to/dst.txt"); got != r.text(w) {
+			t.Errorf("round %d: destination holds %q, want the winner's %q", round, got, r.text(w))
+		}
+		want := []string{"to"}
+		for i := range racers {
+			if i != w {
+				want = append(want, fmt.Sprintf("src%d.txt", i))
+				if got := readStore(t, store, fmt.Sprintf("%s/src%d.txt", base, i)); got != r.text(i) {
+					t.Errorf("round %d: loser %d's source holds %q", round, i, got)
 				}
 			}
-		})
+		}
+		if !listing {
+			continue
+		}
+		slices.Sort(want)
+		if got := storeNames(t, store, base); !slices.Equal(got, want) {
+			t.Errorf("round %d: %s holds %q, want %q", round, base, got, want)
+		}
 	}
 }
 

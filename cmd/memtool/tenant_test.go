@@ -25,14 +25,9 @@ import (
 // a store is single-tenant or multi-tenant, never both.
 
 // tenantBackends are the stores with tenants, each new and empty.
-func tenantBackends() []struct {
-	name string
-	url  func(t *testing.T) string
-} {
-	return append([]struct {
-		name string
-		url  func(t *testing.T) string
-	}{{"dir", func(t *testing.T) string { return filepath.Join(t.TempDir(), "store") }}}, dbBackends...)
+func tenantBackends() []testBackend {
+	dir := testBackend{name: "dir", url: func(t *testing.T) string { return filepath.Join(t.TempDir(), "store") }}
+	return append([]testBackend{dir}, backends(false)...)
 }
 
 // corpusLine is what these tests use of a line of the hostile corpus.
@@ -204,37 +199,42 @@ func attack(t *testing.T, url string, lines []corpusLine) []string {
 // was, and every answer must be the same as on a store without the victims
 // (so not even the existence of a victim's file shows).
 func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the corpus runs as some 200 tenants; skipped in -short")
 	}
 	lines := readCorpus(t)
 	for _, be := range tenantBackends() {
-		t.Run(be.name, func(t *testing.T) {
-			alone := attack(t, be.url(t), lines)
+		t.Run(be.name, func(t *testing.T) { checkTenantIsolation(t, be, lines) })
+	}
+}
 
-			url := be.url(t)
-			before := map[string]string{}
-			for _, v := range victims {
-				before[v] = seedVictim(t, url, v)
-			}
-			beside := attack(t, url, lines)
-			if len(beside) != len(alone) || len(alone) < 150 {
-				t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
-			}
-			for i := range alone {
-				if strings.Contains(beside[i], "VICTIM-SECRET") {
-					t.Errorf("an attacker read a victim's file: %.400s", beside[i])
-				}
-				if beside[i] != alone[i] {
-					t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
-				}
-			}
-			for _, v := range victims {
-				if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
-					t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
-				}
-			}
-		})
+// checkTenantIsolation runs the corpus lines as attacking tenants on a new
+// store of be, alone and then beside the victims (see TestTenantIsolation).
+func checkTenantIsolation(t *testing.T, be testBackend, lines []corpusLine) {
+	alone := attack(t, be.url(t), lines)
+
+	url := be.url(t)
+	before := map[string]string{}
+	for _, v := range victims {
+		before[v] = seedVictim(t, url, v)
+	}
+	beside := attack(t, url, lines)
+	if len(beside) != len(alone) || len(alone) < 150 {
+		t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
+	}
+	for i := range alone {
+		if strings.Contains(beside[i], "VICTIM-SECRET") {
+			t.Errorf("an attacker read a victim's file: %.400s", beside[i])
+		}
+		if beside[i] != alone[i] {
+			t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
+		}
+	}
+	for _, v := range victims {
+		if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
+			t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
+		}
 	}
 }
 
@@ -242,6 +242,7 @@ func TestTenantIsolation(t *testing.T) {
 // valid is refused before anything is opened, and a valid tenant cannot
 // reach another's files through the path.
 func TestTenantCorpusLines(t *testing.T) {
+	t.Parallel()
 	var lines []corpusLine
 	for _, l := range readCorpus(t) {
 		if l.Layer == "tenant" {
@@ -261,7 +262,7 @@ func TestTenantCorpusLines(t *testing.T) {
 			}
 			for _, l := range lines {
 				tenant := *l.Tenant
-				s, closer, err := openStore(ctx, url, tenant)
+				s, closer, err := openStore(ctx, url, tenant, true)
 				if err != nil {
 					if memtool.ValidateTenant(tenant) == nil {
 						t.Errorf("%s: tenant %q is valid but the store refused it: %v", l.ID, tenant, err)
@@ -297,6 +298,7 @@ func TestTenantCorpusLines(t *testing.T) {
 // TestTenantsThroughTheBinary runs two tenants of one store in two memtool
 // exec processes, and checks that each sees only its own files.
 func TestTenantsThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	for _, be := range tenantBackends() {
 		t.Run(be.name, func(t *testing.T) {
 			url := be.url(t)
@@ -336,6 +338,7 @@ func TestTenantsThroughTheBinary(t *testing.T) {
 // and refuses an invalid tenant id, each with exit status 3 and nothing
 // changed.
 func TestTenancyIsExclusive(t *testing.T) {
+	t.Parallel()
 	for _, be := range tenantBackends() {
 		t.Run(be.name, func(t *testing.T) {
 			multi, single := be.url(t), be.url(t)

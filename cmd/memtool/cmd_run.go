@@ -13,6 +13,7 @@ import (
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/template"
 )
@@ -104,6 +105,8 @@ func (af *agentFlags) options() ([]claude.Option, error) {
 // as something else, naming the flag.
 func (af *agentFlags) check() error {
 	switch {
+	case strings.TrimSpace(af.model) == "":
+		return errors.New("--model must name a model, as in --model " + defaultModel)
 	case af.maxIterations < 0:
 		return errors.New("--max-iterations must be 0 (no limit) or more")
 	case af.maxTokens <= 0:
@@ -162,51 +165,36 @@ func (p *callPrinter) print(_ context.Context, c claude.Call) {
 	fmt.Fprintf(p.w, "memory: %s\n", c.Summary())
 }
 
-func runRun(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
+func setupRun(fs *flag.FlagSet) runFunc {
 	var af agentFlags
-	fs := newFlagSet("run", `run [--store URL] [flags] "task"   (task "-": read it from stdin)`, env, &sf)
 	addAgentFlags(fs, &af)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(rest) != 1 {
-		fmt.Fprintln(env.stderr, `memtool run: give the task as one argument: memtool run [flags] "task"`)
-		return exitUsage
-	}
-	task := rest[0]
-	if task == "-" {
-		data, err := io.ReadAll(env.stdin)
-		if err != nil {
-			fmt.Fprintf(env.stderr, "memtool run: reading the task from stdin: %v\n", err)
-			return exitUsage
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if len(inv.args) != 1 {
+			return inv.fail(exitUsage, `give the task as one argument: memtool run [flags] "task"`)
 		}
-		task = string(data)
+		task := inv.args[0]
+		if task == "-" {
+			data, err := io.ReadAll(env.stdin)
+			if err != nil {
+				return inv.fail(exitUsage, "reading the task from stdin: %v", err)
+			}
+			task = string(data)
+		}
+		if strings.TrimSpace(task) == "" {
+			return inv.fail(exitUsage, "the task is empty")
+		}
+		return runTask(ctx, inv, &af, task)
 	}
-	if strings.TrimSpace(task) == "" {
-		fmt.Fprintln(env.stderr, "memtool run: the task is empty")
-		return exitUsage
-	}
-	opts, err := af.options()
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool run: %v\n", err)
-		return exitUsage
-	}
-	client, err := newAPIClient(env)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool run: %v\n", err)
-		return exitUsage
-	}
-	mem, closer, err := openMemory(env, &sf)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool run: %v\n", err)
-		return exitStore
+}
+
+func runTask(ctx context.Context, inv *invocation, af *agentFlags, task string) int {
+	env := inv.env
+	opts, client, mem, closer, code := startAgent(ctx, inv, af)
+	if code != exitOK {
+		return code
 	}
 	defer closer.Close()
 
-	printer := &callPrinter{w: env.stderr}
-	opts = append(opts, claude.WithOnCall(printer.print))
 	messages := []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(task))}
 	// Streaming: replies longer than a non-streaming request allows, and no
 	// idle connection for the length of a long reply.
@@ -225,6 +213,27 @@ func runRun(ctx context.Context, env *cliEnv, args []string) int {
 		}
 	}
 	return finished(env, "run", final, runner.IterationCount())
+}
+
+// startAgent does what run and chat do before the first request: check the
+// flags, make the API client and open the memory (which they may create).
+// The options it returns print each memory call on stderr.
+func startAgent(ctx context.Context, inv *invocation, af *agentFlags) ([]claude.Option, anthropic.Client, *memtool.Memory, io.Closer, int) {
+	env := inv.env
+	opts, err := af.options()
+	if err != nil {
+		return nil, anthropic.Client{}, nil, nil, inv.fail(exitUsage, "%v", err)
+	}
+	client, err := newAPIClient(env)
+	if err != nil {
+		return nil, anthropic.Client{}, nil, nil, inv.fail(exitUsage, "%v", err)
+	}
+	mem, closer, err := openMemory(ctx, env, &inv.sf, true)
+	if err != nil {
+		return nil, anthropic.Client{}, nil, nil, inv.fail(exitStore, "%v", err)
+	}
+	printer := &callPrinter{w: env.stderr}
+	return append(opts, claude.WithOnCall(printer.print)), client, mem, closer, exitOK
 }
 
 // apiFailure reports an error that ended a run or a chat turn.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,42 +50,34 @@ const (
 // execWorkers is how many calls of one turn run at once.
 func execWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
 
-func runExec(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
-	fs := newFlagSet("exec", "exec [--store URL] [--overwrite] [--timeout D] < inputs.jsonl", env, &sf)
+func setupExec(fs *flag.FlagSet) runFunc {
 	timeout := fs.Duration("timeout", defaultCallTimeout, "the deadline of each call; one that is not done by then is cancelled and changes nothing")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if *timeout <= 0 {
+			return inv.usageError("--timeout must be positive, got %v", *timeout)
+		}
+		return runExec(ctx, inv, *timeout)
 	}
-	if len(rest) > 0 {
-		fmt.Fprintf(env.stderr, "memtool exec: unexpected argument %q\n", rest[0])
-		return exitUsage
-	}
-	if *timeout <= 0 {
-		fmt.Fprintf(env.stderr, "memtool exec: --timeout must be positive, got %v\n", *timeout)
-		fs.Usage()
-		return exitUsage
-	}
+}
 
+func runExec(ctx context.Context, inv *invocation, timeout time.Duration) int {
+	env := inv.env
 	// exec takes SIGINT and SIGTERM itself, as chat does (see serve).
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	mem, closer, sig, err := openInterruptibly(env, &sf, sigs)
+	mem, closer, sig, err := openInterruptibly(ctx, inv, sigs)
 	switch {
 	case sig != nil:
-		fmt.Fprintf(env.stderr, "memtool exec: %v while opening the store\n", sig)
-		return signalStatus(sig)
+		return inv.fail(signalStatus(sig), "%v while opening the store", sig)
 	case err != nil:
-		fmt.Fprintf(env.stderr, "memtool exec: %v\n", err)
-		return exitStore
+		return inv.fail(exitStore, "%v", err)
 	}
-	x := &execServer{mem: mem, timeout: *timeout, workers: execWorkers()}
+	x := &execServer{mem: mem, timeout: timeout, workers: execWorkers()}
 	end := x.serve(ctx, env.stdin, env.stdout, sigs)
 	if end.msg != "" {
-		fmt.Fprintf(env.stderr, "memtool exec: %s\n", end.msg)
+		inv.fail(end.code, "%s", end.msg)
 	}
 	if !end.busy {
 		// A call still running when exec gives up keeps the store open:
@@ -98,8 +91,8 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 // openInterruptibly opens the store, unless a signal comes first, which it
 // returns: opening can wait for a lock another process holds, and that
 // wait may not honour a context. The opening is then left to the process
-// exit.
-func openInterruptibly(env *cliEnv, sf *storeFlags, sigs <-chan os.Signal) (*memtool.Memory, io.Closer, os.Signal, error) {
+// exit. exec may create the store.
+func openInterruptibly(ctx context.Context, inv *invocation, sigs <-chan os.Signal) (*memtool.Memory, io.Closer, os.Signal, error) {
 	type opened struct {
 		mem    *memtool.Memory
 		closer io.Closer
@@ -107,7 +100,7 @@ func openInterruptibly(env *cliEnv, sf *storeFlags, sigs <-chan os.Signal) (*mem
 	}
 	done := make(chan opened, 1)
 	go func() {
-		mem, closer, err := openMemory(env, sf)
+		mem, closer, err := openMemory(context.WithoutCancel(ctx), inv.env, &inv.sf, true)
 		done <- opened{mem, closer, err}
 	}()
 	select {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,37 +22,28 @@ import (
 const notRunText = "Error: This call was not run, or its result was lost: the turn was stopped " +
 	"(by the user, or at the request limit). View the memory directory to see what changed."
 
-func runChat(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
+// chatAbout is the help of chat, beside its flags.
+const chatAbout = `In the chat, a line is a message to Claude, except:
+  /help          show this
+  /exit, /quit   end the chat (as Ctrl-D does)
+Ctrl-C ends the turn in progress, not the chat.`
+
+func setupChat(fs *flag.FlagSet) runFunc {
 	var af agentFlags
-	fs := newFlagSet("chat", "chat [--store URL] [flags]", env, &sf)
 	addAgentFlags(fs, &af)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		return runChat(ctx, inv, &af)
 	}
-	if len(rest) > 0 {
-		fmt.Fprintf(env.stderr, "memtool chat: unexpected argument %q\n", rest[0])
-		return exitUsage
-	}
-	opts, err := af.options()
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool chat: %v\n", err)
-		return exitUsage
-	}
-	client, err := newAPIClient(env)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool chat: %v\n", err)
-		return exitUsage
-	}
-	mem, closer, err := openMemory(env, &sf)
-	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool chat: %v\n", err)
-		return exitStore
+}
+
+func runChat(ctx context.Context, inv *invocation, af *agentFlags) int {
+	env, sf := inv.env, &inv.sf
+	opts, client, mem, closer, code := startAgent(ctx, inv, af)
+	if code != exitOK {
+		return code
 	}
 	defer closer.Close()
-	printer := &callPrinter{w: env.stderr}
-	c := &chat{env: env, client: client, mem: mem, af: &af, opts: append(opts, claude.WithOnCall(printer.print))}
+	c := &chat{env: env, client: client, mem: mem, af: af, opts: opts}
 
 	// Ctrl-C ends the turn in progress, not the chat. The chat takes SIGINT
 	// itself and runs on a context that main's signal handling, which ends
@@ -92,6 +84,10 @@ func runChat(ctx context.Context, env *cliEnv, args []string) int {
 			continue
 		case "/exit", "/quit":
 			return status
+		case "/help":
+			// Answered here: a chat command is never sent to Claude.
+			fmt.Fprintln(env.stderr, chatAbout)
+			continue
 		}
 		code, terminated := c.turn(base, sigs, line)
 		if code != exitOK {

@@ -2,42 +2,38 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/memtool/memtool/claude/template"
 )
 
-func runInit(ctx context.Context, env *cliEnv, args []string) int {
-	var sf storeFlags
+func setupInit(fs *flag.FlagSet) runFunc {
 	var name string
 	var list bool
-	fs := newFlagSet("init", "init [--template NAME] [--store URL]", env, &sf)
 	fs.StringVar(&name, "template", "dev", "the template: "+strings.Join(template.Names(), ", "))
 	fs.BoolVar(&list, "list", false, "list the templates and exit")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(env.stderr, "memtool init: unexpected argument %q\n", rest[0])
-		return exitUsage
-	}
-	if list {
-		for _, t := range template.All() {
-			fmt.Fprintf(env.stdout, "%-6s %s\n", t.Name, t.Summary)
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if list {
+			for _, t := range template.All() {
+				fmt.Fprintf(env.stdout, "%-6s %s\n", t.Name, t.Summary)
+			}
+			return exitOK
 		}
-		return exitOK
+		return runInit(ctx, inv, name)
 	}
+}
+
+func runInit(ctx context.Context, inv *invocation, name string) int {
+	env, sf := inv.env, &inv.sf
 	t, ok := template.Lookup(name)
 	if !ok {
-		fmt.Fprintf(env.stderr, "memtool init: unknown template %q (known: %s)\n", name, strings.Join(template.Names(), ", "))
-		return exitUsage
+		return inv.fail(exitUsage, "unknown template %q (known: %s)", name, strings.Join(template.Names(), ", "))
 	}
-	mem, closer, err := openMemory(env, &sf)
+	mem, closer, err := openMemory(ctx, env, sf, true)
 	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool init: %v\n", err)
-		return exitStore
+		return inv.fail(exitStore, "%v", err)
 	}
 	defer closer.Close()
 	seeded, err := t.Seed(ctx, mem.Store())
@@ -49,8 +45,7 @@ func runInit(ctx context.Context, env *cliEnv, args []string) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool init: %v\n", err)
-		return exitFailed
+		return inv.fail(exitFailed, "%v", err)
 	}
 	store := ""
 	if sf.store != "" {

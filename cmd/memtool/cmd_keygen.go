@@ -12,35 +12,32 @@ import (
 	"github.com/memtool/memtool/encrypt"
 )
 
+func setupKeygen(fs *flag.FlagSet) runFunc {
+	id := fs.String("id", "", "the key's ID (up to 16 letters, digits, '-', '_', '.'; default: random)")
+	out := fs.String("out", "", "write the key to this new file (never replaces one)")
+	rotate := fs.String("rotate", "", "put the key first in this existing key file, keeping the old keys for reading")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if *out != "" && *rotate != "" {
+			return inv.fail(exitUsage, "takes no arguments, and at most one of --out and --rotate")
+		}
+		return runKeygen(inv, *id, *out, *rotate)
+	}
+}
+
 // runKeygen makes a new encryption key (package encrypt): printed, written
 // to a new key file, or put first in an existing key file for rotation.
-func runKeygen(ctx context.Context, env *cliEnv, args []string) int {
-	fset := flag.NewFlagSet("keygen", flag.ContinueOnError)
-	fset.SetOutput(env.stderr)
-	fset.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: memtool keygen [--id ID] [--out FILE | --rotate FILE]\n\nPrints a new encryption key (ID:base64) on stdout, or writes it to a key file (mode 0600).\n\nFlags:\n")
-		fset.PrintDefaults()
-	}
-	var id, out, rotate string
-	fset.StringVar(&id, "id", "", "the key's ID (up to 16 letters, digits, '-', '_', '.'; default: random)")
-	fset.StringVar(&out, "out", "", "write the key to this new file (never replaces one)")
-	fset.StringVar(&rotate, "rotate", "", "put the key first in this existing key file, keeping the old keys for reading")
-	rest, err := parseFlags(fset, args)
-	if err != nil {
-		return exitUsage
-	}
-	if len(rest) > 0 || out != "" && rotate != "" {
-		fmt.Fprintf(env.stderr, "memtool keygen: takes no arguments, and at most one of --out and --rotate\n")
-		return exitUsage
-	}
+func runKeygen(inv *invocation, id, out, rotate string) int {
+	env := inv.env
 	key, err := encrypt.NewKey(id)
 	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool keygen: %v\n", err)
-		return exitUsage
+		return inv.fail(exitUsage, "%v", err)
 	}
 	switch {
 	case out != "":
 		err = writeNewFile(out, []byte(key.String()+"\n"))
+		if errors.Is(err, fs.ErrExist) {
+			return inv.fail(exitFailed, "%s exists; keygen --out never replaces a file. To put a new key first in that key file, keeping its keys for reading, run memtool keygen --rotate %s", out, out)
+		}
 	case rotate != "":
 		err = rotateKeyFile(rotate, key)
 	default:
@@ -50,10 +47,9 @@ func runKeygen(ctx context.Context, env *cliEnv, args []string) int {
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(env.stderr, "memtool keygen: %v\n", err)
-		return exitFailed
+		return inv.fail(exitFailed, "%v", err)
 	}
-	fmt.Fprintf(env.stderr, "memtool keygen: key %s written to %s\n", key.ID, out+rotate)
+	inv.fail(exitOK, "key %s written to %s", key.ID, out+rotate)
 	return exitOK
 }
 

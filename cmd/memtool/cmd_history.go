@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/memtool/memtool"
+	versions "github.com/memtool/memtool/history"
+)
+
+// The verbs of package history: history, diff and revert. history and
+// diff only read, and never create a store.
+
+// runHistory lists the kept versions of a file (package history).
+func runHistory(ctx context.Context, env *cliEnv, inv *invocation) int {
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
+	}
+	defer closer.Close()
+	vs, err := versions.Versions(ctx, st.belowHistory, inv.args[0])
+	if err != nil {
+		return historyError(inv, err)
+	}
+	if len(vs) == 0 {
+		return inv.fail(exitOK, "no earlier versions of %s", inv.args[0])
+	}
+	for _, v := range vs {
+		if _, err := fmt.Fprintf(env.stdout, "%d\t%s\t%s\t%s\n", v.N, v.Time.Format(time.DateTime), v.Op, plural(v.Size, "byte")); err != nil {
+			return exitBrokenIO
+		}
+	}
+	return exitOK
+}
+
+func setupDiff(fs *flag.FlagSet) runFunc {
+	from := fs.String("from", "", "the older version (default: the latest kept)")
+	to := fs.String("to", "current", "the newer version, or current")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		return runDiff(ctx, inv, *from, *to)
+	}
+}
+
+// runDiff shows what changed between two versions of a file, or a version
+// and the current content.
+func runDiff(ctx context.Context, inv *invocation, from, to string) int {
+	p := inv.args[0]
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
+	}
+	defer closer.Close()
+	inner := st.belowHistory
+	read := func(v string) (string, string, error) {
+		if v == "current" {
+			name, _, err := memtool.CleanPath(p)
+			if err != nil {
+				return "", "", err
+			}
+			data, err := inner.ReadFile(ctx, name, memtool.DefaultMaxReadSize)
+			if errors.Is(err, memtool.ErrNotExist) {
+				return "", p + " (deleted)", nil
+			}
+			return string(data), p + " (current)", err
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return "", "", fmt.Errorf("version %q: want a number or current", v)
+		}
+		data, err := versions.Read(ctx, inner, p, n)
+		return string(data), fmt.Sprintf("%s (version %d)", p, n), err
+	}
+	if from == "" {
+		vs, err := versions.Versions(ctx, inner, p)
+		if err != nil {
+			return historyError(inv, err)
+		}
+		if len(vs) == 0 {
+			return inv.fail(exitFailed, "no earlier versions of %s", p)
+		}
+		from = strconv.Itoa(vs[len(vs)-1].N)
+	}
+	a, nameA, err := read(from)
+	if err != nil {
+		return historyError(inv, err)
+	}
+	b, nameB, err := read(to)
+	if err != nil {
+		return historyError(inv, err)
+	}
+	if _, err := fmt.Fprint(inv.env.stdout, versions.Diff(a, b, nameA, nameB)); err != nil {
+		return exitBrokenIO
+	}
+	return exitOK
+}
+
+func setupRevert(fs *flag.FlagSet) runFunc {
+	to := fs.Int("to", 0, "the version to bring back (see memtool history)")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if len(inv.args) != 1 || *to <= 0 {
+			return inv.fail(exitUsage, "give one PATH and --to N")
+		}
+		return runRevert(ctx, inv, inv.args[0], *to)
+	}
+}
+
+// runRevert makes an earlier version the content of a file again; the
+// content it replaces is kept as a version.
+func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
+	}
+	defer closer.Close()
+	inner := st.belowHistory
+	if err := versions.Revert(ctx, versions.New(inner, nil), inner, name, to); err != nil {
+		return historyError(inv, err)
+	}
+	fmt.Fprintf(inv.env.stdout, "reverted %s to version %d\n", name, to)
+	return exitOK
+}
+
+func historyError(inv *invocation, err error) int {
+	var pe *memtool.PathError
+	if errors.As(err, &pe) {
+		return inv.fail(exitUsage, "%s", pe.Reason)
+	}
+	return inv.fail(exitFailed, "%v", err)
+}

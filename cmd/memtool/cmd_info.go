@@ -1,0 +1,130 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/memtool/memtool"
+)
+
+// runInfo describes a store: its kind, its tenancy, the policies in force,
+// encryption, and how many files and bytes the memory holds. It never
+// creates the store.
+func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
+	url := storeURL(inv.sf.store, env)
+	var b strings.Builder
+	fmt.Fprintf(&b, "store:      %s (%s)\n", redact(url), storeKind(url))
+	if inv.sf.tenant == "" {
+		if ids, err := listTenants(ctx, url); err == nil && len(ids) > 0 {
+			fmt.Fprintf(&b, "tenancy:    multi-tenant, %s (memtool tenants lists them; --tenant ID describes one)\n", plural(len(ids), "tenant"))
+			return writeOut(env, b.String())
+		}
+	}
+	policyName := cmp.Or(inv.sf.policy, env.getenv("MEMTOOL_POLICY"))
+	p := &policyFile{}
+	if policyName != "" {
+		var err error
+		if p, err = loadPolicy(policyName); err != nil {
+			return inv.fail(exitUsage, "%v", err)
+		}
+	}
+	_, st, closer, err := openStack(ctx, env, &inv.sf, false)
+	if err != nil {
+		return inv.fail(exitStore, "%v", err)
+	}
+	defer closer.Close()
+	if inv.sf.tenant != "" {
+		fmt.Fprintf(&b, "tenancy:    tenant %s of a multi-tenant store\n", inv.sf.tenant)
+	} else {
+		fmt.Fprintf(&b, "tenancy:    one memory, no tenants\n")
+	}
+	policies := "none"
+	if names := p.names(); len(names) > 0 {
+		policies = strings.Join(names, ", ") + " (from " + policyName + ")"
+	}
+	fmt.Fprintf(&b, "policies:   %s\n", policies)
+	encryption := "off"
+	if p.Encrypt {
+		encryption = "on (AES-GCM; keys from $MEMTOOL_KEY or $MEMTOOL_KEY_FILE)"
+	}
+	fmt.Fprintf(&b, "encryption: %s\n", encryption)
+	var files, dirs int
+	var bytes int64
+	err = memtool.Walk(ctx, st.belowExpiry, "", func(name string, fi memtool.FileInfo) error {
+		switch {
+		case name == "":
+		case fi.IsDir():
+			dirs++
+		default:
+			files++
+			bytes += fi.Size
+		}
+		return nil
+	})
+	if err != nil {
+		return inv.fail(exitFailed, "reading the store: %v", err)
+	}
+	fmt.Fprintf(&b, "memory:     %s, %s, %s\n", plural(files, "file"), plural(dirs, "directory", "directories"), plural(bytes, "byte"))
+	return writeOut(env, b.String())
+}
+
+// writeOut writes s on stdout.
+func writeOut(env *cliEnv, s string) int {
+	if _, err := fmt.Fprint(env.stdout, s); err != nil {
+		return exitBrokenIO
+	}
+	return exitOK
+}
+
+// storeKind names the backend of a store URL for people.
+func storeKind(url string) string {
+	scheme, _, ok := strings.Cut(url, ":")
+	if !ok || len(scheme) < 2 || strings.ContainsAny(scheme, "/.") {
+		return "a directory"
+	}
+	switch scheme {
+	case "file":
+		return "a directory"
+	case "helper":
+		return "a directory of the SDK memory helper"
+	case "mem":
+		return "in memory, gone when memtool exits"
+	case "sqlite":
+		return "a SQLite file"
+	case "postgres", "postgresql":
+		return "a PostgreSQL database"
+	case "s3", "gs", "azblob", "mem+blob", "file+blob":
+		return "object storage (" + scheme + ")"
+	}
+	return "unknown"
+}
+
+// names lists the policies in force, as a reader would name them.
+func (p *policyFile) names() []string {
+	var out []string
+	if p.Limits != nil {
+		out = append(out, "limits")
+	}
+	if p.Secrets != "" {
+		out = append(out, "secrets ("+p.Secrets+")")
+	}
+	if p.Audit != "" {
+		to := p.Audit
+		if to == "-" {
+			to = "stderr"
+		}
+		out = append(out, "audit (to "+to+")")
+	}
+	if p.Encrypt {
+		out = append(out, "encrypt")
+	}
+	if p.Expiry {
+		out = append(out, "expiry")
+	}
+	if p.History != nil {
+		out = append(out, "history")
+	}
+	return out
+}

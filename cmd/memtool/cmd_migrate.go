@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
+)
+
+// migrateLimit is the largest file migrate copies: far above what memtool
+// writes (MaxFileSize), so that nothing a store holds is left behind.
+const migrateLimit = 1 << 30
+
+// migrateFlags are the flags of memtool migrate.
+type migrateFlags struct {
+	from, to, tenant string
+	allTenants       bool
+	force            bool
+	toPolicy         string
+}
+
+func setupMigrate(fs *flag.FlagSet) runFunc {
+	var mf migrateFlags
+	fs.StringVar(&mf.from, "from", "", "the store to copy (a store URL, as for --store)")
+	fs.StringVar(&mf.to, "to", "", "the store to copy into")
+	fs.StringVar(&mf.tenant, "tenant", "", "copy only this tenant's memory, into the same tenant of the target")
+	fs.BoolVar(&mf.allTenants, "all-tenants", false, "copy every tenant of a multi-tenant store")
+	fs.BoolVar(&mf.force, "force", false, "write into a target that is not empty (files of the same name are replaced)")
+	fs.StringVar(&mf.toPolicy, "to-policy", "", "turn on the encrypt, history and expiry of this policy file in the target (keys from $MEMTOOL_KEY or $MEMTOOL_KEY_FILE)")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		return runMigrate(ctx, inv, &mf)
+	}
+}
+
+func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
+	from, to, tenant, allTenants, force := mf.from, mf.to, mf.tenant, mf.allTenants, mf.force
+	// Store URLs may hold passwords: no message shows them. The progress
+	// bar, which shows none, draws on stderr itself, if it is a terminal.
+	terminal := inv.env.stderr
+	env := &cliEnv{stdin: inv.env.stdin, stdout: redactingWriter{inv.env.stdout, []string{from, to}}, stderr: redactingWriter{inv.env.stderr, []string{from, to}}, getenv: inv.env.getenv}
+	inv = &invocation{cmd: inv.cmd, env: env, args: inv.args}
+	switch {
+	case from == "" || to == "":
+		return inv.fail(exitUsage, "both --from and --to are needed")
+	case tenant != "" && allTenants:
+		return inv.fail(exitUsage, "--tenant and --all-tenants exclude each other")
+	case from == to:
+		return inv.fail(exitUsage, "--from and --to are the same store")
+	}
+	var turnOn *policyFile
+	var err error
+	if mf.toPolicy != "" {
+		if turnOn, err = loadPolicy(mf.toPolicy); err != nil {
+			return inv.fail(exitUsage, "--to-policy: %v", err)
+		}
+	}
+
+	if err := checkExists(from); err != nil {
+		return inv.fail(exitStore, "--from: %v", err)
+	}
+	tenants := []string{tenant}
+	if allTenants {
+		if tenants, err = listTenants(ctx, from); err == nil && len(tenants) == 0 {
+			err = fmt.Errorf("store %s has no tenants", from)
+		}
+		if err != nil {
+			return inv.fail(exitStore, "%v", err)
+		}
+	}
+	var pairs []*migration
+	defer func() {
+		for _, p := range pairs {
+			p.close()
+		}
+	}()
+	for _, id := range tenants {
+		src, srcCloser, err := openStore(ctx, from, id, false)
+		if err != nil {
+			return inv.fail(exitStore, "--from: %v", err)
+		}
+		dst, dstCloser, err := openStore(ctx, to, id, true)
+		if err != nil {
+			srcCloser.Close()
+			return inv.fail(exitStore, "--to: %v", err)
+		}
+		pairs = append(pairs, &migration{tenant: id, src: src, dst: dst, closers: []io.Closer{srcCloser, dstCloser}})
+	}
+
+	// Refuse before anything is written.
+	for _, p := range pairs {
+		if code := p.prepare(ctx, env, from, turnOn, force); code != exitOK {
+			return code
+		}
+	}
+	var total plan
+	for _, p := range pairs {
+		total.files = append(total.files, p.plan.files...)
+		total.bytes += p.plan.bytes
+	}
+	prog := newProgress(terminal, len(total.files), total.bytes)
+	var sum migrateSummary
+	for _, p := range pairs {
+		if err := keepPolicy(ctx, p.dst, p.record, p.tenant); err != nil {
+			prog.done()
+			return inv.fail(exitStore, "--to: store %s: %v", storeLabel(to, p.tenant), err)
+		}
+		s, err := copyStore(ctx, p.src, p.dstLayer, p.plan, force, prog)
+		sum.add(s)
+		if err != nil {
+			prog.done()
+			fmt.Fprintf(env.stderr, "memtool migrate%s: %v\n", p.label(), err)
+			return exitFailed
+		}
+	}
+	prog.done()
+	what := ""
+	if allTenants {
+		what = " of " + plural(len(pairs), "tenant")
+	} else if tenant != "" {
+		what = fmt.Sprintf(" of tenant %s", tenant)
+	}
+	var kept []string
+	for _, p := range pairs {
+		for _, name := range p.record.names() {
+			if !slices.Contains(kept, name) {
+				kept = append(kept, name)
+			}
+		}
+	}
+	with := ""
+	if len(kept) > 0 {
+		with = fmt.Sprintf(", with the policies %s and %s of their data", strings.Join(kept, ", "), plural(sum.policy, "entry", "entries"))
+	}
+	_, err = fmt.Fprintf(env.stdout, "copied %s (%s) and %s%s%s from %s to %s; every file verified by SHA-256, read back from the target\n",
+		plural(sum.files, "file"), humanBytes(sum.bytes), plural(sum.dirs, "directory", "directories"), with, what, from, to)
+	if err != nil {
+		return exitBrokenIO
+	}
+	return exitOK
+}
+
+// migration is one source memory and its target.
+type migration struct {
+	tenant   string
+	src, dst memtool.Store
+	closers  []io.Closer
+
+	// Set by prepare:
+	plan     *plan
+	record   policyRecord  // what the target records
+	dstLayer memtool.Store // where the files are written: dst, or dst encrypted
+}
+
+func (m *migration) label() string {
+	if m.tenant == "" {
+		return ""
+	}
+	return " (tenant " + m.tenant + ")"
+}
+
+func (m *migration) close() {
+	for _, c := range m.closers {
+		c.Close()
+	}
+}
+
+// prepare checks that the migration can carry everything the source
+// holds, and plans it, writing nothing: the target must be empty (unless
+// force, and then hold no policy data if the source does), and turnOn (the
+// --to-policy file, or nil) may add policies to the source's but not drop
+// any. It returns an exit status, having said why on stderr if it is not
+// exitOK.
+func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnOn *policyFile, force bool) int {
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(env.stderr, "memtool migrate"+m.label()+": "+format+"\n", args...)
+		return code
+	}
+	srcRec, _, srcFound, err := readRecord(ctx, m.src)
+	if err != nil {
+		return fail(exitStore, "--from: %v", err)
+	}
+	if err := checkDiskNames(from, m.tenant); err != nil {
+		return fail(exitFailed, "the source %v; migrate cannot carry it", err)
+	}
+	if m.plan, err = planCopy(ctx, m.src); err != nil {
+		return fail(exitFailed, "reading the source: %v", err)
+	}
+	m.record, m.dstLayer = srcRec, m.dst
+	if turnOn != nil {
+		// A store encrypted before records existed must get its record
+		// first, or the copy would record policies without encryption.
+		if !srcFound {
+			if name, _ := findFile(ctx, m.src, m.tenant, false, true); name != "" {
+				return fail(exitFailed, "the source's files are encrypted (such as %s), but it has no policy record; open it once with its encryption policy, then migrate", shownName(name))
+			}
+		}
+		want := turnOn.record()
+		if miss := srcRec.missing(want); len(miss) > 0 {
+			return fail(exitUsage, "the source records policies that --to-policy lacks, and migrate does not drop a policy: %s", strings.Join(miss, "; "))
+		}
+		m.record = srcRec.union(want)
+		if want.Encrypt && !srcRec.Encrypt {
+			// The source's files are copied through encryption; one that
+			// is encrypted already (a store from before records) is not
+			// encrypted twice.
+			if name, err := findFile(ctx, m.src, m.tenant, false, false); err != nil {
+				return fail(exitFailed, "reading the source: %v", err)
+			} else if name != "" {
+				return fail(exitFailed, "the source's file %s is encrypted already, but the source records no encryption", shownName(name))
+			}
+			keys, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
+			if err != nil {
+				return fail(exitUsage, "--to-policy encrypts: %v", err)
+			}
+			if m.dstLayer, err = encrypt.New(m.dst, keys, &encrypt.Options{Tenant: m.tenant}); err != nil {
+				return fail(exitUsage, "--to-policy encrypts: %v", err)
+			}
+		}
+	}
+	entries, err := (&wholeView{m.dst}).ReadDir(ctx, "")
+	if err != nil {
+		return fail(exitStore, "--to: %v", err)
+	}
+	if len(entries) > 0 && !force {
+		return fail(exitFailed, "the target is not empty (%s); add --force to copy into it anyway", plural(len(entries), "entry", "entries"))
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name, ".memtool") && m.plan.policy > 0 {
+			return fail(exitFailed, "the target holds policy data (%s), and so does the source: migrate does not merge two stores' histories, access indexes or trash", e.Name)
+		}
+	}
+	return exitOK
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/memtool/memtool"
+)
+
+// How memtool migrate plans, copies and verifies one memory.
+
+// plan is what a source holds (the memory and its policies' data, as
+// wholeStore shows them): its directories (parents before children) and
+// its files, and the files' total size; policy counts the entries of
+// policies' data among them.
+type plan struct {
+	dirs   []string
+	files  []string
+	bytes  int64
+	policy int
+}
+
+func planCopy(ctx context.Context, src memtool.Store) (*plan, error) {
+	p := &plan{}
+	err := memtool.Walk(ctx, &wholeView{src}, "", func(name string, e memtool.FileInfo) error {
+		if name == "" {
+			return nil // the root, which every store has
+		}
+		if strings.HasPrefix(name, ".memtool") {
+			p.policy++
+		}
+		switch {
+		case e.IsDir():
+			p.dirs = append(p.dirs, name)
+		case e.IsRegular():
+			p.files = append(p.files, name)
+			p.bytes += e.Size
+		default:
+			return fmt.Errorf("%s is neither a file nor a directory; memtool cannot copy it", shownName(name))
+		}
+		return nil
+	})
+	return p, err
+}
+
+type migrateSummary struct {
+	files, dirs, policy int
+	bytes               int64
+}
+
+func (s *migrateSummary) add(o migrateSummary) {
+	s.files += o.files
+	s.dirs += o.dirs
+	s.policy += o.policy
+	s.bytes += o.bytes
+}
+
+// copyStore copies the plan from src to dst, then reads every file back
+// from dst and compares its SHA-256 with the source's. Without force it
+// creates only (a file that appeared in the target meanwhile is an error);
+// with force it replaces files and keeps directories that are there. The
+// summary counts the memory's files and directories, and the entries of
+// policies' data apart.
+func copyStore(ctx context.Context, src, dst memtool.Store, p *plan, force bool, prog *progress) (migrateSummary, error) {
+	var sum migrateSummary
+	tally := func(name string, file bool, size int64) {
+		switch {
+		case strings.HasPrefix(name, ".memtool"):
+			sum.policy++
+		case file:
+			sum.files++
+			sum.bytes += size
+		default:
+			sum.dirs++
+		}
+	}
+	for _, d := range p.dirs {
+		err := dst.Mkdir(ctx, d)
+		if force && errors.Is(err, memtool.ErrExist) {
+			if fi, serr := dst.Stat(ctx, d); serr == nil && fi.IsDir() {
+				err = nil
+			}
+		}
+		if err != nil {
+			return sum, fmt.Errorf("directory %s: %w", shownName(d), err)
+		}
+		tally(d, false, 0)
+	}
+	mode := memtool.CreateOnly
+	if force {
+		mode = memtool.Replace
+	}
+	sums := make(map[string][sha256.Size]byte, len(p.files))
+	for _, f := range p.files {
+		data, err := src.ReadFile(ctx, f, migrateLimit)
+		if err != nil {
+			return sum, fmt.Errorf("reading %s: %w", shownName(f), err)
+		}
+		if err := dst.WriteFile(ctx, f, data, mode); err != nil {
+			return sum, fmt.Errorf("writing %s: %w", shownName(f), err)
+		}
+		sums[f] = sha256.Sum256(data)
+		tally(f, true, int64(len(data)))
+		prog.add(int64(len(data)))
+	}
+	var bad []string
+	for _, f := range p.files {
+		got, err := dst.ReadFile(ctx, f, migrateLimit)
+		if err != nil {
+			return sum, fmt.Errorf("verifying %s: %w", shownName(f), err)
+		}
+		if sha256.Sum256(got) != sums[f] {
+			bad = append(bad, shownName(f))
+		}
+	}
+	for _, d := range p.dirs {
+		if fi, err := dst.Stat(ctx, d); err != nil || !fi.IsDir() {
+			bad = append(bad, shownName(d)+"/")
+		}
+	}
+	if len(bad) > 0 {
+		return sum, fmt.Errorf("verification failed: %d entries in the target differ from the source: %s", len(bad), strings.Join(bad, ", "))
+	}
+	return sum, nil
+}
+
+// checkDiskNames refuses a directory store whose directory holds, beside
+// the memory, an entry of a policy this memtool does not know (the file
+// store lists no name starting with ".memtool", so walkMemory cannot see
+// it). Other stores are checked by walkMemory, as far as they list such
+// names.
+func checkDiskNames(raw, tenant string) error {
+	dir, ok := localDir(raw)
+	if !ok {
+		return nil
+	}
+	if tenant != "" {
+		dir = filepath.Join(dir, tenantsDir, tenant)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // opening the store has already told what is wrong
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, ".memtool") && !storeOwnName(n) && n != recordName && !slices.Contains(policyData, n) {
+			return fmt.Errorf("holds %s, which this memtool does not know", n)
+		}
+	}
+	return nil
+}
+
+// localDir returns the directory of a directory store's URL.
+func localDir(raw string) (string, bool) {
+	scheme, _, hasScheme := strings.Cut(raw, ":")
+	if !hasScheme || len(scheme) < 2 || strings.ContainsAny(scheme, "/.") {
+		return raw, true
+	}
+	if scheme == "file" {
+		if u, err := url.Parse(raw); err == nil {
+			return u.Path, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/memtool/memtool"
+)
+
+// openMemory opens the store named by the flags, with its policies, and
+// wraps it in a Memory. create says whether a store that is not there may
+// be made (see openStore).
+func openMemory(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*memtool.Memory, io.Closer, error) {
+	mem, _, closer, err := openStack(ctx, env, sf, create)
+	return mem, closer, err
+}
+
+// openStack is openMemory that also returns the layers of the policies, for
+// the commands that administer them (gc, restore, history, diff, revert).
+func openStack(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*memtool.Memory, *policyStack, io.Closer, error) {
+	url := storeURL(sf.store, env)
+	store, closer, err := openStore(ctx, url, sf.tenant, create)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := openPolicies(ctx, env, sf, store, closer)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	logger := slog.New(slog.NewTextHandler(redactingWriter{env.stderr, []string{url}}, nil))
+	return memtool.New(st.top, &memtool.Options{Overwrite: sf.overwrite, Logger: logger}), st, st, nil
+}
+
+// runOne opens the store, executes one command and prints its text: the
+// answer on stdout, or the error on stderr with exit status 1. Only a
+// command that writes may create the store.
+func runOne(ctx context.Context, inv *invocation, cmd memtool.Command, create bool) int {
+	env := inv.env
+	mem, closer, err := openMemory(ctx, env, &inv.sf, create)
+	if err != nil {
+		return inv.fail(exitStore, "%v", err)
+	}
+	defer closer.Close()
+	res := mem.Execute(ctx, cmd)
+	if res.IsError {
+		fmt.Fprintln(env.stderr, res.Text)
+		return exitFailed
+	}
+	if res.Image != nil {
+		_, err = fmt.Fprintf(env.stdout, "[%s image, %d bytes]\n", res.Image.MediaType, len(res.Image.Data))
+	} else {
+		_, err = fmt.Fprintln(env.stdout, res.Text)
+	}
+	if err != nil {
+		return exitBrokenIO
+	}
+	return exitOK
+}
+
+// openStackOrFail is openStack for a verb: a store that cannot be opened
+// is reported with the verb's prefix and exit status 3.
+func openStackOrFail(ctx context.Context, inv *invocation, create bool) (*policyStack, io.Closer, int) {
+	_, st, closer, err := openStack(ctx, inv.env, &inv.sf, create)
+	if err != nil {
+		return nil, nil, inv.fail(exitStore, "%v", err)
+	}
+	return st, closer, exitOK
+}

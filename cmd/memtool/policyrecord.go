@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
+)
+
+// # The policy record
+//
+// A store remembers which of its policies change what it holds, as it
+// remembers its tenancy: in a record claimed on first use and checked on
+// every open. Encryption (the files are ciphertext), history (earlier
+// versions are kept) and expiry (uses are recorded, and gc trusts them)
+// are recorded; a process that opens the store without one of them is
+// refused, since it would write plaintext among ciphertext and show
+// ciphertext to the model, keep no versions of its changes, or leave its
+// uses unrecorded so that gc expires files in use. Limits, secret
+// filtering and audit are not recorded: they bound or watch what one
+// process does and leave the stored bytes as any process reads them, so
+// each process chooses its own. The history options (how many versions,
+// how long) are not recorded either.
+
+// recordName is the policy record of a memory, a file in its raw store.
+// The path gate refuses names starting with ".memtool", so the model can
+// neither read nor change it. It is never encrypted, so that a process
+// without the keys learns that the store is encrypted.
+const recordName = ".memtool-policy.json"
+
+// policyRecord is what a store records of its policies. A field is never
+// turned off once on.
+type policyRecord struct {
+	Version int  `json:"version"` // recordVersion
+	Encrypt bool `json:"encrypt"`
+	History bool `json:"history"`
+	Expiry  bool `json:"expiry"`
+}
+
+const recordVersion = 1
+
+func (p *policyFile) record() policyRecord {
+	return policyRecord{Version: recordVersion, Encrypt: p.Encrypt, History: p.History != nil, Expiry: p.Expiry}
+}
+
+func (r policyRecord) on() bool { return r.Encrypt || r.History || r.Expiry }
+
+func (r policyRecord) union(o policyRecord) policyRecord {
+	return policyRecord{Version: recordVersion, Encrypt: r.Encrypt || o.Encrypt, History: r.History || o.History, Expiry: r.Expiry || o.Expiry}
+}
+
+// names lists the recorded policies.
+func (r policyRecord) names() []string {
+	var out []string
+	for _, p := range []struct {
+		on   bool
+		name string
+	}{{r.Encrypt, "encrypt"}, {r.History, "history"}, {r.Expiry, "expiry"}} {
+		if p.on {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
+
+// errPolicy marks a refusal to open a store with policies that do not
+// match the ones it records.
+var errPolicy = errors.New("policy mismatch")
+
+// readRecord returns the record of the memory in raw and its bytes, or
+// found false if it has none.
+func readRecord(ctx context.Context, raw memtool.Store) (rec policyRecord, data []byte, found bool, err error) {
+	data, err = raw.ReadFile(ctx, recordName, 1<<16)
+	if errors.Is(err, memtool.ErrNotExist) {
+		return policyRecord{Version: recordVersion}, nil, false, nil
+	}
+	if err != nil {
+		return rec, nil, false, fmt.Errorf("reading its policy record: %w", err)
+	}
+	if err := decodeStrict(data, &rec); err != nil {
+		return rec, nil, false, fmt.Errorf("its policy record %s is not one this memtool reads (written by a newer memtool, or damaged): %v", recordName, err)
+	}
+	if rec.Version != recordVersion {
+		return rec, nil, false, fmt.Errorf("its policy record is version %d; this memtool reads version %d", rec.Version, recordVersion)
+	}
+	return rec, data, true, nil
+}
+
+// missing explains, for each policy that rec records and want lacks, what
+// would go wrong without it.
+func (rec policyRecord) missing(want policyRecord) []string {
+	var out []string
+	if rec.Encrypt && !want.Encrypt {
+		out = append(out, `it is encrypted, and the policy has no "encrypt": true, so writes would be stored in the clear and reads would show ciphertext; give the policy with "encrypt": true (--policy FILE or $MEMTOOL_POLICY) and its keys ($MEMTOOL_KEY or $MEMTOOL_KEY_FILE)`)
+	}
+	if rec.History && !want.History {
+		out = append(out, `it keeps history, and the policy has no "history", so changes would keep no earlier versions; add "history": {} (or your history options) to the policy`)
+	}
+	if rec.Expiry && !want.Expiry {
+		out = append(out, `it records when files are used, for memtool gc, and the policy has no "expiry": true, so the files used now would look unused and gc could expire them; add "expiry": true to the policy`)
+	}
+	return out
+}
+
+// errRecordChanged: another process changed the record between our read
+// and our write.
+var errRecordChanged = errors.New("the policy record changed meanwhile")
+
+// keepPolicy checks want, the recorded policies that a process is about to
+// open the memory in raw with, against the store's record, and records
+// the ones that start now. It refuses (an error wrapping errPolicy)
+//
+//   - a policy the store records and want lacks (see policyRecord.missing);
+//   - encryption for a store that holds an unencrypted file: it would show
+//     the model an error for each old file, and nothing here encrypts
+//     them in place (memtool migrate --to-policy copies them into a new,
+//     encrypted store);
+//   - no encryption for a store without a record whose first file is
+//     encrypted (a store made before records existed).
+//
+// History and expiry may start on a store that holds files: versions are
+// kept from the next change on, and gc counts a file without a recorded
+// use as used at its first run. A store is recorded the first time it is
+// opened with one of the recorded policies; one only ever opened without
+// them gets no record.
+//
+// Two processes that open a store without a record at the same moment,
+// one with encryption and one without, are not told apart: the check and
+// the first write are not one atomic step.
+func keepPolicy(ctx context.Context, raw memtool.Store, want policyRecord, tenant string) error {
+	for range 8 {
+		rec, data, found, err := readRecord(ctx, raw)
+		if err != nil {
+			return err
+		}
+		if miss := rec.missing(want); len(miss) > 0 {
+			return fmt.Errorf("%w: %s", errPolicy, strings.Join(miss, "; "))
+		}
+		switch {
+		case want.Encrypt && !rec.Encrypt:
+			if name, err := findFile(ctx, raw, tenant, true, false); err != nil {
+				return err
+			} else if name != "" {
+				return fmt.Errorf(`%w: it holds unencrypted files (such as %s), and the policy has "encrypt": true; memtool does not encrypt a store in place: copy it into a new, encrypted store with memtool migrate --from STORE --to NEW --to-policy POLICY`, errPolicy, shownName(name))
+			}
+		case !want.Encrypt && !found:
+			if name, err := findFile(ctx, raw, tenant, false, true); err != nil {
+				return err
+			} else if name != "" {
+				return fmt.Errorf(`%w: its files are encrypted (such as %s), and the policy has no "encrypt": true; give the policy with "encrypt": true and its keys ($MEMTOOL_KEY or $MEMTOOL_KEY_FILE)`, errPolicy, shownName(name))
+			}
+		}
+		next := rec.union(want)
+		if found && next == rec || !found && !want.on() {
+			return nil
+		}
+		err = writeRecord(ctx, raw, data, found, next)
+		switch {
+		case errors.Is(err, errRecordChanged):
+			continue
+		case err != nil:
+			return fmt.Errorf("recording its policies: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("its policy record kept changing while memtool opened it: %w", memtool.ErrBusy)
+}
+
+// writeRecord replaces the record old (the bytes read, if found) with
+// next, or fails with errRecordChanged if it is not old any more.
+func writeRecord(ctx context.Context, raw memtool.Store, old []byte, found bool, next policyRecord) error {
+	data, err := json.Marshal(next)
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if !found {
+		err := raw.WriteFile(ctx, recordName, data, memtool.CreateOnly)
+		if errors.Is(err, memtool.ErrExist) {
+			return errRecordChanged
+		}
+		return err
+	}
+	return raw.Update(ctx, recordName, 1<<16, func(cur []byte) ([]byte, error) {
+		if !bytes.Equal(cur, old) {
+			return nil, errRecordChanged
+		}
+		return data, nil
+	})
+}
+
+// findFile looks for a file of the memory in raw (its policies' data
+// included) that is, if plain is true, unencrypted, and otherwise
+// encrypted, and returns its name or "". With first, it looks at the
+// first file it can read only, and a failure to walk the store is no
+// error: that is the best-effort look at a store from before records,
+// which runs on every open of a store without a record and must not make
+// a store that opened before fail.
+func findFile(ctx context.Context, raw memtool.Store, tenant string, plain, first bool) (string, error) {
+	probe, err := probeStore(raw, tenant)
+	if err != nil {
+		return "", err
+	}
+	var found string
+	err = walkMemory(ctx, raw, func(name string, fi memtool.FileInfo) error {
+		if !fi.IsRegular() {
+			return nil
+		}
+		_, err := probe.ReadFile(ctx, name, 1<<62)
+		isPlain := errors.Is(err, encrypt.ErrNotEncrypted)
+		sealed := err == nil || errors.Is(err, encrypt.ErrUnknownKey) || errors.Is(err, encrypt.ErrAuth)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !isPlain && !sealed:
+			return nil // unreadable: no answer
+		case isPlain == plain:
+			found = name
+			return errStopWalk
+		case first:
+			return errStopWalk
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errStopWalk), first && ctx.Err() == nil:
+		err = nil
+	}
+	return found, err
+}
+
+// probeStore wraps raw in encryption with a key of its own, made for the
+// call: reading a file through it fails with encrypt.ErrNotEncrypted if
+// the file is plaintext, and otherwise with ErrUnknownKey or ErrAuth, and
+// so tells the two apart without the store's keys.
+func probeStore(raw memtool.Store, tenant string) (memtool.Store, error) {
+	key, err := encrypt.NewKey("memtool-probe")
+	if err != nil {
+		return nil, err
+	}
+	return encrypt.New(raw, []encrypt.Key{key}, &encrypt.Options{Tenant: tenant})
+}
+
+// shownName is how messages name an entry of a raw store: a memory's file
+// by its virtual path, a policy's own entry by its name.
+func shownName(name string) string {
+	if strings.HasPrefix(name, ".memtool") {
+		return name
+	}
+	return memtool.VirtualPath(name)
+}
