@@ -25,6 +25,16 @@ const (
 	ownPrefix   = ".memtool"
 )
 
+// OwnName reports whether a name in a store's directory belongs to the
+// file store's machinery (its lock, temp files and trash, the tenants'
+// directory TenantsDir) rather than to a memory or a policy's data. Tools
+// that read a store's directory directly (a migration carrying policy data
+// along) leave these names to the store.
+func OwnName(name string) bool {
+	return name == lockName || name == TenantsDir ||
+		strings.HasPrefix(name, tempPrefix) || strings.HasPrefix(name, trashPrefix)
+}
+
 // The lock file's mark, written in place over the same bytes so that
 // marking needs no free space. Anything else than cleanMark at the start of
 // a non-empty lock file (older versions wrote "pid N writing") is a writer

@@ -231,7 +231,7 @@ func (s *Store) sweepLocked() error {
 		if err != nil {
 			return nil // unreadable or vanished: nothing of ours to sweep there
 		}
-		if p == tenantsDir {
+		if p == TenantsDir {
 			return fs.SkipDir // each tenant's store sweeps its own
 		}
 		base := path.Base(p)

@@ -15,10 +15,10 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// tenantsDir holds the tenants of a multi-tenant directory: tenant ID's
-// memory is the store in tenantsDir/ID. Its name starts with ".memtool", so
+// TenantsDir holds the tenants of a multi-tenant directory: tenant ID's
+// memory is the store in TenantsDir/ID. Its name starts with ".memtool", so
 // the path gate keeps every command out of it, and ReadDir never shows it.
-const tenantsDir = ".memtool-tenants"
+const TenantsDir = ".memtool-tenants"
 
 // ownName reports whether a name in a store's directory belongs to the
 // store's machinery (the lock, temp files, trash, the tenants) rather than
@@ -26,7 +26,7 @@ const tenantsDir = ".memtool-tenants"
 // (.memtool-history, .memtool-expiry*) is that memory's: a directory
 // holding it has a tenant-less memory and gets no tenants.
 func ownName(name string) bool {
-	return name == lockName || name == tenantsDir ||
+	return name == lockName || name == TenantsDir ||
 		strings.HasPrefix(name, tempPrefix) || strings.HasPrefix(name, trashPrefix)
 }
 
@@ -39,7 +39,7 @@ func (s *Store) checkTenancy(op, name string) error {
 		return nil
 	}
 	if !s.multi.Load() {
-		_, err := s.root.Lstat(tenantsDir)
+		_, err := s.root.Lstat(TenantsDir)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -121,7 +121,7 @@ func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
 
 // claim makes the directory multi-tenant, or checks that it is.
 func (s *Store) claim(ctx context.Context) error {
-	if _, err := s.root.Lstat(tenantsDir); err == nil {
+	if _, err := s.root.Lstat(TenantsDir); err == nil {
 		// Claimed before: since then no tenant-less write went in, but a
 		// directory where both were made (by hand, or by a version that
 		// claimed without the lock) is refused, as before.
@@ -137,7 +137,7 @@ func (s *Store) claim(ctx context.Context) error {
 	if err := s.checkNoMemory("tenant"); err != nil {
 		return err
 	}
-	err = s.root.Mkdir(tenantsDir, 0o700)
+	err = s.root.Mkdir(TenantsDir, 0o700)
 	switch {
 	case errors.Is(err, fs.ErrExist): // claimed meanwhile by a version without the lock
 	case err != nil:
@@ -153,10 +153,10 @@ func (s *Store) claim(ctx context.Context) error {
 
 // openTenant opens the store of tenant id, creating its directory.
 func (s *Store) openTenant(id string) (*Store, error) {
-	name := tenantsDir + "/" + id
+	name := TenantsDir + "/" + id
 	mkErr := s.root.Mkdir(name, 0o700)
 	if mkErr == nil {
-		if err := s.syncDir(tenantsDir); err != nil {
+		if err := s.syncDir(TenantsDir); err != nil {
 			return nil, mapErr("tenant", id, err)
 		}
 	}
@@ -167,7 +167,7 @@ func (s *Store) openTenant(id string) (*Store, error) {
 		}
 		return nil, mapErr("tenant", id, err)
 	}
-	t, err := newStore(filepath.Join(s.dir, tenantsDir, id), root, s.opts)
+	t, err := newStore(filepath.Join(s.dir, TenantsDir, id), root, s.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 	if s.owner != nil {
 		return nil, &fs.PathError{Op: "tenants", Path: "", Err: memtool.TenancyError(false)}
 	}
-	d, err := s.root.Open(tenantsDir)
+	d, err := s.root.Open(TenantsDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := s.checkNoMemory("tenants"); err != nil {
 			return nil, err

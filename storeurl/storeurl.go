@@ -14,7 +14,7 @@
 // is no init-time registration. A store package redisstore would be added
 // by one row:
 //
-//	{names: []string{"redis"}, form: "redis://host:6379/0", open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
+//	{names: []string{"redis"}, form: "redis://host:6379/0", about: "a Redis database", open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
 //		s, err := redisstore.Open(ctx, t.raw)
 //		return s, s, err
 //	}},
@@ -77,6 +77,7 @@ const (
 type scheme struct {
 	names []string // the URL schemes, the first one shown in messages
 	form  string   // how a URL of it is written, for help text
+	about string   // what the store is, for people (Kind)
 	local kind
 	// parse checks the URL and returns the local path (for dir and file
 	// rows). nil: any URL of the scheme is handed to open as it is.
@@ -88,24 +89,24 @@ type scheme struct {
 // registry is every store URL scheme, in the order help text shows them.
 // A plain path (no scheme) is a directory store, as file: is.
 var registry = []scheme{
-	{names: []string{"file"}, form: "file:///abs/dir", local: dir, parse: absPath, open: openDir},
-	{names: []string{"helper"}, form: "helper:DIR", local: dir, parse: helperDir, open: openDir},
-	{names: []string{"mem"}, form: "mem:", parse: noRest, open: func(context.Context, target) (memtool.Store, io.Closer, error) {
+	{names: []string{"file"}, form: "file:///abs/dir", about: "a directory", local: dir, parse: absPath, open: openDir},
+	{names: []string{"helper"}, form: "helper:DIR", about: "a directory of the SDK memory helper", local: dir, parse: helperDir, open: openDir},
+	{names: []string{"mem"}, form: "mem:", about: "in memory, gone when the process exits", parse: noRest, open: func(context.Context, target) (memtool.Store, io.Closer, error) {
 		return memstore.New(), nopCloser{}, nil
 	}},
-	{names: []string{"sqlite"}, form: "sqlite:///abs/path.db", local: file, parse: absPath, open: func(_ context.Context, t target) (memtool.Store, io.Closer, error) {
+	{names: []string{"sqlite"}, form: "sqlite:///abs/path.db", about: "an SQLite file", local: file, parse: absPath, open: func(_ context.Context, t target) (memtool.Store, io.Closer, error) {
 		s, err := sqlitestore.Open(t.path, nil)
 		return s, s, err
 	}},
-	{names: []string{"postgres", "postgresql"}, form: "postgres://user@host:5432/db?search_path=schema", open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
+	{names: []string{"postgres", "postgresql"}, form: "postgres://user@host:5432/db?search_path=schema", about: "a PostgreSQL database", open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
 		s, err := pgstore.Open(ctx, t.raw, nil)
 		return s, s, err
 	}},
-	{names: []string{"s3"}, form: "s3://bucket?region=…&prefix=…", open: openObjects},
-	{names: []string{"gs"}, form: "gs://bucket?prefix=…", open: openObjects},
-	{names: []string{"azblob"}, form: "azblob://container?prefix=…", open: openObjects},
-	{names: []string{"mem+blob"}, form: "mem+blob://", open: openObjects},
-	{names: []string{"file+blob"}, form: "file+blob:///abs/dir", local: dir, parse: absPath, open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
+	{names: []string{"s3"}, form: "s3://bucket?region=…&prefix=…", about: "object storage (S3)", open: openObjects},
+	{names: []string{"gs"}, form: "gs://bucket?prefix=…", about: "object storage (Google Cloud Storage)", open: openObjects},
+	{names: []string{"azblob"}, form: "azblob://container?prefix=…", about: "object storage (Azure Blob Storage)", open: openObjects},
+	{names: []string{"mem+blob"}, form: "mem+blob://", about: "object storage in memory, gone when the process exits", open: openObjects},
+	{names: []string{"file+blob"}, form: "file+blob:///abs/dir", about: "object storage in a directory", local: dir, parse: absPath, open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
 		// With ~ expanded, as objectstore.Open reads the path itself.
 		u, _ := url.Parse(t.raw) // parsed by absPath already
 		t.raw = (&url.URL{Scheme: u.Scheme, Path: t.path, RawQuery: u.RawQuery}).String()
@@ -114,7 +115,7 @@ var registry = []scheme{
 }
 
 // plainPath is the row of a URL without a scheme: a directory.
-var plainPath = scheme{form: "DIR", local: dir, open: openDir}
+var plainPath = scheme{form: "DIR", about: "a directory", local: dir, open: openDir}
 
 // Schemes returns the forms a store URL may take, one per scheme, in the
 // registry's order: for help text.
@@ -124,6 +125,16 @@ func Schemes() []string {
 		out = append(out, s.form)
 	}
 	return out
+}
+
+// Kind says what kind of store rawURL names, for people ("an SQLite
+// file", "object storage (S3)"), or "unknown" for a URL Open refuses.
+func Kind(rawURL string) string {
+	row, _, err := parse(rawURL)
+	if err != nil {
+		return "unknown"
+	}
+	return row.about
 }
 
 // Open opens the store at rawURL: the memory of opts.Tenant, or the

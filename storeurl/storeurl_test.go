@@ -153,6 +153,28 @@ func TestSchemes(t *testing.T) {
 	}
 }
 
+// TestKind: every scheme says what it is, from the same row that opens it.
+func TestKind(t *testing.T) {
+	for url, want := range map[string]string{
+		"./memories":              "a directory",
+		"~/notes":                 "a directory",
+		"file:///m":               "a directory",
+		"helper:./memory":         "a directory of the SDK memory helper",
+		"mem:":                    "in memory, gone when the process exits",
+		"sqlite:///m.db":          "an SQLite file",
+		"postgres://u@h/db":       "a PostgreSQL database",
+		"postgresql://u@h/db":     "a PostgreSQL database",
+		"s3://b?region=eu-west-1": "object storage (S3)",
+		"mem+blob://":             "object storage in memory, gone when the process exits",
+		"redis://h":               "unknown",
+		"sqlite://relative.db":    "unknown",
+	} {
+		if got := storeurl.Kind(url); got != want {
+			t.Errorf("Kind(%q) = %q, want %q", url, got, want)
+		}
+	}
+}
+
 // TestTenantsAndIsEmpty lists the tenants of each multi-tenant local
 // store and asks whether its memories are empty.
 func TestTenantsAndIsEmpty(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // runInfo describes a store: its kind, its tenancy, the policies in force,
@@ -15,7 +16,7 @@ import (
 func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 	url := storeURL(inv.sf.store, env)
 	var b strings.Builder
-	fmt.Fprintf(&b, "store:      %s (%s)\n", redact(url), storeKind(url))
+	fmt.Fprintf(&b, "store:      %s (%s)\n", redact(url), storeurl.Kind(url))
 	if inv.sf.tenant == "" {
 		if ids, err := listTenants(ctx, url); err == nil && len(ids) > 0 {
 			fmt.Fprintf(&b, "tenancy:    multi-tenant, %s (memtool tenants lists them; --tenant ID describes one)\n", plural(len(ids), "tenant"))
@@ -76,29 +77,6 @@ func writeOut(env *cliEnv, s string) int {
 		return exitBrokenIO
 	}
 	return exitOK
-}
-
-// storeKind names the backend of a store URL for people.
-func storeKind(url string) string {
-	scheme, _, ok := strings.Cut(url, ":")
-	if !ok || len(scheme) < 2 || strings.ContainsAny(scheme, "/.") {
-		return "a directory"
-	}
-	switch scheme {
-	case "file":
-		return "a directory"
-	case "helper":
-		return "a directory of the SDK memory helper"
-	case "mem":
-		return "in memory, gone when memtool exits"
-	case "sqlite":
-		return "a SQLite file"
-	case "postgres", "postgresql":
-		return "a PostgreSQL database"
-	case "s3", "gs", "azblob", "mem+blob", "file+blob":
-		return "object storage (" + scheme + ")"
-	}
-	return "unknown"
 }
 
 // names lists the policies in force, as a reader would name them.

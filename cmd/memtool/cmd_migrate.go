@@ -60,16 +60,13 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		}
 	}
 
-	if err := checkExists(from); err != nil {
-		return inv.fail(exitStore, "--from: %v", err)
-	}
 	tenants := []string{tenant}
 	if allTenants {
 		if tenants, err = listTenants(ctx, from); err == nil && len(tenants) == 0 {
 			err = fmt.Errorf("store %s has no tenants", from)
 		}
 		if err != nil {
-			return inv.fail(exitStore, "%v", err)
+			return inv.fail(exitStore, "--from: %v", err)
 		}
 	}
 	var pairs []*migration

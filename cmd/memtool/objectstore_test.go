@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/objectstore/s3test"
+	"github.com/memtool/memtool/internal/backendtest"
 )
 
 // These tests run the object store (package objectstore) through the real
@@ -22,20 +21,9 @@ import (
 // conversation — the AWS SDK v2 client in each memtool process against an
 // S3-compatible server (package s3test) in the test process.
 
-// s3URL starts an S3-compatible server with one bucket and returns the
-// store URL of that bucket, under prefix. The children find the
-// credentials in the environment, as they would for S3.
-func s3URL(t *testing.T, prefix string) string {
-	t.Helper()
-	srv := s3test.Start(t, nil)
-	srv.CreateBucket(t, "memories")
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	return fmt.Sprintf("s3://memories?region=us-east-1&endpoint=%s&use_path_style=true&prefix=%s", srv.URL, prefix)
-}
+// s3URL is the URL of a new bucket on an in-process S3 server (see
+// backendtest.S3URL); t must not be parallel.
+func s3URL(t *testing.T, prefix string) string { return backendtest.S3URL(t, prefix) }
 
 // TestConcurrentEditsOnS3 runs the edit plan of
 // TestConcurrentEditsAcrossProcesses with 4 memtool exec processes on one

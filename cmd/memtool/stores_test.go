@@ -19,7 +19,9 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/pgstore/pgtest"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // These tests run the database stores through the real memtool binary:
@@ -36,16 +38,19 @@ type testBackend struct {
 	object bool // an object store (s3 sets the environment: no t.Parallel)
 }
 
-// testBackends are every backend available here, each new and empty per
-// call of url; the reference battery, the tenant tests and the race tests
-// iterate them, so a new backend is one more line. PostgreSQL needs
-// $MEMTOOL_TEST_POSTGRES (see pgtest).
-var testBackends = []testBackend{
-	{name: "sqlite", url: func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "memory.db") }},
-	{name: "postgres", url: func(t *testing.T) string { return pgtest.URL(t) }},
-	{name: "fileblob", url: func(t *testing.T) string { return "file+blob://" + filepath.Join(t.TempDir(), "bucket") }, object: true},
-	{name: "s3", url: func(t *testing.T) string { return s3URL(t, "team/memory") }, object: true},
-}
+// testBackends are the backends of backendtest.All (the one list of every
+// backend available here) that a memtool process can open by URL, but the
+// directory store, which the tests above drive on their own. PostgreSQL
+// needs $MEMTOOL_TEST_POSTGRES (see pgtest).
+var testBackends = func() []testBackend {
+	var out []testBackend
+	for _, be := range backendtest.All() {
+		if be.Shared && be.Name != "filestore" {
+			out = append(out, testBackend{name: be.Name, url: func(t *testing.T) string { return be.URL(t) }, object: be.Object})
+		}
+	}
+	return out
+}()
 
 // backends returns the object stores, or the others (the databases).
 func backends(object bool) []testBackend {
@@ -462,31 +467,8 @@ func TestNoSecretsInMessages(t *testing.T) {
 				t.Errorf("memtool %q printed the secret %q:\n%s", c.args, secret, out)
 			}
 		}
-		if c.masked && !strings.Contains(out, masked) {
+		if c.masked && !strings.Contains(out, storeurl.Masked) {
 			t.Errorf("memtool %q: the output quotes no masked URL:\n%s", c.args, out)
 		}
-	}
-}
-
-// TestRedact: the forms of secrets redact masks, and what it leaves.
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"postgres://u:pw@h/db":                                           "postgres://u:xxxxx@h/db",
-		"postgres://u:p@ss@h/db?x=1":                                     "postgres://u:xxxxx@h/db?x=1",
-		`store URL "postgresql://u:p%2Fw@h:5432/db"`:                     `store URL "postgresql://u:xxxxx@h:5432/db"`,
-		"postgres://h/db?sslpassword=abc&sslmode=x":                      "postgres://h/db?sslpassword=xxxxx&sslmode=x",
-		"host=h password='a b' user=u":                                   "host=h password=xxxxx user=u",
-		"s3://b?region=r&AWSAccessKeyId=AK&X-Amz-Signature=00ff&token=t": "s3://b?region=r&AWSAccessKeyId=xxxxx&X-Amz-Signature=xxxxx&token=xxxxx",
-		"azblob://c?sas=sv%3D1&secret_key=k":                             "azblob://c?sas=xxxxx&secret_key=xxxxx",
-		"postgres://user@host/db and http://h:80/p@x":                    "postgres://user@host/db and http://h:80/p@x",
-		"copied 3 files from /a to sqlite:///b.db":                       "copied 3 files from /a to sqlite:///b.db",
-	} {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-	// The secrets of a given URL are masked wherever they occur.
-	if got := redact("auth failed for password s3cret/x (s3cret%2Fx)", "postgres://u:s3cret%2Fx@h/db"); strings.Contains(got, "s3cret") {
-		t.Errorf("a known secret outside a URL: %q", got)
 	}
 }

@@ -28,6 +28,11 @@ type Backend struct {
 	// that is gone when t ends.
 	URL func(t testing.TB) string
 
+	// Shared: the URL names a store that other processes can open too
+	// (tests that run the memtool binary need one).
+	Shared bool
+	// Object: an object store (package objectstore).
+	Object bool
 	// wrap, if set, stacks a policy over the store the URL opens.
 	wrap func(t testing.TB, s memtool.Store) memtool.Store
 }
@@ -36,11 +41,12 @@ type Backend struct {
 // policy stack.
 var all = []Backend{
 	{Name: "memstore", URL: constant("mem:")},
-	{Name: "filestore", URL: func(t testing.TB) string { return filepath.Join(t.TempDir(), "memories") }},
-	{Name: "sqlite", URL: func(t testing.TB) string { return "sqlite://" + filepath.Join(t.TempDir(), "memory.db") }},
-	{Name: "postgres", URL: pgtest.URL},
-	{Name: "objectstore", URL: constant("mem+blob://")},
-	{Name: "s3", URL: func(t testing.TB) string { return S3URL(t, "team/memory") }},
+	{Name: "filestore", URL: func(t testing.TB) string { return filepath.Join(t.TempDir(), "memories") }, Shared: true},
+	{Name: "sqlite", URL: func(t testing.TB) string { return "sqlite://" + filepath.Join(t.TempDir(), "memory.db") }, Shared: true},
+	{Name: "postgres", URL: pgtest.URL, Shared: true},
+	{Name: "objectstore", URL: constant("mem+blob://"), Object: true},
+	{Name: "fileblob", URL: func(t testing.TB) string { return "file+blob://" + filepath.Join(t.TempDir(), "bucket") }, Shared: true, Object: true},
+	{Name: "s3", URL: func(t testing.TB) string { return S3URL(t, "team/memory") }, Shared: true, Object: true},
 	{Name: "encrypted", URL: constant("mem:"), wrap: encrypted},
 }
 
