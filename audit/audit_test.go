@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -15,22 +14,12 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
-	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/secrets"
 	"github.com/memtool/memtool/storetest"
 )
-
-func newFileStore(t testing.TB) *filestore.Store {
-	t.Helper()
-	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fs.Close() })
-	return fs
-}
 
 // lockedBuffer is a bytes.Buffer that a test may read while the store writes.
 type lockedBuffer struct {
@@ -53,7 +42,7 @@ func (l *lockedBuffer) String() string {
 // TestWrapper runs the wrapper suite, logging every operation, Stat too.
 func TestWrapper(t *testing.T) {
 	opts := &audit.Options{Tenant: "t1", Stat: true}
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
 		func(t *testing.T, inner memtool.Store) memtool.Store { return audit.New(inner, &lockedBuffer{}, opts) }, nil)
 }
 
@@ -82,7 +71,7 @@ func TestEntries(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			var inner memtool.Store = memstore.New()
 			if backend == "filestore" {
-				inner = newFileStore(t)
+				inner = backendtest.FileStore(t)
 			}
 			var log lockedBuffer
 			before := time.Now().UTC()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"path"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,24 +14,14 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
-	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 )
 
-func newFileStore(t testing.TB) *filestore.Store {
-	t.Helper()
-	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fs.Close() })
-	return fs
-}
-
 func TestWrapper(t *testing.T) {
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
 		func(t *testing.T, inner memtool.Store) memtool.Store { return expiry.New(inner, nil) }, nil)
 }
 
@@ -88,7 +77,7 @@ func TestCollect(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			var inner memtool.Store = memstore.New()
 			if backend == "filestore" {
-				inner = newFileStore(t)
+				inner = backendtest.FileStore(t)
 			}
 			collectOn(t, inner)
 		})

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/memstore"
@@ -21,16 +20,6 @@ import (
 // generous limits that the conformance suite never reaches, so that every
 // check runs on every operation without refusing any.
 var generous = limits.Options{MaxFileSize: 1 << 30, MaxFiles: 1 << 20, MaxBytes: 1 << 40, MaxPathLength: 4096, MaxDepth: 64}
-
-func newFileStore(t testing.TB) *filestore.Store {
-	t.Helper()
-	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fs.Close() })
-	return fs
-}
 
 // walled are limits that the conformance suite never reaches and that the
 // refusals below cross.
@@ -68,7 +57,7 @@ func TestWrapper(t *testing.T) {
 			return s.(memtool.Renamer).Rename(ctx, "x", deep+"/y")
 		}},
 	}
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
 		func(t *testing.T, inner memtool.Store) memtool.Store { return limits.New(inner, &walled) }, refusals)
 }
 
@@ -201,7 +190,7 @@ func TestLimits(t *testing.T) {
 			t.Run(c.name+"/"+backend, func(t *testing.T) {
 				var inner memtool.Store = memstore.New()
 				if backend == "filestore" {
-					inner = newFileStore(t)
+					inner = backendtest.FileStore(t)
 				}
 				store := limits.New(inner, &c.opts)
 				mem := memtool.New(store, nil)
@@ -361,7 +350,7 @@ func benchCommand(b *testing.B, edit bool) {
 			b.Run(name, func(b *testing.B) {
 				var inner memtool.Store = memstore.New()
 				if backend == "filestore" {
-					inner = newFileStore(b)
+					inner = backendtest.FileStore(b)
 				}
 				store := inner
 				if wrapped {

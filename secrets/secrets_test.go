@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/secrets"
@@ -121,19 +120,9 @@ func TestScanPassesNearMisses(t *testing.T) {
 	}
 }
 
-func newFileStore(t testing.TB) *filestore.Store {
-	t.Helper()
-	fs, err := filestore.Open(filepath.Join(t.TempDir(), "memories"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fs.Close() })
-	return fs
-}
-
 func backends(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
 	t.Run("memstore", func(t *testing.T) { fn(t, memstore.New()) })
-	t.Run("filestore", func(t *testing.T) { fn(t, newFileStore(t)) })
+	t.Run("filestore", func(t *testing.T) { fn(t, backendtest.FileStore(t)) })
 }
 
 // TestWrapper runs the wrapper suite under both policies. A name with a
@@ -165,7 +154,7 @@ func TestWrapper(t *testing.T) {
 		secrets.Redact: names,
 	} {
 		t.Run(fmt.Sprint("policy", p), func(t *testing.T) {
-			storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+			storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
 				func(t *testing.T, inner memtool.Store) memtool.Store {
 					return secrets.New(inner, &secrets.Options{Policy: p})
 				}, refusals)

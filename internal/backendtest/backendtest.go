@@ -15,6 +15,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/objectstore/s3test"
 	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/storeurl"
@@ -45,7 +46,6 @@ var all = []Backend{
 	{Name: "sqlite", URL: func(t testing.TB) string { return "sqlite://" + filepath.Join(t.TempDir(), "memory.db") }, Shared: true},
 	{Name: "postgres", URL: pgtest.URL, Shared: true},
 	{Name: "objectstore", URL: constant("mem+blob://"), Object: true},
-	{Name: "fileblob", URL: func(t testing.TB) string { return "file+blob://" + filepath.Join(t.TempDir(), "bucket") }, Shared: true, Object: true},
 	{Name: "s3", URL: func(t testing.TB) string { return S3URL(t, "team/memory") }, Shared: true, Object: true},
 	{Name: "encrypted", URL: constant("mem:"), wrap: encrypted},
 }
@@ -64,6 +64,18 @@ func (b Backend) Open(t testing.TB) memtool.Store {
 	if b.wrap != nil {
 		s = b.wrap(t, s)
 	}
+	return s
+}
+
+// FileStore opens a new, empty directory store, closed when t ends: for
+// the tests of the policies, which wrap one.
+func FileStore(t testing.TB) *filestore.Store {
+	t.Helper()
+	s, err := filestore.Open(filepath.Join(t.TempDir(), "memories"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 
