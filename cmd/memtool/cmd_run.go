@@ -6,16 +6,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
-
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/claude/mcptools"
 	"github.com/memtool/memtool/claude/template"
+	"github.com/memtool/memtool/claude/workdir"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // Exit statuses of run and chat, beside those in run.go.
@@ -44,6 +47,9 @@ type agentFlags struct {
 	threads        bool
 	timeout        time.Duration
 	retries        int
+	workdir        string
+	allowBash      bool
+	mcpConfig      string
 }
 
 // Defaults of --timeout and --retries.
@@ -68,6 +74,9 @@ func addAgentFlags(fs *flag.FlagSet, af *agentFlags) {
 	fs.BoolVar(&af.threads, "threads", true, "send requests on server-side message threads (only new messages are sent)")
 	fs.DurationVar(&af.timeout, "timeout", defaultTimeout, "give up on an API request, a streamed reply included, after this long")
 	fs.IntVar(&af.retries, "retries", defaultRetries, "how many times to try a failed or timed-out API request again")
+	fs.StringVar(&af.workdir, "workdir", "", "give Claude read, write, edit, glob and grep tools confined to this directory")
+	fs.BoolVar(&af.allowBash, "allow-bash", false, "with --workdir, also an UNRESTRICTED bash shell (only inside a sandbox you control)")
+	fs.StringVar(&af.mcpConfig, "mcp-config", "", `add the tools of the MCP servers in this file ({"mcpServers": {...}}, as Claude Desktop and Claude Code read)`)
 }
 
 // options returns the runner options the flags ask for.
@@ -121,6 +130,8 @@ func (af *agentFlags) check() error {
 		return errors.New("--timeout must be more than 0")
 	case af.retries < 0:
 		return errors.New("--retries must be 0 or more")
+	case af.allowBash && af.workdir == "":
+		return errors.New("--allow-bash needs --workdir (the directory the shell starts in)")
 	}
 	return nil
 }
@@ -232,8 +243,78 @@ func startAgent(ctx context.Context, inv *invocation, af *agentFlags) ([]claude.
 	if err != nil {
 		return nil, anthropic.Client{}, nil, nil, inv.fail(exitStore, "%v", err)
 	}
+	hands, err := af.openHands(ctx, inv, storeURL(inv.sf.store, env))
+	if err != nil {
+		closer.Close()
+		return nil, anthropic.Client{}, nil, nil, inv.fail(exitUsage, "%v", err)
+	}
 	printer := &callPrinter{w: env.stderr}
-	return append(opts, claude.WithOnCall(printer.print)), client, mem, closer, exitOK
+	opts = append(opts, hands.opts...)
+	return append(opts, claude.WithOnCall(printer.print)), client, mem, closersOf{append(hands.closers, closer)}, exitOK
+}
+
+// hands are the tools besides memory that --workdir and --mcp-config ask
+// for, with what closes them.
+type hands struct {
+	opts    []claude.Option
+	closers []io.Closer
+}
+
+// openHands opens the tools of --workdir and --mcp-config. A directory
+// store inside the work directory is read-only to the file tools, so that
+// they cannot change memory past the path gate and the policies.
+func (af *agentFlags) openHands(ctx context.Context, inv *invocation, store string) (h hands, err error) {
+	defer func() {
+		if err != nil {
+			closersOf{h.closers}.Close()
+		}
+	}()
+	if af.workdir != "" {
+		opts := &workdir.Options{AllowBash: af.allowBash}
+		if storeurl.Kind(store) == "a directory" && !strings.Contains(store, ":") && inside(store, af.workdir) {
+			opts.ReadOnlyDirs = append(opts.ReadOnlyDirs, store)
+		}
+		t, err := workdir.Open(af.workdir, opts)
+		if err != nil {
+			return h, fmt.Errorf("--workdir: %w", err)
+		}
+		h.closers = append(h.closers, t)
+		if af.allowBash {
+			fmt.Fprintf(inv.env.stderr, "memtool %s: warning: --allow-bash gives Claude an unrestricted shell; --workdir does not confine it\n", inv.cmd.name)
+		}
+		h.opts = append(h.opts, t.Option(), claude.WithGuidance(t.Guidance()))
+	}
+	if af.mcpConfig != "" {
+		servers, err := mcptools.Open(ctx, af.mcpConfig, &mcptools.Options{Stderr: inv.env.stderr})
+		if err != nil {
+			return h, fmt.Errorf("--mcp-config: %w", err)
+		}
+		h.closers = append(h.closers, servers)
+		h.opts = append(h.opts, servers.Option())
+	}
+	return h, nil
+}
+
+// inside reports whether path is dir or lies below it.
+func inside(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// closersOf closes each of its closers, the last first.
+type closersOf struct{ list []io.Closer }
+
+func (c closersOf) Close() error {
+	var errs []error
+	for i := len(c.list) - 1; i >= 0; i-- {
+		errs = append(errs, c.list[i].Close())
+	}
+	return errors.Join(errs...)
 }
 
 // apiFailure reports an error that ended a run or a chat turn.

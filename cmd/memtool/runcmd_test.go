@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -29,22 +28,17 @@ func apiEnv(srv *claudetest.Server) []string {
 
 func sameJSON(t *testing.T, got []byte, want string) bool {
 	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, got)
+	same, err := claudetest.SameJSON(got, []byte(want))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want is not JSON: %v", err)
-	}
-	return reflect.DeepEqual(g, w)
+	return same
 }
 
 func noProblems(t *testing.T, srv *claudetest.Server) {
 	t.Helper()
-	for i, r := range srv.Requests() {
-		if r.Problem != "" {
-			t.Errorf("request %d refused by the fake: %s", i+1, r.Problem)
-		}
+	if err := srv.Refusals(); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool/claude/claudetest"
+)
+
+// The multi-session pattern with hands, as a user runs it: two memtool run
+// processes on one memory and one --workdir. Session 1 records its plan
+// and writes the work; session 2 reads memory first, continues, and is
+// refused a write outside the work directory and a write into the memory
+// directory that lies inside it.
+func TestRunWithWorkdir(t *testing.T) {
+	work := t.TempDir()
+	store := filepath.Join(work, "memories") // inside the work directory: read-only to the file tools
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+
+	srv1 := claudetest.NewServer(
+		claudetest.Turn{Calls: []claudetest.ToolUse{
+			{Input: `{"command":"create","path":"/memories/progress.md","file_text":"- [ ] login page\n"}`},
+			{Name: "write", Input: `{"file_path":"login.html","content":"<form>login</form>\n"}`},
+		}},
+		claudetest.Turn{Calls: []claudetest.ToolUse{
+			{Input: `{"command":"str_replace","path":"/memories/progress.md","old_str":"- [ ] login page","new_str":"- [x] login page"}`},
+		}},
+		claudetest.Turn{Text: "Login page done."},
+	)
+	defer srv1.Close()
+	_, errOut, code := runMemtool(t, apiEnv(srv1), "", "run", "--store", store, "--workdir", work, "Add the login page.")
+	if code != 0 {
+		t.Fatalf("session 1: exit %d\n%s", code, errOut)
+	}
+	if err := srv1.Refusals(); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv1.Requests()[0].Tools; !strings.Contains(string(got), `"write"`) || strings.Contains(string(got), `"bash"`) {
+		t.Errorf("session 1 declares %s: want the file tools and no bash", got)
+	}
+
+	srv2 := claudetest.NewServer(
+		claudetest.Turn{Calls: []claudetest.ToolUse{
+			{Input: `{"command":"view","path":"/memories/progress.md"}`},
+			{Name: "read", Input: `{"file_path":"login.html"}`},
+		}},
+		claudetest.Turn{Calls: []claudetest.ToolUse{
+			{Name: "write", Input: `{"file_path":"` + outside + `","content":"escaped\n"}`},
+			{Name: "write", Input: `{"file_path":"memories/progress.md","content":"overwritten\n"}`},
+			{Name: "write", Input: `{"file_path":"logout.html","content":"<form>logout</form>\n"}`},
+		}},
+		claudetest.Turn{Text: "Logout page done."},
+	)
+	defer srv2.Close()
+	_, errOut, code = runMemtool(t, apiEnv(srv2), "", "run", "--store", store, "--workdir", work, "Continue.")
+	if code != 0 {
+		t.Fatalf("session 2: exit %d\n%s", code, errOut)
+	}
+	if err := srv2.Refusals(); err != nil {
+		t.Fatal(err)
+	}
+	var second string // the conversation's text, JSON escapes undone
+	for _, m := range srv2.Requests()[1].Messages {
+		var v any
+		if err := json.Unmarshal(m, &v); err != nil {
+			t.Fatal(err)
+		}
+		second += fmt.Sprint(v)
+	}
+	for _, want := range []string{"- [x] login page", "<form>login</form>"} {
+		if !strings.Contains(second, want) {
+			t.Errorf("session 2 did not read %q from session 1", want)
+		}
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Error("a write outside the work directory landed")
+	}
+	for name, want := range map[string]string{
+		"login.html":           "<form>login</form>\n",
+		"logout.html":          "<form>logout</form>\n",
+		"memories/progress.md": "- [x] login page\n",
+	} {
+		if data, err := os.ReadFile(filepath.Join(work, name)); err != nil || string(data) != want {
+			t.Errorf("%s = %q, %v; want %q", name, data, err, want)
+		}
+	}
+}
+
+// --allow-bash without --workdir is a usage error; with it, a warning.
+func TestAllowBashNeedsWorkdir(t *testing.T) {
+	_, errOut, code := runCLI(t, map[string]string{"ANTHROPIC_API_KEY": "k"}, "", "run", "--store", "mem:", "--allow-bash", "task")
+	if code != exitUsage || !strings.Contains(errOut, "--allow-bash needs --workdir") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
