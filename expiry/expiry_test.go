@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -49,22 +48,15 @@ func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
 func visible(t *testing.T, s memtool.Store) []string {
 	t.Helper()
 	var out []string
-	var walk func(dir string)
-	walk = func(dir string) {
-		entries, err := s.ReadDir(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
+	err := memtool.Walk(context.Background(), s, "", func(name string, fi memtool.FileInfo) error {
+		if name != "" && !fi.IsDir() {
+			out = append(out, name)
 		}
-		for _, e := range entries {
-			name := path.Join(dir, e.Name)
-			if e.IsDir() {
-				walk(name)
-			} else {
-				out = append(out, name)
-			}
-		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	walk("")
 	slices.Sort(out)
 	return out
 }

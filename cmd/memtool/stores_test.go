@@ -21,6 +21,7 @@ import (
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/pgstore/pgtest"
+	"github.com/memtool/memtool/storetest"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -212,32 +213,13 @@ func applySetup(t *testing.T, ctx context.Context, s memtool.Store, op string, c
 	}
 }
 
-// snapshot describes the whole tree of s, sorted: every directory, and
-// every file with its content.
+// snapshot describes the whole tree of s (storetest.Snapshot), sorted.
 func snapshot(t *testing.T, s memtool.Store) string {
 	t.Helper()
 	var lines []string
-	var walk func(dir string)
-	walk = func(dir string) {
-		entries, err := s.ReadDir(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			name := path.Join(dir, e.Name)
-			if e.IsDir() {
-				lines = append(lines, name+"/")
-				walk(name)
-				continue
-			}
-			data, err := s.ReadFile(context.Background(), name, 16<<20)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, fmt.Sprintf("%s %q", name, data))
-		}
+	for name, what := range storetest.Snapshot(t, s) {
+		lines = append(lines, fmt.Sprintf("%s %q", name, what))
 	}
-	walk("")
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
