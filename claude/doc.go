@@ -120,8 +120,11 @@
 //
 // They are packages of their own so that a program that only wants memory
 // does not pull in a PTY library or the MCP SDK. Memory calls keep their
-// order within a turn whatever other tools the turn calls; the SDK runner
-// runs the other tools' calls concurrently, as it always does.
+// order within a turn whatever other tools the turn calls. The SDK runner
+// starts one goroutine per call; NewRunner and NewStreamingRunner make the
+// calls of one turn to the tools of WithTools wait for each other, so they
+// run one at a time in the order the model wrote them (they know nothing of
+// paths memtool could compare), without waiting for memory calls.
 //
 // # Multi-session work
 //

@@ -242,7 +242,10 @@ func WithThreads(on bool) Option {
 	return func(cfg *config) { cfg.threads = &on }
 }
 
-// WithTools gives the runner more tools to run besides memory.
+// WithTools gives the runner more tools to run besides memory. The calls
+// of one turn to these tools run one at a time, in the order the model
+// wrote them (a write and then an edit of one file work as meant); they do
+// not wait for memory calls, nor memory calls for them.
 func WithTools(tools ...anthropic.BetaTool) Option {
 	return func(cfg *config) { cfg.tools = append(cfg.tools, tools...) }
 }

@@ -54,7 +54,7 @@ func runnerArgs(mem *memtool.Memory, params anthropic.BetaToolRunnerParams, opts
 		params.DisableThread = !*cfg.threads
 	}
 	tool := NewTool(mem, &ToolOptions{OnCall: cfg.onCall, Turn: lastMessage})
-	tools := append([]anthropic.BetaTool{tool}, cfg.tools...)
+	tools := append([]anthropic.BetaTool{tool}, sequence(cfg.tools, lastMessage)...)
 	reqOpts := append(slices.Clip(cfg.requestOpts), option.WithMiddleware(compactionBeta))
 	if err := errors.Join(cfg.errs...); err != nil {
 		reqOpts = append(reqOpts, option.WithMaxRetries(0), option.WithMiddleware(failRequests(err)))

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -121,23 +120,19 @@ type ToolOptions struct {
 // blocks of your own loop (BetaToolResults, ToolResults). It is safe for
 // concurrent use.
 type Tool struct {
-	mem         *memtool.Memory
-	onCall      func(context.Context, Call)
-	lastMessage func() *anthropic.BetaMessage
-
-	mu      sync.Mutex
-	turn    *turn                  // the calls of turnMsg, as Execute runs them
-	turnMsg *anthropic.BetaMessage // the runner's message that turn was built from
+	mem    *memtool.Memory
+	onCall func(context.Context, Call)
+	follow follower // the runner's turns (ToolOptions.Turn)
 }
 
 var _ anthropic.BetaTool = (*Tool)(nil)
 
 // NewTool returns a Tool over mem. opts may be nil.
 func NewTool(mem *memtool.Memory, opts *ToolOptions) *Tool {
-	t := &Tool{mem: mem}
+	t := &Tool{mem: mem, follow: follower{build: runnerTurn}}
 	if opts != nil {
 		t.onCall = opts.OnCall
-		t.lastMessage = opts.Turn
+		t.follow.lastMessage = opts.Turn
 	}
 	return t
 }
@@ -200,7 +195,7 @@ func (t *Tool) InputSchema() anthropic.BetaToolInputSchemaParam {
 // paths have run (see the package doc, Concurrency).
 func (t *Tool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
 	var r memtool.Result
-	if tr, i := t.claim(input); tr != nil {
+	if tr, i := t.follow.claim(canonical(input)); tr != nil {
 		id := ""
 		if tr.calls[i].unique {
 			id = tr.calls[i].id

@@ -29,7 +29,7 @@ type turnCall struct {
 	before []int         // earlier calls whose paths overlap this one's
 	done   chan struct{} // closed when the call has run
 	// claimed is set once a goroutine of the SDK runner has taken the
-	// call; guarded by Tool.mu.
+	// call; guarded by follower.mu.
 	claimed bool
 	// unique is whether no other call of the turn has the same input, so
 	// that the tool_use id of a runner's call is known.
@@ -64,16 +64,21 @@ func newTurn(calls []pendingCall) *turn {
 // ctx ends first, the call is not run: Memory answers that it was
 // cancelled before it ran.
 func (tr *turn) run(ctx context.Context, t *Tool, i int, id string) memtool.Result {
-	c := &tr.calls[i]
-	defer close(c.done)
-	for _, j := range c.before {
+	defer close(tr.calls[i].done)
+	tr.wait(ctx, i)
+	return t.Run(ctx, id, tr.calls[i].input)
+}
+
+// wait returns once the calls that call i follows have run, the turn's
+// order is broken, or ctx ends.
+func (tr *turn) wait(ctx context.Context, i int) {
+	for _, j := range tr.calls[i].before {
 		select {
 		case <-tr.calls[j].done:
 		case <-tr.broken:
 		case <-ctx.Done():
 		}
 	}
-	return t.Run(ctx, id, c.input)
 }
 
 func (tr *turn) breakOrder() { tr.breakOnce.Do(func() { close(tr.broken) }) }
@@ -146,41 +151,53 @@ func afterFallback(blocks []anthropic.BetaContentBlockUnion) []anthropic.BetaCon
 	return blocks[seam+1:]
 }
 
-// claim finds the call of the runner's current turn that input is, and
-// marks it taken. It returns a nil turn when there is no turn to follow,
-// and breaks the turn's order when input is none of its calls, so that no
-// call waits for one that will not come.
-func (t *Tool) claim(input json.RawMessage) (*turn, int) {
-	if t.lastMessage == nil {
+// A follower follows the SDK runner's turns: it builds each new assistant
+// message's turn (with build) and hands each call the runner starts its
+// place in it (claim).
+type follower struct {
+	lastMessage func() *anthropic.BetaMessage // nil: no turn to follow
+	build       func(*anthropic.BetaMessage) *turn
+
+	mu      sync.Mutex
+	turn    *turn                  // the calls of turnMsg, as the runner runs them
+	turnMsg *anthropic.BetaMessage // the runner's message that turn was built from
+}
+
+// claim finds the call of the runner's current turn whose key (its input
+// in canonical form, see callKey) is key, and marks it taken. It returns
+// a nil turn when there is no turn to follow, and breaks the turn's order
+// when key is none of its calls, so that no call waits for one that will
+// not come.
+func (f *follower) claim(key json.RawMessage) (*turn, int) {
+	if f.lastMessage == nil {
 		return nil, -1
 	}
-	msg := t.lastMessage()
+	msg := f.lastMessage()
 	if msg == nil {
 		return nil, -1
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.turnMsg != msg {
-		if t.turn != nil {
-			t.turn.breakOrder()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.turnMsg != msg {
+		if f.turn != nil {
+			f.turn.breakOrder()
 		}
-		t.turn, t.turnMsg = runnerTurn(msg), msg
+		f.turn, f.turnMsg = f.build(msg), msg
 	}
-	input = canonical(input)
-	if i := t.turn.take(input); i >= 0 {
-		return t.turn, i
+	if i := f.turn.take(key); i >= 0 {
+		return f.turn, i
 	}
-	if t.turn.has(input) {
-		// Every call with this input has run: the runner is running the
+	if f.turn.has(key) {
+		// Every call with this key has run: the runner is running the
 		// same message's calls again (a step retried after a failed
 		// request), so they form a new turn.
-		t.turn.breakOrder()
-		t.turn = runnerTurn(msg)
-		if i := t.turn.take(input); i >= 0 {
-			return t.turn, i
+		f.turn.breakOrder()
+		f.turn = f.build(msg)
+		if i := f.turn.take(key); i >= 0 {
+			return f.turn, i
 		}
 	}
-	t.turn.breakOrder()
+	f.turn.breakOrder()
 	return nil, -1
 }
 

@@ -26,12 +26,12 @@
 //	defer hands.Close()
 //	runner := claude.NewRunner(&client, mem, params, hands.Option(), claude.WithGuidance(hands.Guidance()))
 //
-// The tools run as the SDK runner runs every tool, one goroutine per call;
-// the memory tool's calls keep their order within a turn (package claude,
-// Concurrency), these do not wait for one another. With your own loop,
-// declare them with claude.DeclareTools and answer their calls with
-// claude.RunTools, which runs them one at a time in the order the model
-// wrote them.
+// Through claude's runners, the calls of one turn to these tools run one at
+// a time in the order the model wrote them (a write and then an edit of one
+// file work as meant), beside the memory tool's calls, which keep their own
+// order (package claude, Concurrency). With your own loop, declare them with
+// claude.DeclareTools and answer their calls with claude.RunTools, which
+// also runs them in the model's order.
 //
 // Keep the memory store outside the work directory, or list it in
 // Options.ReadOnlyDirs: otherwise the file tools reach the store's files

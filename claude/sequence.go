@@ -1,0 +1,75 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+)
+
+// The tools given with WithTools (a work directory's, MCP servers') know
+// nothing of paths memtool can compare, so their calls of one turn run one
+// at a time, in the order the model wrote them: a write and then an edit of
+// the same file in one turn work as meant. They do not wait for memory
+// calls, nor memory calls for them.
+
+// sequenced is a tool of WithTools whose calls follow the runner's turns.
+type sequenced struct {
+	anthropic.BetaTool
+	follow *follower
+}
+
+// sequence wraps tools so that their calls of one turn of the runner (whose
+// last message lastMessage returns) run one at a time in the model's order.
+func sequence(tools []anthropic.BetaTool, lastMessage func() *anthropic.BetaMessage) []anthropic.BetaTool {
+	if len(tools) == 0 {
+		return nil
+	}
+	names := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		names[t.Name()] = true
+	}
+	f := &follower{lastMessage: lastMessage, build: func(msg *anthropic.BetaMessage) *turn { return serialTurn(msg, names) }}
+	out := make([]anthropic.BetaTool, len(tools))
+	for i, t := range tools {
+		out[i] = sequenced{t, f}
+	}
+	return out
+}
+
+// Execute runs the call once the earlier calls of its turn to the
+// sequenced tools have run. If ctx ends first, the call is not run.
+func (s sequenced) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
+	tr, i := s.follow.claim(callKey(s.Name(), input))
+	if tr == nil {
+		return s.BetaTool.Execute(ctx, input)
+	}
+	defer close(tr.calls[i].done)
+	tr.wait(ctx, i)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.BetaTool.Execute(ctx, input)
+}
+
+// serialTurn is the turn of msg's calls to the named tools, each following
+// the one before it.
+func serialTurn(msg *anthropic.BetaMessage, names map[string]bool) *turn {
+	tr := &turn{broken: make(chan struct{})}
+	for _, block := range afterFallback(msg.Content) {
+		if block.Type != "tool_use" || !names[block.Name] {
+			continue
+		}
+		c := turnCall{id: block.ID, input: callKey(block.Name, block.Input), done: make(chan struct{}), unique: true}
+		if n := len(tr.calls); n > 0 {
+			c.before = []int{n - 1}
+		}
+		tr.calls = append(tr.calls, c)
+	}
+	return tr
+}
+
+// callKey identifies a call by its tool and its input in canonical form.
+func callKey(name string, input json.RawMessage) json.RawMessage {
+	return append(append([]byte(name), 0), canonical(input)...)
+}
