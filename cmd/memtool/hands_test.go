@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool/claude/claudetest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The multi-session pattern with hands, as a user runs it: two memtool run
@@ -24,6 +28,7 @@ func TestRunWithWorkdir(t *testing.T) {
 	srv1 := claudetest.NewServer(
 		claudetest.Turn{Calls: []claudetest.ToolUse{
 			{Input: `{"command":"create","path":"/memories/progress.md","file_text":"- [ ] login page\n"}`},
+			{Input: `{"command":"create","path":"/memories/features.md","file_text":"- login page\n- logout page\n"}`},
 			{Name: "write", Input: `{"file_path":"login.html","content":"<form>login</form>\n"}`},
 		}},
 		claudetest.Turn{Calls: []claudetest.ToolUse{
@@ -46,6 +51,7 @@ func TestRunWithWorkdir(t *testing.T) {
 	srv2 := claudetest.NewServer(
 		claudetest.Turn{Calls: []claudetest.ToolUse{
 			{Input: `{"command":"view","path":"/memories/progress.md"}`},
+			{Input: `{"command":"view","path":"/memories/features.md"}`},
 			{Name: "read", Input: `{"file_path":"login.html"}`},
 		}},
 		claudetest.Turn{Calls: []claudetest.ToolUse{
@@ -71,7 +77,7 @@ func TestRunWithWorkdir(t *testing.T) {
 		}
 		second += fmt.Sprint(v)
 	}
-	for _, want := range []string{"- [x] login page", "<form>login</form>"} {
+	for _, want := range []string{"- [x] login page", "- logout page", "<form>login</form>"} {
 		if !strings.Contains(second, want) {
 			t.Errorf("session 2 did not read %q from session 1", want)
 		}
@@ -95,5 +101,48 @@ func TestAllowBashNeedsWorkdir(t *testing.T) {
 	_, errOut, code := runCLI(t, map[string]string{"ANTHROPIC_API_KEY": "k"}, "", "run", "--store", "mem:", "--allow-bash", "task")
 	if code != exitUsage || !strings.Contains(errOut, "--allow-bash needs --workdir") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// --mcp-config adds an MCP server's tools: a streamable-HTTP server in this
+// process, named in a Claude Desktop-shaped file, called by the model next
+// to memory.
+func TestRunWithMCPConfig(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "shout", Description: "Upper-cases text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.ToUpper(in.Text)}}}, nil, nil
+		})
+	web := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer web.Close()
+	config := filepath.Join(t.TempDir(), "mcp.json")
+	data := `{"mcpServers": {"web": {"type": "http", "url": "` + web.URL + `"}}}`
+	if err := os.WriteFile(config, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	srv := claudetest.NewServer(
+		claudetest.Turn{Calls: []claudetest.ToolUse{
+			{Input: `{"command":"create","path":"/memories/a.md","file_text":"a"}`},
+			{Name: "mcp__web__shout", Input: `{"text":"hello"}`},
+		}},
+		claudetest.Turn{Text: "Done."},
+	)
+	defer srv.Close()
+	_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", filepath.Join(t.TempDir(), "m"), "--mcp-config", config, "Shout.")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if err := srv.Refusals(); err != nil {
+		t.Fatal(err)
+	}
+	if tools := string(srv.Requests()[0].Tools); !strings.Contains(tools, "mcp__web__shout") {
+		t.Errorf("the request declares %s", tools)
+	}
+	results := srv.Requests()[1].ToolResults()
+	if len(results) != 2 || results[1].IsError || results[1].Text != "HELLO" {
+		t.Errorf("the MCP tool's result did not reach the model: %+v", results)
 	}
 }
