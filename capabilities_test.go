@@ -64,10 +64,10 @@ func TestHas(t *testing.T) {
 		rn, ra bool
 	}{
 		{"memstore", full, true, true},
-		{"basic", basicStore{full}, false, false},
+		{"basic", storetest.Bare(full), false, false},
 		{"wrapper over memstore", forwarder{forwarder{full}}, true, true},
-		{"wrapper over basic", forwarder{forwarder{basicStore{full}}}, false, false},
-		{"unwrapless over basic", unwrapless{basicStore{full}}, true, true},
+		{"wrapper over basic", forwarder{forwarder{storetest.Bare(full)}}, false, false},
+		{"unwrapless over basic", unwrapless{storetest.Bare(full)}, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if rn, ra := memtool.Has[memtool.Renamer](tc.s), memtool.Has[memtool.RemoveAller](tc.s); rn != tc.rn || ra != tc.ra {
@@ -85,7 +85,7 @@ func TestForwardUnsupported(t *testing.T) {
 	if err := inner.Mkdir(ctx, "d"); err != nil {
 		t.Fatal(err)
 	}
-	s := basicStore{inner}
+	s := storetest.Bare(inner)
 	_, terr := memtool.ForwardTenant(ctx, s, "t1")
 	_, lerr := memtool.ForwardTenants(ctx, s)
 	for what, err := range map[string]error{
@@ -117,7 +117,7 @@ func TestFallbackThroughWrapper(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			inner := memstore.New()
-			s := wrap(basicStore{inner})
+			s := wrap(storetest.Bare(inner))
 			mem := memtool.New(s, nil)
 			for _, in := range [][]string{
 				{"command", "create", "path", "/memories/a/x.md", "file_text", "x"},

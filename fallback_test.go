@@ -15,7 +15,7 @@ import (
 )
 
 // The tests of Memory's rename fallback, which runs on stores without
-// memtool.Renamer (basicStore, see transcript_test.go): copy, then remove.
+// memtool.Renamer (storetest.Bare): copy, then remove.
 
 // do runs one command, built from alternating keys and values.
 func do(mem *memtool.Memory, kv ...string) memtool.Result {
@@ -79,7 +79,7 @@ func backend(t *testing.T, name string) func(t *testing.T) memtool.Store {
 func renameRaces(t *testing.T, rounds int, open func(t *testing.T) memtool.Store, wrap func(memtool.Store) memtool.Store) {
 	lostCreates, lostEdits, brokenDeletes := 0, 0, 0
 	for range rounds {
-		var s memtool.Store = basicStore{open(t)}
+		var s memtool.Store = storetest.Bare(open(t))
 		if wrap != nil {
 			s = wrap(s)
 		}
@@ -143,10 +143,10 @@ func renameRaces(t *testing.T, rounds int, open func(t *testing.T) memtool.Store
 // before the first operation of its kind on a name with the given prefix:
 // another process writing at exactly that moment of a rename.
 type interleaved struct {
-	basicStore
-	op, prefix string
-	other      func()
-	once       sync.Once
+	memtool.Store // storetest.Bare: no Renamer
+	op, prefix    string
+	other         func()
+	once          sync.Once
 }
 
 func (s *interleaved) hook(op, name string) {
@@ -157,12 +157,12 @@ func (s *interleaved) hook(op, name string) {
 
 func (s *interleaved) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	s.hook("write", name)
-	return s.basicStore.WriteFile(ctx, name, data, mode)
+	return s.Store.WriteFile(ctx, name, data, mode)
 }
 
 func (s *interleaved) Remove(ctx context.Context, name string) error {
 	s.hook("remove", name)
-	return s.basicStore.Remove(ctx, name)
+	return s.Store.Remove(ctx, name)
 }
 
 // seedTree writes the files (name → text) into s, making their parents.
@@ -199,7 +199,7 @@ func TestFallbackLeavesOthersData(t *testing.T) {
 	renameWithOther := func(t *testing.T, op, prefix, name string) (memtool.Store, memtool.Result) {
 		inner := memstore.New()
 		seedTree(t, inner, src)
-		s := &interleaved{basicStore: basicStore{inner}, op: op, prefix: prefix}
+		s := &interleaved{Store: storetest.Bare(inner), op: op, prefix: prefix}
 		s.other = func() {
 			if err := inner.WriteFile(ctx, name, []byte("the other's"), memtool.CreateOnly); err != nil {
 				t.Errorf("the other writer: %v", err)
@@ -254,7 +254,7 @@ func TestFallbackRenameRacesAcrossProcesses(t *testing.T) {
 		}
 		files["src/x.md"] = "x of src"
 		seedTree(t, inner, files)
-		a, b := memtool.New(basicStore{inner}, nil), memtool.New(basicStore{inner}, nil)
+		a, b := memtool.New(storetest.Bare(inner), nil), memtool.New(storetest.Bare(inner), nil)
 		target := "/memories/dst/x.md" // collides with a file the rename copies
 		if i%2 == 1 {
 			target = "/memories/src/y.md" // lands in the source while it is copied

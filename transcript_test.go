@@ -21,6 +21,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -59,7 +60,7 @@ var update = flag.Bool("update", false, "rewrite the results in testdata/transcr
 // (package backendtest), and one without Renamer and RemoveAller, so that
 // Memory's fallbacks run.
 var backends = append(namedBackends(backendtest.All()),
-	namedBackend{"basic", func(*testing.T) memtool.Store { return basicStore{memstore.New()} }})
+	namedBackend{"basic", func(*testing.T) memtool.Store { return storetest.Bare(memstore.New()) }})
 
 type namedBackend struct {
 	name string
@@ -403,33 +404,6 @@ func needsJSON(text []byte) bool {
 }
 
 // ---- helpers ----
-
-// basicStore is a Store with none of the optional capabilities.
-type basicStore struct{ s memtool.Store }
-
-func (b basicStore) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
-	return b.s.Stat(ctx, name)
-}
-
-func (b basicStore) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	return b.s.ReadFile(ctx, name, limit)
-}
-
-func (b basicStore) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	return b.s.ReadDir(ctx, name)
-}
-
-func (b basicStore) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
-	return b.s.WriteFile(ctx, name, data, mode)
-}
-
-func (b basicStore) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
-	return b.s.Update(ctx, name, limit, fn)
-}
-
-func (b basicStore) Mkdir(ctx context.Context, name string) error { return b.s.Mkdir(ctx, name) }
-
-func (b basicStore) Remove(ctx context.Context, name string) error { return b.s.Remove(ctx, name) }
 
 // syncBuffer is a bytes.Buffer safe for the logger's concurrent use.
 type syncBuffer struct {
