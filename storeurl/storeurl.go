@@ -137,6 +137,17 @@ func Kind(rawURL string) string {
 	return row.about
 }
 
+// Dir returns the directory on this machine that holds the store rawURL
+// names, for a store kept in a directory (a plain path, file:, helper:,
+// file+blob:), with ~ expanded; ok is false for any other store.
+func Dir(rawURL string) (path string, ok bool) {
+	row, t, err := parse(rawURL)
+	if err != nil || row.local != dir || t.path == "" {
+		return "", false
+	}
+	return t.path, true
+}
+
 // Open opens the store at rawURL: the memory of opts.Tenant, or the
 // tenant-less memory if that is "". The tenancy is checked (and recorded
 // on a store's first use) now, so that a mismatch fails Open, not the

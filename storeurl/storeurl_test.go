@@ -175,6 +175,32 @@ func TestKind(t *testing.T) {
 	}
 }
 
+// TestDir: the stores kept in a directory name it, ~ expanded; others none.
+func TestDir(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory:", err)
+	}
+	for url, want := range map[string]string{
+		"./memories":        "./memories",
+		"~/notes":           filepath.Join(home, "notes"),
+		"file:///m":         "/m",
+		"file+blob:///b":    "/b",
+		"sqlite:///m.db":    "",
+		"postgres://u@h/db": "",
+		"mem:":              "",
+		"redis://h":         "",
+	} {
+		got, ok := storeurl.Dir(url)
+		if got != want || ok != (want != "") {
+			t.Errorf("Dir(%q) = %q, %v; want %q", url, got, ok, want)
+		}
+	}
+	if got, ok := storeurl.Dir("helper:/base"); !ok || !strings.HasPrefix(got, "/base") {
+		t.Errorf("Dir(helper:/base) = %q, %v", got, ok)
+	}
+}
+
 // TestTenantsAndIsEmpty lists the tenants of each multi-tenant local
 // store and asks whether its memories are empty.
 func TestTenantsAndIsEmpty(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // notRunText answers the calls of a turn that stopped before they ran.
@@ -59,7 +60,7 @@ func runChat(ctx context.Context, inv *invocation, af *agentFlags) int {
 	go readLines(env.stdin, lines, stop)
 
 	fmt.Fprintf(env.stderr, "memtool chat with %s; memory in %s. Ctrl-C ends a turn; Ctrl-D or /exit ends the chat.\n",
-		af.model, redact(storeURL(sf.store, env)))
+		af.model, storeurl.Redact(storeURL(sf.store, env)))
 	status := exitOK
 	for {
 		fmt.Fprint(env.stderr, "> ")

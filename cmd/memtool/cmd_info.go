@@ -16,7 +16,7 @@ import (
 func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 	url := storeURL(inv.sf.store, env)
 	var b strings.Builder
-	fmt.Fprintf(&b, "store:      %s (%s)\n", redact(url), storeurl.Kind(url))
+	fmt.Fprintf(&b, "store:      %s (%s)\n", storeurl.Redact(url), storeurl.Kind(url))
 	if inv.sf.tenant == "" {
 		if ids, err := listTenants(ctx, url); err == nil && len(ids) > 0 {
 			fmt.Fprintf(&b, "tenancy:    multi-tenant, %s (memtool tenants lists them; --tenant ID describes one)\n", plural(len(ids), "tenant"))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memtool/memtool/claude/template"
+	"github.com/memtool/memtool/storeurl"
 )
 
 func setupInit(fs *flag.FlagSet) runFunc {
@@ -49,7 +50,7 @@ func runInit(ctx context.Context, inv *invocation, name string) int {
 	}
 	store := ""
 	if sf.store != "" {
-		store = " --store " + redact(sf.store) // a password in the URL is masked
+		store = " --store " + storeurl.Redact(sf.store) // a password in the URL is masked
 	}
 	_, err = fmt.Fprintf(env.stdout, "\nEvery session: memtool run%s --template %s \"task\"  (or memtool chat%s --template %s)\n"+
 		"--template %s gives Claude these rules:\n\n%s\n", store, t.Name, store, t.Name, t.Name, t.Guidance)

@@ -271,8 +271,8 @@ func (af *agentFlags) openHands(ctx context.Context, inv *invocation, store stri
 	}()
 	if af.workdir != "" {
 		opts := &workdir.Options{AllowBash: af.allowBash}
-		if storeurl.Kind(store) == "a directory" && !strings.Contains(store, ":") && inside(store, af.workdir) {
-			opts.ReadOnlyDirs = append(opts.ReadOnlyDirs, store)
+		if dir, ok := storeurl.Dir(store); ok && inside(dir, af.workdir) {
+			opts.ReadOnlyDirs = append(opts.ReadOnlyDirs, dir)
 		}
 		t, err := workdir.Open(af.workdir, opts)
 		if err != nil {

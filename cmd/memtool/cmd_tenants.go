@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/memtool/memtool/storeurl"
 )
 
 // runTenants lists the tenants of a multi-tenant store, one per line. It
@@ -14,7 +16,7 @@ func runTenants(ctx context.Context, env *cliEnv, inv *invocation) int {
 		return inv.fail(exitStore, "%v", err)
 	}
 	if len(ids) == 0 {
-		return inv.fail(exitOK, "store %s has no tenants", redact(url))
+		return inv.fail(exitOK, "store %s has no tenants", storeurl.Redact(url))
 	}
 	for _, id := range ids {
 		if _, err := fmt.Fprintln(env.stdout, id); err != nil {

@@ -146,3 +146,19 @@ func TestRunWithMCPConfig(t *testing.T) {
 		t.Errorf("the MCP tool's result did not reach the model: %+v", results)
 	}
 }
+
+// --allow-bash adds the bash tool and says on stderr that it is not confined.
+func TestAllowBashWarns(t *testing.T) {
+	srv := claudetest.NewServer(claudetest.Turn{Text: "Nothing to do."})
+	defer srv.Close()
+	_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", filepath.Join(t.TempDir(), "m"), "--workdir", t.TempDir(), "--allow-bash", "Look.")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "warning: --allow-bash gives Claude an unrestricted shell") {
+		t.Errorf("no warning on stderr:\n%s", errOut)
+	}
+	if tools := string(srv.Requests()[0].Tools); !strings.Contains(tools, `"bash"`) {
+		t.Errorf("the request declares %s, without bash", tools)
+	}
+}

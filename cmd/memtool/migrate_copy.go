@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
 )
 
 // How memtool migrate plans, copies and verifies one memory.
@@ -142,7 +143,7 @@ func checkDiskNames(raw, tenant string) error {
 		return nil
 	}
 	if tenant != "" {
-		dir = filepath.Join(dir, tenantsDir, tenant)
+		dir = filepath.Join(dir, filestore.TenantsDir, tenant)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -150,7 +151,7 @@ func checkDiskNames(raw, tenant string) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, ".memtool") && !storeOwnName(n) && n != recordName && !slices.Contains(policyData, n) {
+		if strings.HasPrefix(n, ".memtool") && !filestore.OwnName(n) && n != recordName && !slices.Contains(policyData, n) {
 			return fmt.Errorf("holds %s, which this memtool does not know", n)
 		}
 	}

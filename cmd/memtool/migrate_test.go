@@ -17,6 +17,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -90,7 +91,7 @@ func diskTree(t *testing.T, dir string) []string {
 		if p == dir {
 			return nil
 		}
-		if storeOwnName(d.Name()) {
+		if filestore.OwnName(d.Name()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -169,15 +170,15 @@ func TestMigrateAllTenants(t *testing.T) {
 	}
 	migrateOK(t, "--from", db, "--to", dst, "--all-tenants")
 	for _, id := range []string{"alice", "bob"} {
-		sameTree(t, diskTree(t, filepath.Join(dst, tenantsDir, id)), diskTree(t, filepath.Join(src, tenantsDir, id)))
+		sameTree(t, diskTree(t, filepath.Join(dst, filestore.TenantsDir, id)), diskTree(t, filepath.Join(src, filestore.TenantsDir, id)))
 	}
 	// One tenant alone, into a new store.
 	one := filepath.Join(tmp, "one")
 	migrateOK(t, "--from", bucket, "--to", one, "--tenant", "bob")
-	if names := dirNames(t, filepath.Join(one, tenantsDir)); !slices.Equal(names, []string{"bob"}) {
+	if names := dirNames(t, filepath.Join(one, filestore.TenantsDir)); !slices.Equal(names, []string{"bob"}) {
 		t.Errorf("--tenant bob made tenants %q", names)
 	}
-	sameTree(t, diskTree(t, filepath.Join(one, tenantsDir, "bob")), diskTree(t, filepath.Join(src, tenantsDir, "bob")))
+	sameTree(t, diskTree(t, filepath.Join(one, filestore.TenantsDir, "bob")), diskTree(t, filepath.Join(src, filestore.TenantsDir, "bob")))
 }
 
 func TestMigrateRefusesNonEmptyTarget(t *testing.T) {

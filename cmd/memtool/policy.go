@@ -15,6 +15,7 @@ import (
 	versions "github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/secrets"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // A policyFile configures the store wrappers every command goes through
@@ -129,9 +130,9 @@ func stackPolicies(ctx context.Context, env *cliEnv, sf *storeFlags, raw memtool
 // storeLabel names a memory in messages, with any password masked.
 func storeLabel(url, tenant string) string {
 	if tenant != "" {
-		return redact(url) + " (tenant " + tenant + ")"
+		return storeurl.Redact(url) + " (tenant " + tenant + ")"
 	}
-	return redact(url)
+	return storeurl.Redact(url)
 }
 
 func applyPolicy(base memtool.Store, p *policyFile, keys []encrypt.Key, tenant string, env *cliEnv) (*policyStack, error) {

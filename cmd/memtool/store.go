@@ -47,13 +47,10 @@ func openStore(ctx context.Context, raw, tenant string, create bool) (memtool.St
 func listTenants(ctx context.Context, raw string) ([]string, error) {
 	ids, err := storeurl.Tenants(ctx, raw)
 	if errors.Is(err, memtool.ErrTenancy) {
-		return nil, fmt.Errorf("store %s has no tenants: it holds one memory, without tenants", redact(raw))
+		return nil, fmt.Errorf("store %s has no tenants: it holds one memory, without tenants", storeurl.Redact(raw))
 	}
 	return ids, err
 }
-
-// redact masks the secrets of store URLs in a message (storeurl.Redact).
-func redact(s string, urls ...string) string { return storeurl.Redact(s, urls...) }
 
 // redactingWriter masks secrets (see redact) in what is written through
 // it, one Write at a time: for messages, such as the log lines of a
@@ -64,7 +61,7 @@ type redactingWriter struct {
 }
 
 func (r redactingWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(r.w, redact(string(p), r.urls...)); err != nil {
+	if _, err := io.WriteString(r.w, storeurl.Redact(string(p), r.urls...)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -31,33 +31,26 @@ import (
 // `--store DIR`, and several processes sharing one database must lose no
 // update and let exactly one racer win.
 
-// A testBackend is one kind of store the CLI tests run on besides the
-// directory store: url returns the URL of a new, empty store of its kind.
-type testBackend struct {
-	name   string
-	url    func(t *testing.T) string
-	object bool // an object store (s3 sets the environment: no t.Parallel)
-}
-
 // testBackends are the backends of backendtest.All (the one list of every
 // backend available here) that a memtool process can open by URL, but the
 // directory store, which the tests above drive on their own. PostgreSQL
-// needs $MEMTOOL_TEST_POSTGRES (see pgtest).
-var testBackends = func() []testBackend {
-	var out []testBackend
+// needs $MEMTOOL_TEST_POSTGRES (see pgtest). S3 sets the environment: its
+// tests are not parallel.
+var testBackends = func() []backendtest.Backend {
+	var out []backendtest.Backend
 	for _, be := range backendtest.All() {
 		if be.Shared && be.Name != "filestore" {
-			out = append(out, testBackend{name: be.Name, url: func(t *testing.T) string { return be.URL(t) }, object: be.Object})
+			out = append(out, be)
 		}
 	}
 	return out
 }()
 
 // backends returns the object stores, or the others (the databases).
-func backends(object bool) []testBackend {
-	var out []testBackend
+func backends(object bool) []backendtest.Backend {
+	var out []backendtest.Backend
 	for _, be := range testBackends {
-		if be.object == object {
+		if be.Object == object {
 			out = append(out, be)
 		}
 	}
@@ -232,8 +225,8 @@ func TestReferenceBatteryOnBackends(t *testing.T) {
 		t.Fatalf("the battery gave only %d answers", len(want.answers))
 	}
 	for _, be := range testBackends {
-		t.Run(be.name, func(t *testing.T) {
-			got := runBattery(t, be.url(t))
+		t.Run(be.Name, func(t *testing.T) {
+			got := runBattery(t, be.URL(t))
 			if len(got.answers) != len(want.answers) {
 				t.Fatalf("%d answers, want %d", len(got.answers), len(want.answers))
 			}
@@ -255,8 +248,8 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 		plan.ops = 16
 	}
 	for _, be := range backends(false) {
-		t.Run(be.name, func(t *testing.T) {
-			url := be.url(t)
+		t.Run(be.Name, func(t *testing.T) {
+			url := be.URL(t)
 			concurrentEdits(t, plan, url, "")
 		})
 	}
@@ -267,7 +260,7 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 // wins each race, and the store holds what the winner wrote.
 func TestRacingOnDatabases(t *testing.T) {
 	for _, be := range backends(false) {
-		t.Run(be.name, func(t *testing.T) { checkRaces(t, be.url(t), true) })
+		t.Run(be.Name, func(t *testing.T) { checkRaces(t, be.URL(t), true) })
 	}
 }
 

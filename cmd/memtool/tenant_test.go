@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/sqlitestore"
 )
@@ -25,9 +26,9 @@ import (
 // a store is single-tenant or multi-tenant, never both.
 
 // tenantBackends are the stores with tenants, each new and empty.
-func tenantBackends() []testBackend {
-	dir := testBackend{name: "dir", url: func(t *testing.T) string { return filepath.Join(t.TempDir(), "store") }}
-	return append([]testBackend{dir}, backends(false)...)
+func tenantBackends() []backendtest.Backend {
+	dir := backendtest.Backend{Name: "dir", URL: func(t testing.TB) string { return filepath.Join(t.TempDir(), "store") }}
+	return append([]backendtest.Backend{dir}, backends(false)...)
 }
 
 // corpusLine is what these tests use of a line of the hostile corpus.
@@ -205,16 +206,16 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	lines := readCorpus(t)
 	for _, be := range tenantBackends() {
-		t.Run(be.name, func(t *testing.T) { checkTenantIsolation(t, be, lines) })
+		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines) })
 	}
 }
 
 // checkTenantIsolation runs the corpus lines as attacking tenants on a new
 // store of be, alone and then beside the victims (see TestTenantIsolation).
-func checkTenantIsolation(t *testing.T, be testBackend, lines []corpusLine) {
-	alone := attack(t, be.url(t), lines)
+func checkTenantIsolation(t *testing.T, be backendtest.Backend, lines []corpusLine) {
+	alone := attack(t, be.URL(t), lines)
 
-	url := be.url(t)
+	url := be.URL(t)
 	before := map[string]string{}
 	for _, v := range victims {
 		before[v] = seedVictim(t, url, v)
@@ -253,9 +254,9 @@ func TestTenantCorpusLines(t *testing.T) {
 		t.Fatalf("only %d tenant lines in the corpus", len(lines))
 	}
 	for _, be := range tenantBackends() {
-		t.Run(be.name, func(t *testing.T) {
+		t.Run(be.Name, func(t *testing.T) {
 			ctx := context.Background()
-			url := be.url(t)
+			url := be.URL(t)
 			before := map[string]string{}
 			for _, v := range victims {
 				before[v] = seedVictim(t, url, v)
@@ -300,8 +301,8 @@ func TestTenantCorpusLines(t *testing.T) {
 func TestTenantsThroughTheBinary(t *testing.T) {
 	t.Parallel()
 	for _, be := range tenantBackends() {
-		t.Run(be.name, func(t *testing.T) {
-			url := be.url(t)
+		t.Run(be.Name, func(t *testing.T) {
+			url := be.URL(t)
 			for _, tenant := range []string{"alice", "bob"} {
 				out := execMemtool(t, jsonLine(createInput("/memories/notes.md", "notes of "+tenant))+
 					jsonLine(createInput("/memories/"+tenant+"/only.md", "x")), "--store", url, "--tenant", tenant)
@@ -340,8 +341,8 @@ func TestTenantsThroughTheBinary(t *testing.T) {
 func TestTenancyIsExclusive(t *testing.T) {
 	t.Parallel()
 	for _, be := range tenantBackends() {
-		t.Run(be.name, func(t *testing.T) {
-			multi, single := be.url(t), be.url(t)
+		t.Run(be.Name, func(t *testing.T) {
+			multi, single := be.URL(t), be.URL(t)
 			execMemtool(t, jsonLine(createInput("/memories/a.md", "A")), "--store", multi, "--tenant", "t1")
 			execMemtool(t, jsonLine(createInput("/memories/a.md", "A")), "--store", single)
 			for _, args := range [][]string{
