@@ -5,6 +5,19 @@
 // azblob://…, mem+blob://, file+blob:///abs/dir); New takes a
 // *blob.Bucket you opened yourself.
 //
+// # Build tags
+//
+// The S3, in-memory and directory drivers are always built in. The Google
+// Cloud Storage and Azure Blob Storage drivers are built in only with the
+// build tags gcs and azure, since their client libraries (gRPC, protobuf
+// and OpenTelemetry among them) more than double a program's size and
+// start-up time:
+//
+//	go install -tags gcs,azure github.com/memtool/memtool/cmd/memtool@latest
+//
+// Without its tag, Open refuses a URL of that driver with an error that
+// wraps ErrNotBuilt and names the tag (NotBuilt gives it ahead of time).
+//
 // # Layout
 //
 // Every key starts with the store's prefix (Options.Prefix, or prefix=…

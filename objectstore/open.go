@@ -2,14 +2,13 @@ package objectstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
 
 	"gocloud.dev/blob"
-	"gocloud.dev/blob/azureblob"
 	"gocloud.dev/blob/fileblob"
-	"gocloud.dev/blob/gcsblob"
 	"gocloud.dev/blob/memblob"
 	"gocloud.dev/blob/s3blob"
 )
@@ -17,14 +16,54 @@ import (
 // Schemes are the URL schemes Open knows, each served by one
 // gocloud.dev/blob driver: S3, Google Cloud Storage, Azure Blob Storage,
 // and gocloud's in-memory and directory drivers (mem+blob, file+blob, so
-// as not to clash with memtool's own mem: and file: stores).
-var Schemes = []string{s3blob.Scheme, gcsblob.Scheme, azureblob.Scheme, "mem+blob", "file+blob"}
+// as not to clash with memtool's own mem: and file: stores). Open opens
+// gs:// and azblob:// URLs only in a build with their tag (see NotBuilt).
+var Schemes = []string{s3blob.Scheme, gcsScheme, azureScheme, "mem+blob", "file+blob"}
+
+// ErrNotBuilt is the error (wrapped) of Open for a URL whose driver this
+// build of the package leaves out: Google Cloud Storage and Azure Blob
+// Storage are compiled in only with the build tags gcs and azure
+// (go build -tags gcs,azure), as their client libraries (gRPC among them)
+// would double the size and the start-up time of every program that
+// imports this package. Its text says which tag to build with.
+var ErrNotBuilt = errors.New("driver not in this build")
+
+// optional are the drivers compiled in only with a build tag: whether
+// this build has them is in gcs.go/nogcs.go and azure.go/noazure.go.
+var optional = []struct {
+	scheme, service, tag string
+	built                bool
+}{
+	{gcsScheme, "Google Cloud Storage", "gcs", hasGCS},
+	{azureScheme, "Azure Blob Storage", "azure", hasAzure},
+}
+
+// NotBuilt returns the error of Open for URLs of scheme if this build
+// leaves their driver out (one that errors.Is ErrNotBuilt and says which
+// build tag adds it), else nil.
+func NotBuilt(scheme string) error {
+	for _, d := range optional {
+		if d.scheme == scheme && !d.built {
+			return notBuiltError{d.service, d.tag}
+		}
+	}
+	return nil
+}
+
+// notBuiltError says how to build with a driver that is left out.
+type notBuiltError struct{ service, tag string }
+
+func (e notBuiltError) Error() string {
+	return "memtool was built without " + e.service + "; rebuild with -tags " + e.tag
+}
+
+func (e notBuiltError) Is(target error) bool { return target == ErrNotBuilt }
 
 // Open opens the tenant-less store at a URL:
 //
 //	s3://bucket?region=…&prefix=…    S3 (also endpoint=…, use_path_style=true for S3-compatible services)
-//	gs://bucket?prefix=…             Google Cloud Storage
-//	azblob://container?prefix=…      Azure Blob Storage
+//	gs://bucket?prefix=…             Google Cloud Storage (in a build with -tags gcs)
+//	azblob://container?prefix=…      Azure Blob Storage (in a build with -tags azure)
 //	mem+blob://                      gocloud's in-memory bucket (gone when the process exits)
 //	file+blob:///abs/dir             gocloud's directory bucket (created if missing)
 //
@@ -54,12 +93,16 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		// No sidecar attribute files: memtool needs none, and they would
 		// forbid names ending in .attrs.
 		b, err = fileblob.OpenBucket(u.Path, &fileblob.Options{CreateDir: true, DirFileMode: 0o700, Metadata: fileblob.MetadataDontWrite})
-	case s3blob.Scheme, gcsblob.Scheme, azureblob.Scheme:
+	case s3blob.Scheme, gcsScheme, azureScheme:
+		if err := NotBuilt(u.Scheme); err != nil {
+			return nil, fmt.Errorf("objectstore: %q: %w", rawURL, err)
+		}
 		if u.Host == "" {
 			return nil, fmt.Errorf("objectstore: %q: no bucket name", rawURL)
 		}
 		// The drivers' own URL openers, which this package's imports of
-		// them register with gocloud's default mux.
+		// them register with gocloud's default mux (gcsblob and azureblob
+		// only in a build with their tags).
 		b, err = blob.DefaultURLMux().OpenBucketURL(ctx, u)
 		if u.Scheme == s3blob.Scheme {
 			opts.S3Bucket = u.Host
