@@ -118,11 +118,30 @@ var registry = []scheme{
 var plainPath = scheme{form: "DIR", about: "a directory", local: dir, open: openDir}
 
 // Schemes returns the forms a store URL may take, one per scheme, in the
-// registry's order: for help text.
+// registry's order: for help text. A scheme this build leaves out (see
+// LeftOut) says so, and how to build with it.
 func Schemes() []string {
 	out := []string{plainPath.form + " (a directory)"}
 	for _, s := range registry {
-		out = append(out, s.form)
+		form := s.form
+		if err := objectstore.NotBuilt(s.names[0]); err != nil {
+			form += " (" + err.Error() + ")"
+		}
+		out = append(out, form)
+	}
+	return out
+}
+
+// LeftOut returns the schemes the registry names but this build cannot
+// open, in the registry's order, each as "scheme: " and the error Open
+// gives for it, which names the build tag that adds it. They are gs and
+// azblob, unless memtool was built with -tags gcs,azure.
+func LeftOut() []string {
+	var out []string
+	for _, s := range registry {
+		if err := objectstore.NotBuilt(s.names[0]); err != nil {
+			out = append(out, s.names[0]+": "+err.Error())
+		}
 	}
 	return out
 }

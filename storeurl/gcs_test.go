@@ -1,0 +1,5 @@
+//go:build gcs
+
+package storeurl_test
+
+const gcsBuilt = true

@@ -1,0 +1,5 @@
+//go:build !azure
+
+package storeurl_test
+
+const azureBuilt = false
