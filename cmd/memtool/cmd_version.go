@@ -6,16 +6,45 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+
+	"github.com/memtool/memtool/storeurl"
 )
+
+// version is the release's version, set by release builds with
+// -ldflags "-X main.version=v1.2.3" (see .goreleaser.yaml); when empty,
+// memtool version shows the module version the go command recorded.
+var version string
 
 func setupVersion(fs *flag.FlagSet) runFunc {
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
 		bi, _ := debug.ReadBuildInfo()
-		if _, err := fmt.Fprintln(env.stdout, versionLine(bi)); err != nil {
+		if _, err := fmt.Fprint(env.stdout, versionText(stamped(bi, version), storeurl.LeftOut())); err != nil {
 			return exitBrokenIO
 		}
 		return exitOK
 	}
+}
+
+// versionText is memtool version's output: the version line, then the
+// store URL schemes this build leaves out, if any, with the build tags
+// that add them.
+func versionText(bi *debug.BuildInfo, leftOut []string) string {
+	text := versionLine(bi) + "\n"
+	if len(leftOut) > 0 {
+		text += "stores left out of this build:\n  " + strings.Join(leftOut, "\n  ") + "\n"
+	}
+	return text
+}
+
+// stamped returns bi with the main module's version set to v, if v is not
+// "" (a release build's -X main.version).
+func stamped(bi *debug.BuildInfo, v string) *debug.BuildInfo {
+	if bi == nil || v == "" {
+		return bi
+	}
+	c := *bi
+	c.Main.Version = v
+	return &c
 }
 
 // versionLine says which memtool this is: the module version the binary
