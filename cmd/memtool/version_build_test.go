@@ -36,6 +36,9 @@ func TestVersionLeftOut(t *testing.T) {
 // module version the go command recorded, and nothing else.
 func TestVersionStamped(t *testing.T) {
 	t.Parallel()
+	// -X sets only a package-level string variable: .goreleaser.yaml
+	// names main.version.
+	var _ *string = &version
 	bi := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}}}
 	if got, want := versionLine(stamped(bi, "v1.4.0")), "memtool v1.4.0 (revision abc123), go1.99"; got != want {
 		t.Errorf("stamped: %q, want %q", got, want)
