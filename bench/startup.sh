@@ -82,5 +82,5 @@ for n in "${names[@]}"; do
 	for run in $(seq 1 "$rss_runs"); do
 		"$tmp/bench" exec -memtool "$tmp/timed-$n" -store "$tmp/rss-$n-$run" -run "$run" "$tmp/mixed.jsonl" >/dev/null
 	done
-	sort -n "$tmp/rss.$n" | awk -v n="$n" '{k[NR] = $1} END {printf "%-12s %6.1f MB peak RSS (runs: %d, min %.1f MB)\n", n, k[NR] / 1024, NR, k[1] / 1024}'
+	sort -n "$tmp/rss.$n" | awk -v n="$n" '{k[NR] = $1} END {printf "%-12s %6.1f MiB peak RSS (runs: %d, min %.1f MiB)\n", n, k[NR] / 1024, NR, k[1] / 1024}'
 done
