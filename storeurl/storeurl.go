@@ -2,8 +2,9 @@
 // the one registry of URL schemes, used by the CLI, migrate and servers.
 //
 // Open opens the memory at a URL, Tenants lists the tenants of a
-// multi-tenant store, IsEmpty says whether a target holds anything, and
-// Schemes lists the forms a URL may take, for help text. Every error they
+// multi-tenant store, IsEmpty says whether a target holds anything,
+// Schemes lists the forms a URL may take, for help text, and LeftOut the
+// schemes this build cannot open (gs and azblob without -tags gcs,azure). Every error they
 // return has the URL's secrets masked (see Redact), and one about reaching
 // a database or a bucket says what to check (host and port, region,
 // endpoint, credentials, schema).
