@@ -4,10 +4,10 @@
 // Open opens the memory at a URL, Tenants lists the tenants of a
 // multi-tenant store, IsEmpty says whether a target holds anything,
 // Schemes lists the forms a URL may take, for help text, and LeftOut the
-// schemes this build cannot open (gs and azblob without -tags gcs,azure). Every error they
-// return has the URL's secrets masked (see Redact), and one about reaching
-// a database or a bucket says what to check (host and port, region,
-// endpoint, credentials, schema).
+// schemes this build cannot open (gs and azblob without -tags
+// gcs,azure). Every error they return has the URL's secrets masked (see
+// Redact), and one about reaching a database or a bucket says what to
+// check (host and port, region, endpoint, credentials, schema).
 //
 // # Adding a scheme
 //
