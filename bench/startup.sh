@@ -75,7 +75,10 @@ fi
 # workload, each run on a fresh directory store.
 echo
 echo "== peak RSS: memtool exec on the mixed workload (${OPS:-2000} commands; max of $rss_runs runs)"
-"$tmp/bench" gen -out "$tmp" -seed "${SEED:-1}" -ops "${OPS:-2000}" -files "${FILES:-100}" -reads 1 >/dev/null
+"$tmp/bench" gen -out "$tmp" -seed "${SEED:-1}" -ops "${OPS:-2000}" -files "${FILES:-100}" -reads 1 >"$tmp/gen.log" 2>&1 || {
+	cat "$tmp/gen.log" >&2
+	exit 1
+}
 for n in "${names[@]}"; do
 	printf '#!/bin/sh\nexec /usr/bin/time -f %%M -a -o %q %q "$@"\n' "$tmp/rss.$n" "$tmp/$n" >"$tmp/timed-$n"
 	chmod +x "$tmp/timed-$n"
