@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/pgstore"
@@ -79,5 +80,14 @@ func TestRoundTrips(t *testing.T) {
 		if got := p.roundTrips(); got != c.want {
 			t.Errorf("%s: %d round trips, want %d", c.name, got, c.want)
 		}
+	}
+
+	// A connection idle for a while is not pinged before its next use
+	// (pgxpool's default pings one idle for more than a second).
+	time.Sleep(1500 * time.Millisecond)
+	p.roundTrips()
+	run(`{"command":"view","path":"/memories/d/a.md"}`)
+	if got := p.roundTrips(); got != 2 {
+		t.Errorf("view file after the connection idled: %d round trips, want 2", got)
 	}
 }
