@@ -1,40 +1,21 @@
 package memstore
 
 import (
-	"context"
 	"testing"
 	"unsafe"
 
-	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/storeops"
 )
 
 // TestUnchangedUpdate: an Update whose fn returns the old content keeps
-// the file's bytes where they are (nothing is written); one that changes
-// them replaces them.
+// the file's bytes where they are (nothing is written).
 func TestUnchangedUpdate(t *testing.T) {
-	ctx := context.Background()
 	s := New()
-	if err := s.WriteFile(ctx, "f", []byte("same"), memtool.CreateOnly); err != nil {
-		t.Fatal(err)
-	}
-	data := func() *byte {
+	storeops.CheckUnchangedUpdate(t, s, "f", func() any {
 		n, err := s.lookup("update", "f")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return unsafe.SliceData(n.data)
-	}
-	before := data()
-	if err := s.Update(ctx, "f", 100, func(old []byte) ([]byte, error) { return []byte("same"), nil }); err != nil {
-		t.Fatal(err)
-	}
-	if data() != before {
-		t.Errorf("an Update to the same content wrote the file")
-	}
-	if err := s.Update(ctx, "f", 100, func(old []byte) ([]byte, error) { return []byte("changed"), nil }); err != nil {
-		t.Fatal(err)
-	}
-	if data() == before {
-		t.Errorf("an Update to new content did not write the file")
-	}
+	})
 }
