@@ -79,7 +79,7 @@ func refuseIf(cond bool, err error) error {
 
 func (t *Tree) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	return t.change(ctx, "write", name, refuseIf(name == "", memtool.ErrIsDir), func(ctx context.Context, q Querier) error {
-		dir, _ := split(name)
+		dir, base := split(name)
 		rows, ok, err := t.probe(ctx, q, dir, name)
 		if err != nil {
 			return err
@@ -93,7 +93,6 @@ func (t *Tree) WriteFile(ctx context.Context, name string, data []byte, mode mem
 		case ok[1] && rows[1].dir:
 			return pathErr("write", name, memtool.ErrIsDir)
 		}
-		dir, base := split(name)
 		return q.Exec(ctx, t.q.upsert, t.tenant, dir, base, len(data), nonNil(data))
 	})
 }
