@@ -4,6 +4,7 @@
 package memstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -168,6 +169,7 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	return nil
 }
 
+// Update writes nothing if fn returns the old content.
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -181,6 +183,9 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func([]
 	updated, err := fn(append([]byte(nil), old...))
 	if err != nil {
 		return err
+	}
+	if bytes.Equal(updated, old) {
+		return nil // unchanged: nothing to write
 	}
 	n, _ := s.lookup("update", name)
 	n.data = append([]byte(nil), updated...)

@@ -63,6 +63,9 @@ func (s *Store) updateS3(ctx context.Context, name string, limit int64, fn func(
 		if err != nil {
 			return err
 		}
+		if bytes.Equal(updated, old) {
+			return nil // unchanged: nothing to write
+		}
 		_, err = s.bk.s3.PutObject(ctx, &s3.PutObjectInput{
 			Bucket:      aws.String(s.bk.s3name),
 			Key:         aws.String(key),

@@ -1,6 +1,7 @@
 package objectstore
 
 import (
+	"bytes"
 	"context"
 
 	"gocloud.dev/blob"
@@ -84,6 +85,9 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 	updated, err := fn(old)
 	if err != nil {
 		return err
+	}
+	if bytes.Equal(updated, old) {
+		return nil // unchanged: nothing to write
 	}
 	return blobErr(ctx, "update", name, s.bk.b.WriteAll(ctx, s.fileKey(name), updated, writeOptions(false)))
 }

@@ -64,28 +64,40 @@ func (d *db) commit(ctx context.Context, conn *pgx.Conn, fn func(tx pgx.Tx) erro
 		tx.Rollback(ctx)
 		return err
 	}
-	if err := tx.Commit(ctx); err != nil {
-		if conn.IsClosed() {
-			// Not wrapped: the model must not read "nothing changed".
-			return fmt.Errorf("%w (%v)", errCommitUnknown, err)
-		}
-		return err
+	return commitErr(conn, tx.Commit(ctx))
+}
+
+// commitErr is the error of a commit on conn that returned err: one whose
+// answer was lost with the connection is errCommitUnknown.
+func commitErr(conn *pgx.Conn, err error) error {
+	if err != nil && conn.IsClosed() {
+		// Not wrapped: the model must not read "nothing changed".
+		return fmt.Errorf("%w (%v)", errCommitUnknown, err)
 	}
-	return nil
+	return err
 }
 
 // Write runs fn in a transaction that holds the tenant's write lock: the
 // writes of one tenant are serialised, across every process and machine,
 // so a read-modify-write never loses an update and of racing creates or
 // renames exactly one wins. Readers take no lock.
+//
+// The transaction's BEGIN and the lock go to the server with fn's first
+// statement, in one round trip (a pipeline); the commit is a round trip of
+// its own, so that a commit whose answer is lost is told apart from a
+// change that was never sent.
 func (d *db) Write(ctx context.Context, tenant string, fn func(q sqltree.Querier) error) error {
 	return d.run(ctx, func(conn *pgx.Conn) error {
-		return d.commit(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, tenantLockQuery, tenantLockKey(tenant)); err != nil {
-				return err
-			}
-			return fn(querier{tx})
-		})
+		w := &writer{conn: conn, lockKey: tenantLockKey(tenant)}
+		err := fn(w)
+		if w.tx == nil {
+			return err // nothing was sent
+		}
+		if err != nil {
+			w.tx.Rollback(ctx)
+			return err
+		}
+		return commitErr(conn, w.tx.Commit(ctx))
 	})
 }
 
@@ -95,14 +107,83 @@ const tenantLockQuery = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
 
 func tenantLockKey(tenant string) string { return "memtool tenant " + tenant }
 
-// Read runs fn in a read-only transaction at repeatable read: one
-// snapshot.
-func (d *db) Read(ctx context.Context, fn func(q sqltree.Querier) error) error {
-	return d.run(ctx, func(conn *pgx.Conn) error {
-		return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-			return fn(querier{tx})
-		})
-	})
+// writer is the sqltree.Querier of Write: its first statement begins the
+// transaction and takes the lock, in one batch; the others run in the
+// transaction.
+type writer struct {
+	conn    *pgx.Conn
+	lockKey string
+	tx      pgx.Tx // nil until the first statement
+}
+
+// begin sends BEGIN, the lock and query in one batch, and reads query's
+// result with read.
+func (w *writer) begin(ctx context.Context, read func(br pgx.BatchResults) error, query string, args ...any) error {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	b.Queue(tenantLockQuery, w.lockKey)
+	b.Queue(query, args...)
+	br := w.conn.SendBatch(ctx, b)
+	w.tx = br.Tx()
+	err := func() error {
+		for range 2 { // BEGIN, lock
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return read(br)
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// execResult reads the result of a statement that returns no rows.
+func execResult(br pgx.BatchResults) error {
+	_, err := br.Exec()
+	return err
+}
+
+func (w *writer) QueryRow(ctx context.Context, query string, args ...any) sqltree.Row {
+	if w.tx != nil {
+		return w.tx.QueryRow(ctx, query, args...)
+	}
+	return firstRow{w, ctx, query, args}
+}
+
+// firstRow is the row of the first statement of a writer, sent when it is
+// scanned.
+type firstRow struct {
+	w     *writer
+	ctx   context.Context
+	query string
+	args  []any
+}
+
+func (r firstRow) Scan(dest ...any) error {
+	return r.w.begin(r.ctx, func(br pgx.BatchResults) error {
+		return br.QueryRow().Scan(dest...)
+	}, r.query, r.args...)
+}
+
+func (w *writer) Query(ctx context.Context, query string, args ...any) (sqltree.Rows, error) {
+	if w.tx == nil {
+		// No write of the tree's starts with a query of many rows: begin
+		// with the lock alone.
+		if err := w.begin(ctx, execResult, "SELECT 1"); err != nil {
+			return nil, err
+		}
+	}
+	return w.tx.Query(ctx, query, args...)
+}
+
+func (w *writer) Exec(ctx context.Context, query string, args ...any) error {
+	if w.tx == nil {
+		return w.begin(ctx, execResult, query, args...)
+	}
+	_, err := w.tx.Exec(ctx, query, args...)
+	return err
 }
 
 // The PostgreSQL error codes (SQLSTATE) the store acts on.

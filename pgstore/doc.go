@@ -24,11 +24,30 @@
 //     under that lock, so no update is lost, and of racing creates, mkdirs
 //     or renames onto one name exactly one wins (the primary key would
 //     refuse a second row regardless). Different tenants write in parallel.
-//   - Readers take no lock: Stat and ReadFile are one statement, ReadDir one
-//     REPEATABLE READ snapshot; a reader sees a file's old or new content,
-//     never a mix.
+//   - Readers take no lock: Stat, ReadFile and ReadDir are one statement
+//     each, outside a transaction (a statement sees one snapshot); a reader
+//     sees a file's old or new content, never a mix.
+//   - An Update whose function returns the old content writes nothing: its
+//     transaction rolls back.
 //   - Rename moves a directory with its whole subtree, RemoveAll removes a
 //     subtree, each in one transaction.
+//
+// # Round trips
+//
+// Each method costs few exchanges with the server, once a connection has
+// prepared its statements (pgx's statement cache: the first use of a
+// statement on a connection costs one more): a read is one round trip; a
+// write sends BEGIN, the tenant's lock and its first statement (which
+// reads all that the write checks) together, then its change, then
+// COMMIT, alone, so that a commit whose answer is lost is told apart from
+// a change never sent: three round trips (Update, WriteFile, Remove of a
+// file, Rename of a file). Mkdir of a directory that exists is one
+// statement, without a transaction. A failed write costs a ROLLBACK too.
+// Through memtool.Memory, str_replace and insert cost 4 (a Stat, then
+// Update), view of a file 2 (Stat, ReadFile), create at the root 3;
+// TestRoundTrips counts them on the wire. A pooled connection is not
+// pinged before use: one found dead is replaced and the method runs again
+// (see below).
 //
 // # Timeouts, held locks, restarts, full disks
 //

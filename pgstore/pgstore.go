@@ -104,6 +104,10 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	} {
 		cfg.ConnConfig.RuntimeParams[param] = strconv.FormatInt(d.Milliseconds(), 10)
 	}
+	// No ping before each use of a pooled connection (pgxpool pings one
+	// idle for a second): it costs a round trip per method, and a method
+	// that finds its connection dead runs again on a new one (db.run).
+	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)

@@ -26,7 +26,15 @@ type proxy struct {
 	trigger []byte
 	conns   []net.Conn
 	wg      sync.WaitGroup
+	// flights counts the round trips of all connections: each time a
+	// connection's client sends after the server last sent, the client has
+	// waited for an answer and a new round trip begins.
+	flights int
 }
+
+// exchange is the state of one connection that flights counts: whether
+// its client sent last.
+type exchange struct{ clientLast bool }
 
 // startProxy starts a proxy to the server of the URL rawURL, and returns
 // it and the same URL through the proxy. It stops when the test ends.
@@ -72,19 +80,28 @@ func (p *proxy) accept() {
 		}
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		p.wg.Go(func() { p.pipe(s, c, true) })
-		p.wg.Go(func() { p.pipe(c, s, false) })
+		x := new(exchange)
+		p.wg.Go(func() { p.pipe(s, c, true, x) })
+		p.wg.Go(func() { p.pipe(c, s, false, x) })
 	}
 }
 
 // pipe copies src to dst, and then closes both, each step once the proxy
 // is not frozen.
-func (p *proxy) pipe(dst, src net.Conn, toServer bool) {
+func (p *proxy) pipe(dst, src net.Conn, toServer bool, x *exchange) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		p.waitThawed()
 		if n > 0 {
+			// Counted before the bytes go on, so that the answer to them
+			// is counted after.
+			p.mu.Lock()
+			if toServer && !x.clientLast {
+				p.flights++
+			}
+			x.clientLast = toServer
+			p.mu.Unlock()
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				break
 			}
@@ -125,6 +142,15 @@ func (p *proxy) freezeAfter(b []byte) {
 	p.mu.Lock()
 	p.trigger = b
 	p.mu.Unlock()
+}
+
+// roundTrips returns the round trips counted since the last call.
+func (p *proxy) roundTrips() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := p.flights
+	p.flights = 0
+	return n
 }
 
 func (p *proxy) resume() {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/memtool/memtool"
@@ -42,15 +43,6 @@ func (d *db) Query(ctx context.Context, fn func(q sqltree.Querier) error) error 
 	return fn(querier{d.r})
 }
 
-func (d *db) Read(ctx context.Context, fn func(q sqltree.Querier) error) error {
-	tx, err := d.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	return fn(querier{tx})
-}
-
 // Write runs fn under the file's write lock, which serves every tenant.
 func (d *db) Write(ctx context.Context, tenant string, fn func(q sqltree.Querier) error) error {
 	return d.write(ctx, func(tx *sql.Tx) error { return fn(querier{tx}) })
@@ -79,20 +71,8 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	defer conn.Close()
-	// BEGIN IMMEDIATE waits for the file's lock as long as busy_timeout
-	// says, and no longer than ctx (the driver's busy handler watches it).
-	wait := time.Until(deadline)
-	if wait < time.Millisecond {
-		return d.busy("another write of this store")
-	}
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", wait.Milliseconds())); err != nil {
-		return err
-	}
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := d.begin(ctx, conn, deadline)
 	if err != nil {
-		if isCode(err, sqlite3.SQLITE_BUSY) && ctx.Err() == nil {
-			return d.busy("another connection or process")
-		}
 		return err
 	}
 	if err := fn(tx); err != nil {
@@ -100,6 +80,43 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// The pauses between a write's tries to take the file's write lock: from
+// minBusyPause, doubling up to maxBusyPause, each shortened by a random
+// part of itself so that waiting processes do not try in step.
+const (
+	minBusyPause = 50 * time.Microsecond
+	maxBusyPause = time.Millisecond
+)
+
+// begin begins a BEGIN IMMEDIATE transaction on conn, trying again while
+// another connection or process holds the file's write lock, until
+// deadline or the end of ctx. The write connections have no busy timeout
+// of SQLite's: its handler sleeps 1, 2, 5, 10... ms between tries, far
+// longer than a write holds the lock, so waiting writers would leave the
+// lock idle most of the time.
+func (d *db) begin(ctx context.Context, conn *sql.Conn, deadline time.Time) (*sql.Tx, error) {
+	pause := minBusyPause
+	for {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err == nil || !isCode(err, sqlite3.SQLITE_BUSY) {
+			return tx, err
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return nil, d.busy("another connection or process")
+		}
+		wait = min(wait, pause-rand.N(pause/2))
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		pause = min(2*pause, maxBusyPause)
+	}
 }
 
 // busy is the error of a write that waited busyTimeout for the lock.

@@ -12,16 +12,23 @@
 //
 // # Guarantees
 //
-//   - Every method is one transaction. Reads run in deferred transactions
-//     and see a WAL snapshot: a file's old or new content, never a mix.
+//   - Every method is one transaction or one statement. A read sees a WAL
+//     snapshot: a file's old or new content, never a mix.
 //   - Writes run in BEGIN IMMEDIATE transactions, which take the file's
 //     write lock before they read, so that read-modify-write (Update) never
 //     loses an update, and of concurrent creates, mkdirs or renames onto one
 //     name exactly one wins, across goroutines and processes. A writer
 //     waits for the lock while another holds it, up to the busy timeout
 //     (below).
-//   - journal_mode=WAL with synchronous=FULL: a change is durable on disk
-//     before the method returns.
+//   - journal_mode=WAL with synchronous=FULL: every commit fsyncs the WAL,
+//     so a change is durable on disk, through a power loss, before the
+//     method returns. synchronous=NORMAL would fsync only at checkpoints,
+//     and a power loss could take back acknowledged writes: it is not used.
+//     The fsync is made holding the file's write lock, which is what bounds
+//     how many writes several processes make per second.
+//   - Reads are one statement each (a listing reads the directory's own
+//     row with its entries); an Update whose function returns the old
+//     content writes nothing: its transaction rolls back.
 //   - Rename moves a directory with its whole subtree in one transaction;
 //     RemoveAll removes a subtree in one transaction.
 //
@@ -35,6 +42,9 @@
 //     (DefaultBusyTimeout unless set) in all. Past it the method fails with
 //     an error wrapping memtool.ErrBusy and has changed nothing. A
 //     cancelled context ends the wait at once, with the context's error.
+//     The wait for another connection or process is a loop of tries with
+//     short pauses, not SQLite's busy handler, whose sleeps (1, 2, 5,
+//     10... ms) are longer than a write holds the lock.
 //   - Readers do not wait for writers (WAL). Opening an existing file
 //     takes no write lock, so a store opens and reads while another process
 //     holds the lock. Only a connection in SQLite's exclusive locking mode

@@ -9,7 +9,7 @@ import (
 
 // TestPragmas checks the settings the guarantees rest on, on both
 // connection pools: WAL and synchronous=FULL (2); and the busy timeout of
-// the readers (a write sets its own, see TestHeldWriteLock).
+// the readers (a write waits in its own loop, see TestHeldWriteLock).
 func TestPragmas(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "m.db"), nil)
 	if err != nil {

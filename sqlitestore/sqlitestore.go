@@ -130,7 +130,8 @@ func Open(path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
 	if !d.readOnly {
-		d.w, err = sql.Open("sqlite", dsn(path, "immediate", d.busyTimeout, false))
+		// No busy timeout: a write waits for the lock in db.begin.
+		d.w, err = sql.Open("sqlite", dsn(path, "immediate", 0, false))
 		if err != nil {
 			d.r.Close()
 			return nil, fmt.Errorf("sqlitestore: %w", err)

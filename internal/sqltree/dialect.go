@@ -74,11 +74,13 @@ func (d Dialect) bind(query string) string {
 
 // queries are the statements of one dialect, bound.
 type queries struct {
-	lookup, list, read, readLocked, upsert, update, mkdir, child, delete, move string
-	deleteBelow, moveBelow                                                     []string
-	below                                                                      []Range
-	mode, claim, tenants                                                       string
-	noRows                                                                     func(error) bool
+	lookup, list, listSelf, read, readLocked, upsert, update, mkdir, child, delete, move string
+	deleteBelow, moveBelow                                                               []string
+	below                                                                                []Range
+	// probe[n-1] looks up n entries in one statement (see Tree.probe).
+	probe                []string
+	mode, claim, tenants string
+	noRows               func(error) bool
 }
 
 // The statements whose plans a backend tests: each must be a range of the
@@ -87,6 +89,19 @@ const (
 	lookupQuery = `SELECT dir, size FROM memtool_entries WHERE tenant = ? AND parent = ? AND name = ?`
 	listQuery   = `SELECT name, dir, size FROM memtool_entries WHERE tenant = ? AND parent = ?`
 )
+
+// listSelfQuery lists a directory and looks it up in one statement (one
+// snapshot): its entries have self 0, and the row of the directory itself,
+// if any, self 1.
+const listSelfQuery = `SELECT name, dir, size, 0 FROM memtool_entries WHERE tenant = ? AND parent = ?
+UNION ALL SELECT name, dir, size, 1 FROM memtool_entries WHERE tenant = ? AND parent = ? AND name = ?`
+
+// probeTerm is the column of one entry in a probe: NULL if it is missing,
+// -1 for a directory, else the file's size.
+const probeTerm = `(SELECT CASE WHEN dir THEN -1 ELSE size END FROM memtool_entries WHERE tenant = ? AND parent = ? AND name = ?)`
+
+// maxProbe is the most entries one probe looks up.
+const maxProbe = 3
 
 // tenantsQuery lists the distinct tenants by skipping through the primary
 // key (one index seek per tenant), so its cost is the number of tenants, not
@@ -104,6 +119,7 @@ func (d Dialect) queries() *queries {
 	q := &queries{
 		lookup:     d.bind(lookupQuery),
 		list:       d.bind(listQuery),
+		listSelf:   d.bind(listSelfQuery),
 		read:       d.bind(read),
 		readLocked: d.bind(read + d.LockRow),
 		upsert:     d.bind(d.Upsert),
@@ -117,6 +133,9 @@ func (d Dialect) queries() *queries {
 		claim:      d.bind(`INSERT INTO memtool_meta (key, value) VALUES ('tenancy', ?) ON CONFLICT (key) DO NOTHING`),
 		tenants:    tenantsQuery,
 		noRows:     func(err error) bool { return errors.Is(err, d.NoRows) },
+	}
+	for n := 1; n <= maxProbe; n++ {
+		q.probe = append(q.probe, d.bind(`SELECT `+strings.Repeat(probeTerm+`, `, n-1)+probeTerm))
 	}
 	for _, r := range q.below {
 		q.deleteBelow = append(q.deleteBelow, d.bind(`DELETE FROM memtool_entries WHERE `+r.Cond))

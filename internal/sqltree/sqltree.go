@@ -17,7 +17,11 @@
 // a DB (how it runs statements and transactions, what its errors mean)
 // and a Dialect (how its SQL is spelt). Every method of a Tree runs in one
 // transaction or one statement, so it is atomic; writes run under DB's
-// write lock, so a read-modify-write never loses an update.
+// write lock, so a read-modify-write never loses an update. Reads (Stat,
+// ReadFile, ReadDir) are one statement each, outside a transaction: one
+// round trip to a server. A write reads what it checks in one statement
+// (the entry, its parent, a rename's source), and an Update whose fn
+// returns the old content writes nothing.
 //
 // Every change of a tree passes through one function, Tree.change: an
 // index kept beside the table (full-text search) is to be maintained
@@ -59,10 +63,9 @@ type DB interface {
 	// Op bounds one method of a store (a time limit of the backend's),
 	// before it takes a connection.
 	Op(ctx context.Context) (context.Context, context.CancelFunc)
-	// Query runs fn's statements outside a transaction.
+	// Query runs fn's statements outside a transaction: each is atomic
+	// on its own, and sees one snapshot.
 	Query(ctx context.Context, fn func(q Querier) error) error
-	// Read runs fn in a read-only transaction that sees one snapshot.
-	Read(ctx context.Context, fn func(q Querier) error) error
 	// Write runs fn in a transaction that holds the write lock of
 	// tenant's tree, and commits it unless fn fails. It fails with an
 	// error wrapping memtool.ErrBusy if the lock stays held by another

@@ -64,16 +64,52 @@ func (t *Tree) lookup(ctx context.Context, q Querier, name string) (row, bool, e
 	return r, err == nil, err
 }
 
-// checkDir returns the error for op on name unless dir is a directory
-// (the root always is).
-func (t *Tree) checkDir(ctx context.Context, q Querier, op, name, dir string) error {
-	if dir == "" {
-		return nil
+// probe looks up the entries at names in one statement; the root ("")
+// is a directory, and takes no lookup. ok[i] is false if names[i] is
+// missing.
+func (t *Tree) probe(ctx context.Context, q Querier, names ...string) (rows []row, ok []bool, err error) {
+	rows, ok = make([]row, len(names)), make([]bool, len(names))
+	var args []any
+	var at []int // the index in names of each term of the statement
+	for i, name := range names {
+		if name == "" {
+			rows[i], ok[i] = row{dir: true}, true
+			continue
+		}
+		dir, base := split(name)
+		args = append(args, t.tenant, dir, base)
+		at = append(at, i)
 	}
-	r, ok, err := t.lookup(ctx, q, dir)
+	if len(at) == 0 {
+		return rows, ok, nil
+	}
+	vals := make([]*int64, len(at))
+	dest := make([]any, len(at))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	if err := q.QueryRow(ctx, t.q.probe[len(at)-1], args...).Scan(dest...); err != nil {
+		return nil, nil, err
+	}
+	for j, v := range vals {
+		if v == nil {
+			continue
+		}
+		i := at[j]
+		ok[i] = true
+		if *v < 0 {
+			rows[i] = row{dir: true}
+		} else {
+			rows[i] = row{size: *v}
+		}
+	}
+	return rows, ok, nil
+}
+
+// parentErr returns the error for op on name whose parent's entry is r
+// (ok false if missing), or nil if the parent is a directory.
+func parentErr(op, name string, r row, ok bool) error {
 	switch {
-	case err != nil:
-		return err
 	case !ok:
 		return pathErr(op, name, memtool.ErrNotExist)
 	case !r.dir:
@@ -82,36 +118,46 @@ func (t *Tree) checkDir(ctx context.Context, q Querier, op, name, dir string) er
 	return nil
 }
 
-// checkParent returns the error for op on name unless name's parent is a
-// directory.
-func (t *Tree) checkParent(ctx context.Context, q Querier, op, name string) error {
-	dir, _ := split(name)
-	return t.checkDir(ctx, q, op, name, dir)
-}
-
 func (t *Tree) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()
-	if err := t.ready(ctx); err != nil {
-		return memtool.FileInfo{}, err
-	}
 	if name == "" {
+		if err := t.ready(ctx); err != nil {
+			return memtool.FileInfo{}, err
+		}
 		return memtool.FileInfo{Type: fs.ModeDir}, nil
 	}
-	var r row
-	var ok bool
-	err := t.db.Query(ctx, func(q Querier) (err error) {
-		r, ok, err = t.lookup(ctx, q, name)
-		return err
-	})
+	r, ok, err := t.stat(ctx, "stat", name)
 	if err != nil {
-		return memtool.FileInfo{}, t.err(ctx, "stat", name, err)
+		return memtool.FileInfo{}, err
 	}
 	if !ok {
 		return memtool.FileInfo{}, pathErr("stat", name, memtool.ErrNotExist)
 	}
 	_, base := split(name)
 	return info(base, r), nil
+}
+
+// exists reports whether anything is at the non-root name, in one
+// statement.
+func (t *Tree) exists(ctx context.Context, name string) (bool, error) {
+	_, ok, err := t.stat(ctx, "mkdir", name)
+	return ok, err
+}
+
+// stat looks up the non-root name for op in one statement, once the store
+// has claimed its mode.
+func (t *Tree) stat(ctx context.Context, op, name string) (r row, ok bool, err error) {
+	ctx, cancel := t.db.Op(ctx)
+	defer cancel()
+	if err := t.ready(ctx); err != nil {
+		return row{}, false, err
+	}
+	err = t.db.Query(ctx, func(q Querier) (err error) {
+		r, ok, err = t.lookup(ctx, q, name)
+		return err
+	})
+	return r, ok, t.err(ctx, op, name, err)
 }
 
 // readFile reads the file at name with query (q.read or q.readLocked).
@@ -153,6 +199,7 @@ func (t *Tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 	return data, t.err(ctx, "read", name, err)
 }
 
+// ReadDir lists name, and checks that it is a directory, in one statement.
 func (t *Tree) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()
@@ -160,27 +207,44 @@ func (t *Tree) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, er
 		return nil, err
 	}
 	var out []memtool.FileInfo
-	err := t.db.Read(ctx, func(q Querier) error {
+	err := t.db.Query(ctx, func(q Querier) error {
 		out = nil
-		if name != "" {
-			if err := t.checkDir(ctx, q, "readdir", name, name); err != nil {
-				return err
-			}
+		var (
+			rows Rows
+			err  error
+		)
+		if name == "" {
+			rows, err = q.Query(ctx, t.q.list, t.tenant, name)
+		} else {
+			dir, base := split(name)
+			rows, err = q.Query(ctx, t.q.listSelf, t.tenant, name, t.tenant, dir, base)
 		}
-		rows, err := q.Query(ctx, t.q.list, t.tenant, name)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
+		self, found := row{dir: true}, name == ""
 		for rows.Next() {
 			var base string
 			var r row
-			if err := rows.Scan(&base, &r.dir, &r.size); err != nil {
+			var isSelf int
+			dest := []any{&base, &r.dir, &r.size}
+			if name != "" {
+				dest = append(dest, &isSelf)
+			}
+			if err := rows.Scan(dest...); err != nil {
 				return err
+			}
+			if isSelf == 1 {
+				self, found = r, true
+				continue
 			}
 			out = append(out, info(base, r))
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return parentErr("readdir", name, self, found)
 	})
 	if err != nil {
 		return nil, t.err(ctx, "readdir", name, err)

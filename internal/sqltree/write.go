@@ -1,6 +1,7 @@
 package sqltree
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -26,12 +27,19 @@ func (t *Tree) change(ctx context.Context, op, name string, refuse error, fn fun
 		return pathErr(op, name, refuse)
 	}
 	err := t.db.Write(ctx, t.tenant, func(q Querier) error { return fn(ctx, q) })
+	if err == errUnchanged {
+		return nil
+	}
 	var fe fnError
 	if errors.As(err, &fe) {
 		return fe.err
 	}
 	return t.err(ctx, op, name, err)
 }
+
+// errUnchanged ends, without a write, an Update whose fn returned the old
+// content: its transaction rolls back, and Update succeeds.
+var errUnchanged = errors.New("unchanged")
 
 // fnError is the failure of Update's fn, which Update returns as it is.
 type fnError struct{ err error }
@@ -48,15 +56,14 @@ func (t *Tree) find(ctx context.Context, q Querier, op, name string) (row, error
 	return r, err
 }
 
-// checkNew returns the error for op creating name unless name's parent is
-// a directory and nothing is at name.
-func (t *Tree) checkNew(ctx context.Context, q Querier, op, name string) error {
-	if err := t.checkParent(ctx, q, op, name); err != nil {
+// newErr returns the error for op creating name, given the entries of
+// name's parent and of name, unless the parent is a directory and nothing
+// is at name.
+func newErr(op, name string, rows []row, ok []bool) error {
+	if err := parentErr(op, name, rows[0], ok[0]); err != nil {
 		return err
 	}
-	if _, ok, err := t.lookup(ctx, q, name); err != nil {
-		return err
-	} else if ok {
+	if ok[1] {
 		return pathErr(op, name, memtool.ErrExist)
 	}
 	return nil
@@ -72,19 +79,20 @@ func refuseIf(cond bool, err error) error {
 
 func (t *Tree) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	return t.change(ctx, "write", name, refuseIf(name == "", memtool.ErrIsDir), func(ctx context.Context, q Querier) error {
-		if err := t.checkParent(ctx, q, "write", name); err != nil {
+		dir, base := split(name)
+		rows, ok, err := t.probe(ctx, q, dir, name)
+		if err != nil {
 			return err
 		}
-		r, ok, err := t.lookup(ctx, q, name)
-		switch {
-		case err != nil:
+		if err := parentErr("write", name, rows[0], ok[0]); err != nil {
 			return err
-		case ok && mode == memtool.CreateOnly:
+		}
+		switch {
+		case ok[1] && mode == memtool.CreateOnly:
 			return pathErr("write", name, memtool.ErrExist)
-		case ok && r.dir:
+		case ok[1] && rows[1].dir:
 			return pathErr("write", name, memtool.ErrIsDir)
 		}
-		dir, base := split(name)
 		return q.Exec(ctx, t.q.upsert, t.tenant, dir, base, len(data), nonNil(data))
 	})
 }
@@ -99,17 +107,37 @@ func (t *Tree) Update(ctx context.Context, name string, limit int64, fn func(old
 		if err != nil {
 			return fnError{err}
 		}
+		if bytes.Equal(updated, old) {
+			return errUnchanged
+		}
 		dir, base := split(name)
 		return q.Exec(ctx, t.q.update, len(updated), nonNil(updated), t.tenant, dir, base)
 	})
 }
 
+// Mkdir looks for name first without the write lock: a directory that
+// exists (the common case of creating a file, whose parents memtool.MkdirAll
+// makes sure of) costs one statement and no transaction. What exists in a
+// committed snapshot did exist when Mkdir was called or after, so the
+// answer is one Mkdir could give.
 func (t *Tree) Mkdir(ctx context.Context, name string) error {
+	if name != "" {
+		switch ok, err := t.exists(ctx, name); {
+		case err != nil:
+			return err
+		case ok:
+			return pathErr("mkdir", name, memtool.ErrExist)
+		}
+	}
 	return t.change(ctx, "mkdir", name, refuseIf(name == "", memtool.ErrExist), func(ctx context.Context, q Querier) error {
-		if err := t.checkNew(ctx, q, "mkdir", name); err != nil {
+		dir, base := split(name)
+		rows, ok, err := t.probe(ctx, q, dir, name)
+		if err != nil {
 			return err
 		}
-		dir, base := split(name)
+		if err := newErr("mkdir", name, rows, ok); err != nil {
+			return err
+		}
 		return q.Exec(ctx, t.q.mkdir, t.tenant, dir, base)
 	})
 }
@@ -159,15 +187,19 @@ func (t *Tree) Rename(ctx context.Context, oldname, newname string) error {
 		refuse = fmt.Errorf("cannot move %q to %q: %w", oldname, newname, fs.ErrInvalid)
 	}
 	return t.change(ctx, "rename", oldname, refuse, func(ctx context.Context, q Querier) error {
-		r, err := t.find(ctx, q, "rename", oldname)
-		if err != nil {
-			return err
-		}
-		if err := t.checkNew(ctx, q, "rename", newname); err != nil {
-			return err
-		}
 		odir, obase := split(oldname)
 		ndir, nbase := split(newname)
+		rows, ok, err := t.probe(ctx, q, oldname, ndir, newname)
+		switch {
+		case err != nil:
+			return err
+		case !ok[0]:
+			return pathErr("rename", oldname, memtool.ErrNotExist)
+		}
+		if err := newErr("rename", newname, rows[1:], ok[1:]); err != nil {
+			return err
+		}
+		r := rows[0]
 		if err := q.Exec(ctx, t.q.move, ndir, nbase, t.tenant, odir, obase); err != nil {
 			return err
 		}

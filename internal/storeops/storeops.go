@@ -1,7 +1,8 @@
 // Package storeops lists the methods of a store as operations on names of
 // their own, for the tests that make a store fail (a held lock, a frozen
 // server, a full disk) and then check that no failed write changed
-// anything.
+// anything; and CheckUnchangedUpdate, for the tests that an Update to the
+// same content writes nothing.
 package storeops
 
 import (
@@ -105,5 +106,30 @@ func CheckUnchanged(t *testing.T, s memtool.Store) {
 	}
 	if got, err := s.ReadFile(ctx, "moving", 100); err != nil || string(got) != "m" {
 		t.Errorf("acknowledged file = %q, %v; want m", got, err)
+	}
+}
+
+// CheckUnchangedUpdate creates the file name in s, then checks that an
+// Update whose fn returns the old content writes nothing and that one
+// that changes it writes: mark returns what a write of the file changes
+// (a row's xmin, an inode, a count of requests), compared with ==.
+func CheckUnchangedUpdate(t *testing.T, s memtool.Store, name string, mark func() any) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.WriteFile(ctx, name, []byte("text"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	before := mark()
+	if err := s.Update(ctx, name, 100, func(old []byte) ([]byte, error) { return old, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if mark() != before {
+		t.Errorf("an Update to the same content wrote the file")
+	}
+	if err := s.Update(ctx, name, 100, func(old []byte) ([]byte, error) { return append(old, '!'), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if mark() == before {
+		t.Errorf("an Update to new content did not write the file")
 	}
 }
