@@ -120,6 +120,9 @@ func (g *dirSyncs) wait(t ticket) error {
 	if t.b == nil {
 		return nil
 	}
+	if t.hooks != nil && t.hooks.waiting != nil {
+		t.hooks.waiting()
+	}
 	defer g.release(t)
 	for {
 		g.mu.Lock()

@@ -90,6 +90,7 @@ type testHooks struct {
 	staged  func() // a write has created its staged file
 	relock  func() // an Update is about to take the lock again to rename
 	dirSync func() // a directory fsync is about to run (see syncDir)
+	waiting func() // a writer waits for a directory fsync (see dirSyncs.wait)
 }
 
 var (
