@@ -320,5 +320,6 @@ func aggregate(bin, dir string, inputs []map[string]any, n int) (float64, error)
 func summary(xs []float64, format string) string {
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	return fmt.Sprintf(format+" ("+format+"-"+format+")", s[len(s)/2], s[0], s[len(s)-1])
+	median := (s[(len(s)-1)/2] + s[len(s)/2]) / 2
+	return fmt.Sprintf(format+" ("+format+"-"+format+")", median, s[0], s[len(s)-1])
 }
