@@ -137,8 +137,12 @@ func BenchmarkPairedWithBare(b *testing.B) {
 			return s.WriteFile(ctx, "f.txt", data, memtool.Replace)
 		},
 		"Update": func(s *filestore.Store) error {
+			// A new byte each time: an Update that returns what it read
+			// writes nothing.
 			return s.Update(ctx, "f.txt", memtool.DefaultMaxReadSize, func(old []byte) ([]byte, error) {
-				return data, nil
+				next := bytes.Clone(old)
+				next[0] ^= 1
+				return next, nil
 			})
 		},
 	}

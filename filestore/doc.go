@@ -12,15 +12,30 @@
 //
 // # Durability
 //
-// A write goes to a temp file in the target's directory, which is fsynced,
-// renamed over the target (create: renameat2 with RENAME_NOREPLACE, so two
-// creates of one name never both win) and followed by an fsync of the
-// directory; only then does the method return. A directory removal first
-// renames the directory away, atomically, then deletes it. Leftover temp
-// files and removed directories from a crashed process are swept when the
-// store is next opened (a writer marks the lock file while it works; a mark
-// found while no writer holds the lock triggers the sweep). Files are
-// created 0600 and directories 0700.
+// A file write (WriteFile, Update) first writes its content to a file
+// without a name (O_TMPFILE) on the store's file system and fsyncs it,
+// before it takes the write lock. Under the lock it links that file into
+// the target's directory: a create straight to its name (linkat, which
+// never replaces, so two creates of one name never both win), a replace
+// to a temp name that is then renamed over the target. After releasing the
+// lock it waits for an fsync of the directory that started after its
+// rename; the writers of one process that renamed into one directory share
+// that fsync (group commit). Only then does the method return. Where
+// O_TMPFILE is missing (other systems than Linux, file systems without it)
+// or the link fails (another file system mounted below the store's
+// directory), the temp file is written and fsynced under the lock instead,
+// and a create renames it with renameat2 RENAME_NOREPLACE.
+//
+// A directory change (Mkdir, Remove, RemoveAll, Rename) and its directory
+// fsyncs happen under the lock. A directory removal first renames the
+// directory away, atomically, then deletes it. Leftover temp files and
+// removed directories from a crashed process are swept when the store is
+// next opened (a writer that may leave a named file behind marks the lock
+// file while it holds the lock; a mark found while no writer holds the
+// lock triggers the sweep). A staged file has no name: nothing can sweep
+// it while its writer lives, and the kernel frees it when the writer dies,
+// so it leaves nothing to sweep. Files are created 0600 and directories
+// 0700.
 //
 // # Concurrency
 //
@@ -28,8 +43,34 @@
 // turns within the process), so several processes sharing one directory
 // never lose an update. They also flock the lock file .memtool.lock, which
 // is what earlier versions of this package locked alone, so that a process
-// still running one of those is kept out too. Reads take no lock: they see
-// a file's old or new content, never a mix.
+// still running one of those is kept out too. A file write holds the lock
+// only to check and rename, not while it writes or fsyncs, so writes to
+// different files, in one process or several, overlap their I/O.
+//
+// Update reads the file and calls fn holding the lock. If fn returns the
+// bytes it was given (compared with what was read, whatever fn did to
+// them), Update writes nothing: no file, no fsync. Otherwise it stages the
+// new content with the lock released, takes the lock again and renames
+// only if the file still holds exactly what fn was given; if another
+// writer changed it meanwhile, Update runs again (fn is called again, on
+// the new content) holding the lock from the read to the rename. So two
+// writers never lose each other's update.
+//
+// Reads take no lock: they see a file's old or new content, never a mix.
+// What a reader may observe before a write's method returns: the new
+// content (or new entry) from the moment of the rename (or link), which
+// comes before the fsync of the directory completes. Until that fsync
+// completes, a crash of the machine (not of the process: the rename is in
+// the kernel) may undo the change; the write has not returned then.
+// Writers read too. Within one process, a write that saw a change of
+// another write of the same Store whose directory fsync is under way (an
+// Update reading it, then writing nothing or refused by fn; a create,
+// mkdir or rename finding the name taken) returns only once that fsync is
+// done, so no answer rests on a change a crash could undo. Across
+// processes, an Update that builds on such a change and writes is durable
+// with it (its own fsync of the same directory covers the earlier rename),
+// but one that writes nothing or fails, and a create, mkdir or rename
+// finding the name taken, may answer before that change is durable.
 //
 // Names starting with ".memtool" are the store's own; the path gate refuses
 // them and ReadDir never returns them.

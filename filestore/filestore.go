@@ -75,9 +75,22 @@ type Store struct {
 	owner *Store      // the store this one is a tenant of; nil if none
 	multi atomic.Bool // the directory has tenants (for good): the tenant-less view refuses
 
+	syncs   dirSyncs    // this store's writers' directory fsyncs, shared
+	noStage atomic.Bool // writes cannot stage (see stage): their temp files are made under the lock
+	hooks   *testHooks  // nil but in tests
+
 	mu      sync.Mutex
 	tenants map[string]*Store // the tenants' stores opened so far, which Close closes
 	closed  bool
+}
+
+// testHooks let tests stop a write at the points where other writers may
+// come in.
+type testHooks struct {
+	staged  func() // a write has created its staged file
+	relock  func() // an Update is about to take the lock again to rename
+	dirSync func() // a directory fsync is about to run (see syncDir)
+	waiting func() // a writer waits for a directory fsync (see dirSyncs.wait)
 }
 
 var (

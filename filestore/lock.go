@@ -128,14 +128,16 @@ func flockWait(ctx context.Context, f *os.File, deadline time.Time) error {
 }
 
 // acquire takes the write lock for a change of name by op, checks under it
-// that the directory has no tenants (see checkTenancy), and marks the lock
-// file as "writer at work" until the returned release runs. A mark found
+// that the directory has no tenants (see checkTenancy), and, if mark is
+// set, marks the lock file as "writer at work" until the returned release
+// runs; a holder that leaves nothing behind if it dies (it creates no
+// named file) need not mark. A mark found
 // at Open with the lock free means a writer died mid-change and left
 // debris to sweep. The mark
 // overwrites bytes the lock file already has, so a full disk does not stop
 // it; if it cannot be written at all (no lock file, a read-only store),
 // the writer goes on unmarked: the mark only decides whether Open sweeps.
-func (s *Store) acquire(ctx context.Context, op, name string) (func(), error) {
+func (s *Store) acquire(ctx context.Context, op, name string, mark bool) (func(), error) {
 	h, err := s.lock(ctx, s.busy)
 	if err != nil {
 		return nil, err
@@ -144,7 +146,7 @@ func (s *Store) acquire(ctx context.Context, op, name string) (func(), error) {
 		h.unlock()
 		return nil, err
 	}
-	marked := h.file != nil && writeMark(h.file, dirtyMark) == nil
+	marked := mark && h.file != nil && writeMark(h.file, dirtyMark) == nil
 	return func() {
 		if marked {
 			writeMark(h.file, cleanMark)

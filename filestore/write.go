@@ -1,9 +1,11 @@
-// This file holds the writes and their durability: a temp file, fsync,
-// rename, fsync of the directory, each under the write lock (see lock.go).
+// This file holds the writes and their durability: the new content written
+// and fsynced before the write lock is taken (staged), the rename under
+// it, the fsync of the directory after it (shared, see dirsync.go).
 
 package filestore
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -70,36 +72,92 @@ func writeTemp(d *os.File, data []byte) (string, error) {
 	return tmp, nil
 }
 
+// stage writes data to a new file without a name (see openStaged) in the
+// store's directory and fsyncs it, before the write lock is taken. It
+// returns nil where it cannot: on a system or file system without
+// O_TMPFILE (remembered), and when the write fails (a full disk, a
+// read-only store), in which case the write makes its temp file under the
+// lock and reports the failure there, in the order the checks come.
+func (s *Store) stage(data []byte) *os.File {
+	if s.noStage.Load() {
+		return nil
+	}
+	f, err := openStaged(s.self)
+	if err != nil {
+		if errors.Is(err, errors.ErrUnsupported) || err == unix.EOPNOTSUPP || err == unix.EISDIR || err == unix.EINVAL {
+			s.noStage.Store(true)
+		}
+		return nil
+	}
+	if s.hooks != nil && s.hooks.staged != nil {
+		s.hooks.staged()
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
 // inParent runs fn for the change op of name, holding the write lock
-// (see acquire), with the directory that holds name open as d.
-func (s *Store) inParent(ctx context.Context, op, name string, fn func(d *os.File, base string) error) error {
-	unlock, err := s.acquire(ctx, op, name)
+// (see acquire), with the directory that holds name open
+// as d; then, with the lock released, it waits for the fsync of the ticket
+// fn returns.
+func (s *Store) inParent(ctx context.Context, op, name string, fn func(d *os.File, base string) (ticket, error)) error {
+	unlock, err := s.acquire(ctx, op, name, true)
 	if err != nil {
 		return err
 	}
-	defer unlock()
 	d, base, err := s.openParent(op, name)
 	if err != nil {
+		unlock()
 		return err
 	}
 	defer d.Close()
-	return fn(d, base)
+	t, err := fn(d, base)
+	return s.settle(op, name, unlock, t, err)
+}
+
+// settle releases the write lock, then waits for t's fsync. It returns
+// err, or else the fsync's error.
+func (s *Store) settle(op, name string, unlock func(), t ticket, err error) error {
+	unlock()
+	if serr := s.syncs.wait(t); err == nil {
+		err = mapErr(op, name, serr)
+	}
+	return err
 }
 
 // change makes the change fn in the directory d (given its descriptor),
-// then fsyncs d, so that the change is on disk when it returns.
-func change(d *os.File, op, name string, fn func(dfd int) error) error {
+// then fsyncs d, so that the change is on disk when it returns. A change
+// that fails with EEXIST found something at the name, maybe a write whose
+// fsync is under way: the ticket waits for that.
+func (s *Store) change(d *os.File, op, name string, fn func(dfd int) error) (ticket, error) {
 	if err := withFd(d, fn); err != nil {
-		return mapErr(op, name, err)
+		if err == unix.EEXIST {
+			return s.syncs.observed(d, s.hooks), mapErr(op, name, err)
+		}
+		return ticket{}, mapErr(op, name, err)
 	}
-	return mapErr(op, name, d.Sync())
+	return ticket{}, mapErr(op, name, d.Sync())
 }
 
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	if name == "" {
 		return classErr("write", name, memtool.ErrIsDir)
 	}
-	return s.inParent(ctx, "write", name, func(d *os.File, base string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st := s.stage(data)
+	if st != nil {
+		defer st.Close()
+	}
+	return s.inParent(ctx, "write", name, func(d *os.File, base string) (ticket, error) {
 		if mode == memtool.Replace {
 			// What Stat would report: links followed through the root, several
 			// hard links irregular.
@@ -107,71 +165,162 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 			case err != nil:
-				return mapErr("write", name, err)
+				return ticket{}, mapErr("write", name, err)
 			case fi.IsDir():
-				return classErr("write", name, memtool.ErrIsDir)
+				return ticket{}, classErr("write", name, memtool.ErrIsDir)
 			case info(base, fi).Type != 0:
-				return classErr("write", name, memtool.ErrIrregular)
+				return ticket{}, classErr("write", name, memtool.ErrIrregular)
 			}
 		}
-		return s.commit(d, "write", name, base, data, mode == memtool.CreateOnly)
+		return s.put(d, "write", name, base, data, st, mode == memtool.CreateOnly)
 	})
 }
 
-// commit writes data to a temp file in d and renames it to base, without
-// replacing anything when noReplace is set, then fsyncs d.
-func (s *Store) commit(d *os.File, op, name, base string, data []byte, noReplace bool) error {
+// put gives data the name base in d, holding the write lock: it links the
+// staged file st there, or (st nil, or a link that fails) writes a temp
+// file now, and without replacing anything when noReplace is set. It
+// returns the ticket for the fsync of d that makes the change durable; if
+// the name was taken, the one for what the write found there.
+func (s *Store) put(d *os.File, op, name, base string, data []byte, st *os.File, noReplace bool) (ticket, error) {
+	err := place(d, base, data, st, noReplace)
+	if err == unix.EEXIST {
+		return s.syncs.observed(d, s.hooks), mapErr(op, name, err)
+	}
+	if err != nil {
+		return ticket{}, mapErr(op, name, err)
+	}
+	t, err := s.syncs.renamed(d, s.hooks)
+	if err != nil {
+		// Not queued: fsync now.
+		return ticket{}, mapErr(op, name, syncDir(d, s.hooks))
+	}
+	return t, nil
+}
+
+func place(d *os.File, base string, data []byte, st *os.File, noReplace bool) error {
+	if st != nil {
+		tmp := base // a create links straight to the name: linkat never replaces
+		if !noReplace {
+			tmp = randomName(tempPrefix)
+		}
+		err := withFd(d, func(dfd int) error { return linkStaged(st, dfd, tmp) })
+		switch {
+		case err == nil && noReplace:
+			return nil
+		case err == nil:
+			return rename(d, tmp, base, false)
+		case err == unix.EEXIST && noReplace:
+			return err
+		}
+		// Not linkable here (another file system mounted below the store's
+		// directory, a kernel that refuses): a temp file, as without staging.
+	}
 	tmp, err := writeTemp(d, data)
 	if err != nil {
-		return mapErr(op, name, err)
+		return err
 	}
-	err = withFd(d, func(dfd int) error {
-		if noReplace {
-			return renameNoReplace(dfd, tmp, dfd, base)
-		}
-		return unix.Renameat(dfd, tmp, dfd, base)
-	})
-	if err != nil {
-		withFd(d, func(dfd int) error { return unix.Unlinkat(dfd, tmp, 0) })
-		return mapErr(op, name, err)
-	}
-	if err := d.Sync(); err != nil {
-		return mapErr(op, name, err)
-	}
-	return nil
+	return rename(d, tmp, base, noReplace)
 }
 
-func (s *Store) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
-	unlock, err := s.acquire(ctx, "update", name)
-	if err != nil {
+// rename renames the temp file tmp in d to base, and removes it if that
+// fails.
+func rename(d *os.File, tmp, base string, noReplace bool) error {
+	return withFd(d, func(dfd int) error {
+		var err error
+		if noReplace {
+			err = renameNoReplace(dfd, tmp, dfd, base)
+		} else {
+			err = unix.Renameat(dfd, tmp, dfd, base)
+		}
+		if err != nil {
+			unix.Unlinkat(dfd, tmp, 0)
+		}
 		return err
+	})
+}
+
+// Update reads the file and calls fn holding the write lock. The new
+// content is written and fsynced with the lock released (staged, see
+// stage); the lock is then taken again to rename it into place if the file
+// still holds what fn was given. If it does not, another writer came in
+// between: Update runs again, this time all under one hold of the lock.
+func (s *Store) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
+	optimistic := !s.noStage.Load()
+	for {
+		done, err := s.update(ctx, name, limit, fn, optimistic)
+		if done {
+			return err
+		}
+		optimistic = false
 	}
-	defer unlock()
+}
+
+// update makes one attempt of Update; done is false when it must be made
+// again, under one hold of the lock.
+func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error), optimistic bool) (done bool, err error) {
+	unlock, err := s.acquire(ctx, "update", name, !optimistic)
+	if err != nil {
+		return true, err
+	}
 	old, err := s.readFile("read", name, limit)
 	if err != nil {
-		return err
+		unlock()
+		return true, err
 	}
-	updated, err := fn(old)
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	read := bytes.Clone(old) // what the file held, whatever fn does with old
 	d, base, err := s.openParent("update", name)
 	if err != nil {
-		return err
+		unlock()
+		return true, err
 	}
 	defer d.Close()
-	return s.commit(d, "update", name, base, updated, false)
+	updated, err := fn(old)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil || bytes.Equal(updated, read) {
+		// Nothing to write. What was read may be another writer's change
+		// whose directory fsync is under way: answer once it is durable.
+		return true, s.settle("update", name, unlock, s.syncs.observed(d, s.hooks), err)
+	}
+	if !optimistic {
+		t, err := s.put(d, "update", name, base, updated, nil, false)
+		return true, s.settle("update", name, unlock, t, err)
+	}
+	unlock()
+
+	st := s.stage(updated)
+	if st == nil {
+		return false, nil
+	}
+	defer st.Close()
+	if s.hooks != nil && s.hooks.relock != nil {
+		s.hooks.relock()
+	}
+	unlock, err = s.acquire(ctx, "update", name, true)
+	if err != nil {
+		return true, err
+	}
+	if now, err := s.readFile("read", name, limit); err != nil || !bytes.Equal(now, read) {
+		unlock()
+		return false, nil // changed meanwhile
+	}
+	nd, nbase, err := s.openParent("update", name)
+	if err != nil {
+		unlock()
+		return true, err
+	}
+	defer nd.Close()
+	t, err := s.put(nd, "update", name, nbase, updated, st, false)
+	return true, s.settle("update", name, unlock, t, err)
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("mkdir", name, memtool.ErrExist)
 	}
-	return s.inParent(ctx, "mkdir", name, func(d *os.File, base string) error {
-		return change(d, "mkdir", name, func(dfd int) error { return unix.Mkdirat(dfd, base, 0o700) })
+	return s.inParent(ctx, "mkdir", name, func(d *os.File, base string) (ticket, error) {
+		return s.change(d, "mkdir", name, func(dfd int) error { return unix.Mkdirat(dfd, base, 0o700) })
 	})
 }
 
@@ -179,8 +328,8 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("remove", name, fs.ErrInvalid)
 	}
-	return s.inParent(ctx, "remove", name, func(d *os.File, base string) error {
-		return change(d, "remove", name, func(dfd int) error {
+	return s.inParent(ctx, "remove", name, func(d *os.File, base string) (ticket, error) {
+		return s.change(d, "remove", name, func(dfd int) error {
 			var st unix.Stat_t
 			if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				return err
@@ -201,16 +350,16 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("removeall", name, fs.ErrInvalid)
 	}
-	return s.inParent(ctx, "removeall", name, func(d *os.File, base string) error {
+	return s.inParent(ctx, "removeall", name, func(d *os.File, base string) (ticket, error) {
 		trash := randomName(trashPrefix)
-		if err := change(d, "removeall", name, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
-			return err
+		if t, err := s.change(d, "removeall", name, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
+			return t, err
 		}
 		// If this fails, the entry is gone for every reader all the same;
 		// the sweep retries the rest.
 		dir, _ := split(name)
 		s.root.RemoveAll(path.Join(rootName(dir), trash))
-		return nil
+		return ticket{}, nil
 	})
 }
 
@@ -218,29 +367,38 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/") {
 		return classErr("rename", oldname, fs.ErrInvalid)
 	}
-	unlock, err := s.acquire(ctx, "rename", oldname)
+	unlock, err := s.acquire(ctx, "rename", oldname, true)
 	if err != nil {
 		return err
 	}
-	defer unlock()
 	od, obase, err := s.openParent("rename", oldname)
 	if err != nil {
+		unlock()
 		return err
 	}
 	defer od.Close()
 	nd, nbase, err := s.openParent("rename", newname)
 	if err != nil {
+		unlock()
 		return err
 	}
 	defer nd.Close()
 	err = withFd(od, func(ofd int) error {
 		return withFd(nd, func(nfd int) error { return renameNoReplace(ofd, obase, nfd, nbase) })
 	})
-	if err != nil {
-		return mapErr("rename", oldname, err)
+	switch {
+	case err == unix.EEXIST:
+		// Maybe a write whose fsync is under way: answer once it is durable.
+		return s.settle("rename", oldname, unlock, s.syncs.observed(nd, s.hooks), mapErr("rename", oldname, err))
+	case err != nil:
+		err = mapErr("rename", oldname, err)
+	default:
+		if err = nd.Sync(); err != nil {
+			err = mapErr("rename", newname, err)
+		} else {
+			err = mapErr("rename", oldname, od.Sync())
+		}
 	}
-	if err := nd.Sync(); err != nil {
-		return mapErr("rename", newname, err)
-	}
-	return mapErr("rename", oldname, od.Sync())
+	unlock()
+	return err
 }

@@ -1,0 +1,16 @@
+package filestore
+
+// Hooks stop a Store's writes where other writers may come in (see
+// testHooks); nil fields are not called.
+type Hooks struct {
+	Staged, Relock, DirSync, Waiting func()
+}
+
+// SetHooks sets s's hooks; call it before s is used.
+func SetHooks(s *Store, h Hooks) {
+	s.hooks = &testHooks{staged: h.Staged, relock: h.Relock, dirSync: h.DirSync, waiting: h.Waiting}
+}
+
+// NoStage makes s write as where O_TMPFILE is missing: every temp file
+// under the lock.
+func NoStage(s *Store) { s.noStage.Store(true) }
