@@ -157,7 +157,7 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 }
 
 func TestConcurrentEditsAcrossProcesses(t *testing.T) {
-	bin := memtoolBinary(t)
+	bin := plainBinary(t)
 	dir := t.TempDir()
 	plan := editPlan{writers: 4, ops: 50}
 	if testing.Short() {
@@ -271,10 +271,11 @@ func startChild(t *testing.T, args ...string) *child {
 	return startChildEnv(t, nil, args...)
 }
 
-// startChildEnv is startChild with extra environment variables.
+// startChildEnv is startChild with extra environment variables. The child
+// runs the binary built without the race detector (see plainBinary).
 func startChildEnv(t *testing.T, env []string, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(memtoolBinary(t), append([]string{"exec"}, args...)...)
+	cmd := exec.Command(plainBinary(t), append([]string{"exec"}, args...)...)
 	cmd.Env = childEnv(env...)
 	c := &child{cmd: cmd, stderr: new(strings.Builder)}
 	cmd.Stderr = c.stderr
