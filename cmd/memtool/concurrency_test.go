@@ -20,6 +20,7 @@ import (
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // These tests check the storage contract's concurrency promises end to end:
@@ -112,11 +113,7 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 	}{
 		{"filestore", func(t *testing.T) memtool.Store {
 			s, err := filestore.Open(t.TempDir(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
+			return storetest.Opened(t, s, err)
 		}},
 		{"memstore", func(*testing.T) memtool.Store { return memstore.New() }},
 	}
