@@ -148,6 +148,13 @@ func storeHolds(t *testing.T, root, text string) bool {
 	return found
 }
 
+// A recordBackend is a kind of store the policy record is tested on: new
+// makes one and gives its URL and its path on disk.
+type recordBackend struct {
+	name string
+	new  func(t *testing.T) (url, disk string)
+}
+
 // recordBackends are the stores the policy record is tested on: the
 // directory, which hides the record from listings, and SQLite, which
 // lists it; each with a path on disk to search for plaintext.
@@ -157,11 +164,6 @@ var recordBackends = []recordBackend{
 		d := t.TempDir()
 		return "sqlite://" + filepath.Join(d, "m.db"), d
 	}},
-}
-
-type recordBackend struct {
-	name string
-	new  func(t *testing.T) (url, disk string)
 }
 
 // onRecordBackends runs test as a subtest on each of recordBackends, with
