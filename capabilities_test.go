@@ -175,11 +175,7 @@ func TestWrappedStack(t *testing.T) {
 	}
 	storetest.RunWrapper(t, func(t *testing.T) memtool.Store {
 		fs, err := filestore.Open(t.TempDir(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { fs.Close() })
-		return fs
+		return storetest.Opened(t, fs, err)
 	}, func(t *testing.T, inner memtool.Store) memtool.Store {
 		s, err := encrypt.New(inner, []encrypt.Key{key}, nil)
 		if err != nil {

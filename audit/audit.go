@@ -46,24 +46,29 @@ func Outcome(err error) string {
 		return "cancelled"
 	case errors.As(err, &ref), errors.As(err, &pe):
 		return "refused"
-	case errors.Is(err, memtool.ErrNotExist):
-		return "not_exist"
-	case errors.Is(err, memtool.ErrExist):
-		return "exist"
-	case errors.Is(err, memtool.ErrNotDir):
-		return "not_dir"
-	case errors.Is(err, memtool.ErrIsDir):
-		return "is_dir"
-	case errors.Is(err, memtool.ErrIrregular):
-		return "irregular"
-	case errors.Is(err, memtool.ErrEscapes):
-		return "escapes"
-	case errors.Is(err, memtool.ErrTooLarge):
-		return "too_large"
-	case errors.Is(err, memtool.ErrNotEmpty):
-		return "not_empty"
+	}
+	for _, c := range errorOutcomes {
+		if errors.Is(err, c.err) {
+			return c.outcome
+		}
 	}
 	return "error"
+}
+
+// errorOutcomes are the outcomes of memtool's error classes, in the order
+// Outcome tries them.
+var errorOutcomes = []struct {
+	err     error
+	outcome string
+}{
+	{memtool.ErrNotExist, "not_exist"},
+	{memtool.ErrExist, "exist"},
+	{memtool.ErrNotDir, "not_dir"},
+	{memtool.ErrIsDir, "is_dir"},
+	{memtool.ErrIrregular, "irregular"},
+	{memtool.ErrEscapes, "escapes"},
+	{memtool.ErrTooLarge, "too_large"},
+	{memtool.ErrNotEmpty, "not_empty"},
 }
 
 // Options configure the wrapper. nil means the defaults.

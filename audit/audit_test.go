@@ -227,15 +227,8 @@ func TestFilter(t *testing.T) {
 // of the log an entry, and no file text in it.
 func TestBattery(t *testing.T) {
 	inputs, texts := batteryInputs(t)
-	plain := memtool.New(memstore.New(), nil)
 	var log lockedBuffer
-	wrapped := memtool.New(audit.New(memstore.New(), &log, &audit.Options{Stat: true}), nil)
-	for _, in := range inputs {
-		want := plain.Run(context.Background(), in)
-		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
-		}
-	}
+	battery.SameAnswers(t, inputs, audit.New(memstore.New(), &log, &audit.Options{Stat: true}))
 	got := entries(t, log.String())
 	if len(got) < len(inputs) {
 		t.Errorf("%d entries for %d commands", len(got), len(inputs))

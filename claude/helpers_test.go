@@ -16,6 +16,7 @@ import (
 	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // newFileMemory returns a Memory over a real file store in a temporary
@@ -23,10 +24,7 @@ import (
 func newFileMemory(t *testing.T) (*memtool.Memory, *filestore.Store) {
 	t.Helper()
 	store, err := filestore.Open(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	storetest.Opened(t, store, err)
 	return memtool.New(store, nil), store
 }
 

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -42,11 +41,7 @@ func wrap(t testing.TB, inner memtool.Store, opts *encrypt.Options, keys ...encr
 func openDir(t testing.TB, dir string) *filestore.Store {
 	t.Helper()
 	fs, err := filestore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fs.Close() })
-	return fs
+	return storetest.Opened(t, fs, err)
 }
 
 func TestWrapper(t *testing.T) {
@@ -340,15 +335,7 @@ func TestKeys(t *testing.T) {
 
 // TestBattery: the same answers with and without the wrapper.
 func TestBattery(t *testing.T) {
-	inputs := battery.Inputs(t)
-	plain := memtool.New(memstore.New(), nil)
-	wrapped := memtool.New(wrap(t, memstore.New(), &encrypt.Options{Tenant: "t"}, newKey(t, "k1")), nil)
-	for _, in := range inputs {
-		want := plain.Run(context.Background(), in)
-		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
-		}
-	}
+	battery.SameAnswers(t, battery.Inputs(t), wrap(t, memstore.New(), &encrypt.Options{Tenant: "t"}, newKey(t, "k1")))
 }
 
 // ---- benchmarks ----

@@ -349,15 +349,7 @@ func (c *countingStore) Update(ctx context.Context, n string, l int64, fn func([
 
 // TestBattery: the same answers with and without the wrapper.
 func TestBattery(t *testing.T) {
-	inputs := battery.Inputs(t)
-	plain := memtool.New(memstore.New(), nil)
-	wrapped := memtool.New(expiry.New(memstore.New(), nil), nil)
-	for _, in := range inputs {
-		want := plain.Run(context.Background(), in)
-		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
-		}
-	}
+	battery.SameAnswers(t, battery.Inputs(t), expiry.New(memstore.New(), nil))
 }
 
 // BenchmarkView: a view of a 4 KiB file through Memory on memstore,

@@ -17,6 +17,7 @@ import (
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // A shared backend, opened twice as two processes would open it: each
@@ -65,11 +66,7 @@ func openEncrypted(t *testing.T) (memtool.Store, memtool.Store) {
 func openFileStore(t *testing.T, dir string) *filestore.Store {
 	t.Helper()
 	fs, err := filestore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fs.Close() })
-	return fs
+	return storetest.Opened(t, fs, err)
 }
 
 // eachShared runs test on every shared backend, with two wrappers over it

@@ -150,15 +150,7 @@ func TestDiff(t *testing.T) {
 
 // TestBattery: the same answers with and without the wrapper.
 func TestBattery(t *testing.T) {
-	inputs := battery.Inputs(t)
-	plain := memtool.New(memstore.New(), nil)
-	wrapped := memtool.New(history.New(memstore.New(), nil), nil)
-	for _, in := range inputs {
-		want := plain.Run(context.Background(), in)
-		if got := wrapped.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
-		}
-	}
+	battery.SameAnswers(t, battery.Inputs(t), history.New(memstore.New(), nil))
 }
 
 // BenchmarkEdit: a str_replace in a 4 KiB file through Memory on memstore,

@@ -26,11 +26,7 @@ import (
 func newStore(t *testing.T, b *blob.Bucket, opts *objectstore.Options) *objectstore.Store {
 	t.Helper()
 	s, err := objectstore.New(b, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return storetest.Opened(t, s, err)
 }
 
 func fileBucket(t *testing.T, dir string) *blob.Bucket {

@@ -27,11 +27,7 @@ var short = pgstore.Options{
 func openWith(t *testing.T, url string, opts pgstore.Options) *pgstore.Store {
 	t.Helper()
 	s, err := pgstore.Open(context.Background(), url, &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return storetest.Opened(t, s, err)
 }
 
 // connect opens a connection of the test's own to the server.

@@ -22,6 +22,12 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestTenantSuite(t *testing.T) {
+	storetest.RunTenants(t, func(t *testing.T) memtool.Store {
+		return open(t, pgtest.URL(t))
+	})
+}
+
 // TestConcurrentOpen opens one new database from many goroutines at once:
 // the migrations run once, and every open succeeds.
 func TestConcurrentOpen(t *testing.T) {

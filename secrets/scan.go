@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // A Finding is one secret in a text.
@@ -20,8 +21,13 @@ type Finding struct {
 type rule struct {
 	kind    string
 	anchors []string
-	// re confirms a secret at the anchor; it starts with ^.
-	re *regexp.Regexp
+	// pattern confirms a secret at the anchor; it starts with ^. It is
+	// compiled on the rule's first use (see regexp), so that a process
+	// compiles only the rules its texts call for: a command that scans
+	// nothing compiles none.
+	pattern string
+	compile sync.Once
+	re      *regexp.Regexp
 	// word: the byte before the secret must not be a letter or digit.
 	word bool
 	// exact: the secret has a fixed length, so the byte after it must not
@@ -37,33 +43,33 @@ const window = 512 // the longest secret a rule matches
 
 var rules = []rule{
 	{kind: "an AWS access key ID", anchors: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
-		re: regexp.MustCompile(`^(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}`), word: true, exact: true},
+		pattern: `^(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}`, word: true, exact: true},
 	{kind: "an AWS secret access key", anchors: []string{"aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "secret_access_key"},
-		re: regexp.MustCompile(`^(?i:aws_secret_access_key|SecretAccessKey|secret_access_key)["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}`), exact: true},
+		pattern: `^(?i:aws_secret_access_key|SecretAccessKey|secret_access_key)["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}`, exact: true},
 	{kind: "an Anthropic API key", anchors: []string{"sk-ant-"},
-		re: regexp.MustCompile(`^sk-ant-(?:api|admin|oat|ort)\d\d-[A-Za-z0-9_-]{80,}`), word: true},
+		pattern: `^sk-ant-(?:api|admin|oat|ort)\d\d-[A-Za-z0-9_-]{80,}`, word: true},
 	{kind: "an OpenAI API key", anchors: []string{"sk-"},
-		re: regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`), word: true},
+		pattern: `^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`, word: true},
 	{kind: "a GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re: regexp.MustCompile(`^gh[pousr]_[0-9A-Za-z]{36}`), word: true, exact: true},
+		pattern: `^gh[pousr]_[0-9A-Za-z]{36}`, word: true, exact: true},
 	{kind: "a GitHub token", anchors: []string{"github_pat_"},
-		re: regexp.MustCompile(`^github_pat_[0-9A-Za-z_]{82}`), word: true, exact: true},
+		pattern: `^github_pat_[0-9A-Za-z_]{82}`, word: true, exact: true},
 	{kind: "a GitLab token", anchors: []string{"glpat-", "gldt-", "glrt-", "glptt-"},
-		re: regexp.MustCompile(`^gl(?:pat|dt|rt|ptt)-[0-9A-Za-z_-]{20,}`), word: true},
+		pattern: `^gl(?:pat|dt|rt|ptt)-[0-9A-Za-z_-]{20,}`, word: true},
 	{kind: "a Slack token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-"},
-		re: regexp.MustCompile(`^xox[bpaosre](?:\.[a-z0-9]+)?-[0-9]{10,13}-[0-9A-Za-z-]{10,}`), word: true},
+		pattern: `^xox[bpaosre](?:\.[a-z0-9]+)?-[0-9]{10,13}-[0-9A-Za-z-]{10,}`, word: true},
 	{kind: "a Slack webhook URL", anchors: []string{"hooks.slack.com/"},
-		re: regexp.MustCompile(`^hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}`)},
+		pattern: `^hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}`},
 	{kind: "a Stripe key", anchors: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"},
-		re: regexp.MustCompile(`^[sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,99}`), word: true},
+		pattern: `^[sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,99}`, word: true},
 	{kind: "a Google API key", anchors: []string{"AIza"},
-		re: regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), word: true, exact: true},
+		pattern: `^AIza[0-9A-Za-z_-]{35}`, word: true, exact: true},
 	{kind: "a private key", anchors: []string{"-----BEGIN"},
-		re: regexp.MustCompile(`^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`), span: privateKeySpan},
+		pattern: `^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`, span: privateKeySpan},
 	{kind: "a JSON Web Token", anchors: []string{"eyJ"},
-		re: regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]*`), word: true},
+		pattern: `^eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]*`, word: true},
 	{kind: "a password in a URL", anchors: []string{"://"},
-		re: regexp.MustCompile(`^://[^\s:/@]+:[^\s/@]+@`), skip: maskedPassword},
+		pattern: `^://[^\s:/@]+:[^\s/@]+@`, skip: maskedPassword},
 }
 
 // privateKeySpan extends a private key's header to the end of its END
@@ -88,11 +94,17 @@ func maskedPassword(m []byte) bool {
 }
 
 // match confirms the rule at start, where one of its anchors is.
+// regexp returns the rule's pattern, compiled on first use.
+func (r *rule) regexp() *regexp.Regexp {
+	r.compile.Do(func() { r.re = regexp.MustCompile(r.pattern) })
+	return r.re
+}
+
 func (r *rule) match(text []byte, start int) (Finding, bool) {
 	if r.word && start > 0 && isWord(text[start-1]) {
 		return Finding{}, false
 	}
-	loc := r.re.FindIndex(text[start:min(len(text), start+window)])
+	loc := r.regexp().FindIndex(text[start:min(len(text), start+window)])
 	if loc == nil {
 		return Finding{}, false
 	}

@@ -19,15 +19,17 @@ func open(t *testing.T, path string) *sqlitestore.Store { return openWith(t, pat
 func openWith(t *testing.T, path string, opts *sqlitestore.Options) *sqlitestore.Store {
 	t.Helper()
 	s, err := sqlitestore.Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return storetest.Opened(t, s, err)
 }
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) memtool.Store {
+		return open(t, filepath.Join(t.TempDir(), "m.db"))
+	})
+}
+
+func TestTenantSuite(t *testing.T) {
+	storetest.RunTenants(t, func(t *testing.T) memtool.Store {
 		return open(t, filepath.Join(t.TempDir(), "m.db"))
 	})
 }

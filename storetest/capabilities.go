@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -46,14 +45,8 @@ func testRenameFile(t *testing.T, s memtool.Store) {
 // "Rename moves the … directory at oldname to newname", with everything in it.
 func testRenameDir(t *testing.T, s memtool.Store) {
 	r := renamer(t, s)
-	mustMkdir(t, s, "d")
-	mustWrite(t, s, "d/x", "x content")
-	mustMkdir(t, s, "d/e")
-	mustWrite(t, s, "d/e/y", "y content")
-	mustMkdir(t, s, "d/e/empty")
-	mustMkdir(t, s, "other")
 	want := tree{}
-	for name, v := range snapshot(t, s) {
+	for name, v := range makeTree(t, s, tree{"d": "dir", "d/x": "file:x content", "d/e": "dir", "d/e/y": "file:y content", "d/e/empty": "dir", "other": "dir"}) {
 		if rest, ok := strings.CutPrefix(name, "d"); ok {
 			name = "other/moved" + rest
 		}
@@ -125,20 +118,7 @@ func testRenameConcurrentOneWinner(t *testing.T, s memtool.Store) {
 	errs := race(n, func(i int) error {
 		return r.Rename(t.Context(), fmt.Sprintf("src%d", i), "dst")
 	})
-	winner := -1
-	for i, err := range errs {
-		switch {
-		case err == nil && winner >= 0:
-			t.Errorf("Rename(src%d, dst) and Rename(src%d, dst) both succeeded", winner, i)
-		case err == nil:
-			winner = i
-		case !errors.Is(err, memtool.ErrExist):
-			t.Errorf("losing Rename(src%d, dst) = %v, want ErrExist", i, err)
-		}
-	}
-	if winner < 0 {
-		t.Fatalf("no Rename onto dst succeeded")
-	}
+	winner := oneWinner(t, errs, func(i int) string { return fmt.Sprintf("Rename(src%d, dst)", i) })
 	checkFile(t, s, "dst", fmt.Sprintf("content %d", winner))
 	for i := range n {
 		name := fmt.Sprintf("src%d", i)
@@ -157,15 +137,8 @@ func remover(t *testing.T, s memtool.Store) memtool.RemoveAller {
 // "removing a directory and everything in it in one call."
 func testRemoveAllTree(t *testing.T, s memtool.Store) {
 	r := remover(t, s)
-	mustMkdir(t, s, "d")
-	mustWrite(t, s, "d/x", "x")
-	mustMkdir(t, s, "d/e")
-	mustWrite(t, s, "d/e/y", "y")
-	mustMkdir(t, s, "d/e/empty")
-	mustMkdir(t, s, "keep")
-	mustWrite(t, s, "keep/z", "z")
-	mustWrite(t, s, "d2", "prefix sibling")
-	mustMkdir(t, s, "empty")
+	makeTree(t, s, tree{"d": "dir", "d/x": "file:x", "d/e": "dir", "d/e/y": "file:y", "d/e/empty": "dir",
+		"keep": "dir", "keep/z": "file:z", "d2": "file:prefix sibling", "empty": "dir"})
 	wantNoErr(t, "RemoveAll(d)", r.RemoveAll(t.Context(), "d"))
 	wantNoErr(t, "RemoveAll(empty)", r.RemoveAll(t.Context(), "empty"))
 	want := tree{"keep": "dir", "keep/z": "file:z", "d2": "file:prefix sibling"}

@@ -29,11 +29,7 @@ func testWriteCreateOnly(t *testing.T, s memtool.Store) {
 
 // "With CreateOnly it fails with ErrExist if anything is at name."
 func testWriteCreateOnlyExisting(t *testing.T, s memtool.Store) {
-	mustWrite(t, s, "f", "old")
-	mustMkdir(t, s, "d")
-	mustWrite(t, s, "d/x", "x")
-	mustMkdir(t, s, "empty")
-	before := snapshot(t, s)
+	before := makeTree(t, s, someTree)
 	for _, name := range []string{"f", "d", "empty", "d/x"} {
 		err := s.WriteFile(t.Context(), name, []byte("new"), memtool.CreateOnly)
 		wantErr(t, fmt.Sprintf("WriteFile(%q, CreateOnly)", name), err, memtool.ErrExist)

@@ -36,6 +36,24 @@ func mustMkdir(t *testing.T, s memtool.Store, name string) {
 	}
 }
 
+// makeTree makes the directories and files of want in s, each parent
+// before what is in it, and returns want.
+func makeTree(t *testing.T, s memtool.Store, want tree) tree {
+	t.Helper()
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if data, ok := strings.CutPrefix(want[name], "file:"); ok {
+			mustWrite(t, s, name, data)
+		} else {
+			mustMkdir(t, s, name)
+		}
+	}
+	return want
+}
+
+// someTree is a file, a directory with a file in it and an empty
+// directory: a store with one of everything.
+var someTree = tree{"f": "file:old", "d": "dir", "d/x": "file:x", "empty": "dir"}
+
 // wantErr reports unless errors.Is(err, target).
 func wantErr(t *testing.T, call string, err, target error) {
 	t.Helper()

@@ -20,21 +20,30 @@ func testCreateOnlyOneWinner(t *testing.T, s memtool.Store) {
 	errs := race(n, func(i int) error {
 		return s.WriteFile(t.Context(), "d/x", []byte(fmt.Sprintf("writer %d", i)), memtool.CreateOnly)
 	})
+	winner := oneWinner(t, errs, func(i int) string { return fmt.Sprintf("WriteFile(d/x, CreateOnly) by writer %d", i) })
+	checkFile(t, s, "d/x", fmt.Sprintf("writer %d", winner))
+}
+
+// oneWinner checks the errors of racing calls that create one name:
+// exactly one succeeded, and every other failed with ErrExist. call(i)
+// describes the i-th call. It returns the index of the one that succeeded.
+func oneWinner(t *testing.T, errs []error, call func(i int) string) int {
+	t.Helper()
 	winner := -1
 	for i, err := range errs {
 		switch {
 		case err == nil && winner >= 0:
-			t.Errorf("WriteFile(d/x, CreateOnly) by writers %d and %d both succeeded", winner, i)
+			t.Errorf("%s and %s both succeeded", call(winner), call(i))
 		case err == nil:
 			winner = i
 		case !errors.Is(err, memtool.ErrExist):
-			t.Errorf("losing WriteFile(d/x, CreateOnly) by writer %d = %v, want ErrExist", i, err)
+			t.Errorf("losing %s = %v, want ErrExist", call(i), err)
 		}
 	}
 	if winner < 0 {
-		t.Fatalf("no WriteFile(d/x, CreateOnly) succeeded")
+		t.Fatalf("none of the %d racers succeeded, e.g. %s: %v", len(errs), call(0), errs[0])
 	}
-	checkFile(t, s, "d/x", fmt.Sprintf("writer %d", winner))
+	return winner
 }
 
 // Mkdir is linearizable: of many Mkdirs of one name, exactly one wins.
@@ -117,11 +126,7 @@ func testReadersSeeWholeContent(t *testing.T, s memtool.Store) {
 // error has changed nothing": with a cancelled context every method fails
 // with context.Canceled and the store is as it was.
 func testAlreadyCancelled(t *testing.T, s memtool.Store) {
-	mustWrite(t, s, "f", "old")
-	mustMkdir(t, s, "d")
-	mustWrite(t, s, "d/x", "x")
-	mustMkdir(t, s, "empty")
-	before := snapshot(t, s)
+	before := makeTree(t, s, someTree)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

@@ -39,3 +39,17 @@ func Answer(t *testing.T, what string, fn func() error) error {
 		return nil
 	}
 }
+
+// Opened takes the results of a store's constructor: it fails t if err is
+// not nil, and otherwise closes s when t ends and returns it.
+//
+//	s, err := sqlitestore.Open(path, nil)
+//	return storetest.Opened(t, s, err)
+func Opened[S interface{ Close() error }](t testing.TB, s S, err error) S {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}

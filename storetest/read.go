@@ -20,34 +20,29 @@ func testStatRoot(t *testing.T, s memtool.Store) {
 }
 
 func testStatFile(t *testing.T, s memtool.Store) {
-	mustWrite(t, s, "f", "12345")
-	mustMkdir(t, s, "d")
-	mustWrite(t, s, "d/g", "abc")
-	mustWrite(t, s, "empty", "")
-	for name, want := range map[string]memtool.FileInfo{
+	makeTree(t, s, tree{"f": "file:12345", "d": "dir", "d/g": "file:abc", "empty": "file:"})
+	checkStats(t, s, map[string]memtool.FileInfo{
 		"f":     file("f", 5),
 		"d/g":   file("g", 3),
 		"empty": file("empty", 0),
-	} {
-		fi, err := s.Stat(t.Context(), name)
-		if err != nil {
-			t.Errorf("Stat(%q): %v", name, err)
-		} else if fi != want {
-			t.Errorf("Stat(%q) = %+v, want %+v", name, fi, want)
-		}
-	}
+	})
 }
 
+// (A directory has size 0.)
 func testStatDir(t *testing.T, s memtool.Store) {
-	mustMkdir(t, s, "d")
-	mustMkdir(t, s, "d/e")
-	mustWrite(t, s, "d/e/f", "content")
-	for name, want := range map[string]memtool.FileInfo{"d": dir("d"), "d/e": dir("e")} {
+	makeTree(t, s, tree{"d": "dir", "d/e": "dir", "d/e/f": "file:content"})
+	checkStats(t, s, map[string]memtool.FileInfo{"d": dir("d"), "d/e": dir("e")})
+}
+
+// checkStats checks what Stat says of each name of want.
+func checkStats(t *testing.T, s memtool.Store, want map[string]memtool.FileInfo) {
+	t.Helper()
+	for name, w := range want {
 		fi, err := s.Stat(t.Context(), name)
 		if err != nil {
 			t.Errorf("Stat(%q): %v", name, err)
-		} else if fi != want {
-			t.Errorf("Stat(%q) = %+v, want %+v (a directory has size 0)", name, fi, want)
+		} else if fi != w {
+			t.Errorf("Stat(%q) = %+v, want %+v", name, fi, w)
 		}
 	}
 }

@@ -325,3 +325,33 @@ func (b *broken) RemoveAll(ctx context.Context, name string) error {
 	}
 	return b.plain(b.inner.RemoveAll(b.ctx(ctx), name))
 }
+
+// closeCounter counts the calls of its Close.
+type closeCounter struct{ closes int }
+
+func (c *closeCounter) Close() error {
+	c.closes++
+	return nil
+}
+
+// TestOpened: Opened returns the store and closes it once, when the test
+// ends; an error fails the test.
+func TestOpened(t *testing.T) {
+	if os.Getenv(brokenEnv) == "opened-error" {
+		t.Run("Error", func(t *testing.T) { storetest.Opened(t, &closeCounter{}, errors.New("no store")) })
+		return
+	}
+	c := &closeCounter{}
+	t.Run("Open", func(t *testing.T) {
+		if got := storetest.Opened(t, c, nil); got != c {
+			t.Errorf("Opened returned %p, want %p", got, c)
+		}
+		if c.closes != 0 {
+			t.Error("closed before the test ended")
+		}
+	})
+	if c.closes != 1 {
+		t.Errorf("closed %d times when the test ended, want once", c.closes)
+	}
+	checkCaught(t, "TestOpened", "opened-error", []string{"Error"})
+}

@@ -33,11 +33,7 @@ func TestWrapperSuiteCatchesBrokenWrappers(t *testing.T) {
 		// The child: run the suite on the broken wrapper and let it fail.
 		storetest.RunWrapper(t, func(t *testing.T) memtool.Store {
 			fs, err := filestore.Open(filepath.Join(t.TempDir(), "m"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { fs.Close() })
-			return fs
+			return storetest.Opened(t, fs, err)
 		}, func(t *testing.T, inner memtool.Store) memtool.Store { return newPolicy(inner, defect) }, []storetest.Refusal{
 			{Name: "Forbidden", Do: func(ctx context.Context, s memtool.Store) error {
 				return s.WriteFile(ctx, "forbidden", []byte("x"), memtool.CreateOnly)

@@ -10,6 +10,7 @@ import (
 	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/claude/workdir"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // jsonNames decodes the names of a request's tool declarations.
@@ -41,16 +42,9 @@ func userParams(task string) anthropic.BetaToolRunnerParams {
 func openSession(t *testing.T, storeDir, work string) (*memtool.Memory, *workdir.Tools) {
 	t.Helper()
 	store, err := filestore.Open(storeDir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	mem := memtool.New(storetest.Opened(t, store, err), nil)
 	hands, err := workdir.Open(work, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hands.Close() })
-	return memtool.New(store, nil), hands
+	return mem, storetest.Opened(t, hands, err)
 }
 
 // resultTexts returns the text of each tool result of a request, by

@@ -15,9 +15,12 @@ import (
 )
 
 // The tests in this package that drive memtool as a user or a crash would
-// run the real binary, built once per test run by memtoolBinary.
+// run the real binary, built once per test run by memtoolBinary, or by
+// plainBinary for the tests that race several processes.
 
-var binary struct {
+// binaries are the memtool binaries built for this run: [1] with the
+// race detector, [0] without.
+var binaries [2]struct {
 	once sync.Once
 	dir  string // removed by TestMain
 	path string
@@ -26,8 +29,10 @@ var binary struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binary.dir != "" {
-		os.RemoveAll(binary.dir)
+	for i := range binaries {
+		if binaries[i].dir != "" {
+			os.RemoveAll(binaries[i].dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -37,30 +42,56 @@ func TestMain(m *testing.M) {
 // report races on their stderr (see checkNoRace).
 func memtoolBinary(t testing.TB) string {
 	t.Helper()
-	binary.once.Do(func() {
-		binary.dir, binary.err = os.MkdirTemp("", "memtool-bin-")
-		if binary.err != nil {
+	return buildMemtool(t, raceEnabled())
+}
+
+// plainBinary returns the path of a memtool binary built without the race
+// detector, for the children of the tests that race several memtool
+// processes on one store (startChild). What those tests look for are races
+// between processes, which the detector cannot see: it watches the memory
+// of one process. Built with -race, these children took most of this
+// package's test time. The concurrency within one process still runs under
+// the detector: in this test process (the store handles the tests read
+// through), in the raced children of memtoolBinary (TestRacingInOneLine
+// runs a JSON array's commands concurrently in one child), and in the
+// stores' own packages.
+func plainBinary(t testing.TB) string {
+	t.Helper()
+	return buildMemtool(t, false)
+}
+
+// buildMemtool builds the memtool binary, with the race detector or
+// without, once per test run.
+func buildMemtool(t testing.TB, race bool) string {
+	t.Helper()
+	b := &binaries[0]
+	if race {
+		b = &binaries[1]
+	}
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "memtool-bin-")
+		if b.err != nil {
 			return
 		}
 		gocmd, err := exec.LookPath("go")
 		if err != nil {
 			gocmd = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
-		binary.path = filepath.Join(binary.dir, "memtool")
-		args := []string{"build", "-o", binary.path}
-		if raceEnabled() {
+		b.path = filepath.Join(b.dir, "memtool")
+		args := []string{"build", "-o", b.path}
+		if race {
 			args = append(args, "-race")
 		}
 		cmd := exec.Command(gocmd, append(args, ".")...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if binary.err != nil {
-		t.Fatal(binary.err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binary.path
+	return b.path
 }
 
 // raceEnabled reports whether this test binary was built with -race.

@@ -20,6 +20,7 @@ import (
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // These tests check the storage contract's concurrency promises end to end:
@@ -112,11 +113,7 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 	}{
 		{"filestore", func(t *testing.T) memtool.Store {
 			s, err := filestore.Open(t.TempDir(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
+			return storetest.Opened(t, s, err)
 		}},
 		{"memstore", func(*testing.T) memtool.Store { return memstore.New() }},
 	}
@@ -157,7 +154,7 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 }
 
 func TestConcurrentEditsAcrossProcesses(t *testing.T) {
-	bin := memtoolBinary(t)
+	bin := plainBinary(t)
 	dir := t.TempDir()
 	plan := editPlan{writers: 4, ops: 50}
 	if testing.Short() {
@@ -271,10 +268,11 @@ func startChild(t *testing.T, args ...string) *child {
 	return startChildEnv(t, nil, args...)
 }
 
-// startChildEnv is startChild with extra environment variables.
+// startChildEnv is startChild with extra environment variables. The child
+// runs the binary built without the race detector (see plainBinary).
 func startChildEnv(t *testing.T, env []string, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(memtoolBinary(t), append([]string{"exec"}, args...)...)
+	cmd := exec.Command(plainBinary(t), append([]string{"exec"}, args...)...)
 	cmd.Env = childEnv(env...)
 	c := &child{cmd: cmd, stderr: new(strings.Builder)}
 	cmd.Stderr = c.stderr

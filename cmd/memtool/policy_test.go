@@ -148,18 +148,31 @@ func storeHolds(t *testing.T, root, text string) bool {
 	return found
 }
 
+// A recordBackend is a kind of store the policy record is tested on: new
+// makes one and gives its URL and its path on disk.
+type recordBackend struct {
+	name string
+	new  func(t *testing.T) (url, disk string)
+}
+
 // recordBackends are the stores the policy record is tested on: the
 // directory, which hides the record from listings, and SQLite, which
 // lists it; each with a path on disk to search for plaintext.
-var recordBackends = []struct {
-	name string
-	new  func(t *testing.T) (url, disk string)
-}{
+var recordBackends = []recordBackend{
 	{"dir", func(t *testing.T) (string, string) { d := filepath.Join(t.TempDir(), "s"); return d, d }},
 	{"sqlite", func(t *testing.T) (string, string) {
 		d := t.TempDir()
 		return "sqlite://" + filepath.Join(d, "m.db"), d
 	}},
+}
+
+// onRecordBackends runs test as a subtest on each of recordBackends, with
+// the key k1.
+func onRecordBackends(t *testing.T, test func(t *testing.T, be recordBackend, key encrypt.Key)) {
+	key, _ := encrypt.NewKey("k1")
+	for _, be := range recordBackends {
+		t.Run(be.name, func(t *testing.T) { test(t, be, key) })
+	}
 }
 
 // TestPolicySticksToStore: a store opened once with encryption remembers
@@ -170,47 +183,44 @@ var recordBackends = []struct {
 // works as before.
 func TestPolicySticksToStore(t *testing.T) {
 	t.Parallel()
-	key, _ := encrypt.NewKey("k1")
-	for _, be := range recordBackends {
-		t.Run(be.name, func(t *testing.T) {
-			store, disk := be.new(t)
-			enc := policyEnv(t, `{"encrypt":true}`, key)
-			if _, stderr, code := runMemtoolEnv(t, enc, "create", "--store", store, "--text", "the secret recipe", "/memories/a.md"); code != 0 {
-				t.Fatalf("create with the policy: exit %d: %s", code, stderr)
-			}
-			for _, c := range []struct {
-				name string
-				env  []string
-				want string
-			}{
-				{"no policy", nil, `it is encrypted, and the policy has no "encrypt": true`},
-				{"keys but no policy", []string{"MEMTOOL_KEY=" + key.String()}, `"encrypt": true`},
-				{"duplicate key", policyEnv(t, `{"encrypt":true,"encrypt":false}`, key), "encrypt: the key appears twice"},
-				{"second object", policyEnv(t, `{"encrypt":true}{"encrypt":false}`, key), "more data after the first JSON object"},
-				{"history only", policyEnv(t, `{"history":{}}`, key), `it is encrypted`},
+	onRecordBackends(t, func(t *testing.T, be recordBackend, key encrypt.Key) {
+		store, disk := be.new(t)
+		enc := policyEnv(t, `{"encrypt":true}`, key)
+		if _, stderr, code := runMemtoolEnv(t, enc, "create", "--store", store, "--text", "the secret recipe", "/memories/a.md"); code != 0 {
+			t.Fatalf("create with the policy: exit %d: %s", code, stderr)
+		}
+		for _, c := range []struct {
+			name string
+			env  []string
+			want string
+		}{
+			{"no policy", nil, `it is encrypted, and the policy has no "encrypt": true`},
+			{"keys but no policy", []string{"MEMTOOL_KEY=" + key.String()}, `"encrypt": true`},
+			{"duplicate key", policyEnv(t, `{"encrypt":true,"encrypt":false}`, key), "encrypt: the key appears twice"},
+			{"second object", policyEnv(t, `{"encrypt":true}{"encrypt":false}`, key), "more data after the first JSON object"},
+			{"history only", policyEnv(t, `{"history":{}}`, key), `it is encrypted`},
+		} {
+			for _, args := range [][]string{
+				{"create", "--text", "CANARY-" + c.name, "/memories/canary.md"},
+				{"view", "/memories/a.md"},
 			} {
-				for _, args := range [][]string{
-					{"create", "--text", "CANARY-" + c.name, "/memories/canary.md"},
-					{"view", "/memories/a.md"},
-				} {
-					stdout, stderr, code := runOn(t, c.env, store, args...)
-					if code != exitStore || !strings.Contains(stderr, c.want) || stdout != "" {
-						t.Errorf("%s, %s: exit %d, stdout %q, stderr %q; want exit %d and %q", c.name, args[0], code, stdout, stderr, exitStore, c.want)
-					}
-				}
-				if storeHolds(t, disk, "CANARY") {
-					t.Fatalf("%s: the canary reached the disk in the clear", c.name)
+				stdout, stderr, code := runOn(t, c.env, store, args...)
+				if code != exitStore || !strings.Contains(stderr, c.want) || stdout != "" {
+					t.Errorf("%s, %s: exit %d, stdout %q, stderr %q; want exit %d and %q", c.name, args[0], code, stdout, stderr, exitStore, c.want)
 				}
 			}
-			out, stderr, code := runMemtoolEnv(t, enc, "view", "--store", store, "/memories/a.md")
-			if code != 0 || !strings.Contains(out, "the secret recipe") {
-				t.Errorf("view with the policy: exit %d, %q, %q", code, out, stderr)
+			if storeHolds(t, disk, "CANARY") {
+				t.Fatalf("%s: the canary reached the disk in the clear", c.name)
 			}
-			if storeHolds(t, disk, "secret recipe") {
-				t.Error("the store holds the text in the clear")
-			}
-		})
-	}
+		}
+		out, stderr, code := runMemtoolEnv(t, enc, "view", "--store", store, "/memories/a.md")
+		if code != 0 || !strings.Contains(out, "the secret recipe") {
+			t.Errorf("view with the policy: exit %d, %q, %q", code, out, stderr)
+		}
+		if storeHolds(t, disk, "secret recipe") {
+			t.Error("the store holds the text in the clear")
+		}
+	})
 }
 
 // TestPolicyRecordHistoryExpiry: history and expiry stick too, and may be
@@ -219,54 +229,51 @@ func TestPolicySticksToStore(t *testing.T) {
 // Encryption may start on a store whose files are all gone.
 func TestPolicyRecordHistoryExpiry(t *testing.T) {
 	t.Parallel()
-	key, _ := encrypt.NewKey("k1")
-	for _, be := range recordBackends {
-		t.Run(be.name, func(t *testing.T) {
-			store, _ := be.new(t)
-			if _, stderr, code := runMemtoolEnv(t, nil, "create", "--store", store, "--text", "v1", "/memories/d/a.md"); code != 0 {
-				t.Fatalf("create: %d %s", code, stderr)
+	onRecordBackends(t, func(t *testing.T, be recordBackend, key encrypt.Key) {
+		store, _ := be.new(t)
+		if _, stderr, code := runMemtoolEnv(t, nil, "create", "--store", store, "--text", "v1", "/memories/d/a.md"); code != 0 {
+			t.Fatalf("create: %d %s", code, stderr)
+		}
+		both := policyEnv(t, `{"history":{},"expiry":true}`, key)
+		if _, stderr, code := runMemtoolEnv(t, both, "str_replace", "--store", store, "--old", "v1", "--new", "v2", "/memories/d/a.md"); code != 0 {
+			t.Fatalf("history and expiry on a store with files: exit %d, %s", code, stderr)
+		}
+		if out, stderr, code := runMemtoolEnv(t, both, "history", "--store", store, "/memories/d/a.md"); code != 0 || !strings.HasPrefix(out, "1\t") {
+			t.Errorf("history: exit %d, %q, %q", code, out, stderr)
+		}
+		for _, c := range []struct {
+			env  []string
+			args []string
+			want string
+		}{
+			{nil, []string{"view", "/memories/d/a.md"}, `it keeps history, and the policy has no "history"`},
+			{policyEnv(t, `{"history":{}}`, key), []string{"view", "/memories/d/a.md"}, `it records when files are used, for memtool gc, and the policy has no "expiry": true`},
+			{policyEnv(t, `{"expiry":true}`, key), []string{"delete", "/memories/d/a.md"}, `it keeps history`},
+			{nil, []string{"gc", "--unused-for", "30d"}, `no "expiry": true`},
+			{policyEnv(t, `{"history":{},"expiry":true,"encrypt":true}`, key), []string{"view", "/memories/d/a.md"}, "it holds unencrypted files (such as /memories/d/a.md), and the policy has \"encrypt\": true; memtool does not encrypt a store in place: copy it into a new, encrypted store with memtool migrate --from STORE --to NEW --to-policy POLICY"},
+		} {
+			stdout, stderr, code := runOn(t, c.env, store, c.args...)
+			if code != exitStore || !strings.Contains(stderr, c.want) || stdout != "" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, stdout, stderr, exitStore, c.want)
 			}
-			both := policyEnv(t, `{"history":{},"expiry":true}`, key)
-			if _, stderr, code := runMemtoolEnv(t, both, "str_replace", "--store", store, "--old", "v1", "--new", "v2", "/memories/d/a.md"); code != 0 {
-				t.Fatalf("history and expiry on a store with files: exit %d, %s", code, stderr)
-			}
-			if out, stderr, code := runMemtoolEnv(t, both, "history", "--store", store, "/memories/d/a.md"); code != 0 || !strings.HasPrefix(out, "1\t") {
-				t.Errorf("history: exit %d, %q, %q", code, out, stderr)
-			}
-			for _, c := range []struct {
-				env  []string
-				args []string
-				want string
-			}{
-				{nil, []string{"view", "/memories/d/a.md"}, `it keeps history, and the policy has no "history"`},
-				{policyEnv(t, `{"history":{}}`, key), []string{"view", "/memories/d/a.md"}, `it records when files are used, for memtool gc, and the policy has no "expiry": true`},
-				{policyEnv(t, `{"expiry":true}`, key), []string{"delete", "/memories/d/a.md"}, `it keeps history`},
-				{nil, []string{"gc", "--unused-for", "30d"}, `no "expiry": true`},
-				{policyEnv(t, `{"history":{},"expiry":true,"encrypt":true}`, key), []string{"view", "/memories/d/a.md"}, "it holds unencrypted files (such as /memories/d/a.md), and the policy has \"encrypt\": true; memtool does not encrypt a store in place: copy it into a new, encrypted store with memtool migrate --from STORE --to NEW --to-policy POLICY"},
-			} {
-				stdout, stderr, code := runOn(t, c.env, store, c.args...)
-				if code != exitStore || !strings.Contains(stderr, c.want) || stdout != "" {
-					t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, stdout, stderr, exitStore, c.want)
-				}
-			}
-			// A store whose files are all gone (an empty directory is
-			// left) may start encryption.
-			empty, _ := be.new(t)
-			if _, stderr, code := runMemtoolEnv(t, nil, "create", "--store", empty, "--text", "x", "/memories/d/gone.md"); code != 0 {
-				t.Fatal(stderr)
-			}
-			if _, stderr, code := runMemtoolEnv(t, nil, "delete", "--store", empty, "/memories/d/gone.md"); code != 0 {
-				t.Fatal(stderr)
-			}
-			enc := policyEnv(t, `{"encrypt":true}`, key)
-			if _, stderr, code := runMemtoolEnv(t, enc, "create", "--store", empty, "--text", "now sealed", "/memories/d/b.md"); code != 0 {
-				t.Fatalf("encrypt on a store with only an empty directory: exit %d, %s", code, stderr)
-			}
-			if _, stderr, code := runMemtoolEnv(t, nil, "view", "--store", empty, "/memories/d/b.md"); code != exitStore || !strings.Contains(stderr, "it is encrypted") {
-				t.Errorf("after encryption started: exit %d, %s", code, stderr)
-			}
-		})
-	}
+		}
+		// A store whose files are all gone (an empty directory is
+		// left) may start encryption.
+		empty, _ := be.new(t)
+		if _, stderr, code := runMemtoolEnv(t, nil, "create", "--store", empty, "--text", "x", "/memories/d/gone.md"); code != 0 {
+			t.Fatal(stderr)
+		}
+		if _, stderr, code := runMemtoolEnv(t, nil, "delete", "--store", empty, "/memories/d/gone.md"); code != 0 {
+			t.Fatal(stderr)
+		}
+		enc := policyEnv(t, `{"encrypt":true}`, key)
+		if _, stderr, code := runMemtoolEnv(t, enc, "create", "--store", empty, "--text", "now sealed", "/memories/d/b.md"); code != 0 {
+			t.Fatalf("encrypt on a store with only an empty directory: exit %d, %s", code, stderr)
+		}
+		if _, stderr, code := runMemtoolEnv(t, nil, "view", "--store", empty, "/memories/d/b.md"); code != exitStore || !strings.Contains(stderr, "it is encrypted") {
+			t.Errorf("after encryption started: exit %d, %s", code, stderr)
+		}
+	})
 }
 
 // TestPolicyRecordLegacyStore: a store encrypted before stores had a
@@ -311,25 +318,22 @@ func writeSealed(t *testing.T, dir string, key encrypt.Key, name, text string) {
 // TestPolicyRecordPerTenant: each tenant's memory has its own record.
 func TestPolicyRecordPerTenant(t *testing.T) {
 	t.Parallel()
-	key, _ := encrypt.NewKey("k1")
-	for _, be := range recordBackends {
-		t.Run(be.name, func(t *testing.T) {
-			store, disk := be.new(t)
-			enc := policyEnv(t, `{"encrypt":true}`, key)
-			if _, stderr, code := runMemtoolEnv(t, enc, "create", "--store", store, "--tenant", "sealed", "--text", "sealed text", "/memories/a.md"); code != 0 {
-				t.Fatal(stderr)
-			}
-			if _, stderr, code := runMemtoolEnv(t, nil, "create", "--store", store, "--tenant", "open", "--text", "open text", "/memories/a.md"); code != 0 {
-				t.Fatalf("a plain tenant beside an encrypted one: %s", stderr)
-			}
-			if _, stderr, code := runMemtoolEnv(t, nil, "view", "--store", store, "--tenant", "sealed", "/memories/a.md"); code != exitStore || !strings.Contains(stderr, "(tenant sealed): policy mismatch: it is encrypted") {
-				t.Errorf("the encrypted tenant without the policy: exit %d, %s", code, stderr)
-			}
-			if storeHolds(t, disk, "sealed text") || !storeHolds(t, disk, "open text") {
-				t.Error("the tenants' files are not stored as their policies say")
-			}
-		})
-	}
+	onRecordBackends(t, func(t *testing.T, be recordBackend, key encrypt.Key) {
+		store, disk := be.new(t)
+		enc := policyEnv(t, `{"encrypt":true}`, key)
+		if _, stderr, code := runMemtoolEnv(t, enc, "create", "--store", store, "--tenant", "sealed", "--text", "sealed text", "/memories/a.md"); code != 0 {
+			t.Fatal(stderr)
+		}
+		if _, stderr, code := runMemtoolEnv(t, nil, "create", "--store", store, "--tenant", "open", "--text", "open text", "/memories/a.md"); code != 0 {
+			t.Fatalf("a plain tenant beside an encrypted one: %s", stderr)
+		}
+		if _, stderr, code := runMemtoolEnv(t, nil, "view", "--store", store, "--tenant", "sealed", "/memories/a.md"); code != exitStore || !strings.Contains(stderr, "(tenant sealed): policy mismatch: it is encrypted") {
+			t.Errorf("the encrypted tenant without the policy: exit %d, %s", code, stderr)
+		}
+		if storeHolds(t, disk, "sealed text") || !storeHolds(t, disk, "open text") {
+			t.Error("the tenants' files are not stored as their policies say")
+		}
+	})
 }
 
 // TestOpenRawStore: the store that memtool rekey works on lists the

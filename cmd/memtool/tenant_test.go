@@ -18,6 +18,7 @@ import (
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/sqlitestore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // These tests check tenant isolation on every store that has tenants (a
@@ -111,18 +112,10 @@ func tenantStores(t *testing.T, url string) func(id string) memtool.Store {
 	switch {
 	case strings.HasPrefix(url, "sqlite://"):
 		s, err := sqlitestore.Open(strings.TrimPrefix(url, "sqlite://"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		base = s
+		base = storetest.Opened(t, s, err)
 	case strings.HasPrefix(url, "postgres://"):
 		s, err := pgstore.Open(context.Background(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		base = s
+		base = storetest.Opened(t, s, err)
 	default:
 		return func(id string) memtool.Store { return openTestStore(t, url, id) }
 	}

@@ -6,12 +6,17 @@ package battery
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/memstore"
 )
 
 // Inputs returns the battery's tool inputs in order, as the model would
@@ -44,6 +49,21 @@ func Inputs(t testing.TB) [][]byte {
 		t.Fatalf("only %d battery inputs", len(out))
 	}
 	return out
+}
+
+// SameAnswers runs inputs through Memory on wrapped (a policy over a new
+// store) and on a new memstore, and fails t for every input whose results
+// differ: a policy that the inputs do not trip must answer as the bare
+// store does.
+func SameAnswers(t testing.TB, inputs [][]byte, wrapped memtool.Store) {
+	t.Helper()
+	plain, policy := memtool.New(memstore.New(), nil), memtool.New(wrapped, nil)
+	for _, in := range inputs {
+		want := plain.Run(context.Background(), in)
+		if got := policy.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
+		}
+	}
 }
 
 // Lines returns the lines of the file name (a JSON-lines file of
