@@ -351,7 +351,8 @@ Every store-using command takes --store URL:
   mem:                                      an in-memory store (gone when memtool exits)
   sqlite:///abs/path.db                     a SQLite file
   postgres://user@host/db                   a PostgreSQL database
-  s3://bucket?region=R&prefix=P             S3 (also gs://, azblob://, file+blob://, mem+blob://)
+  s3://bucket?region=R&prefix=P             S3 (also file+blob://, mem+blob://; gs:// and
+                                            azblob:// in a build with -tags gcs,azure)
 The default is $MEMTOOL_STORE, else ./memories. Commands that only read
 (view, history, diff, info, ...) never create a store: a store that is
 not there is an error.
