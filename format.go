@@ -44,6 +44,27 @@ func lessUTF16(a, b string) bool {
 	return a == "" && b != ""
 }
 
+// compareUTF16 orders names as lessUTF16 does, comparing bytes where they
+// first differ when both are ASCII (or one name ends there): up to that
+// point the names decode alike, so the order is the bytes' order. Only
+// names that differ first in a non-ASCII byte are decoded.
+func compareUTF16(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if (i == len(a) || a[i] < utf8.RuneSelf) && (i == len(b) || b[i] < utf8.RuneSelf) {
+		return strings.Compare(a[i:], b[i:])
+	}
+	switch {
+	case lessUTF16(a, b):
+		return -1
+	case lessUTF16(b, a):
+		return 1
+	}
+	return 0
+}
+
 // utf16Key is the first UTF-16 code unit of r, then the second, as one number.
 func utf16Key(r rune) uint32 {
 	if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError || r2 != utf8.RuneError {

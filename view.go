@@ -11,7 +11,6 @@ import (
 	"image/png"
 	"io"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -258,75 +257,4 @@ func imageType(name string, data []byte) string {
 func validHeader(decode func(io.Reader) (image.Config, error), data []byte) bool {
 	cfg, err := decode(bytes.NewReader(data))
 	return err == nil && cfg.Width > 0 && cfg.Height > 0
-}
-
-// listDir lists a directory two levels deep, leaving out hidden entries and
-// node_modules, as the reference handler does; every directory reads 4K
-// (D4) and entry paths are canonical (D5).
-func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
-	base := VirtualPath(name) // canonical entry paths (D5)
-	var lines []string
-	var walk func(dir, prefix string, depth int) error
-	walk = func(dir, prefix string, depth int) error {
-		entries, err := m.store.ReadDir(ctx, dir)
-		if err != nil {
-			if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
-				return nil // removed while we listed
-			}
-			if depth > 1 && ctx.Err() == nil {
-				// One subdirectory that cannot be read (an I/O error, say)
-				// does not hide the rest of the listing.
-				m.opts.Logger.WarnContext(ctx, "memtool: listing a subdirectory failed; listed without its entries", "path", prefix, "err", err)
-				return nil
-			}
-			return err
-		}
-		slices.SortFunc(entries, func(a, b FileInfo) int {
-			switch {
-			case lessUTF16(a.Name, b.Name):
-				return -1
-			case lessUTF16(b.Name, a.Name):
-				return 1
-			}
-			return 0
-		})
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name, ".") || e.Name == "node_modules" {
-				continue
-			}
-			switch {
-			case e.IsDir():
-				lines = append(lines, "4K\t"+prefix+"/"+e.Name+"/")
-				if depth < 2 {
-					if err := walk(path.Join(dir, e.Name), prefix+"/"+e.Name, depth+1); err != nil {
-						return err
-					}
-				}
-			case e.IsRegular():
-				lines = append(lines, formatSize(e.Size)+"\t"+prefix+"/"+e.Name)
-			}
-		}
-		return nil
-	}
-	if err := walk(name, base, 1); err != nil {
-		return Result{}, err
-	}
-	header := "Here're the files and directories up to 2 levels deep in " + p + ", excluding hidden items and node_modules:\n4K\t" + p
-	out := header
-	if len(lines) > 0 {
-		out += "\n" + strings.Join(lines, "\n")
-	}
-	if utf8.RuneCountInString(out) <= m.opts.MaxViewChars {
-		return success(out)
-	}
-	// An entry is a newline and its line.
-	k, _ := m.cutView(header, len(lines), func(i int) int { return 1 + utf8.RuneCountInString(lines[i]) })
-	var sb strings.Builder
-	sb.WriteString(header)
-	for _, line := range lines[:k] {
-		sb.WriteString("\n" + line)
-	}
-	fmt.Fprintf(&sb, "\n\n[Listing cut at %s characters: showing the first %d of %d entries, in the order above. View a subdirectory to list it on its own.]",
-		formatCount(m.opts.MaxViewChars), k, len(lines))
-	return success(sb.String())
 }
