@@ -15,9 +15,10 @@ import (
 // directory holds them (getdents), without a stat per entry.
 //
 // ListNames returns the names in the directory at name, in any order:
-// the names of the entries ReadDir returns, and possibly names of entries
-// that Stat then reports missing or irregular (a link that leads out, a
-// file with several links), never names the store keeps for itself.
+// the names of the files and directories ReadDir returns, and possibly
+// names of entries that Stat then reports missing or irregular (a link
+// that leads out, a file with several links), never names the store keeps
+// for itself.
 // Missing: ErrNotExist; a file: ErrNotDir. An implementation that cannot
 // (a Wrapper over a store without NameLister) returns an error wrapping
 // errors.ErrUnsupported; callers then use ReadDir.
