@@ -125,12 +125,16 @@ type listed struct {
 func listedName(e *listed) string { return e.info.Name }
 
 // entries reads the directory dir, its hidden entries, node_modules and
-// (where ReadDir tells) its irregular entries left out.
-func (l *listing) entries(dir string) ([]listed, error) {
+// (where ReadDir tells) its irregular entries left out. From a NameLister
+// it takes the names alone when the directory holds more than room of
+// them; a smaller one, which the listing may well show whole, it reads
+// with ReadDir, which examines each entry more cheaply than a Stat each.
+func (l *listing) entries(dir string, room int) ([]listed, error) {
 	visible := func(name string) bool { return !strings.HasPrefix(name, ".") && name != "node_modules" }
 	if l.names {
 		names, err := l.m.store.(NameLister).ListNames(l.ctx, dir)
-		if err == nil {
+		switch {
+		case err == nil && len(names) > room:
 			out := make([]listed, 0, len(names))
 			for _, n := range names {
 				if visible(n) {
@@ -138,11 +142,11 @@ func (l *listing) entries(dir string) ([]listed, error) {
 				}
 			}
 			return out, nil
-		}
-		if !unsupported(err) {
+		case unsupported(err):
+			l.names = false
+		case err != nil:
 			return nil, err
 		}
-		l.names = false
 	}
 	infos, err := l.m.store.ReadDir(l.ctx, dir)
 	if err != nil {
@@ -158,7 +162,7 @@ func (l *listing) entries(dir string) ([]listed, error) {
 }
 
 func (l *listing) walk(dir, prefix string, depth int) error {
-	es, err := l.entries(dir)
+	es, err := l.entries(dir, l.room(prefix))
 	if err != nil {
 		if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
 			return nil // removed while we listed

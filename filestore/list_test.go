@@ -36,6 +36,11 @@ func listTree(t *testing.T) (dir string, s *filestore.Store) {
 			t.Fatal(r.Text)
 		}
 	}
+	// Enough names that a listing cut at 400 or 700 characters finds more
+	// in the root than it can show, and takes them from ListNames.
+	for i := range 40 {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%02d.md", i)), []byte("n"), 0o600))
+	}
 	outside := filepath.Join(root, "outside.txt")
 	must(t, os.WriteFile(outside, []byte("secret"), 0o600))
 	// U+FF61 passes no path gate, but a store's directory may hold it.
