@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -292,7 +293,11 @@ func bareView(b *testing.B, file string) []byte {
 		if i > 0 {
 			sb.WriteByte('\n')
 		}
-		fmt.Fprintf(&sb, "%6d\t%s", i+1, line)
+		n := strconv.Itoa(i + 1)
+		sb.WriteString("      "[len(n):])
+		sb.WriteString(n)
+		sb.WriteByte('\t')
+		sb.WriteString(line)
 	}
 	out, err := json.Marshal(struct {
 		IsError bool   `json:"is_error"`
