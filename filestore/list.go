@@ -20,22 +20,11 @@ var _ memtool.NameLister = (*Store)(nil)
 // says are FIFOs, sockets or devices (d_type) are left out, and so are
 // the store's own.
 func (s *Store) ListNames(ctx context.Context, name string) ([]string, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := s.checkTenancy("readdir", name); err != nil {
-		return nil, err
-	}
-	d, err := s.root.Open(rootName(name))
+	d, err := s.openDir(ctx, name)
 	if err != nil {
-		return nil, mapErr("readdir", name, err)
+		return nil, err
 	}
 	defer d.Close()
-	if fi, err := d.Stat(); err != nil {
-		return nil, mapErr("readdir", name, err)
-	} else if !fi.IsDir() {
-		return nil, classErr("readdir", name, memtool.ErrNotDir)
-	}
 	names, err := readNames(d)
 	if err != nil {
 		return nil, mapErr("readdir", name, err)
