@@ -122,7 +122,7 @@ type listed struct {
 	known bool
 }
 
-func listedName(e *listed) string { return e.info.Name }
+func listedName(e listed) string { return e.info.Name }
 
 // entries reads the directory dir, its hidden entries, node_modules and
 // (where ReadDir tells) its irregular entries left out. From a NameLister
@@ -215,8 +215,8 @@ func (l *listing) walk(dir, prefix string, depth int) error {
 // to its front, sorted, and returns how many that is (k, or len(s) if
 // that is less). The rest stay behind them, in no order: a partial sort
 // that costs about one comparison per element when k is small.
-func smallestFirst[T any](s []T, k int, name func(*T) string) int {
-	less := func(i, j int) bool { return compareUTF16(name(&s[i]), name(&s[j])) < 0 }
+func smallestFirst[T any](s []T, k int, name func(T) string) int {
+	less := func(i, j int) bool { return compareUTF16(name(s[i]), name(s[j])) < 0 }
 	if k >= len(s) {
 		k = len(s)
 	} else {
@@ -231,7 +231,7 @@ func smallestFirst[T any](s []T, k int, name func(*T) string) int {
 			}
 		}
 	}
-	slices.SortFunc(s[:k], func(a, b T) int { return compareUTF16(name(&a), name(&b)) })
+	slices.SortFunc(s[:k], func(a, b T) int { return compareUTF16(name(a), name(b)) })
 	return k
 }
 

@@ -127,7 +127,7 @@ func TestSmallestFirst(t *testing.T) {
 		slices.SortFunc(want, func(a, b string) int { return compareUTF16(a, b) })
 		k := rng.IntN(len(names) + 2)
 		got := slices.Clone(names)
-		n := smallestFirst(got, k, func(s *string) string { return *s })
+		n := smallestFirst(got, k, func(s string) string { return s })
 		if n != min(k, len(names)) || !slices.Equal(got[:n], want[:n]) {
 			t.Fatalf("case %d: smallestFirst(k=%d) front = %q, want %q", iter, k, got[:n], want[:n])
 		}

@@ -13,7 +13,7 @@ import (
 // the entries' types come from d_type.
 func readNames(d *os.File) ([]string, error) {
 	var (
-		buf   = make([]byte, 64<<10)
+		buf   = make([]byte, 16<<10)
 		arena []byte
 		ends  []int
 	)
