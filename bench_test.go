@@ -1,12 +1,17 @@
 package memtool_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
@@ -228,4 +233,78 @@ func BenchmarkRename(b *testing.B) {
 		}
 		benchAlternate(b, m, inputs)
 	})
+}
+
+// BenchmarkViewPaired alternates, in one loop, a file view through
+// Memory.Run on the file store (parsing and the answer's JSON included)
+// and the least such a view can cost: open and read the file, number its
+// lines, encode the answer with encoding/json. It reports the ratio of
+// their times (memtool/bare; the goal is at most 1.3) and each one's
+// time per view, so that the load of the machine cancels out of the
+// ratio.
+func BenchmarkViewPaired(b *testing.B) {
+	dir := b.TempDir()
+	s, err := filestore.Open(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	m := memtool.New(s, nil)
+	benchCreate(b, m, "/memories/view/notes.md", benchFileText)
+	in := benchInput(b, map[string]any{"command": "view", "path": "/memories/view/notes.md"})
+	file := filepath.Join(dir, "view", "notes.md")
+	want := bareView(b, file)
+	if got := mustMarshal(b, benchRun(b, m, in)); !bytes.Equal(got, want) {
+		b.Fatalf("memtool answers\n%s\nthe bare loop\n%s", got, want)
+	}
+	var tm, tb time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		mustMarshal(b, benchRun(b, m, in))
+		t1 := time.Now()
+		bareView(b, file)
+		tb += time.Since(t1)
+		tm += t1.Sub(t0)
+	}
+	b.ReportMetric(float64(tm)/float64(tb), "memtool/bare")
+	b.ReportMetric(float64(tm.Nanoseconds())/float64(b.N), "memtool-ns/view")
+	b.ReportMetric(float64(tb.Nanoseconds())/float64(b.N), "bare-ns/view")
+}
+
+func mustMarshal(b *testing.B, r memtool.Result) []byte {
+	out, err := r.MarshalJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// bareView is a file view with nothing but the work itself: read, number
+// the lines, encode the answer.
+func bareView(b *testing.B, file string) []byte {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	sb.WriteString("Here's the content of /memories/view/notes.md with line numbers:\n")
+	for i, line := range strings.Split(string(data), "\n") {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		n := strconv.Itoa(i + 1)
+		sb.WriteString("      "[len(n):])
+		sb.WriteString(n)
+		sb.WriteByte('\t')
+		sb.WriteString(line)
+	}
+	out, err := json.Marshal(struct {
+		IsError bool   `json:"is_error"`
+		Content string `json:"content"`
+	}{false, sb.String()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
 }

@@ -1,12 +1,12 @@
 package memtool
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -107,6 +107,16 @@ var knownByFold = func() map[string]string {
 	return m
 }()
 
+// paramNames are the parameter names of every command, once each.
+var paramNames = func() []string {
+	var names []string
+	for _, spelling := range knownByFold {
+		names = append(names, spelling)
+	}
+	slices.Sort(names)
+	return names
+}()
+
 // foldKey maps s to one spelling per Unicode simple case folding class, the
 // equivalence encoding/json uses to match keys to struct fields (so "ſ" and
 // "K" (Kelvin) fold with "s" and "k").
@@ -131,16 +141,52 @@ func ParseCommand(input []byte) (Command, error) {
 	if len(input) > MaxInputBytes {
 		return nil, inputErrorf("Tool input is too large: %d bytes, more than the limit of %d bytes", len(input), MaxInputBytes)
 	}
-	obj, err := decodeObject(input)
-	if err != nil {
-		return nil, err
+	in := string(input)
+	var buf [maxFastMembers]member
+	obj, ok := fastMembers(in, &buf)
+	if ok {
+		ok = checkKeys(obj) == nil
 	}
-	rawCmd, ok := obj["command"]
+	if !ok {
+		var err error
+		if obj, err = decodeObject(in); err != nil {
+			return nil, err
+		}
+	}
+	return parseMembers(obj)
+}
+
+// checkKeys refuses duplicate keys and keys that differ from another key or
+// a known parameter only by case. The fast path's keys are ASCII, for which
+// Unicode's simple case folding is ASCII's.
+func checkKeys(obj members) error {
+	for i, m := range obj {
+		for _, other := range obj[:i] {
+			if strings.EqualFold(m.key, other.key) {
+				return errFastKeys
+			}
+		}
+		for _, known := range paramNames {
+			if len(known) == len(m.key) && known != m.key && strings.EqualFold(known, m.key) {
+				return errFastKeys
+			}
+		}
+	}
+	return nil
+}
+
+// errFastKeys sends an input with a key problem to the slow path, which
+// words the error.
+var errFastKeys = errors.New("key needs the slow path")
+
+// parseMembers builds the command from the members of the input object.
+func parseMembers(obj members) (Command, error) {
+	rawCmd, ok := obj.get("command")
 	if !ok {
 		return nil, inputErrorf("Missing required parameter 'command'")
 	}
-	var name string
-	if err := json.Unmarshal(rawCmd, &name); err != nil || isNull(rawCmd) {
+	name, ok := unquote(rawCmd)
+	if !ok {
 		return nil, inputErrorf("Invalid parameter 'command': expected a string, got %s", jsonKind(rawCmd))
 	}
 	fields, ok := commandFields[name]
@@ -148,7 +194,7 @@ func ParseCommand(input []byte) (Command, error) {
 		return nil, inputErrorf("Unknown command: %s", showCommand(name))
 	}
 	for _, f := range fields {
-		if _, present := obj[f.name]; f.required && !present {
+		if _, present := obj.get(f.name); f.required && !present {
 			return nil, inputErrorf("Missing required parameter '%s' for command '%s'", f.name, name)
 		}
 	}
@@ -157,7 +203,7 @@ func ParseCommand(input []byte) (Command, error) {
 	switch name {
 	case "view":
 		c := &View{Path: p.str("path")}
-		if raw, ok := obj["view_range"]; ok && !isNull(raw) {
+		if raw, ok := obj.get("view_range"); ok && !isNull(raw) {
 			c.ViewRange = p.viewRange(raw)
 		}
 		cmd = c
@@ -165,7 +211,7 @@ func ParseCommand(input []byte) (Command, error) {
 		cmd = &Create{Path: p.str("path"), FileText: p.str("file_text")}
 	case "str_replace":
 		c := &StrReplace{Path: p.str("path"), OldStr: p.str("old_str")}
-		if raw, ok := obj["new_str"]; ok && !isNull(raw) {
+		if raw, ok := obj.get("new_str"); ok && !isNull(raw) {
 			c.NewStr = p.str("new_str")
 		}
 		cmd = c
@@ -182,10 +228,11 @@ func ParseCommand(input []byte) (Command, error) {
 	return cmd, nil
 }
 
-// decodeObject reads one JSON object into its raw members, refusing
-// duplicate and case-variant keys, which encoding/json would silently merge.
-func decodeObject(input []byte) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(input))
+// decodeObject reads one JSON object into its members with encoding/json,
+// refusing duplicate and case-variant keys, which encoding/json would
+// silently merge, and wording every error.
+func decodeObject(input string) (members, error) {
+	dec := json.NewDecoder(strings.NewReader(input))
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
@@ -194,7 +241,8 @@ func decodeObject(input []byte) (map[string]json.RawMessage, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, inputErrorf("Tool input must be a JSON object")
 	}
-	obj := map[string]json.RawMessage{}
+	var obj members
+	seen := map[string]bool{}
 	folded := map[string]string{}
 	for dec.More() {
 		tok, err := dec.Token()
@@ -206,7 +254,7 @@ func decodeObject(input []byte) (map[string]json.RawMessage, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, inputErrorf("Tool input is not valid JSON: %s", jsonError(err))
 		}
-		if _, dup := obj[key]; dup {
+		if seen[key] {
 			return nil, inputErrorf("Duplicate parameter '%s' in tool input", key)
 		}
 		fold := foldKey(key)
@@ -217,7 +265,10 @@ func decodeObject(input []byte) (map[string]json.RawMessage, error) {
 			return nil, inputErrorf("Unknown parameter '%s' (did you mean '%s'?)", key, known)
 		}
 		folded[fold] = key
-		obj[key] = raw
+		seen[key] = true
+		if _, ok := knownByFold[fold]; ok {
+			obj = append(obj, member{key, string(raw)})
+		}
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, inputErrorf("Tool input is not valid JSON: %s", jsonError(err))
@@ -251,11 +302,11 @@ func jsonError(err error) string {
 	return err.Error()
 }
 
-func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+func isNull(raw string) bool { return strings.TrimSpace(raw) == "null" }
 
 // jsonKind names the JSON type of raw for error messages.
-func jsonKind(raw json.RawMessage) string {
-	s := bytes.TrimSpace(raw)
+func jsonKind(raw string) string {
+	s := strings.TrimSpace(raw)
 	if len(s) == 0 {
 		return "nothing"
 	}
@@ -271,12 +322,12 @@ func jsonKind(raw json.RawMessage) string {
 	case 'n':
 		return "null"
 	}
-	return "the number " + string(s)
+	return "the number " + s
 }
 
 // jsonShow prints a short JSON value as sent, for error messages.
-func jsonShow(raw json.RawMessage) string {
-	s := string(bytes.TrimSpace(raw))
+func jsonShow(raw string) string {
+	s := strings.TrimSpace(raw)
 	if len(s) > 64 {
 		return jsonKind(raw)
 	}
@@ -285,35 +336,35 @@ func jsonShow(raw json.RawMessage) string {
 
 // fieldParser decodes typed parameters, keeping the first error.
 type fieldParser struct {
-	obj     map[string]json.RawMessage
+	obj     members
 	command string
 	err     error
 }
 
-func (p *fieldParser) fail(field, want string, raw json.RawMessage) {
+func (p *fieldParser) fail(field, want string, raw string) {
 	if p.err == nil {
 		p.err = inputErrorf("Invalid parameter '%s' for command '%s': expected %s, got %s", field, p.command, want, jsonKind(raw))
 	}
 }
 
 // failShow is fail with the value itself shown when it is short.
-func (p *fieldParser) failShow(field, want string, raw json.RawMessage) {
+func (p *fieldParser) failShow(field, want string, raw string) {
 	if p.err == nil {
 		p.err = inputErrorf("Invalid parameter '%s' for command '%s': expected %s, got %s", field, p.command, want, jsonShow(raw))
 	}
 }
 
 func (p *fieldParser) str(field string) string {
-	raw := p.obj[field]
-	var s string
-	if isNull(raw) || json.Unmarshal(raw, &s) != nil {
+	raw, _ := p.obj.get(field)
+	s, ok := unquote(strings.TrimSpace(raw))
+	if !ok {
 		p.fail(field, "a string", raw)
 	}
 	return s
 }
 
 func (p *fieldParser) integer(field string) int64 {
-	raw := p.obj[field]
+	raw, _ := p.obj.get(field)
 	n, ok := jsonInt(raw)
 	if !ok {
 		p.fail(field, "an integer", raw)
@@ -321,9 +372,10 @@ func (p *fieldParser) integer(field string) int64 {
 	return n
 }
 
-func (p *fieldParser) viewRange(raw json.RawMessage) *[2]int64 {
-	var elems []json.RawMessage
-	if json.Unmarshal(raw, &elems) != nil || len(elems) != 2 {
+func (p *fieldParser) viewRange(raw string) *[2]int64 {
+	var buf [2]string
+	elems, ok := splitArray(raw, buf[:0])
+	if !ok || len(elems) != 2 {
 		p.failShow("view_range", "a list of two integers [start_line, end_line]", raw)
 		return nil
 	}
@@ -341,8 +393,8 @@ func (p *fieldParser) viewRange(raw json.RawMessage) *[2]int64 {
 
 // jsonInt accepts a JSON number with an integer value that fits in int64
 // (2 and 2.0, not 1.5, "2" or 1e30).
-func jsonInt(raw json.RawMessage) (int64, bool) {
-	s := string(bytes.TrimSpace(raw))
+func jsonInt(raw string) (int64, bool) {
+	s := strings.TrimSpace(raw)
 	if s == "" || !(s[0] == '-' || '0' <= s[0] && s[0] <= '9') {
 		return 0, false
 	}

@@ -92,27 +92,28 @@ func (m *Memory) mkdirAll(ctx context.Context, p, dir string) ([]string, error) 
 	return created, err
 }
 
-// editTarget checks the path of an edit and that a regular file is there.
-func (m *Memory) editTarget(ctx context.Context, p string) (string, error) {
+// editTarget checks the path of an edit and that a regular file is there,
+// and returns its name and size.
+func (m *Memory) editTarget(ctx context.Context, p string) (string, int64, error) {
 	name, wantDir, err := CleanPath(p)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if name == "" || wantDir {
-		return "", refusef("The path %s is not a file.", p)
+		return "", 0, refusef("The path %s is not a file.", p)
 	}
 	fi, err := m.store.Stat(ctx, name)
 	switch {
 	case errors.Is(err, ErrNotExist):
-		return "", refusef("The path %s does not exist. Please provide a valid path.", p)
+		return "", 0, refusef("The path %s does not exist. Please provide a valid path.", p)
 	case err != nil:
-		return "", err
+		return "", 0, err
 	case !fi.IsRegular():
-		return "", refusef("The path %s is not a file.", p)
+		return "", 0, refusef("The path %s is not a file.", p)
 	case fi.Size > m.opts.MaxReadSize:
-		return "", m.tooLargeToRead(p, fi.Size)
+		return "", 0, m.tooLargeToRead(p, fi.Size)
 	}
-	return name, nil
+	return name, fi.Size, nil
 }
 
 // editError maps a store error from Update.
@@ -137,12 +138,18 @@ func editable(p string, old []byte) error {
 }
 
 func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) {
-	name, err := m.editTarget(ctx, c.Path)
+	name, size, err := m.editTarget(ctx, c.Path)
 	if err != nil {
 		return Result{}, err
 	}
 	if c.OldStr == "" {
 		return Result{}, refusef("No replacement was performed: `old_str` is empty. Give the exact text to replace.")
+	}
+	// Whatever the file holds, a successful replacement gives it this
+	// size: refuse from the size alone, before reading and copying it
+	// under the store's write lock.
+	if err := m.checkWriteSize(size - int64(len(c.OldStr)) + int64(len(c.NewStr))); err != nil {
+		return Result{}, err
 	}
 	var snippet string
 	err = m.store.Update(ctx, name, m.opts.MaxReadSize, func(old []byte) ([]byte, error) {
@@ -225,8 +232,13 @@ func joinLines(lines []int) string {
 }
 
 func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
-	name, err := m.editTarget(ctx, c.Path)
+	name, size, err := m.editTarget(ctx, c.Path)
 	if err != nil {
+		return Result{}, err
+	}
+	// An insert adds its text and one newline: refuse from the size
+	// alone, before reading the file (as str_replace does).
+	if err := m.checkWriteSize(size + int64(len(strings.TrimSuffix(c.InsertText, "\n"))) + 1); err != nil {
 		return Result{}, err
 	}
 	err = m.store.Update(ctx, name, m.opts.MaxReadSize, func(old []byte) ([]byte, error) {

@@ -44,6 +44,27 @@ func lessUTF16(a, b string) bool {
 	return a == "" && b != ""
 }
 
+// compareUTF16 orders names as lessUTF16 does, comparing bytes where they
+// first differ when both are ASCII (or one name ends there): up to that
+// point the names decode alike, so the order is the bytes' order. Only
+// names that differ first in a non-ASCII byte are decoded.
+func compareUTF16(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if (i == len(a) || a[i] < utf8.RuneSelf) && (i == len(b) || b[i] < utf8.RuneSelf) {
+		return strings.Compare(a[i:], b[i:])
+	}
+	switch {
+	case lessUTF16(a, b):
+		return -1
+	case lessUTF16(b, a):
+		return 1
+	}
+	return 0
+}
+
 // utf16Key is the first UTF-16 code unit of r, then the second, as one number.
 func utf16Key(r rune) uint32 {
 	if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError || r2 != utf8.RuneError {
@@ -59,19 +80,41 @@ func decodeLossy(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
-	var sb strings.Builder
-	sb.Grow(len(b) + 16)
+	return string(appendLossy(make([]byte, 0, len(b)+16), b))
+}
+
+// appendLossy appends b to dst decoded as decodeLossy does.
+func appendLossy(dst, b []byte) []byte {
+	if utf8.Valid(b) {
+		return append(dst, b...)
+	}
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if r != utf8.RuneError || size > 1 {
-			sb.Write(b[i : i+size])
+			dst = append(dst, b[i:i+size]...)
 			i += size
 			continue
 		}
-		sb.WriteRune(utf8.RuneError)
+		dst = utf8.AppendRune(dst, utf8.RuneError)
 		i += maximalSubpart(b[i:])
 	}
-	return sb.String()
+	return dst
+}
+
+// runeCountLossy is the length in characters of decodeLossy(b).
+func runeCountLossy(b []byte) int {
+	if utf8.Valid(b) {
+		return utf8.RuneCount(b)
+	}
+	n := 0
+	for i := 0; i < len(b); n++ {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			size = maximalSubpart(b[i:])
+		}
+		i += size
+	}
+	return n
 }
 
 // utf8Leads are the lead bytes of multi-byte UTF-8 sequences, as ranges:
@@ -112,19 +155,30 @@ func maximalSubpart(b []byte) int {
 // numberLines writes lines with 1-based numbers starting at first, each as
 // "%6d\t%s", joined by "\n".
 func numberLines(sb *strings.Builder, lines []string, first int) {
-	var num [20]byte
+	var buf [32]byte
 	for i, line := range lines {
 		if i > 0 {
 			sb.WriteByte('\n')
 		}
-		n := strconv.AppendInt(num[:0], int64(first+i), 10)
-		for pad := 6 - len(n); pad > 0; pad-- {
-			sb.WriteByte(' ')
-		}
-		sb.Write(n)
-		sb.WriteByte('\t')
+		sb.Write(appendNumber(buf[:0], first+i))
 		sb.WriteString(line)
 	}
+}
+
+// appendNumbered appends line as a numbered line, "%6d\t%s", its bytes
+// decoded as decodeLossy does.
+func appendNumbered(dst []byte, n int, line []byte) []byte {
+	return appendLossy(appendNumber(dst, n), line)
+}
+
+// appendNumber appends a line number right-aligned in six columns and a tab.
+func appendNumber(dst []byte, n int) []byte {
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(n), 10)
+	for pad := 6 - len(digits); pad > 0; pad-- {
+		dst = append(dst, ' ')
+	}
+	return append(append(dst, digits...), '\t')
 }
 
 // formatCount prints n with thousands separators (16000 → 16,000).

@@ -11,7 +11,6 @@ import (
 	"image/png"
 	"io"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,6 +20,14 @@ func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
 	name, wantDir, err := CleanPath(c.Path)
 	if err != nil {
 		return Result{}, err
+	}
+	if name != "" && !wantDir {
+		// Most views are of a file: one store call reads it. Anything
+		// else (a directory, a missing or irregular file, a store error)
+		// is looked at again below, as if this read had not happened.
+		if data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize); err == nil {
+			return m.viewData(c, name, data)
+		}
 	}
 	fi, err := m.store.Stat(ctx, name)
 	switch {
@@ -47,23 +54,36 @@ func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
 	if err != nil {
 		return Result{}, m.readError(c.Path, err)
 	}
+	return m.viewData(c, name, data)
+}
+
+// viewData answers the view of the file name, whose content is data.
+func (m *Memory) viewData(c *View, name string, data []byte) (Result, error) {
+	if c.ViewRange != nil {
+		if err := checkViewRange(*c.ViewRange); err != nil {
+			return Result{}, err
+		}
+	}
 	if mt := imageType(name, data); mt != "" {
 		if int64(len(data)) > m.opts.MaxImageSize {
 			return Result{}, refusef("Image %s is too large to view: %d bytes, more than the limit of %d bytes", c.Path, len(data), m.opts.MaxImageSize)
 		}
 		return Result{Image: &Image{MediaType: mt, Data: data}}, nil
 	}
-	text := decodeLossy(data)
-	if n := strings.Count(text, "\n") + 1; n > MaxLines {
+	// Lines are counted on the bytes: a newline is never part of an
+	// invalid sequence, so the count is that of the decoded text.
+	total := bytes.Count(data, newline) + 1
+	if total > MaxLines {
 		return Result{}, refusef("File %s exceeds maximum line limit of 999,999 lines.", c.Path)
 	}
-	lines := strings.Split(text, "\n")
-	first, shown := 1, lines
+	first, n := 1, total
 	if c.ViewRange != nil {
-		first, shown = applyViewRange(lines, *c.ViewRange)
+		first, n = viewRange(total, *c.ViewRange)
 	}
-	return success(m.capFileView(c.Path, lines, shown, first, c.ViewRange))
+	return success(m.fileView(c.Path, data, total, first, n, c.ViewRange))
 }
+
+var newline = []byte{'\n'}
 
 // checkViewRange refuses ranges that select nothing by construction: end
 // before start, or a negative end other than -1 (see DEVIATIONS.md, D9).
@@ -75,19 +95,20 @@ func checkViewRange(vr [2]int64) error {
 	return refusef("Invalid `view_range` parameter: [%d, %d]. It should be [start_line, end_line] with end_line >= start_line, or end_line = -1 to read to the end of the file", vr[0], vr[1])
 }
 
-// applyViewRange returns the 1-based number of the first shown line and the
-// shown lines. Start is clamped to 1; a start past the end shows nothing.
-func applyViewRange(lines []string, vr [2]int64) (int, []string) {
-	n := int64(len(lines))
+// viewRange returns the 1-based number of the first line shown of a
+// file of total lines, and how many are shown. Start is clamped to 1; a
+// start past the end shows nothing.
+func viewRange(total int, vr [2]int64) (first, n int) {
+	all := int64(total)
 	start := max(vr[0], 1) - 1
 	end := vr[1]
-	if end == -1 || end > n {
-		end = n
+	if end == -1 || end > all {
+		end = all
 	}
 	if start >= end {
-		return int(min(start, n)) + 1, nil
+		return int(min(start, all)) + 1, 0
 	}
-	return int(start) + 1, lines[start:end]
+	return int(start) + 1, int(end - start)
 }
 
 func (m *Memory) tooLargeToRead(p string, size int64) error {
@@ -129,49 +150,82 @@ func (m *Memory) cutView(header string, n int, size func(i int) int) (kept, left
 	return kept, left
 }
 
-// capFileView formats a file view, cut to MaxViewChars with a note (D8).
-func (m *Memory) capFileView(p string, all, shown []string, first int, vr *[2]int64) string {
+// fileView formats the view of n lines of data from line first on, of
+// total, cut to MaxViewChars with a note (D8). It looks only at the lines
+// it shows, and measures each before it copies it: a view costs what it
+// shows, plus finding its first line, whatever the file's size.
+func (m *Memory) fileView(p string, data []byte, total, first, n int, vr *[2]int64) string {
 	header := "Here's the content of " + p + " with line numbers:\n"
-	var sb strings.Builder
-	sb.WriteString(header)
-	numberLines(&sb, shown, first)
-	out := sb.String()
-	if utf8.RuneCountInString(out) <= m.opts.MaxViewChars {
-		return out
+	rest := data
+	for range first - 1 {
+		rest = rest[bytes.IndexByte(rest, '\n')+1:]
 	}
-	// A numbered line is its number padded to six, a tab and the line,
-	// after a newline unless it is the first.
-	k, left := m.cutView(header, len(shown), func(i int) int {
-		n := 7 + utf8.RuneCountInString(shown[i])
+	buf := make([]byte, 0, len(header)+min(len(rest)+8*n, 4*m.opts.MaxViewChars))
+	buf = append(buf, header...)
+	// used is the whole view's length in characters so far; kept and
+	// keptLen, once kept is set, say how many lines fit the budget of a
+	// cut view (cutView's rule) and where the view ends after them.
+	used := utf8.RuneCountInString(header)
+	left := m.opts.MaxViewChars - used - viewNoteRoom
+	kept, keptLen := -1, 0
+	var line0 []byte
+	var line0Len int
+	for i := range n {
+		line := rest
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+			line, rest = rest[:j], rest[j+1:]
+		}
+		chars := runeCountLossy(line)
+		if i == 0 {
+			line0, line0Len = line, chars
+		}
+		// A numbered line is its number padded to six, a tab and the
+		// line, after a newline unless it is the first.
+		size := 7 + chars
 		if i > 0 {
-			n++
+			size++
 		}
-		return n
-	})
-	sb.Reset()
-	sb.WriteString(header)
-	total := len(all)
-	limit := formatCount(m.opts.MaxViewChars)
-	if k == 0 {
-		// The first line alone is over the budget: cut it.
-		line := shown[0]
-		keep := left - 7
-		cut := truncateRunes(line, keep)
-		numberLines(&sb, []string{cut}, first)
-		fmt.Fprintf(&sb, "\n\n[Output cut at %s characters: line %d is %s characters long and only its first %s are shown.",
-			limit, first, formatCount(utf8.RuneCountInString(line)), formatCount(utf8.RuneCountInString(cut)))
-		if len(shown) > 1 {
-			fmt.Fprintf(&sb, " Lines %d to %d of %d are not shown; read them with view_range [%d, %s].]", first+1, first+len(shown)-1, total, first+1, rangeEnd(vr))
-		} else {
-			sb.WriteString("]")
+		if kept < 0 {
+			if size > left {
+				kept, keptLen = i, len(buf)
+			} else {
+				left -= size
+			}
 		}
-		return sb.String()
+		if used+size > m.opts.MaxViewChars {
+			return m.cutFileView(buf[:keptLen], kept, left, line0, line0Len, total, first, n, vr)
+		}
+		used += size
+		if i > 0 {
+			buf = append(buf, '\n')
+		}
+		buf = appendNumbered(buf, first+i, line)
 	}
-	numberLines(&sb, shown[:k], first)
-	last := first + k - 1
-	fmt.Fprintf(&sb, "\n\n[Output cut at %s characters: showing lines %d to %d of %d. Read the rest with view_range [%d, %s].]",
+	return string(buf)
+}
+
+// cutFileView ends a view cut after kept lines (buf holds them) with the
+// note that says what was cut; left is the budget they leave. When not
+// even the first line fits, it shows the start of it.
+func (m *Memory) cutFileView(buf []byte, kept, left int, line0 []byte, line0Len, total, first, n int, vr *[2]int64) string {
+	limit := formatCount(m.opts.MaxViewChars)
+	if kept == 0 {
+		keep := left - 7
+		cut := truncateRunes(string(appendLossy(nil, line0[:min(len(line0), 4*max(keep, 0)+4)])), keep)
+		buf = appendNumbered(buf, first, []byte(cut))
+		buf = fmt.Appendf(buf, "\n\n[Output cut at %s characters: line %d is %s characters long and only its first %s are shown.",
+			limit, first, formatCount(line0Len), formatCount(utf8.RuneCountInString(cut)))
+		if n > 1 {
+			buf = fmt.Appendf(buf, " Lines %d to %d of %d are not shown; read them with view_range [%d, %s].]", first+1, first+n-1, total, first+1, rangeEnd(vr))
+		} else {
+			buf = append(buf, ']')
+		}
+		return string(buf)
+	}
+	last := first + kept - 1
+	buf = fmt.Appendf(buf, "\n\n[Output cut at %s characters: showing lines %d to %d of %d. Read the rest with view_range [%d, %s].]",
 		limit, first, last, total, last+1, rangeEnd(vr))
-	return sb.String()
+	return string(buf)
 }
 
 func rangeEnd(vr *[2]int64) string {
@@ -203,75 +257,4 @@ func imageType(name string, data []byte) string {
 func validHeader(decode func(io.Reader) (image.Config, error), data []byte) bool {
 	cfg, err := decode(bytes.NewReader(data))
 	return err == nil && cfg.Width > 0 && cfg.Height > 0
-}
-
-// listDir lists a directory two levels deep, leaving out hidden entries and
-// node_modules, as the reference handler does; every directory reads 4K
-// (D4) and entry paths are canonical (D5).
-func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
-	base := VirtualPath(name) // canonical entry paths (D5)
-	var lines []string
-	var walk func(dir, prefix string, depth int) error
-	walk = func(dir, prefix string, depth int) error {
-		entries, err := m.store.ReadDir(ctx, dir)
-		if err != nil {
-			if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
-				return nil // removed while we listed
-			}
-			if depth > 1 && ctx.Err() == nil {
-				// One subdirectory that cannot be read (an I/O error, say)
-				// does not hide the rest of the listing.
-				m.opts.Logger.WarnContext(ctx, "memtool: listing a subdirectory failed; listed without its entries", "path", prefix, "err", err)
-				return nil
-			}
-			return err
-		}
-		slices.SortFunc(entries, func(a, b FileInfo) int {
-			switch {
-			case lessUTF16(a.Name, b.Name):
-				return -1
-			case lessUTF16(b.Name, a.Name):
-				return 1
-			}
-			return 0
-		})
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name, ".") || e.Name == "node_modules" {
-				continue
-			}
-			switch {
-			case e.IsDir():
-				lines = append(lines, "4K\t"+prefix+"/"+e.Name+"/")
-				if depth < 2 {
-					if err := walk(path.Join(dir, e.Name), prefix+"/"+e.Name, depth+1); err != nil {
-						return err
-					}
-				}
-			case e.IsRegular():
-				lines = append(lines, formatSize(e.Size)+"\t"+prefix+"/"+e.Name)
-			}
-		}
-		return nil
-	}
-	if err := walk(name, base, 1); err != nil {
-		return Result{}, err
-	}
-	header := "Here're the files and directories up to 2 levels deep in " + p + ", excluding hidden items and node_modules:\n4K\t" + p
-	out := header
-	if len(lines) > 0 {
-		out += "\n" + strings.Join(lines, "\n")
-	}
-	if utf8.RuneCountInString(out) <= m.opts.MaxViewChars {
-		return success(out)
-	}
-	// An entry is a newline and its line.
-	k, _ := m.cutView(header, len(lines), func(i int) int { return 1 + utf8.RuneCountInString(lines[i]) })
-	var sb strings.Builder
-	sb.WriteString(header)
-	for _, line := range lines[:k] {
-		sb.WriteString("\n" + line)
-	}
-	fmt.Fprintf(&sb, "\n\n[Listing cut at %s characters: showing the first %d of %d entries, in the order above. View a subdirectory to list it on its own.]",
-		formatCount(m.opts.MaxViewChars), k, len(lines))
-	return success(sb.String())
 }

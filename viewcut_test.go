@@ -45,7 +45,7 @@ func TestViewCutBoundary(t *testing.T) {
 		limit := utf8.RuneCountInString(listHeader) + 300 + tc.budget
 		mem := memtool.New(mem0, &memtool.Options{MaxViewChars: limit})
 		r := do(mem, "command", "view", "path", "/memories")
-		note := fmt.Sprintf("showing the first %d of 20 entries", tc.want)
+		note := fmt.Sprintf("showing the first %d entries, in the order above; /memories itself holds 20 names, its subdirectories not counted.", tc.want)
 		if r.IsError || !strings.Contains(r.Text, note) || strings.Count(r.Text, "\n1B\t") != tc.want {
 			t.Errorf("budget %d: view = %q, want %d entries and %q", tc.budget, r.Text, tc.want, note)
 		}

@@ -151,7 +151,9 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 	return s.readFile("read", name, limit)
 }
 
-func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+// openDir opens the directory name for listing: missing, ErrNotExist; a
+// file, ErrNotDir.
+func (s *Store) openDir(ctx context.Context, name string) (*os.File, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -162,12 +164,22 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 	if err != nil {
 		return nil, mapErr("readdir", name, err)
 	}
-	defer d.Close()
 	if fi, err := d.Stat(); err != nil {
+		d.Close()
 		return nil, mapErr("readdir", name, err)
 	} else if !fi.IsDir() {
+		d.Close()
 		return nil, classErr("readdir", name, memtool.ErrNotDir)
 	}
+	return d, nil
+}
+
+func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	d, err := s.openDir(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
 	names, err := d.Readdirnames(-1)
 	if err != nil {
 		return nil, mapErr("readdir", name, err)

@@ -1,0 +1,137 @@
+package filestore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/storetest"
+)
+
+// listTree lays out a directory with everything a listing meets: files,
+// directories two and three deep, hidden names, node_modules, the store's
+// own files, a FIFO, a file with two links, links inside and out, a
+// directory that may not be read, and non-ASCII names whose UTF-16 order
+// is not their byte order.
+func listTree(t *testing.T) (dir string, s *filestore.Store) {
+	t.Helper()
+	root := t.TempDir()
+	dir = filepath.Join(root, "memories")
+	s, err := filestore.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	mem := memtool.New(s, nil)
+	for _, p := range []string{"b.md", "a.md", "sub/x.md", "sub/deep/y.md", ".hidden/z.md", "node_modules/m.js", "\U0001F600.md", "é.md", "z/1.md"} {
+		if r := mem.Run(context.Background(), fmt.Appendf(nil, `{"command":"create","path":"/memories/%s","file_text":"%s"}`, p, strings.Repeat("x", len(p)*100))); r.IsError {
+			t.Fatal(r.Text)
+		}
+	}
+	// Enough names that a listing cut at 400 or 700 characters finds more
+	// in the root than it can show, and takes them from ListNames.
+	for i := range 40 {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%02d.md", i)), []byte("n"), 0o600))
+	}
+	outside := filepath.Join(root, "outside.txt")
+	must(t, os.WriteFile(outside, []byte("secret"), 0o600))
+	// U+FF61 passes no path gate, but a store's directory may hold it.
+	must(t, os.WriteFile(filepath.Join(dir, "\uff61.md"), []byte("w"), 0o600))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600))
+	must(t, os.Link(filepath.Join(dir, "a.md"), filepath.Join(dir, "a2.md")))
+	must(t, os.Symlink("b.md", filepath.Join(dir, "link-in.md")))
+	must(t, os.Symlink("sub", filepath.Join(dir, "link-dir")))
+	must(t, os.Symlink(outside, filepath.Join(dir, "link-out.md")))
+	must(t, os.Mkdir(filepath.Join(dir, "locked"), 0o000))
+	return dir, s
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ListNames gives the names of the files and directories ReadDir gives,
+// plus those of entries that Stat reports unusable; never the store's
+// own, never a FIFO.
+func TestListNames(t *testing.T) {
+	ctx := context.Background()
+	_, s := listTree(t)
+	names, err := s.ListNames(ctx, "")
+	must(t, err)
+	infos, err := s.ReadDir(ctx, "")
+	must(t, err)
+	for _, fi := range infos {
+		if (fi.IsDir() || fi.IsRegular()) && !slices.Contains(names, fi.Name) {
+			t.Errorf("ListNames lacks %q, which ReadDir lists", fi.Name)
+		}
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, ".memtool") || n == "fifo" {
+			t.Errorf("ListNames lists %q", n)
+		}
+		if !slices.ContainsFunc(infos, func(fi memtool.FileInfo) bool { return fi.Name == n }) {
+			if fi, err := s.Stat(ctx, n); err == nil && fi.Type != os.ModeIrregular {
+				t.Errorf("ListNames lists %q, which ReadDir leaves out but Stat finds usable (%v)", n, fi)
+			}
+		}
+	}
+	if _, err := s.ListNames(ctx, "missing"); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("ListNames of a missing directory: %v, want ErrNotExist", err)
+	}
+	if _, err := s.ListNames(ctx, "a.md"); !errors.Is(err, memtool.ErrNotDir) {
+		t.Errorf("ListNames of a file: %v, want ErrNotDir", err)
+	}
+	sub, err := s.ListNames(ctx, "sub")
+	must(t, err)
+	slices.Sort(sub)
+	if !slices.Equal(sub, []string{"deep", "x.md"}) {
+		t.Errorf("ListNames(sub) = %q", sub)
+	}
+}
+
+// A listing through ListNames is the listing through ReadDir, byte for
+// byte, whole or cut.
+func TestListingByNamesIsListingByReadDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads a mode 000 directory")
+	}
+	ctx := context.Background()
+	_, s := listTree(t)
+	if !memtool.Has[memtool.NameLister](s) || memtool.Has[memtool.NameLister](storetest.Bare(s)) {
+		t.Fatal("the file store must be a NameLister, the bare one not")
+	}
+	for _, max := range []int{16000, 700, 520, 400} {
+		for _, p := range []string{"/memories", "/memories/sub"} {
+			in := fmt.Appendf(nil, `{"command":"view","path":%q}`, p)
+			opts := &memtool.Options{MaxViewChars: max}
+			got := memtool.New(s, opts).Run(ctx, in)
+			want := memtool.New(storetest.Bare(s), opts).Run(ctx, in)
+			if max == 400 && !strings.Contains(got.Text, "[Listing cut at 400 characters") {
+				t.Errorf("view %s at 400 characters is not cut:\n%s", p, got.Text)
+			}
+			if got != want {
+				t.Errorf("max %d, view %s:\nby names:\n%s\nby ReadDir:\n%s", max, p, got.Text, want.Text)
+			}
+		}
+	}
+	r := memtool.New(s, nil).Run(ctx, []byte(`{"command":"view","path":"/memories"}`))
+	for _, bad := range []string{"fifo", "a2.md", "link-out", "locked", ".hidden", "node_modules", ".memtool"} {
+		if strings.Contains(r.Text, bad) {
+			t.Errorf("the listing shows %q:\n%s", bad, r.Text)
+		}
+	}
+	if i, j := strings.Index(r.Text, "\U0001F600"), strings.Index(r.Text, "\uff61"); i < 0 || j < 0 || i > j {
+		t.Errorf("the listing does not sort an astral name before U+FF61 (UTF-16 order):\n%s", r.Text)
+	}
+}
