@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/memtool/memtool"
@@ -206,14 +208,24 @@ func findFile(ctx context.Context, raw memtool.Store, tenant string, plain, firs
 	if err != nil {
 		return "", err
 	}
+	if first {
+		// Most stores answer from their first file: find it without
+		// looking at every entry of the directories on the way.
+		if name := firstListed(ctx, raw, "", 0); name != "" {
+			if isPlain, sealed := probeFile(ctx, probe, name); isPlain || sealed {
+				if isPlain == plain {
+					return name, nil
+				}
+				return "", nil
+			}
+		}
+	}
 	var found string
 	err = walkMemory(ctx, raw, func(name string, fi memtool.FileInfo) error {
 		if !fi.IsRegular() {
 			return nil
 		}
-		_, err := probe.ReadFile(ctx, name, 1<<62)
-		isPlain := errors.Is(err, encrypt.ErrNotEncrypted)
-		sealed := err == nil || errors.Is(err, encrypt.ErrUnknownKey) || errors.Is(err, encrypt.ErrAuth)
+		isPlain, sealed := probeFile(ctx, probe, name)
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -232,6 +244,45 @@ func findFile(ctx context.Context, raw memtool.Store, tenant string, plain, firs
 		err = nil
 	}
 	return found, err
+}
+
+// probeFile reads the file name through probe (see probeStore) and says
+// whether it is stored unencrypted or encrypted; neither when it cannot
+// be read.
+func probeFile(ctx context.Context, probe memtool.Store, name string) (isPlain, sealed bool) {
+	_, err := probe.ReadFile(ctx, name, 1<<62)
+	isPlain = errors.Is(err, encrypt.ErrNotEncrypted)
+	sealed = err == nil || errors.Is(err, encrypt.ErrUnknownKey) || errors.Is(err, encrypt.ErrAuth)
+	return isPlain, sealed
+}
+
+// firstListed returns the first regular file of the memory in raw in
+// walkMemory's order (depth first, names in byte order), or "". It works
+// only on a store that lists names cheaply (memtool.NameLister) and stats
+// the entries one by one until it finds a file, so that opening a store
+// whose root holds 100,000 files costs about what opening one of ten
+// does; on any other store, or when it finds nothing, it returns "" and
+// the caller walks the store.
+func firstListed(ctx context.Context, raw memtool.Store, dir string, depth int) string {
+	names, err := memtool.ForwardListNames(ctx, raw, dir)
+	if err != nil {
+		return ""
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		name := path.Join(dir, n)
+		fi, err := raw.Stat(ctx, name)
+		switch {
+		case err != nil:
+		case fi.IsRegular():
+			return name
+		case fi.IsDir() && depth < 16:
+			if f := firstListed(ctx, raw, name, depth+1); f != "" {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 // probeStore wraps raw in encryption with a key of its own, made for the
