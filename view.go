@@ -24,15 +24,9 @@ func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
 	if name != "" && !wantDir {
 		// Most views are of a file: one store call reads it. Anything
 		// else (a directory, a missing or irregular file, a store error)
-		// is looked at again below, as if this read had not happened;
-		// but a directory, which the store names as such, is listed at
-		// once.
-		data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize)
-		switch {
-		case err == nil:
+		// is looked at again below, as if this read had not happened.
+		if data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize); err == nil {
 			return m.viewData(c, name, data)
-		case errors.Is(err, ErrIsDir):
-			return m.listDir(ctx, c.Path, name)
 		}
 	}
 	fi, err := m.store.Stat(ctx, name)
