@@ -140,7 +140,7 @@ func (s *Store) emptyTrash(ctx context.Context, slot string) error {
 		if err := s.renamer.Rename(ctx, file, entry); err != nil {
 			return err
 		}
-		s.prune(ctx, orig)
+		s.prune(ctx, orig, entry)
 		return nil
 	})
 	if err = ignoreNotExist(err); err != nil {
@@ -265,7 +265,7 @@ func (s *Store) removeWithTombstone(ctx context.Context, name string) error {
 		s.unentomb(ctx, name, v, old, mark)
 		return err
 	}
-	s.prune(ctx, name)
+	s.prune(ctx, name, v)
 	return nil
 }
 
@@ -297,7 +297,7 @@ func (s *Store) removeAllWithTombstones(ctx context.Context, name string) error 
 		return err
 	}
 	for _, e := range done {
-		s.prune(ctx, e.file)
+		s.prune(ctx, e.file, e.version)
 	}
 	return nil
 }

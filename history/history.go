@@ -239,7 +239,7 @@ func (s *Store) saveThen(ctx context.Context, name string, old []byte, op string
 		s.drop(ctx, v)
 		return err
 	}
-	s.prune(ctx, name)
+	s.prune(ctx, name, v)
 	return nil
 }
 

@@ -156,3 +156,39 @@ func TestTombstone(t *testing.T) {
 		t.Errorf("editing a file into a tombstone's content: %v", err)
 	}
 }
+
+// TestPruneIgnoresUnsettledVersions: a version numbered above the
+// pruner's own may be another writer's, saved before its change and
+// dropped again if the change fails; it must not push the pruner's
+// settled version out, or once it is dropped nothing is kept.
+func TestPruneIgnoresUnsettledVersions(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	s := newStore(inner, &Options{MaxVersions: 1})
+	mine, err := s.save(ctx, "f", []byte("settled"), "delete")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending, err := s.save(ctx, "f", []byte("pending"), "update")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.prune(ctx, "f", mine)
+	s.drop(ctx, pending) // its change failed
+	vs, err := Versions(ctx, inner, "/memories/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 1 || vs[0].Op != "delete" {
+		t.Fatalf("versions after the pending one was dropped: %+v", vs)
+	}
+	// A settled version above it does push it out.
+	newer, err := s.save(ctx, "f", []byte("newer"), "update")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.prune(ctx, "f", newer)
+	if vs, _ := Versions(ctx, inner, "/memories/f"); len(vs) != 1 || vs[0].Op != "update" {
+		t.Fatalf("versions after a newer settled one: %+v", vs)
+	}
+}

@@ -105,17 +105,29 @@ func (s *Store) drop(ctx context.Context, entry string) {
 	s.inner.Remove(context.WithoutCancel(ctx), entry)
 }
 
-// prune drops versions of name beyond MaxVersions or older than MaxAge.
+// prune drops versions of name beyond MaxVersions or older than MaxAge,
+// as the caller sees them once its own version, entry, is in place: it
+// looks only at the versions numbered up to entry's. A version numbered
+// above it may be another writer's that is not settled yet (saved before
+// its change, and dropped again if the change fails), so it must not push
+// a settled version out; its own writer prunes once its change is made.
 // Version numbers only grow, so a version with MaxVersions versions
 // numbered above it is not among the newest MaxVersions, whatever other
 // processes do meanwhile.
-func (s *Store) prune(ctx context.Context, name string) {
+func (s *Store) prune(ctx context.Context, name, entry string) {
 	ctx = context.WithoutCancel(ctx)
 	dir := fileDir(name)
 	versions, err := listVersions(ctx, s.inner, dir)
 	if err != nil {
 		s.report(err)
 		return
+	}
+	own, err := strconv.Atoi(strings.SplitN(path.Base(entry), "-", 2)[0])
+	if err != nil {
+		return // not a version's entry: nothing is known to be settled
+	}
+	for len(versions) > 0 && versions[len(versions)-1].N > own {
+		versions = versions[:len(versions)-1]
 	}
 	now := s.opts.Now()
 	for i, v := range versions {
