@@ -129,9 +129,11 @@ func listedName(e listed) string { return e.info.Name }
 // it takes the names alone when the directory holds more than room of
 // them; a smaller one, which the listing may well show whole, it reads
 // with ReadDir, which examines each entry more cheaply than a Stat each.
-func (l *listing) entries(dir string, room int) ([]listed, error) {
+// Only the directory viewed (depth 1) is asked for its names first: most
+// subdirectories are small, and asking each of them would list it twice.
+func (l *listing) entries(dir string, room, depth int) ([]listed, error) {
 	visible := func(name string) bool { return !strings.HasPrefix(name, ".") && name != "node_modules" }
-	if l.names {
+	if l.names && depth == 1 {
 		names, err := l.m.store.(NameLister).ListNames(l.ctx, dir)
 		switch {
 		case err == nil && len(names) > room:
@@ -162,7 +164,7 @@ func (l *listing) entries(dir string, room int) ([]listed, error) {
 }
 
 func (l *listing) walk(dir, prefix string, depth int) error {
-	es, err := l.entries(dir, l.room(prefix))
+	es, err := l.entries(dir, l.room(prefix), depth)
 	if err != nil {
 		if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
 			return nil // removed while we listed
