@@ -265,8 +265,13 @@ func probeFile(ctx context.Context, probe memtool.Store, name string) (isPlain, 
 // the caller walks the store.
 func firstListed(ctx context.Context, raw memtool.Store, dir string, depth int) string {
 	names, err := memtool.ForwardListNames(ctx, raw, dir)
-	if err != nil {
+	if err != nil || len(names) == 0 {
 		return ""
+	}
+	// The first name is usually a file: find it without sorting them all.
+	first := slices.Min(names)
+	if fi, err := raw.Stat(ctx, path.Join(dir, first)); err == nil && fi.IsRegular() {
+		return path.Join(dir, first)
 	}
 	slices.Sort(names)
 	for _, n := range names {
