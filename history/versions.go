@@ -122,10 +122,11 @@ func (s *Store) prune(ctx context.Context, name, entry string) {
 		s.report(err)
 		return
 	}
-	own, err := strconv.Atoi(strings.SplitN(path.Base(entry), "-", 2)[0])
-	if err != nil {
+	v, ok := parseVersion(path.Base(entry))
+	if !ok {
 		return // not a version's entry: nothing is known to be settled
 	}
+	own := v.N
 	for len(versions) > 0 && versions[len(versions)-1].N > own {
 		versions = versions[:len(versions)-1]
 	}
@@ -161,19 +162,28 @@ func listVersions(ctx context.Context, inner memtool.Store, dir string) ([]Versi
 	}
 	var out []Version
 	for _, e := range entries {
-		parts := strings.SplitN(e.Name, "-", 3)
-		if len(parts) != 3 || !e.IsRegular() {
-			continue
+		if v, ok := parseVersion(e.Name); ok && e.IsRegular() {
+			v.Size = e.Size
+			out = append(out, v)
 		}
-		n, err1 := strconv.Atoi(parts[0])
-		ns, err2 := strconv.ParseInt(parts[1], 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		out = append(out, Version{N: n, Time: time.Unix(0, ns).UTC(), Op: parts[2], Size: e.Size, entry: e.Name})
 	}
 	slices.SortFunc(out, func(a, b Version) int { return a.N - b.N })
 	return out, nil
+}
+
+// parseVersion reads a version's entry name, as claim makes it
+// (number-time-op); ok is false for any other name.
+func parseVersion(entry string) (v Version, ok bool) {
+	parts := strings.SplitN(entry, "-", 3)
+	if len(parts) != 3 {
+		return Version{}, false
+	}
+	n, err1 := strconv.Atoi(parts[0])
+	ns, err2 := strconv.ParseInt(parts[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return Version{}, false
+	}
+	return Version{N: n, Time: time.Unix(0, ns).UTC(), Op: parts[2], entry: entry}, true
 }
 
 // Versions lists the kept versions of the file at the virtual path p in
