@@ -194,9 +194,14 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 			return err // missing, too large, a directory…: the errors of ReadFile
 		}
 		// An edit that fails keeps nothing, so try it before saving
-		// (fn may be called more than once).
-		if _, err := edit(old); err != nil {
+		// (fn may be called more than once); nor does one that changes
+		// nothing, which the store would not write either.
+		data, err := edit(old)
+		if err != nil {
 			return err
+		}
+		if bytes.Equal(data, old) {
+			return nil
 		}
 		err = s.saveThen(ctx, name, old, "update", func() error {
 			return s.inner.Update(ctx, name, limit, ifUnchanged(old, edit))

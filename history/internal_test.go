@@ -192,3 +192,26 @@ func TestPruneIgnoresUnsettledVersions(t *testing.T) {
 		t.Fatalf("versions after a newer settled one: %+v", vs)
 	}
 }
+
+// TestUnchangedUpdateKeepsNoVersion: an edit that leaves the content as
+// it is changes nothing, so it keeps no version either.
+func TestUnchangedUpdateKeepsNoVersion(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	s := New(inner, nil)
+	if err := s.WriteFile(ctx, "f", []byte("same"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, "f", 1<<20, func(old []byte) ([]byte, error) { return old, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := Versions(ctx, inner, "/memories/f"); err != nil || len(vs) != 0 {
+		t.Fatalf("versions after an unchanged edit: %+v, %v", vs, err)
+	}
+	if err := s.Update(ctx, "f", 1<<20, func([]byte) ([]byte, error) { return []byte("changed"), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if vs, _ := Versions(ctx, inner, "/memories/f"); len(vs) != 1 {
+		t.Fatalf("versions after a real edit: %+v", vs)
+	}
+}
