@@ -1,22 +1,33 @@
-// Package objectstore is a memtool.Store in cloud object storage, through
-// gocloud.dev/blob: Amazon S3 (and S3-compatible services), Google Cloud
-// Storage, Azure Blob Storage, and gocloud's in-memory and directory
-// drivers. Open takes a URL (s3://bucket?region=…&prefix=…, gs://…,
-// azblob://…, mem+blob://, file+blob:///abs/dir); New takes a
-// *blob.Bucket you opened yourself.
+// Package objectstore is a memtool.Store in object storage: Amazon S3 (and
+// S3-compatible services), Google Cloud Storage, Azure Blob Storage, and a
+// bucket in memory or in a directory, for tests and one process. Open
+// takes a URL (s3://bucket?region=…&prefix=…, gs://…, azblob://…,
+// mem+blob://, file+blob:///abs/dir); NewS3 takes an S3 client you made
+// yourself.
+//
+// S3 is spoken to through the AWS SDK's S3 client
+// (github.com/aws/aws-sdk-go-v2/service/s3), with credentials found as the
+// SDK's config package finds them (the environment, the AWS files, SSO,
+// the instance's role). The in-memory and directory buckets are this
+// package's own; the directory bucket lays its files out as gocloud.dev's
+// directory driver (which earlier versions used) did, so a directory
+// written by either reads the same in both.
 //
 // # Build tags
 //
-// The S3, in-memory and directory drivers are always built in. The Google
-// Cloud Storage and Azure Blob Storage drivers are built in only with the
-// build tags gcs and azure, since their client libraries (gRPC, protobuf
-// and OpenTelemetry among them) add about 35 MB to memtool's binary and
-// slow down every start:
+// The S3, in-memory and directory buckets are always built in, and the
+// default build imports nothing of gocloud.dev. The Google Cloud Storage
+// and Azure Blob Storage drivers, which are gocloud.dev/blob's, are built
+// in only with the build tags gcs and azure, since their client libraries
+// (gRPC, protobuf and OpenTelemetry among them) add tens of megabytes to
+// memtool's binary and slow down every start:
 //
 //	go install -tags gcs,azure github.com/memtool/memtool/cmd/memtool@latest
 //
 // Without its tag, Open refuses a URL of that driver with an error that
 // wraps ErrNotBuilt and names the tag (NotBuilt gives it ahead of time).
+// A build with either tag also has New, which takes a *blob.Bucket you
+// opened yourself through gocloud.dev/blob.
 //
 // # Layout
 //
@@ -33,8 +44,8 @@
 //     with ".memtool", so no memory can name a marker.
 //   - Listing a directory is one delimiter listing of its prefix (…/f/a/),
 //     so on S3, GCS and Azure it costs what it lists, not the size of the
-//     memory or the bucket. (gocloud's directory driver walks the
-//     directory's subtree on disk to list it.)
+//     memory or the bucket. (The directory bucket walks the directory's
+//     subtree on disk to list it.)
 //
 // # Guarantees, and what is weaker than on a database
 //
@@ -45,12 +56,12 @@
 // requests:
 //
 //   - create, mkdir, and the destination of a rename are written with
-//     if-not-exists (blob.WriterOptions.IfNotExist; S3 If-None-Match: *),
-//     so of racing creates or renames onto one name exactly one wins;
+//     if-not-exists (S3 If-None-Match: *; on GCS and Azure gocloud's
+//     IfNotExist), so of racing creates or renames onto one name exactly
+//     one wins;
 //   - on S3, an edit (Update) reads the object with its ETag and writes with
 //     If-Match on it, starting again if another writer got in between, so no
-//     update is lost. gocloud.dev/blob has no if-match write; this package
-//     talks to the bucket's S3 client for it (Options.S3Bucket);
+//     update is lost;
 //   - on S3, a rename deletes a source only on the ETag it copied (DELETE
 //     with If-Match), and a create checks that its directory is still
 //     there after writing; see "Rename on S3".
@@ -128,10 +139,13 @@
 //     creates in the destination. (Their generation-match and If-Match
 //     conditions would close this; not done yet.) Run one writer process
 //     per memory there, or use S3, SQLite or PostgreSQL for many writers.
-//   - gocloud's directory driver (file+blob) checks if-not-exists under an
-//     in-process lock and does not fsync: it is for tests and for one
-//     process; the memory driver (mem+blob) lives in one process and is
-//     gone when it exits (each Open is a new, empty bucket).
+//   - The directory bucket (file+blob) does not fsync, edits and renames
+//     are serialised within one process only, and it refuses names ending
+//     in .attrs (which gocloud's driver, and so earlier versions, skip): it
+//     is for tests and for one process. A create there links its file into
+//     place, which fails if the name is taken, also by another process. The
+//     memory bucket (mem+blob) lives in one process and is gone when it
+//     exits (each Open is a new, empty bucket).
 //   - A file and a directory of the same name are different keys, so two
 //     processes that create the file a and the directory a at the same
 //     moment can both succeed. Remove and RemoveAll do not look for

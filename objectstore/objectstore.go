@@ -7,11 +7,8 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/tenancy"
@@ -33,21 +30,23 @@ type Options struct {
 	// data, or several stores. Leading and trailing slashes are ignored.
 	Prefix string
 
-	// S3Bucket is the bucket's name when the bucket is an S3 bucket (one
-	// opened by gocloud.dev/blob/s3blob). Edits then read the object's ETag
-	// and write with If-Match through the bucket's S3 client, and renames
-	// delete their sources with If-Match, so that processes sharing the
-	// bucket never lose an update (see the package documentation, "Rename
-	// on S3"). Open sets it for s3:// URLs.
+	// S3Bucket is the name of the bucket on S3: NewS3 needs it. Edits
+	// read the object's ETag and write with If-Match, and renames delete
+	// their sources with If-Match, so that processes sharing the bucket
+	// never lose an update (see the package documentation, "Rename on
+	// S3"). Open sets it for s3:// URLs. (In a build with gocloud.dev/blob,
+	// it says that the *blob.Bucket given to New is an S3 bucket, which
+	// the store then speaks to through its S3 client.)
 	S3Bucket string
 }
 
 // bucket is one opened bucket, shared by the stores of all its tenants.
 type bucket struct {
-	b      *blob.Bucket
-	prefix string // "" or ending in "/"
-	s3     *s3.Client
+	b      objects
+	prefix string     // "" or ending in "/"
+	s3     *s3.Client // the S3 client, if the bucket is on S3 (b is an *s3objects)
 	s3name string
+	s3o    *s3objects
 
 	// mu serialises this process's changes, so that within one process
 	// every change sees the one before it, on every driver.
@@ -59,7 +58,7 @@ type bucket struct {
 	probeErr error
 }
 
-// Store is a memtool.Store in a gocloud.dev/blob bucket. It implements
+// Store is a memtool.Store in a bucket of object storage. It implements
 // memtool.Renamer, memtool.RemoveAller and memtool.Tenanted, and Tenants.
 type Store struct {
 	bk     *bucket
@@ -76,8 +75,19 @@ var (
 	_ memtool.Tenanted    = (*Store)(nil)
 )
 
-// New returns the tenant-less store in b. Closing the store closes b.
-func New(b *blob.Bucket, opts *Options) (*Store, error) {
+// NewS3 returns the tenant-less store in the S3 bucket opts.S3Bucket,
+// spoken to through client. Closing the store does not close the client
+// (an *s3.Client needs no closing).
+func NewS3(client *s3.Client, opts *Options) (*Store, error) {
+	if opts == nil || opts.S3Bucket == "" {
+		return nil, fmt.Errorf("objectstore: NewS3 needs the bucket's name in Options.S3Bucket")
+	}
+	return newStore(&s3objects{client: client, name: opts.S3Bucket}, opts)
+}
+
+// newStore returns the tenant-less store in objs. Closing the store
+// closes objs.
+func newStore(objs objects, opts *Options) (*Store, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -85,11 +95,9 @@ func New(b *blob.Bucket, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	bk := &bucket{b: b, prefix: prefix, s3name: opts.S3Bucket}
-	if opts.S3Bucket != "" {
-		if !b.As(&bk.s3) {
-			return nil, fmt.Errorf("objectstore: Options.S3Bucket is set but the bucket is not an S3 bucket")
-		}
+	bk := &bucket{b: objs, prefix: prefix}
+	if o, ok := objs.(*s3objects); ok {
+		bk.s3, bk.s3name, bk.s3o = o.client, o.name, o
 	}
 	return &Store{bk: bk, root: prefix + filesDir, owner: true, gate: new(tenancy.Gate)}, nil
 }
@@ -114,7 +122,7 @@ func (s *Store) Close() error {
 	if !s.owner {
 		return nil
 	}
-	return s.bk.b.Close()
+	return s.bk.b.close()
 }
 
 // lock takes the process's write lock, unless ctx ends first.
@@ -158,11 +166,8 @@ func (s *Store) dirPrefix(name string) string {
 	return s.root + name + "/"
 }
 
-// notFound reports whether err says there is no object at the key. On
-// fileblob a key under a file's key is not found either (ENOTDIR).
-func notFound(err error) bool {
-	return err != nil && (gcerrors.Code(err) == gcerrors.NotFound || errors.Is(err, syscall.ENOTDIR))
-}
+// notFound reports whether err says there is no object at the key.
+func notFound(err error) bool { return errors.Is(err, errNotFound) }
 
 func pathErr(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: name, Err: err}
@@ -207,17 +212,14 @@ func (s *Store) kindOf(ctx context.Context, name string) (kind, int64, error) {
 	if name == "" {
 		return directory, 0, nil
 	}
-	attrs, err := s.bk.b.Attributes(ctx, s.fileKey(name))
+	size, err := s.bk.b.size(ctx, s.fileKey(name))
 	if err == nil {
-		return regular, attrs.Size, nil
+		return regular, size, nil
 	}
 	if !notFound(err) {
 		return missing, 0, err
 	}
-	ok, err := s.bk.b.Exists(ctx, s.markerKey(name))
-	if notFound(err) {
-		return missing, 0, nil
-	}
+	ok, err := exists(ctx, s.bk.b, s.markerKey(name))
 	if err != nil || !ok {
 		return missing, 0, err
 	}

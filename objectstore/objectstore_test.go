@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/fileblob"
-	"gocloud.dev/blob/memblob"
-	"gocloud.dev/blob/s3blob"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/tenancy/tenancytest"
@@ -23,20 +19,22 @@ import (
 	"github.com/memtool/memtool/storetest"
 )
 
-func newStore(t *testing.T, b *blob.Bucket, opts *objectstore.Options) *objectstore.Store {
+// newStore opens the store at bucket (a mem+blob or file+blob URL) under
+// prefix.
+func newStore(t *testing.T, bucket, prefix string) *objectstore.Store {
 	t.Helper()
-	s, err := objectstore.New(b, opts)
+	if prefix != "" {
+		bucket += "?prefix=" + url.QueryEscape(prefix)
+	}
+	s, err := objectstore.Open(t.Context(), bucket)
 	return storetest.Opened(t, s, err)
 }
 
-func fileBucket(t *testing.T, dir string) *blob.Bucket {
-	t.Helper()
-	b, err := fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// memBucket is a new bucket in memory at each open.
+const memBucket = "mem+blob://"
+
+// fileBucket is the URL of a bucket in the directory dir.
+func fileBucket(dir string) string { return "file+blob://" + dir }
 
 // s3Server is an in-process S3-compatible server (package s3test); the
 // store talks to it through the AWS SDK v2 client, over HTTP, as it would
@@ -69,26 +67,23 @@ func (srv s3Server) newBucket(t *testing.T) string {
 // as another process would have.
 func (srv s3Server) open(t *testing.T, name string, opts *objectstore.Options) *objectstore.Store {
 	t.Helper()
-	b, err := s3blob.OpenBucket(context.Background(), srv.Client(), name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	o := objectstore.Options{S3Bucket: name}
 	if opts != nil {
 		o.Prefix = opts.Prefix
 	}
-	return newStore(t, b, &o)
+	s, err := objectstore.NewS3(srv.Client(), &o)
+	return storetest.Opened(t, s, err)
 }
 
 func TestConformance(t *testing.T) {
 	t.Run("memblob", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return newStore(t, memblob.OpenBucket(nil), nil)
+			return newStore(t, memBucket, "")
 		})
 	})
 	t.Run("fileblob", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return newStore(t, fileBucket(t, t.TempDir()), &objectstore.Options{Prefix: "some/prefix"})
+			return newStore(t, fileBucket(t.TempDir()), "some/prefix")
 		})
 	})
 	t.Run("s3", func(t *testing.T) {
@@ -103,16 +98,16 @@ func TestConformance(t *testing.T) {
 // and checks that another prefix of the same bucket is another store.
 func TestTenancy(t *testing.T) {
 	tenancytest.Check(t, func(t *testing.T) tenancytest.Opener {
-		b := memblob.OpenBucket(nil)
-		return func(t *testing.T) tenancytest.Store { return newStore(t, b, &objectstore.Options{Prefix: "p"}) }
+		b := fileBucket(t.TempDir())
+		return func(t *testing.T) tenancytest.Store { return newStore(t, b, "p") }
 	})
 
 	ctx := context.Background()
-	b := memblob.OpenBucket(nil)
-	if _, err := newStore(t, b, nil).Stat(ctx, ""); err != nil {
+	b := fileBucket(t.TempDir())
+	if _, err := newStore(t, b, "").Stat(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newStore(t, b, &objectstore.Options{Prefix: "multi"}).Tenant(ctx, "t1"); err != nil {
+	if _, err := newStore(t, b, "multi").Tenant(ctx, "t1"); err != nil {
 		t.Errorf("Tenant under another prefix of a single-tenant bucket: %v", err)
 	}
 }
@@ -123,7 +118,7 @@ func TestTenancy(t *testing.T) {
 func TestLayout(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s := newStore(t, fileBucket(t, dir), &objectstore.Options{Prefix: "/mem/"})
+	s := newStore(t, fileBucket(dir), "/mem/")
 	ts, err := s.Tenant(ctx, "u1")
 	if err != nil {
 		t.Fatal(err)
@@ -173,35 +168,7 @@ func TestS3ConditionalWrites(t *testing.T) {
 	if testing.Short() {
 		rounds, edits = 4, 6
 	}
-	for round := range rounds {
-		file := fmt.Sprintf("race%d.txt", round)
-		var wins sync.WaitGroup
-		errs := make([]error, writers)
-		for i, s := range stores {
-			wins.Go(func() {
-				errs[i] = s.WriteFile(ctx, file, []byte(fmt.Sprintf("writer %d", i)), memtool.CreateOnly)
-			})
-		}
-		wins.Wait()
-		winner := -1
-		for i, err := range errs {
-			switch {
-			case err == nil && winner >= 0:
-				t.Fatalf("round %d: writers %d and %d both created %s", round, winner, i, file)
-			case err == nil:
-				winner = i
-			case !errors.Is(err, memtool.ErrExist):
-				t.Fatalf("round %d: writer %d: %v", round, i, err)
-			}
-		}
-		if winner < 0 {
-			t.Fatalf("round %d: nobody created %s", round, file)
-		}
-		data, err := stores[0].ReadFile(ctx, file, 100)
-		if err != nil || string(data) != fmt.Sprintf("writer %d", winner) {
-			t.Fatalf("round %d: %s holds %q, %v; want the winner's", round, file, data, err)
-		}
-	}
+	raceCreates(t, stores, rounds)
 
 	if err := stores[0].WriteFile(ctx, "shared.txt", nil, memtool.CreateOnly); err != nil {
 		t.Fatal(err)
@@ -238,6 +205,44 @@ func TestS3ConditionalWrites(t *testing.T) {
 			if !slices.Contains(lines, fmt.Sprintf("%d.%d", i, j)) {
 				t.Errorf("edit %d.%d is missing", i, j)
 			}
+		}
+	}
+}
+
+// raceCreates races the stores (which share nothing but their bucket, as
+// separate processes) to create one file, rounds times: exactly one wins
+// each time, and the file holds its content.
+func raceCreates(t *testing.T, stores []*objectstore.Store, rounds int) {
+	t.Helper()
+	ctx := context.Background()
+	writers := len(stores)
+	for round := range rounds {
+		file := fmt.Sprintf("race%d.txt", round)
+		var wins sync.WaitGroup
+		errs := make([]error, writers)
+		for i, s := range stores {
+			wins.Go(func() {
+				errs[i] = s.WriteFile(ctx, file, []byte(fmt.Sprintf("writer %d", i)), memtool.CreateOnly)
+			})
+		}
+		wins.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Fatalf("round %d: writers %d and %d both created %s", round, winner, i, file)
+			case err == nil:
+				winner = i
+			case !errors.Is(err, memtool.ErrExist):
+				t.Fatalf("round %d: writer %d: %v", round, i, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatalf("round %d: nobody created %s", round, file)
+		}
+		data, err := stores[0].ReadFile(ctx, file, 100)
+		if err != nil || string(data) != fmt.Sprintf("writer %d", winner) {
+			t.Fatalf("round %d: %s holds %q, %v; want the winner's", round, file, data, err)
 		}
 	}
 }

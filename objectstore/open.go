@@ -7,18 +7,17 @@ import (
 	"net/url"
 	"path/filepath"
 
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/fileblob"
-	"gocloud.dev/blob/memblob"
-	"gocloud.dev/blob/s3blob"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
-// Schemes are the URL schemes Open knows, each served by one
-// gocloud.dev/blob driver: S3, Google Cloud Storage, Azure Blob Storage,
-// and gocloud's in-memory and directory drivers (mem+blob, file+blob, so
-// as not to clash with memtool's own mem: and file: stores). Open opens
-// gs:// and azblob:// URLs only in a build with their tag (see NotBuilt).
-var Schemes = []string{s3blob.Scheme, gcsScheme, azureScheme, "mem+blob", "file+blob"}
+// Schemes are the URL schemes Open knows: S3, Google Cloud Storage, Azure
+// Blob Storage, and a bucket in memory or in a directory (mem+blob,
+// file+blob, so as not to clash with memtool's own mem: and file:
+// stores). Open opens gs:// and azblob:// URLs only in a build with their
+// tag (see NotBuilt).
+var Schemes = []string{s3Scheme, gcsScheme, azureScheme, "mem+blob", "file+blob"}
+
+const s3Scheme = "s3"
 
 // ErrNotBuilt is the error (wrapped) of Open for a URL whose driver this
 // build of the package leaves out: Google Cloud Storage and Azure Blob
@@ -64,12 +63,15 @@ func (e notBuiltError) Is(target error) bool { return target == ErrNotBuilt }
 //	s3://bucket?region=…&prefix=…    S3 (also endpoint=…, use_path_style=true for S3-compatible services)
 //	gs://bucket?prefix=…             Google Cloud Storage (in a build with -tags gcs)
 //	azblob://container?prefix=…      Azure Blob Storage (in a build with -tags azure)
-//	mem+blob://                      gocloud's in-memory bucket (gone when the process exits)
-//	file+blob:///abs/dir             gocloud's directory bucket (created if missing)
+//	mem+blob://                      a bucket in memory (gone when the process exits)
+//	file+blob:///abs/dir             a bucket in a directory (created if missing)
 //
-// The prefix parameter is the store's key prefix (Options.Prefix); the
-// other parameters are those of the driver's own URL opener, which takes
-// credentials from the environment as the driver documents.
+// The prefix parameter is the store's key prefix (Options.Prefix). An
+// s3:// URL also takes region, endpoint, use_path_style, disable_https,
+// profile, anonymous, dualstack and fips (as gocloud.dev's S3 URLs did),
+// and takes credentials from the environment and the AWS files as the AWS
+// SDK does; gs:// and azblob:// take the parameters of gocloud.dev's
+// drivers and their credentials as those document.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -79,33 +81,33 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	opts := &Options{Prefix: q.Get("prefix")}
 	q.Del("prefix")
 	u.RawQuery = q.Encode()
-	var b *blob.Bucket
+	var objs objects
 	switch u.Scheme {
 	case "mem+blob":
 		if u.Host != "" || u.Path != "" || u.RawQuery != "" {
 			return nil, fmt.Errorf("objectstore: %q: mem+blob:// takes only a prefix", rawURL)
 		}
-		b = memblob.OpenBucket(nil)
+		objs = newMemObjects()
 	case "file+blob":
 		if u.Host != "" && u.Host != "localhost" || !filepath.IsAbs(u.Path) || u.RawQuery != "" {
 			return nil, fmt.Errorf("objectstore: %q: a file+blob URL needs an absolute path, as in file+blob:///abs/dir", rawURL)
 		}
-		// No sidecar attribute files: memtool needs none, and they would
-		// forbid names ending in .attrs.
-		b, err = fileblob.OpenBucket(u.Path, &fileblob.Options{CreateDir: true, DirFileMode: 0o700, Metadata: fileblob.MetadataDontWrite})
-	case s3blob.Scheme, gcsScheme, azureScheme:
+		objs, err = openDirObjects(u.Path)
+	case s3Scheme, gcsScheme, azureScheme:
 		if err := NotBuilt(u.Scheme); err != nil {
 			return nil, fmt.Errorf("objectstore: %q: %w", rawURL, err)
 		}
 		if u.Host == "" {
 			return nil, fmt.Errorf("objectstore: %q: no bucket name", rawURL)
 		}
-		// The drivers' own URL openers, which this package's imports of
-		// them register with gocloud's default mux (gcsblob and azureblob
-		// only in a build with their tags).
-		b, err = blob.DefaultURLMux().OpenBucketURL(ctx, u)
-		if u.Scheme == s3blob.Scheme {
+		if u.Scheme == s3Scheme {
 			opts.S3Bucket = u.Host
+			var client *s3.Client
+			if client, err = openS3URL(ctx, q); err == nil {
+				objs = &s3objects{client: client, name: u.Host}
+			}
+		} else {
+			objs, err = openBlobURL(ctx, u)
 		}
 	default:
 		return nil, fmt.Errorf("objectstore: %q: unknown scheme (known: %v)", rawURL, Schemes)
@@ -113,9 +115,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("objectstore: %w", err)
 	}
-	s, err := New(b, opts)
+	s, err := newStore(objs, opts)
 	if err != nil {
-		b.Close()
+		objs.close()
 		return nil, err
 	}
 	return s, nil

@@ -2,11 +2,9 @@ package objectstore
 
 import (
 	"context"
-	"io"
+	"errors"
 	"io/fs"
 	"strings"
-
-	"gocloud.dev/blob"
 
 	"github.com/memtool/memtool"
 )
@@ -51,19 +49,13 @@ func (s *Store) readFile(ctx context.Context, op, name string, limit int64) ([]b
 	if name == "" {
 		return nil, pathErr(op, name, memtool.ErrIsDir)
 	}
-	r, err := s.bk.b.NewReader(ctx, s.fileKey(name), nil)
-	if notFound(err) {
+	data, err := s.bk.b.read(ctx, s.fileKey(name), limit)
+	switch {
+	case notFound(err):
 		return nil, s.missingFile(ctx, op, name)
-	}
-	if err != nil {
-		return nil, blobErr(ctx, op, name, err)
-	}
-	defer r.Close()
-	if r.Size() > limit {
+	case errors.Is(err, errTooLarge):
 		return nil, pathErr(op, name, memtool.ErrTooLarge)
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
+	case err != nil:
 		return nil, blobErr(ctx, op, name, err)
 	}
 	return data, nil
@@ -84,24 +76,20 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 	}
 	prefix := s.dirPrefix(name)
 	out := []memtool.FileInfo{}
-	it := s.bk.b.List(&blob.ListOptions{Prefix: prefix, Delimiter: "/"})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, blobErr(ctx, "readdir", name, err)
-		}
-		base := strings.TrimSuffix(strings.TrimPrefix(obj.Key, prefix), "/")
+	err = s.bk.b.list(ctx, prefix, true, func(obj listed) bool {
+		base := strings.TrimSuffix(strings.TrimPrefix(obj.key, prefix), "/")
 		switch {
 		case base == "" || strings.HasPrefix(base, ".memtool"):
 			// The directory's own marker, or the store's own objects.
-		case obj.IsDir:
+		case obj.dir:
 			out = append(out, memtool.FileInfo{Name: base, Type: fs.ModeDir})
 		default:
-			out = append(out, memtool.FileInfo{Name: base, Size: obj.Size})
+			out = append(out, memtool.FileInfo{Name: base, Size: obj.size})
 		}
+		return true
+	})
+	if err != nil {
+		return nil, blobErr(ctx, "readdir", name, err)
 	}
 	return out, nil
 }

@@ -2,12 +2,9 @@ package objectstore
 
 import (
 	"context"
-	"io"
 	"io/fs"
 	"slices"
 	"strings"
-
-	"gocloud.dev/blob"
 
 	"github.com/memtool/memtool"
 )
@@ -26,7 +23,7 @@ func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
 	case k == missing:
 		return pathErr(op, name, memtool.ErrNotExist)
 	case k == regular:
-		return s.bk.b.Delete(ctx, s.fileKey(name))
+		return s.bk.b.remove(ctx, s.fileKey(name))
 	}
 	if all {
 		keys, err := s.keysBelow(ctx, name, 0)
@@ -44,7 +41,7 @@ func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
 			return pathErr(op, name, memtool.ErrNotEmpty)
 		}
 	}
-	return s.bk.b.Delete(ctx, s.markerKey(name))
+	return s.bk.b.remove(ctx, s.markerKey(name))
 }
 
 // keysBelow returns the keys of every object under the directory name,
@@ -57,18 +54,11 @@ func (s *Store) keysBelow(ctx context.Context, name string, max int) ([]string, 
 // (0: all).
 func (s *Store) keysUnder(ctx context.Context, prefix string, max int) ([]string, error) {
 	var keys []string
-	it := s.bk.b.List(&blob.ListOptions{Prefix: prefix})
-	for max == 0 || len(keys) < max {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, obj.Key)
-	}
-	return keys, nil
+	err := s.bk.b.list(ctx, prefix, false, func(obj listed) bool {
+		keys = append(keys, obj.key)
+		return max == 0 || len(keys) < max
+	})
+	return keys, err
 }
 
 // RemoveAll removes the file or directory at name and everything in it:
@@ -84,7 +74,7 @@ func (s *Store) deleteTree(ctx context.Context, keys []string) error {
 	keys = slices.Clone(keys)
 	sortForDelete(keys)
 	for _, key := range keys {
-		if err := s.bk.b.Delete(ctx, key); err != nil && !notFound(err) {
+		if err := s.bk.b.remove(ctx, key); err != nil && !notFound(err) {
 			return err
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"gocloud.dev/gcerrors"
-
 	"github.com/memtool/memtool"
 )
 
@@ -52,25 +50,25 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 	}
 	// Other services: correct within this process, which holds s.bk.mu.
 	if k == regular {
-		data, err := s.bk.b.ReadAll(ctx, s.fileKey(oldname))
+		data, err := s.bk.b.read(ctx, s.fileKey(oldname), unlimited)
 		if err != nil {
 			return err
 		}
-		err = s.bk.b.WriteAll(ctx, s.fileKey(newname), data, writeOptions(true))
-		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		err = s.bk.b.write(ctx, s.fileKey(newname), data, true)
+		if errors.Is(err, errExists) {
 			return pathErr("rename", newname, memtool.ErrExist)
 		}
 		if err != nil {
 			return err
 		}
-		return s.bk.b.Delete(ctx, s.fileKey(oldname))
+		return s.bk.b.remove(ctx, s.fileKey(oldname))
 	}
 	keys, err := s.keysBelow(ctx, oldname, 0)
 	if err != nil {
 		return err
 	}
-	err = s.bk.b.WriteAll(ctx, s.markerKey(newname), nil, writeOptions(true))
-	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+	err = s.bk.b.write(ctx, s.markerKey(newname), nil, true)
+	if errors.Is(err, errExists) {
 		return pathErr("rename", newname, memtool.ErrExist)
 	}
 	if err != nil {
@@ -83,7 +81,7 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 			continue
 		}
 		dst := to + strings.TrimPrefix(key, from)
-		if err := s.bk.b.Copy(ctx, dst, key, nil); err != nil {
+		if err := duplicate(ctx, s.bk.b, dst, key); err != nil {
 			// Undo the copy (only what it wrote): the source is still whole.
 			return errors.Join(err, s.deleteTree(context.WithoutCancel(ctx), copied))
 		}

@@ -130,7 +130,7 @@ func (bk *bucket) commitCopy(ctx context.Context, key, from, etag string, data [
 	if err != nil || !strings.HasPrefix(src, bk.prefix) {
 		return fmt.Errorf("object %s: invalid %s metadata %q", key, movingFrom, from)
 	}
-	ok, err := bk.b.Exists(ctx, src)
+	ok, err := exists(ctx, bk.b, src)
 	if err != nil {
 		return err
 	}
@@ -194,28 +194,7 @@ func (bk *bucket) s3get(ctx context.Context, key string) ([]byte, string, error)
 // there has the ETag cond, or, if cond is ifAbsent, if there is no object,
 // and returns the new ETag.
 func (bk *bucket) s3put(ctx context.Context, key string, data []byte, cond string, meta map[string]string) (string, error) {
-	in := &s3.PutObjectInput{
-		Bucket:      aws.String(bk.s3name),
-		Key:         aws.String(key),
-		ContentType: aws.String("application/octet-stream"),
-		Metadata:    meta,
-	}
-	if cond == ifAbsent {
-		in.IfNoneMatch = aws.String("*")
-	} else {
-		in.IfMatch = aws.String(cond)
-	}
-	for attempt := 0; ; attempt++ {
-		in.Body = bytes.NewReader(data)
-		out, err := bk.s3.PutObject(ctx, in)
-		if isConflict(err) && attempt < conflictRetries {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		return aws.ToString(out.ETag), nil
-	}
+	return bk.s3o.put(ctx, key, data, cond, meta)
 }
 
 // s3delete deletes the object at key if its ETag is etag: S3 answers 412
@@ -302,7 +281,7 @@ const (
 // directory. If the object was changed by another process since, it stays
 // and its directories are made again (adopt).
 func (s *Store) settle(ctx context.Context, key, etag, dirMarker string) (placement, error) {
-	ok, err := s.bk.b.Exists(ctx, dirMarker)
+	ok, err := exists(ctx, s.bk.b, dirMarker)
 	if err != nil || ok {
 		return kept, err
 	}

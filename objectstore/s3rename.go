@@ -259,7 +259,7 @@ func (s *Store) renameDirS3(ctx context.Context, oldname, newname string) error 
 		if err != nil || len(keys) == 0 {
 			return err
 		}
-		if ok, err := s.bk.b.Exists(ctx, oldMarker); err != nil || ok {
+		if ok, err := exists(ctx, s.bk.b, oldMarker); err != nil || ok {
 			// The rename left sources it could not move, or another
 			// process made the directory again: what is there is in a
 			// directory, and stays.
@@ -314,7 +314,7 @@ func (s *Store) copyAll(ctx context.Context, keys []string, from, to string) ([]
 // there: the destination's directory was moved or removed by another
 // process while the rename copied into it.
 func (s *Store) checkMarker(ctx context.Context, marker, name string) error {
-	ok, err := s.bk.b.Exists(ctx, marker)
+	ok, err := exists(ctx, s.bk.b, marker)
 	if err == nil && !ok {
 		err = pathErr("rename", name, memtool.ErrNotExist)
 	}

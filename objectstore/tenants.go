@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/tenancy"
@@ -43,19 +39,15 @@ func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 		return nil, tenancyErr(err)
 	}
 	var ids []string
-	it := s.bk.b.List(&blob.ListOptions{Prefix: s.bk.prefix + tenantsDir, Delimiter: "/"})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		id := strings.TrimSuffix(strings.TrimPrefix(obj.Key, s.bk.prefix+tenantsDir), "/")
-		if obj.IsDir && memtool.ValidateTenant(id) == nil {
+	err := s.bk.b.list(ctx, s.bk.prefix+tenantsDir, true, func(obj listed) bool {
+		id := strings.TrimSuffix(strings.TrimPrefix(obj.key, s.bk.prefix+tenantsDir), "/")
+		if obj.dir && memtool.ValidateTenant(id) == nil {
 			ids = append(ids, id)
 		}
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ids, nil
 }
@@ -64,7 +56,7 @@ func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 type record struct{ bk *bucket }
 
 func (r record) Mode(ctx context.Context) (string, error) {
-	data, err := r.bk.b.ReadAll(ctx, r.bk.prefix+tenancyKey)
+	data, err := r.bk.b.read(ctx, r.bk.prefix+tenancyKey, 1<<16)
 	if notFound(err) {
 		return "", nil
 	}
@@ -74,8 +66,8 @@ func (r record) Mode(ctx context.Context) (string, error) {
 // Create writes the mode with a create-only write, so that of two
 // processes claiming at once one wins.
 func (r record) Create(ctx context.Context, mode string) error {
-	err := r.bk.b.WriteAll(ctx, r.bk.prefix+tenancyKey, []byte(mode), &blob.WriterOptions{IfNotExist: true, ContentType: "text/plain"})
-	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+	err := r.bk.b.write(ctx, r.bk.prefix+tenancyKey, []byte(mode), true)
+	if errors.Is(err, errExists) {
 		return nil
 	}
 	return err

@@ -6,18 +6,17 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/objectstore"
 	"github.com/memtool/memtool/storetest"
-	"gocloud.dev/blob/memblob"
 )
 
 func TestTenantSuite(t *testing.T) {
 	t.Run("memblob", func(t *testing.T) {
 		storetest.RunTenants(t, func(t *testing.T) memtool.Store {
-			return newStore(t, memblob.OpenBucket(nil), nil)
+			return newStore(t, memBucket, "")
 		})
 	})
 	t.Run("fileblob", func(t *testing.T) {
 		storetest.RunTenants(t, func(t *testing.T) memtool.Store {
-			return newStore(t, fileBucket(t, t.TempDir()), nil)
+			return newStore(t, fileBucket(t.TempDir()), "")
 		})
 	})
 	if testing.Short() {

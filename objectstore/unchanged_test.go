@@ -18,7 +18,7 @@ import (
 func TestUnchangedUpdate(t *testing.T) {
 	t.Run("fileblob", func(t *testing.T) {
 		dir := t.TempDir()
-		storeops.CheckUnchangedUpdate(t, newStore(t, fileBucket(t, dir), nil), "f", func() any {
+		storeops.CheckUnchangedUpdate(t, newStore(t, fileBucket(dir), ""), "f", func() any {
 			fi, err := os.Stat(filepath.Join(dir, "f", "f"))
 			if err != nil {
 				t.Fatal(err)

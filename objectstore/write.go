@@ -3,17 +3,10 @@ package objectstore
 import (
 	"bytes"
 	"context"
-
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
+	"errors"
 
 	"github.com/memtool/memtool"
 )
-
-// writeOptions are those of every object the store writes.
-func writeOptions(createOnly bool) *blob.WriterOptions {
-	return &blob.WriterOptions{ContentType: "application/octet-stream", IfNotExist: createOnly}
-}
 
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	return s.change(ctx, "write", name, name == "", memtool.ErrIsDir, func() error { return s.writeFile(ctx, name, data, mode) })
@@ -35,8 +28,8 @@ func (s *Store) writeFile(ctx context.Context, name string, data []byte, mode me
 	if s.bk.s3 != nil && mode == memtool.CreateOnly {
 		return s.createS3(ctx, "write", name, s.fileKey(name), data)
 	}
-	err = s.bk.b.WriteAll(ctx, s.fileKey(name), data, writeOptions(mode == memtool.CreateOnly))
-	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+	err = s.bk.b.write(ctx, s.fileKey(name), data, mode == memtool.CreateOnly)
+	if errors.Is(err, errExists) {
 		// Another process created it since we looked.
 		return pathErr("write", name, memtool.ErrExist)
 	}
@@ -89,7 +82,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 	if bytes.Equal(updated, old) {
 		return nil // unchanged: nothing to write
 	}
-	return blobErr(ctx, "update", name, s.bk.b.WriteAll(ctx, s.fileKey(name), updated, writeOptions(false)))
+	return blobErr(ctx, "update", name, s.bk.b.write(ctx, s.fileKey(name), updated, false))
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {
@@ -108,8 +101,8 @@ func (s *Store) mkdir(ctx context.Context, name string) error {
 	if s.bk.s3 != nil {
 		return s.createS3(ctx, "mkdir", name, s.markerKey(name), markerBody())
 	}
-	err := s.bk.b.WriteAll(ctx, s.markerKey(name), nil, writeOptions(true))
-	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+	err := s.bk.b.write(ctx, s.markerKey(name), nil, true)
+	if errors.Is(err, errExists) {
 		return pathErr("mkdir", name, memtool.ErrExist)
 	}
 	return err

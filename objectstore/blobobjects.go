@@ -1,0 +1,113 @@
+//go:build gcs || azure
+
+package objectstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"syscall"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// This file is in a build with Google Cloud Storage or Azure Blob Storage
+// (-tags gcs, -tags azure), whose drivers are gocloud.dev/blob's: the
+// default build leaves gocloud.dev (and the gRPC it brings) out.
+
+// New returns the tenant-less store in b, a bucket you opened yourself
+// through gocloud.dev/blob. Closing the store closes b. If opts.S3Bucket
+// is set, b must be an S3 bucket (gocloud.dev/blob/s3blob) of that name,
+// and the store speaks to it through its S3 client, as NewS3. New is only
+// in a build with the tag gcs or azure.
+func New(b *blob.Bucket, opts *Options) (*Store, error) {
+	if opts != nil && opts.S3Bucket != "" {
+		var client *s3.Client
+		if !b.As(&client) {
+			return nil, fmt.Errorf("objectstore: Options.S3Bucket is set but the bucket is not an S3 bucket")
+		}
+		return newStore(&s3objects{client: client, name: opts.S3Bucket, closer: b.Close}, opts)
+	}
+	return newStore(blobObjects{b}, opts)
+}
+
+// openBlobURL opens a gs:// or azblob:// URL with gocloud's default URL
+// mux, where importing gcsblob and azureblob (gcs.go, azure.go)
+// registered their openers.
+func openBlobURL(ctx context.Context, u *url.URL) (objects, error) {
+	b, err := blob.DefaultURLMux().OpenBucketURL(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return blobObjects{b}, nil
+}
+
+// blobObjects is a gocloud.dev/blob bucket.
+type blobObjects struct{ b *blob.Bucket }
+
+// fromBlob maps gocloud's "not found" (and, on its directory driver, a key
+// under a file's key) to errNotFound.
+func fromBlob(err error) error {
+	if err != nil && (gcerrors.Code(err) == gcerrors.NotFound || errors.Is(err, syscall.ENOTDIR)) {
+		return errNotFound
+	}
+	return err
+}
+
+func (o blobObjects) size(ctx context.Context, key string) (int64, error) {
+	attrs, err := o.b.Attributes(ctx, key)
+	if err != nil {
+		return 0, fromBlob(err)
+	}
+	return attrs.Size, nil
+}
+
+func (o blobObjects) read(ctx context.Context, key string, limit int64) ([]byte, error) {
+	r, err := o.b.NewReader(ctx, key, nil)
+	if err != nil {
+		return nil, fromBlob(err)
+	}
+	defer r.Close()
+	if r.Size() > limit {
+		return nil, errTooLarge
+	}
+	return readLimited(r, r.Size(), limit)
+}
+
+func (o blobObjects) write(ctx context.Context, key string, data []byte, createOnly bool) error {
+	err := o.b.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: "application/octet-stream", IfNotExist: createOnly})
+	if createOnly && gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		return errExists
+	}
+	return err
+}
+
+func (o blobObjects) remove(ctx context.Context, key string) error {
+	return fromBlob(o.b.Delete(ctx, key))
+}
+
+func (o blobObjects) list(ctx context.Context, prefix string, delim bool, fn func(listed) bool) error {
+	opts := &blob.ListOptions{Prefix: prefix}
+	if delim {
+		opts.Delimiter = "/"
+	}
+	it := o.b.List(opts)
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fn(listed{key: obj.Key, size: obj.Size, dir: obj.IsDir}) {
+			return nil
+		}
+	}
+}
+
+func (o blobObjects) close() error { return o.b.Close() }

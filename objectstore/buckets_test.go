@@ -1,0 +1,102 @@
+package objectstore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/objectstore"
+)
+
+// TestDefaultBuildLeavesOutGocloud: the package imports nothing of
+// gocloud.dev (nor the gRPC it brings) unless built with gcs or azure.
+func TestDefaultBuildLeavesOutGocloud(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no go command on PATH")
+		}
+		t.Skip("no go command on PATH")
+	}
+	deps := func(tags string) string {
+		out, err := exec.Command(goCmd, "list", "-tags="+tags, "-deps", ".").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -tags=%s: %v\n%s", tags, err, out)
+		}
+		return string(out)
+	}
+	for _, pkg := range strings.Fields(deps("")) {
+		if strings.HasPrefix(pkg, "gocloud.dev") || strings.HasPrefix(pkg, "google.golang.org/grpc") {
+			t.Errorf("the default build imports %s", pkg)
+		}
+	}
+	if !strings.Contains(deps("gcs"), "gocloud.dev/blob\n") {
+		t.Errorf("the build with gcs does not import gocloud.dev/blob: the check above looks for the wrong names")
+	}
+}
+
+// TestFileBucketCreates: on a file+blob bucket, of creates racing onto
+// one name from stores that share only the directory (as processes
+// would), exactly one wins, and names ending in .attrs are refused,
+// leaving nothing behind.
+func TestFileBucketCreates(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const writers = 4
+	stores := make([]*objectstore.Store, writers)
+	for i := range stores {
+		stores[i] = newStore(t, fileBucket(dir), "")
+	}
+	raceCreates(t, stores, 20)
+
+	s := stores[0]
+	if err := s.WriteFile(ctx, "x.attrs", []byte("y"), memtool.CreateOnly); err == nil || !strings.Contains(err.Error(), ".attrs") {
+		t.Errorf("writing x.attrs: %v, want a refusal that names .attrs", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f", "x.attrs")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after the refusal: %v", err)
+	}
+	if tmp, _ := os.ReadDir(filepath.Join(dir, ".memtool-tmp")); len(tmp) != 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// TestOpenS3URL: an s3:// URL's parameters reach the S3 client (here an
+// in-process server, path-style, without credentials), and unknown or
+// malformed ones are refused.
+func TestOpenS3URL(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	srv := startS3(t)
+	name := srv.newBucket(t)
+	u := "s3://" + name + "?region=eu-west-1&anonymous=true&use_path_style=true&prefix=p&endpoint=" + srv.URL
+	s, err := objectstore.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.WriteFile(ctx, "a.md", []byte("hi"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := srv.open(t, name, &objectstore.Options{Prefix: "p"}).ReadFile(ctx, "a.md", 10); err != nil || string(data) != "hi" {
+		t.Errorf("read through another client: %q, %v", data, err)
+	}
+	for u, want := range map[string]string{
+		"s3://b?nope=1":                 `unknown query parameter "nope"`,
+		"s3://b?use_path_style=perhaps": `invalid value for use_path_style: "perhaps"`,
+		"s3://b?awssdk=v1&anonymous=no": `invalid value for anonymous: "no"`,
+	} {
+		if s, err := objectstore.Open(ctx, u); err == nil || !strings.Contains(err.Error(), want) {
+			if s != nil {
+				s.Close()
+			}
+			t.Errorf("Open(%q): %v, want an error saying %s", u, err, want)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package objectstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// s3objects is a bucket on S3 (or an S3-compatible service), spoken to
+// through the AWS SDK's S3 client. Keys are sent as they are: earlier
+// versions of this package (through gocloud.dev/blob's S3 driver) escaped
+// only control characters and the "/" of "../", which no key memtool
+// makes holds, and the text of an escape, which its edits and renames
+// never escaped (so those already spoke in raw keys).
+type s3objects struct {
+	client *s3.Client
+	name   string
+	closer func() error // what close closes, if anything
+}
+
+func (o *s3objects) size(ctx context.Context, key string) (int64, error) {
+	out, err := o.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)})
+	if isNoSuchKey(err) {
+		return 0, errNotFound
+	}
+	if err != nil {
+		return 0, err
+	}
+	return aws.ToInt64(out.ContentLength), nil
+}
+
+func (o *s3objects) read(ctx context.Context, key string, limit int64) ([]byte, error) {
+	out, err := o.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)})
+	if isNoSuchKey(err) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer out.Body.Close()
+	n := aws.ToInt64(out.ContentLength)
+	if n > limit {
+		return nil, errTooLarge
+	}
+	return readLimited(out.Body, n, limit)
+}
+
+func (o *s3objects) write(ctx context.Context, key string, data []byte, createOnly bool) error {
+	cond := ""
+	if createOnly {
+		cond = ifAbsent
+	}
+	_, err := o.put(ctx, key, data, cond, nil)
+	if createOnly && isPrecondition(err) {
+		return errExists
+	}
+	return err
+}
+
+func (o *s3objects) remove(ctx context.Context, key string) error {
+	// S3 answers a DELETE of a missing key with success: look first, as
+	// gocloud's driver did.
+	if _, err := o.size(ctx, key); err != nil {
+		return err
+	}
+	_, err := o.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)})
+	return err
+}
+
+func (o *s3objects) list(ctx context.Context, prefix string, delim bool, fn func(listed) bool) error {
+	in := &s3.ListObjectsV2Input{Bucket: aws.String(o.name), Prefix: aws.String(prefix)}
+	if delim {
+		in.Delimiter = aws.String("/")
+	}
+	for {
+		out, err := o.client.ListObjectsV2(ctx, in)
+		if err != nil {
+			return err
+		}
+		page := make([]listed, 0, len(out.Contents)+len(out.CommonPrefixes))
+		for _, c := range out.Contents {
+			page = append(page, listed{key: aws.ToString(c.Key), size: aws.ToInt64(c.Size)})
+		}
+		for _, p := range out.CommonPrefixes {
+			page = append(page, listed{key: aws.ToString(p.Prefix), dir: true})
+		}
+		slices.SortFunc(page, func(a, b listed) int { return strings.Compare(a.key, b.key) })
+		for _, l := range page {
+			if !fn(l) {
+				return nil
+			}
+		}
+		if !aws.ToBool(out.IsTruncated) || aws.ToString(out.NextContinuationToken) == "" {
+			return nil
+		}
+		in.ContinuationToken = out.NextContinuationToken
+	}
+}
+
+func (o *s3objects) close() error {
+	if o.closer == nil {
+		return nil
+	}
+	return o.closer()
+}
+
+// put writes data (with the user metadata meta) at key: unconditionally
+// if cond is "", if there is no object at key if cond is ifAbsent, else
+// if the object there has the ETag cond. It returns the new ETag. S3's
+// 409 to two conditional requests on one key at once is sent again, up
+// to conflictRetries times.
+func (o *s3objects) put(ctx context.Context, key string, data []byte, cond string, meta map[string]string) (string, error) {
+	in := &s3.PutObjectInput{
+		Bucket:      aws.String(o.name),
+		Key:         aws.String(key),
+		ContentType: aws.String("application/octet-stream"),
+		Metadata:    meta,
+	}
+	switch cond {
+	case "":
+	case ifAbsent:
+		in.IfNoneMatch = aws.String("*")
+	default:
+		in.IfMatch = aws.String(cond)
+	}
+	for attempt := 0; ; attempt++ {
+		in.Body = bytes.NewReader(data)
+		out, err := o.client.PutObject(ctx, in)
+		if isConflict(err) && attempt < conflictRetries {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return aws.ToString(out.ETag), nil
+	}
+}
+
+// s3Params are the query parameters of an s3:// URL besides prefix, the
+// ones gocloud.dev's S3 URL opener took that memtool's docs name or that
+// a URL written for it may carry.
+const s3Params = "region, endpoint, use_path_style, disable_https, profile, anonymous, dualstack, fips, awssdk"
+
+// isBoolParam says whether the parameter key of an s3:// URL takes a
+// boolean.
+func isBoolParam(key string) bool {
+	switch key {
+	case "use_path_style", "s3ForcePathStyle", "disable_https", "anonymous", "dualstack", "fips":
+		return true
+	}
+	return false
+}
+
+// openS3URL returns the S3 client that an s3:// URL's parameters (q, its
+// prefix taken out) describe, with credentials from the environment and
+// the AWS files as the AWS SDK finds them.
+func openS3URL(ctx context.Context, q url.Values) (*s3.Client, error) {
+	var (
+		loads   []func(*config.LoadOptions) error
+		clients []func(*s3.Options)
+	)
+	boolParam := func(key string) (bool, error) {
+		v, err := strconv.ParseBool(q.Get(key))
+		if err != nil {
+			return false, fmt.Errorf("invalid value for %s: %q", key, q.Get(key))
+		}
+		return v, nil
+	}
+	for key := range q {
+		var on bool
+		if isBoolParam(key) {
+			v, err := boolParam(key)
+			if err != nil {
+				return nil, err
+			}
+			on = v
+		}
+		switch key {
+		case "region":
+			loads = append(loads, config.WithRegion(q.Get(key)))
+		case "profile":
+			loads = append(loads, config.WithSharedConfigProfile(q.Get(key)))
+		case "endpoint":
+			endpoint := q.Get(key)
+			clients = append(clients, func(o *s3.Options) { o.BaseEndpoint = aws.String(endpoint) })
+		case "use_path_style", "s3ForcePathStyle":
+			clients = append(clients, func(o *s3.Options) { o.UsePathStyle = on })
+		case "disable_https":
+			clients = append(clients, func(o *s3.Options) { o.EndpointOptions.DisableHTTPS = on })
+		case "anonymous":
+			if on {
+				loads = append(loads, config.WithCredentialsProvider(aws.AnonymousCredentials{}))
+			}
+		case "dualstack":
+			if on {
+				loads = append(loads, config.WithUseDualStackEndpoint(aws.DualStackEndpointStateEnabled))
+			}
+		case "fips":
+			if on {
+				loads = append(loads, config.WithUseFIPSEndpoint(aws.FIPSEndpointStateEnabled))
+			}
+		case "awssdk":
+			// gocloud's choice of SDK version: there is one.
+		default:
+			return nil, fmt.Errorf("unknown query parameter %q (known: prefix, %s)", key, s3Params)
+		}
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, loads...)
+	if err != nil {
+		return nil, err
+	}
+	return s3.NewFromConfig(cfg, clients...), nil
+}
