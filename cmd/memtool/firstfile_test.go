@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
 )
@@ -50,3 +52,79 @@ func TestFirstListed(t *testing.T) {
 		t.Errorf("firstListed on a store without NameLister: %q, want \"\"", got)
 	}
 }
+
+// TestProberReadsHeads: on a directory store the prober judges a file
+// from its first encrypt.Overhead bytes, and gives the answer that
+// reading the whole file through encryption gives (what it does on other
+// stores), for plaintext, encrypted, short and look-alike files; the
+// quick look at the root finds its smallest regular file among the first
+// names the directory gives.
+func TestProberReadsHeads(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	fs, err := filestore.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	key, err := encrypt.NewKey("k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := encrypt.New(fs, []encrypt.Key{key}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("plain text line\n"), 1<<16)
+	files := map[string][]byte{
+		"b-plain.md": big,
+		"c-short.md": []byte("hi"),
+		"d-mte2.md":  append([]byte("mte2"), make([]byte, encrypt.Overhead)...),
+		"e-mte2.md":  []byte("mte2 but short"),
+	}
+	for name, data := range files {
+		if err := fs.WriteFile(ctx, name, data, memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sealed.WriteFile(ctx, "f-sealed.md", big, memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Mkdir(ctx, "a-dir"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]bool{ // isPlain, sealed
+		"b-plain.md": {true, false}, "c-short.md": {true, false}, "e-mte2.md": {true, false},
+		"d-mte2.md": {false, true}, "f-sealed.md": {false, true},
+	}
+	p, err := newProber(fs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	if p.root == nil {
+		t.Fatal("the prober does not read heads on a directory store")
+	}
+	whole, err := newProber(otherStore{fs}, "") // not a *filestore.Store: reads whole files
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range want {
+		isPlain, isSealed := p.file(ctx, name)
+		if [2]bool{isPlain, isSealed} != w {
+			t.Errorf("%s: plain %v, sealed %v; want %v", name, isPlain, isSealed, w)
+		}
+		if wp, ws := whole.file(ctx, name); wp != isPlain || ws != isSealed {
+			t.Errorf("%s: the head says plain %v, sealed %v; the whole file %v, %v", name, isPlain, isSealed, wp, ws)
+		}
+	}
+	if got := p.firstRead(ctx); got != "b-plain.md" {
+		t.Errorf("firstRead: %q, want b-plain.md", got)
+	}
+	if got := whole.firstRead(ctx); got != "" {
+		t.Errorf("firstRead on a store that is no directory store: %q, want \"\"", got)
+	}
+}
+
+// otherStore hides the type of a store.
+type otherStore struct{ memtool.Store }
