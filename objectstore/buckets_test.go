@@ -87,6 +87,12 @@ func TestOpenS3URL(t *testing.T) {
 	if data, err := srv.open(t, name, &objectstore.Options{Prefix: "p"}).ReadFile(ctx, "a.md", 10); err != nil || string(data) != "hi" {
 		t.Errorf("read through another client: %q, %v", data, err)
 	}
+	if s, err := objectstore.NewS3(srv.Client(), &objectstore.Options{Prefix: "p"}); err == nil || !strings.Contains(err.Error(), "S3Bucket") {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("NewS3 without a bucket name: %v, want an error naming Options.S3Bucket", err)
+	}
 	for u, want := range map[string]string{
 		"s3://b?nope=1":                 `unknown query parameter "nope"`,
 		"s3://b?use_path_style=perhaps": `invalid value for use_path_style: "perhaps"`,
