@@ -106,3 +106,31 @@ func TestOpenS3URL(t *testing.T) {
 		}
 	}
 }
+
+// TestFileBucketReusesNames: on a file+blob bucket, a file can take the
+// name of a directory that was removed (whose empty directory on disk
+// stays behind), and a directory the name of a removed file.
+func TestFileBucketReusesNames(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t, fileBucket(t.TempDir()), "")
+	for _, step := range []func() error{
+		func() error { return s.Mkdir(ctx, "a") },
+		func() error { return s.WriteFile(ctx, "a/x", []byte("1"), memtool.CreateOnly) },
+		func() error { return s.RemoveAll(ctx, "a") },
+		func() error { return s.WriteFile(ctx, "a", []byte("file"), memtool.CreateOnly) },
+		func() error { return s.Remove(ctx, "a") },
+		func() error { return s.Mkdir(ctx, "a") },
+		func() error { return s.WriteFile(ctx, "b", []byte("b"), memtool.CreateOnly) },
+		func() error { return s.Rename(ctx, "b", "a/b") },
+		func() error { return s.Remove(ctx, "a/b") },
+		func() error { return s.Remove(ctx, "a") },
+		func() error { return s.WriteFile(ctx, "a", []byte("again"), memtool.Replace) },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if data, err := s.ReadFile(ctx, "a", 10); err != nil || string(data) != "again" {
+		t.Errorf("a holds %q, %v", data, err)
+	}
+}

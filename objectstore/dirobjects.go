@@ -120,6 +120,12 @@ func (d *dirObjects) write(ctx context.Context, key string, data []byte, createO
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
+	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+		// The directory of a removed directory's entries (removing an
+		// object leaves its directories): make way if it is empty. One
+		// that is not stays, and the write fails.
+		os.Remove(p)
+	}
 	if !createOnly {
 		return os.Rename(tmp, p)
 	}
