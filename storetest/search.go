@@ -3,11 +3,14 @@ package storetest
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"image"
 	"image/png"
+	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -344,3 +347,67 @@ func CheckSearchIndex(t *testing.T, s memtool.Store, queries ...string) {
 
 // scanOnly is a store without its search index.
 type scanOnly struct{ memtool.Store }
+
+// ChurnQueries are queries for CheckSearchIndex after Churn: words Churn
+// writes, in both cases.
+var ChurnQueries = []string{"quokka", "WOMBAT", "numbat tail", "platypus", "Echidna", "line 1"}
+
+// Churn changes s at random, from seed, until ctx ends or a change fails
+// for a reason other than the race it may lose to another Churn (a name
+// taken or gone): files created, replaced, edited, renamed and removed,
+// directories renamed and removed, with text of a few words. Stores' index
+// consistency tests run it in several goroutines or processes, and
+// interrupt it, then call CheckSearchIndex with ChurnQueries.
+func Churn(ctx context.Context, s memtool.Store, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	words := []string{"quokka", "wombat", "numbat", "tail", "platypus", "echidna", "Quokka", "WOMBAT", "Numbat Tail", "line"}
+	text := func() []byte {
+		var b strings.Builder
+		for i := range 1 + rng.IntN(20) {
+			fmt.Fprintf(&b, "line %d:", i+1)
+			for range rng.IntN(6) {
+				b.WriteString(" " + words[rng.IntN(len(words))])
+			}
+			b.WriteString("\n")
+		}
+		return []byte(b.String())
+	}
+	dir := func() string { return fmt.Sprintf("d%d", rng.IntN(4)) }
+	file := func() string { return fmt.Sprintf("%s/f%d.md", dir(), rng.IntN(8)) }
+	for ctx.Err() == nil {
+		var err error
+		switch rng.IntN(8) {
+		case 0, 1:
+			d := dir()
+			if err = s.Mkdir(ctx, d); errors.Is(err, memtool.ErrExist) {
+				err = nil
+			}
+			if err == nil {
+				err = s.WriteFile(ctx, file(), text(), memtool.Replace)
+			}
+		case 2:
+			err = s.WriteFile(ctx, file(), text(), memtool.CreateOnly)
+		case 3, 4:
+			more := text()
+			err = s.Update(ctx, file(), 1<<20, func(old []byte) ([]byte, error) { return append(old, more...), nil })
+		case 5:
+			err = memtool.Move(ctx, s, file(), file(), 1<<20)
+		case 6:
+			err = s.Remove(ctx, file())
+		case 7:
+			if rng.IntN(2) == 0 {
+				err = memtool.Move(ctx, s, dir(), dir(), 1<<20)
+			} else {
+				err = memtool.RemoveAll(ctx, s, dir())
+			}
+		}
+		switch {
+		case err == nil, ctx.Err() != nil:
+		case errors.Is(err, memtool.ErrExist), errors.Is(err, memtool.ErrNotExist), errors.Is(err, memtool.ErrNotDir),
+			errors.Is(err, memtool.ErrIsDir), errors.Is(err, memtool.ErrNotEmpty), errors.Is(err, fs.ErrInvalid):
+		default:
+			return err
+		}
+	}
+	return nil
+}
