@@ -1,7 +1,6 @@
 package pgstore_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -63,19 +62,7 @@ func TestSearchIndex(t *testing.T) {
 func TestSearchIndexConcurrentWriters(t *testing.T) {
 	url := pgtest.URL(t)
 	stores := []memtool.Store{open(t, url), open(t, url)}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-	defer cancel()
-	var fns []func()
-	errs := make(chan error, 4)
-	for i := range 4 {
-		fns = append(fns, func() { errs <- storetest.Churn(ctx, stores[i%2], uint64(i)) })
-	}
-	storetest.Together(fns...)
-	for range fns {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.ChurnTogether(t, 2*time.Second, stores...)
 	storetest.CheckSearchIndex(t, open(t, url), storetest.ChurnQueries...)
 }
 

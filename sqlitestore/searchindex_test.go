@@ -27,19 +27,7 @@ const churnEnv = "SQLITESTORE_TEST_CHURN"
 func TestSearchIndexConcurrentWriters(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	stores := []memtool.Store{open(t, path), open(t, path)}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-	defer cancel()
-	var fns []func()
-	errs := make(chan error, 4)
-	for i := range 4 {
-		fns = append(fns, func() { errs <- storetest.Churn(ctx, stores[i%2], uint64(i)) })
-	}
-	storetest.Together(fns...)
-	for range fns {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.ChurnTogether(t, 2*time.Second, stores...)
 	storetest.CheckSearchIndex(t, open(t, path), storetest.ChurnQueries...)
 }
 

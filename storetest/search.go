@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
 )
@@ -410,4 +411,24 @@ func Churn(ctx context.Context, s memtool.Store, seed uint64) error {
 		}
 	}
 	return nil
+}
+
+// ChurnTogether runs Churn in two goroutines on each of stores (handles
+// on one memory, as processes sharing it have) for d, and fails t if one
+// fails.
+func ChurnTogether(t *testing.T, d time.Duration, stores ...memtool.Store) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	defer cancel()
+	errs := make(chan error, 2*len(stores))
+	var fns []func()
+	for i := range 2 * len(stores) {
+		fns = append(fns, func() { errs <- Churn(ctx, stores[i%len(stores)], uint64(i)) })
+	}
+	Together(fns...)
+	for range fns {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }
