@@ -11,11 +11,16 @@ import (
 	"gocloud.dev/blob/s3blob"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/audit"
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/objectstore"
 	"github.com/memtool/memtool/objectstore/s3test"
+	"github.com/memtool/memtool/secrets"
 	"github.com/memtool/memtool/sqlitestore"
 	"github.com/memtool/memtool/storetest"
 )
@@ -103,5 +108,35 @@ func TestSearchEncryptedNeverIndexed(t *testing.T) {
 		if bytes.Contains(data, []byte("quokka")) {
 			t.Errorf("%s holds the plaintext", filepath.Base(f))
 		}
+	}
+}
+
+// The policies that read files as they are (limits, secrets, expiry)
+// forward the index of the store they wrap; those that change what a
+// read returns or record it (encrypt, history, audit) do not, and are
+// scanned. Either way they find what a plain reading finds.
+func TestSearchPolicies(t *testing.T) {
+	var auditLog bytes.Buffer
+	for _, p := range []struct {
+		name    string
+		wrap    func(memtool.Store) memtool.Store
+		indexed bool
+	}{
+		{"limits", func(s memtool.Store) memtool.Store { return limits.New(s, nil) }, true},
+		{"secrets", func(s memtool.Store) memtool.Store { return secrets.New(s, nil) }, true},
+		{"expiry", func(s memtool.Store) memtool.Store { return expiry.New(s, nil) }, true},
+		{"history", func(s memtool.Store) memtool.Store { return history.New(s, nil) }, false},
+		{"audit", func(s memtool.Store) memtool.Store { return audit.New(s, &auditLog, nil) }, false},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			storetest.RunSearch(t, func(t *testing.T) memtool.Store {
+				db, err := sqlitestore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
+				s := p.wrap(storetest.Opened(t, db, err))
+				if got := memtool.Has[memtool.Searcher](s); got != p.indexed {
+					t.Fatalf("Has[Searcher] = %v, want %v", got, p.indexed)
+				}
+				return s
+			})
+		})
 	}
 }
