@@ -496,3 +496,8 @@ func indexTerms(re *syntax.Regexp) (terms []string, foldCase bool) {
 	}
 	return terms, foldCase
 }
+
+// MaxViewChars returns the longest view m answers, in characters
+// (Options.MaxViewChars): a tool that shows search results to the model
+// caps them alike.
+func (m *Memory) MaxViewChars() int { return m.opts.MaxViewChars }

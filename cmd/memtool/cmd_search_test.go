@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memtool/memtool/claude/claudetest"
 )
 
 // memtool search prints grep-like lines PATH:LINE:TEXT and exits as grep
@@ -50,5 +52,31 @@ func TestSearchCommand(t *testing.T) {
 	mustRunCLI(t, nil, "", "create", "--store", multi, "--tenant", "bob", "--text", "tea for bob", "/memories/x.md")
 	if out := mustRunCLI(t, nil, "", "search", "--store", multi, "--tenant", "bob", "tea"); out != "/memories/x.md:1:tea for bob\n" {
 		t.Errorf("search --tenant bob: %q", out)
+	}
+}
+
+// memtool run --search gives the model memory_search next to memory.
+func TestRunWithSearch(t *testing.T) {
+	srv := claudetest.NewServer(
+		// A search runs beside the memory calls of its turn, not after
+		// them: it comes in the next turn.
+		claudetest.Turn{Calls: []claudetest.ToolUse{{Input: `{"command":"create","path":"/memories/a.md","file_text":"green tea\nblack coffee"}`}}},
+		claudetest.Turn{Calls: []claudetest.ToolUse{{Name: "memory_search", Input: `{"query":"COFFEE"}`}}},
+		claudetest.Turn{Text: "Done."},
+	)
+	defer srv.Close()
+	_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", filepath.Join(t.TempDir(), "m"), "--search", "Find coffee.")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if err := srv.Refusals(); err != nil {
+		t.Fatal(err)
+	}
+	if tools := string(srv.Requests()[0].Tools); !strings.Contains(tools, `"memory_search"`) {
+		t.Errorf("the request declares %s", tools)
+	}
+	results := srv.Requests()[2].ToolResults()
+	if len(results) != 1 || results[0].IsError || results[0].Text != "1 matching line:\n/memories/a.md:2:black coffee" {
+		t.Errorf("memory_search's result: %+v", results)
 	}
 }
