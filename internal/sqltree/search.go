@@ -2,7 +2,6 @@ package sqltree
 
 import (
 	"context"
-	"strings"
 
 	"github.com/memtool/memtool"
 )
@@ -71,14 +70,4 @@ func (t *Tree) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery
 		return fnErr
 	}
 	return t.err(ctx, "search", dir, err)
-}
-
-// QuoteFTS5 returns the FTS5 query that matches text holding every one
-// of terms: each a phrase, in double quotes.
-func QuoteFTS5(terms []string) string {
-	q := make([]string, len(terms))
-	for i, t := range terms {
-		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-	}
-	return strings.Join(q, " AND ")
 }
