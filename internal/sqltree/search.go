@@ -45,6 +45,9 @@ func (t *Tree) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery
 		args = append(args, dir, dir+"/", dir+"0")
 	}
 	var fnErr error
+	// A backend may run the statement again on a new connection: the
+	// files it gave before are not given twice.
+	seen := map[string]bool{}
 	err := t.db.Query(ctx, func(qr Querier) error {
 		rows, err := qr.Query(ctx, t.q.bind(query), args...)
 		if err != nil {
@@ -60,6 +63,10 @@ func (t *Tree) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery
 			if parent != "" {
 				name = parent + "/" + name
 			}
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
 			if fnErr = fn(name, data); fnErr != nil {
 				return fnErr
 			}
