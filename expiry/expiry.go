@@ -250,8 +250,7 @@ func walkFiles(ctx context.Context, s memtool.Store, dir string, fn func(name st
 }
 
 // SearchFiles forwards to the index of the wrapped store
-// (memtool.Searcher), leaving out this policy's own entries. A file found
-// there is not used: its access time stays as it was.
+// (memtool.Searcher), leaving out this policy's own entries.
 func (s *Store) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery, fn func(name string, data []byte) error) error {
 	return memtool.ForwardSearchFiles(ctx, s.inner, dir, q, func(name string, data []byte) error {
 		if strings.HasPrefix(name, ownPrefix) {
