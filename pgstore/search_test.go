@@ -1,6 +1,8 @@
 package pgstore_test
 
 import (
+	"context"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -103,4 +105,17 @@ func TestSearchIndexMigration(t *testing.T) {
 	if err != nil || r.Total != 2 {
 		t.Errorf("Search(quokka) after the migration: %+v, %v; want 2 lines", r, err)
 	}
+}
+
+// A writer killed (SIGKILL) in the middle of its writes leaves an index
+// that finds exactly the lines a scan finds: the server aborts the
+// transaction of a client that is gone, index entries with it.
+func TestSearchIndexAfterCrash(t *testing.T) {
+	url := os.Getenv("PGSTORE_TEST_CHURN")
+	if url == "" {
+		url = pgtest.URL(t)
+	}
+	storetest.ChurnKilled(t, "PGSTORE_TEST_CHURN", url, func(url string) (memtool.Store, error) { return pgstore.Open(context.Background(), url, nil) }, 4, func(t *testing.T) {
+		storetest.CheckSearchIndex(t, open(t, url), storetest.ChurnQueries...)
+	})
 }

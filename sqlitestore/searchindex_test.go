@@ -1,15 +1,10 @@
 package sqlitestore_test
 
 import (
-	"bufio"
-	"context"
 	"database/sql"
 	"errors"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -35,39 +30,14 @@ func TestSearchIndexConcurrentWriters(t *testing.T) {
 // that finds exactly the lines a scan finds: the index changes in the
 // write's transaction, so it commits or rolls back with it.
 func TestSearchIndexAfterCrash(t *testing.T) {
-	if path := os.Getenv(churnEnv); path != "" {
-		s, err := sqlitestore.Open(path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Stdout.WriteString("writing\n")
-		t.Fatal(storetest.Churn(context.Background(), s, uint64(time.Now().UnixNano())))
-	}
 	path := filepath.Join(t.TempDir(), "m.db")
 	rounds := 6
 	if testing.Short() {
 		rounds = 2
 	}
-	for round := range rounds {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestSearchIndexAfterCrash$")
-		cmd.Env = append(os.Environ(), churnEnv+"="+path)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
-			t.Fatalf("round %d: the writer did not start: %v", round, err)
-		}
-		time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond)
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Run("round"+strconv.Itoa(round), func(t *testing.T) {
-			storetest.CheckSearchIndex(t, open(t, path), storetest.ChurnQueries...)
-		})
-	}
+	storetest.ChurnKilled(t, churnEnv, path, func(path string) (memtool.Store, error) { return sqlitestore.Open(path, nil) }, rounds, func(t *testing.T) {
+		storetest.CheckSearchIndex(t, open(t, path), storetest.ChurnQueries...)
+	})
 }
 
 // A file of schema version 1, made before search, gets its index when it

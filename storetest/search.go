@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -11,6 +12,8 @@ import (
 	"io/fs"
 	"maps"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -430,5 +433,40 @@ func ChurnTogether(t *testing.T, d time.Duration, stores ...memtool.Store) {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// ChurnKilled runs Churn on target in another process and kills it
+// (SIGKILL) in the middle of its writes, rounds times, calling check after
+// each kill. The other process is this test binary running the calling
+// test again with $env set to target: the test calls ChurnKilled first
+// thing, and in that process ChurnKilled opens target with open and
+// churns until it is killed.
+func ChurnKilled(t *testing.T, env, target string, open func(target string) (memtool.Store, error), rounds int, check func(t *testing.T)) {
+	if v := os.Getenv(env); v != "" {
+		s, err := open(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Stdout.WriteString("writing\n")
+		t.Fatal(Churn(context.Background(), s, uint64(time.Now().UnixNano())))
+	}
+	for round := range rounds {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$")
+		cmd.Env = append(os.Environ(), env+"="+target)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+			t.Fatalf("round %d: the writer did not start: %v", round, err)
+		}
+		time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Run(fmt.Sprintf("round%d", round), check)
 	}
 }
