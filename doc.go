@@ -49,6 +49,15 @@
 // Memory.Run does steps 1 to 4; Memory.Execute starts at step 2 with a
 // Command you built.
 //
+// # Search
+//
+// Memory.Search (and Search, on any Store) finds the lines of a memory
+// that hold a literal text or match an RE2 regular expression, as grep -rn
+// does, seeing what view sees: no hidden entries, no images or binary
+// files. A store that keeps an index of its files' text (Searcher:
+// sqlitestore, pgstore) names the files to read; any other is scanned, a
+// few files at a time. Both give the same lines.
+//
 // # What the model reads
 //
 // A Result is a command's answer: text, or an image block for an image

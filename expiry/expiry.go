@@ -248,3 +248,14 @@ func walkFiles(ctx context.Context, s memtool.Store, dir string, fn func(name st
 		return nil
 	})
 }
+
+// SearchFiles forwards to the index of the wrapped store
+// (memtool.Searcher), leaving out this policy's own entries.
+func (s *Store) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery, fn func(name string, data []byte) error) error {
+	return memtool.ForwardSearchFiles(ctx, s.inner, dir, q, func(name string, data []byte) error {
+		if strings.HasPrefix(name, ownPrefix) {
+			return nil
+		}
+		return fn(name, data)
+	})
+}

@@ -311,3 +311,9 @@ func (s *Store) usage(ctx context.Context) (usage, error) {
 	})
 	return u, err
 }
+
+// SearchFiles forwards to the index of the wrapped store
+// (memtool.Searcher): this policy reads files as they are, and hides none.
+func (s *Store) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery, fn func(name string, data []byte) error) error {
+	return memtool.ForwardSearchFiles(ctx, s.inner, dir, q, fn)
+}

@@ -14,6 +14,18 @@
 // primary key, so it costs what it lists, not the size of the tenant or the
 // table, and a subtree is one range too.
 //
+// # Search
+//
+// The store is a memtool.Searcher: one statement asks the server for the
+// files that hold a search's words (LIKE, or ILIKE when case is ignored,
+// on encode(data, 'escape'), which never fails on bytes that are not
+// UTF-8), and memtool.Search checks their lines, so its results are those
+// of a scan. Migration 2 makes a pg_trgm GIN index on that expression,
+// which the server keeps in the transaction of every write; where the
+// extension cannot be installed it makes none and logs a warning on the
+// server, and searches read the tenant's files on the server instead.
+// HasSearchIndex tells which.
+//
 // # Guarantees
 //
 //   - Every method is one transaction; a method that fails has changed

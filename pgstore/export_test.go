@@ -7,3 +7,6 @@ const (
 )
 
 var TenantLockKey = tenantLockKey
+
+// FirstMigration makes the schema of version 1, before search.
+var FirstMigration = migrations[0]

@@ -27,6 +27,26 @@ var migrations = []string{
 		data   bytea,
 		PRIMARY KEY (tenant, parent, name)
 	);`,
+	// 2: the search index, a trigram index (pg_trgm, GIN) of every file's
+	// text, written with encode's escape format (which never fails, as
+	// converting invalid UTF-8 to text would). The server keeps it in
+	// the transaction of every write. Where pg_trgm cannot be installed
+	// the migration makes no index, and says so in the server's log; a
+	// search then reads every file of the memory on the server.
+	`DO $$
+	DECLARE
+		ext text;
+	BEGIN
+		BEGIN
+			CREATE EXTENSION IF NOT EXISTS pg_trgm;
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'memtool: no search index: the extension pg_trgm cannot be installed (%)', SQLERRM;
+		END;
+		SELECT extnamespace::regnamespace::text INTO ext FROM pg_extension WHERE extname = 'pg_trgm';
+		IF ext IS NOT NULL THEN
+			EXECUTE format('CREATE INDEX memtool_entries_trgm ON memtool_entries USING gin (encode(data, %L) %s.gin_trgm_ops) WHERE NOT dir', 'escape', ext);
+		END IF;
+	END $$;`,
 }
 
 // migrationLock is the advisory lock key under which migrations run.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,6 +53,62 @@ var dialect = sqltree.Dialect{
 	LockRow: ` FOR UPDATE`,
 	Length:  "char_length",
 	NoRows:  pgx.ErrNoRows,
+	Index: &sqltree.Index{
+		From: "memtool_entries e",
+		// The expression of the index memtool_entries_trgm, so that the
+		// planner uses it.
+		Holds: func(terms []string, fold bool) (string, []any) {
+			op := " LIKE ?"
+			if fold {
+				op = " ILIKE ?"
+			}
+			var conds []string
+			var args []any
+			for _, t := range terms {
+				conds = append(conds, `encode(e.data, 'escape')`+op)
+				args = append(args, "%"+likeEscape(escapeBytea(t))+"%")
+			}
+			return strings.Join(conds, " AND "), args
+		},
+	},
+}
+
+// escapeBytea returns s as encode(data, 'escape') writes data holding
+// it: a NUL and each byte with the high bit set as a backslash and
+// three octal digits, a backslash doubled. Each byte is written alone, so a file
+// holding s holds escapeBytea(s) in its escaped text.
+func escapeBytea(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c == 0 || c >= 0x80:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// likeEscape escapes the characters of a LIKE pattern (%, _ and the
+// escape character, a backslash) in s.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// HasSearchIndex reports whether the database has the trigram index of
+// search (see package doc): without it, search still runs on the server,
+// reading every file of the memory.
+func (s *Store) HasSearchIndex(ctx context.Context) (bool, error) {
+	ctx, cancel := s.db.Op(ctx)
+	defer cancel()
+	var ok bool
+	err := s.db.Query(ctx, func(q sqltree.Querier) error {
+		return q.QueryRow(ctx, `SELECT to_regclass('memtool_entries_trgm') IS NOT NULL`).Scan(&ok)
+	})
+	return ok, s.db.Classify(ctx, err)
 }
 
 // Store is a memtool.Store in a PostgreSQL database. Besides Tenant and

@@ -177,3 +177,9 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	}
 	return memtool.ForwardRename(ctx, s.inner, oldname, newname)
 }
+
+// SearchFiles forwards to the index of the wrapped store
+// (memtool.Searcher): this policy reads files as they are, and hides none.
+func (s *Store) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery, fn func(name string, data []byte) error) error {
+	return memtool.ForwardSearchFiles(ctx, s.inner, dir, q, fn)
+}

@@ -22,6 +22,7 @@ type db struct {
 	w           *sql.DB // writes: BEGIN IMMEDIATE, one connection; nil when readOnly
 	busyTimeout time.Duration
 	readOnly    bool // the file cannot be written: every write fails with ErrReadOnly
+	noIndex     bool // a read-only file of schema version 1, without the search index
 }
 
 var _ sqltree.DB = (*db)(nil)

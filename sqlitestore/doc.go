@@ -10,6 +10,18 @@
 // or the file. The root of a memory is implicit. memtool_meta holds the
 // schema version and the tenancy mode.
 //
+// # Search
+//
+// The store is a memtool.Searcher: an FTS5 trigram index of every file's
+// text (memtool_fts, contentless, under the ids of memtool_fts_id) names
+// the files that may hold a search's words, and memtool.Search checks
+// their lines, so its results are those of a scan. Triggers on
+// memtool_entries keep the index in the transaction of every write, so a
+// write and its index entry commit or roll back together. A file of
+// schema version 1 (before search) gets the index when it is first
+// opened, under the write lock, once however many processes open it; a
+// read-only one is opened without it, and searched by a scan.
+//
 // # Guarantees
 //
 //   - Every method is one transaction or one statement. A read sees a WAL

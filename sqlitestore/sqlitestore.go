@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,7 +21,7 @@ import (
 // schema is the whole database. Every key starts with the tenant ("" in a
 // single-tenant store); an entry is keyed by its parent directory's full
 // name and its base name, so a directory's entries are one range of the
-// primary key.
+// primary key. searchIndex follows it.
 const schema = `
 CREATE TABLE IF NOT EXISTS memtool_meta (
 	key   TEXT PRIMARY KEY,
@@ -37,9 +39,51 @@ CREATE TABLE IF NOT EXISTS memtool_entries (
 INSERT OR IGNORE INTO memtool_meta (key, value) VALUES ('schema_version', '1');
 `
 
-// schemaVersion is the version of schema. A later version adds its
-// migrations here and refuses files newer than it knows.
-const schemaVersion = "1"
+// searchIndex is the index of search (version 2 of the schema): the text
+// of every file in an FTS5 trigram index that keeps no copy of it
+// (contentless) and no positions (detail=none, see trigramQuery), merging
+// its segments in larger steps than FTS5's default (automerge 16, not 4):
+// a write costs less, a search reads a few more segments, under the id memtool_fts_id gives the file. Triggers
+// keep both current in the transaction of every write: an insert (or
+// INSERT OR REPLACE, whose replaced row fires no delete trigger) indexes
+// the file again under its id, an update of the data too, a move renames
+// the id's key, a delete drops both. Directories are not indexed.
+const searchIndex = `
+CREATE VIRTUAL TABLE memtool_fts USING fts5(body, content='', contentless_delete=1, detail='none', tokenize='trigram');
+INSERT INTO memtool_fts (memtool_fts, rank) VALUES ('automerge', 16);
+CREATE TABLE memtool_fts_id (
+	id     INTEGER PRIMARY KEY,
+	tenant TEXT NOT NULL,
+	parent TEXT NOT NULL,
+	name   TEXT NOT NULL,
+	UNIQUE (tenant, parent, name)
+);
+CREATE TRIGGER memtool_fts_insert AFTER INSERT ON memtool_entries WHEN NOT new.dir BEGIN
+	INSERT OR IGNORE INTO memtool_fts_id (tenant, parent, name) VALUES (new.tenant, new.parent, new.name);
+	DELETE FROM memtool_fts WHERE rowid = (SELECT id FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name);
+	INSERT INTO memtool_fts (rowid, body) SELECT id, CAST(new.data AS TEXT) FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name;
+END;
+CREATE TRIGGER memtool_fts_update AFTER UPDATE OF data ON memtool_entries WHEN NOT new.dir BEGIN
+	DELETE FROM memtool_fts WHERE rowid = (SELECT id FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name);
+	INSERT INTO memtool_fts (rowid, body) SELECT id, CAST(new.data AS TEXT) FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name;
+END;
+CREATE TRIGGER memtool_fts_move AFTER UPDATE OF tenant, parent, name ON memtool_entries WHEN NOT old.dir BEGIN
+	UPDATE memtool_fts_id SET tenant = new.tenant, parent = new.parent, name = new.name WHERE tenant = old.tenant AND parent = old.parent AND name = old.name;
+END;
+CREATE TRIGGER memtool_fts_delete AFTER DELETE ON memtool_entries WHEN NOT old.dir BEGIN
+	DELETE FROM memtool_fts WHERE rowid = (SELECT id FROM memtool_fts_id WHERE tenant = old.tenant AND parent = old.parent AND name = old.name);
+	DELETE FROM memtool_fts_id WHERE tenant = old.tenant AND parent = old.parent AND name = old.name;
+END;
+INSERT INTO memtool_fts_id (tenant, parent, name) SELECT tenant, parent, name FROM memtool_entries WHERE NOT dir;
+INSERT INTO memtool_fts (rowid, body) SELECT i.id, CAST(e.data AS TEXT) FROM memtool_fts_id i
+	JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name;
+UPDATE memtool_meta SET value = '2' WHERE key = 'schema_version';
+`
+
+// schemaVersion is the version of schema after its migrations. A later
+// version adds its migrations to init and refuses files newer than it
+// knows.
+const schemaVersion = "2"
 
 // dialect is SQLite's spelling of the tree's statements.
 var dialect = sqltree.Dialect{
@@ -52,6 +96,34 @@ var dialect = sqltree.Dialect{
 	// OR.
 	SplitBelow: true,
 	NoRows:     sql.ErrNoRows,
+	Index: &sqltree.Index{
+		From: `memtool_fts JOIN memtool_fts_id i ON i.id = memtool_fts.rowid
+			JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name`,
+		// The trigram index ignores case: it finds every file the terms
+		// are in, in any case, and the caller checks the case.
+		Holds: func(terms []string, fold bool) (string, []any) {
+			return `memtool_fts MATCH ?`, []any{trigramQuery(terms)}
+		},
+	},
+}
+
+// trigramQuery returns the FTS5 query for the files that hold every
+// trigram of every one of terms (each of three or more characters): all
+// the files that hold the terms, and maybe a few more. The index keeps no
+// positions (detail=none: a third of the work of a write), so it cannot
+// look up a term as a phrase.
+func trigramQuery(terms []string) string {
+	var q []string
+	for _, t := range terms {
+		r := []rune(t)
+		for i := 0; i+3 <= len(r); i++ {
+			tri := `"` + strings.ReplaceAll(string(r[i:i+3]), `"`, `""`) + `"`
+			if !slices.Contains(q, tri) {
+				q = append(q, tri)
+			}
+		}
+	}
+	return strings.Join(q, " AND ")
 }
 
 // Store is a memtool.Store in an SQLite database file: the methods of
@@ -142,32 +214,56 @@ func Open(path string, opts *Options) (*Store, error) {
 		d.close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, d.classify(err))
 	}
-	return &Store{Tree: sqltree.New(d, dialect, "sqlitestore", "sqlitestore "+path), db: d, owner: true}, nil
+	dl := dialect
+	if d.noIndex {
+		dl.Index = nil
+	}
+	return &Store{Tree: sqltree.New(d, dl, "sqlitestore", "sqlitestore "+path), db: d, owner: true}, nil
 }
 
-// init checks the schema, and creates it if the file has none. Only a new
-// file needs the write lock: a store opens while another process writes.
+// init checks the schema, and creates or migrates it if the file has
+// none or an older one. Only then does it take the write lock: a store
+// opens while another process writes. A file that cannot be written and
+// has no search index is opened without one (search scans).
 func (d *db) init() error {
 	ctx := context.Background()
-	var version string
-	err := d.r.QueryRowContext(ctx, `SELECT value FROM memtool_meta WHERE key = 'schema_version'`).Scan(&version)
-	if err != nil && !d.readOnly {
-		// The schema is created in a write transaction, so that processes
-		// opening a new file at once create it once.
+	version, err := d.version(ctx, d.r)
+	if (err != nil || version != schemaVersion) && !d.readOnly {
+		// The schema is created and migrated in a write transaction, so
+		// that processes opening a file at once do it once.
 		err = d.write(ctx, func(tx *sql.Tx) error {
 			if _, err := tx.Exec(schema); err != nil {
 				return err
 			}
-			return tx.QueryRow(`SELECT value FROM memtool_meta WHERE key = 'schema_version'`).Scan(&version)
+			v, err := d.version(ctx, tx)
+			if err == nil && v == "1" {
+				_, err = tx.Exec(searchIndex)
+			}
+			if err != nil {
+				return err
+			}
+			version, err = d.version(ctx, tx)
+			return err
 		})
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if version != schemaVersion {
+	case version == "1" && d.readOnly:
+		d.noIndex = true
+	case version != schemaVersion:
 		return fmt.Errorf("the file's schema is version %s; this memtool knows version %s", version, schemaVersion)
 	}
 	return nil
+}
+
+// version reads the schema's version.
+func (d *db) version(ctx context.Context, q interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (string, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM memtool_meta WHERE key = 'schema_version'`).Scan(&v)
+	return v, err
 }
 
 // Close closes the database. Closing a tenant's store does nothing; close

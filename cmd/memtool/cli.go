@@ -106,6 +106,8 @@ func commands() []*command {
 			usage: "[--store URL] PATH", args: path, groups: memoryFlags, setup: setupDelete},
 		{name: "rename", summary: "rename or move a file or directory (never overwrites)",
 			usage: "[--store URL] OLD_PATH NEW_PATH", args: argCount{2, 2, "want OLD_PATH and NEW_PATH"}, groups: memoryFlags, setup: setupRename},
+		{name: "search", summary: "print the lines that match QUERY as PATH:LINE:TEXT (exit 0 matched, 1 none, 2 error)",
+			usage: "[--store URL] [--tenant ID] [--regex] [--case-sensitive] [--path PREFIX] [--limit N] QUERY", args: argCount{1, 1, "want one QUERY"}, groups: memoryFlags, setup: setupSearch},
 		{name: "run", summary: "do one task with Claude and its memory (needs ANTHROPIC_API_KEY)",
 			usage: `[--store URL] [flags] "task"   (task "-": read it from stdin)`, args: argCount{0, -1, ""}, groups: memoryFlags | overwriteFlag, setup: setupRun},
 		{name: "chat", summary: "talk with Claude, with its memory, in the terminal (needs ANTHROPIC_API_KEY)",

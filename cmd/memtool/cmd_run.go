@@ -50,6 +50,7 @@ type agentFlags struct {
 	workdir        string
 	allowBash      bool
 	mcpConfig      string
+	search         bool
 }
 
 // Defaults of --timeout and --retries.
@@ -76,6 +77,7 @@ func addAgentFlags(fs *flag.FlagSet, af *agentFlags) {
 	fs.IntVar(&af.retries, "retries", defaultRetries, "how many times to try a failed or timed-out API request again")
 	fs.StringVar(&af.workdir, "workdir", "", "give Claude read, write, edit, glob and grep tools confined to this directory")
 	fs.BoolVar(&af.allowBash, "allow-bash", false, "with --workdir, also an UNRESTRICTED bash shell (only inside a sandbox you control)")
+	fs.BoolVar(&af.search, "search", false, "give Claude a memory_search tool that finds lines in its memory (see 'memtool search')")
 	fs.StringVar(&af.mcpConfig, "mcp-config", "", `add the tools of the MCP servers in this file ({"mcpServers": {...}}, as Claude Desktop and Claude Code read)`)
 }
 
@@ -250,6 +252,9 @@ func startAgent(ctx context.Context, inv *invocation, af *agentFlags) ([]claude.
 	}
 	printer := &callPrinter{w: env.stderr}
 	opts = append(opts, hands.opts...)
+	if af.search {
+		opts = append(opts, claude.WithTools(claude.NewSearchTool(mem)))
+	}
 	return append(opts, claude.WithOnCall(printer.print)), client, mem, closersOf{append(hands.closers, closer)}, exitOK
 }
 

@@ -29,6 +29,9 @@ type Dialect struct {
 	SplitBelow bool
 	// NoRows is the error of a QueryRow that found no row.
 	NoRows error
+	// Index is the database's index of the files' text for search, or
+	// nil if it has none.
+	Index *Index
 }
 
 // Range is a condition that selects a range of the primary key below a
@@ -81,6 +84,8 @@ type queries struct {
 	probe                []string
 	mode, claim, tenants string
 	noRows               func(error) bool
+	index                *Index
+	bind                 func(query string) string
 }
 
 // The statements whose plans a backend tests: each must be a range of the
@@ -133,6 +138,8 @@ func (d Dialect) queries() *queries {
 		claim:      d.bind(`INSERT INTO memtool_meta (key, value) VALUES ('tenancy', ?) ON CONFLICT (key) DO NOTHING`),
 		tenants:    tenantsQuery,
 		noRows:     func(err error) bool { return errors.Is(err, d.NoRows) },
+		index:      d.Index,
+		bind:       d.bind,
 	}
 	for n := 1; n <= maxProbe; n++ {
 		q.probe = append(q.probe, d.bind(`SELECT `+strings.Repeat(probeTerm+`, `, n-1)+probeTerm))

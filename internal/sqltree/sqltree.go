@@ -23,9 +23,17 @@
 // (the entry, its parent, a rename's source), and an Update whose fn
 // returns the old content writes nothing.
 //
-// Every change of a tree passes through one function, Tree.change: an
-// index kept beside the table (full-text search) is to be maintained
-// there, in the change's transaction.
+// Every change of a tree passes through one function, Tree.change.
+//
+// # Search
+//
+// SearchFiles (memtool.Searcher) asks the database's index of the files'
+// text (Dialect.Index) for the files that hold a search's terms, in one
+// statement. The database keeps the index itself, in the transaction of
+// every write (SQLite's triggers, PostgreSQL's expression index), so every
+// statement of the tree, including the ranges a rename or RemoveAll
+// changes, keeps it current, and a write that rolls back or never
+// commits leaves it as it was.
 package sqltree
 
 import (

@@ -14,9 +14,7 @@ import (
 // change runs fn, op's change of name, bounded by ctx, in one transaction under the
 // tenant's write lock, once the store has claimed its mode; refuse, if not
 // nil, is the error of a name the change cannot take, returned instead.
-//
-// Every change of the tree passes here: an index kept beside the table
-// (full-text search) is to be kept up to date here, in fn's transaction.
+
 func (t *Tree) change(ctx context.Context, op, name string, refuse error, fn func(ctx context.Context, q Querier) error) error {
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()

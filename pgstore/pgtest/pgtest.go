@@ -40,6 +40,11 @@ func URL(t testing.TB) string {
 	b := make([]byte, 8)
 	rand.Read(b)
 	schema := "memtool_test_" + hex.EncodeToString(b)
+	// The search index's extension, once per database, in public: made
+	// by a store in its test schema, it would go when that schema is
+	// dropped, and every other test's index with it. (Two tests making it
+	// at once may fail; one of them makes it.)
+	conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+
+	"github.com/memtool/memtool"
+)
+
+// The exit statuses of search are grep's: 0 when a line matched, 1 when
+// none did, 2 on any error (a bad query, a store that cannot be opened).
+const (
+	exitNoMatch     = 1
+	exitSearchError = 2
+)
+
+func setupSearch(fs *flag.FlagSet) runFunc {
+	regex := fs.Bool("regex", false, "QUERY is a regular expression (Go RE2 syntax)")
+	caseSensitive := fs.Bool("case-sensitive", false, "match letters only in the case QUERY gives")
+	prefix := fs.String("path", memtool.Root, "search only this directory (everything below it) or file")
+	limit := fs.Int("limit", memtool.DefaultSearchLimit, "print at most N lines (at most "+strconv.Itoa(memtool.MaxSearchLimit)+")")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if *limit < 1 {
+			return inv.fail(exitSearchError, "--limit must be at least 1 (run 'memtool search -h')")
+		}
+		mem, closer, err := openMemory(ctx, env, &inv.sf, false)
+		if err != nil {
+			return inv.fail(exitSearchError, "%v", err)
+		}
+		defer closer.Close()
+		res, err := mem.Search(ctx, memtool.SearchQuery{Query: inv.args[0], Regex: *regex, CaseSensitive: *caseSensitive, Path: *prefix, Limit: *limit})
+		if se := (*memtool.SearchError)(nil); errors.As(err, &se) {
+			return inv.fail(exitSearchError, "%s", se.Reason)
+		} else if err != nil {
+			return inv.fail(exitSearchError, "%v", err)
+		}
+		w := bufio.NewWriter(env.stdout)
+		for _, m := range res.Matches {
+			fmt.Fprintf(w, "%s:%d:%s\n", m.Path, m.Line, m.Text)
+		}
+		if err := w.Flush(); err != nil {
+			return exitBrokenIO
+		}
+		if res.Total > len(res.Matches) {
+			fmt.Fprintf(env.stderr, "memtool search: %d of %d matching lines shown (--limit %d)\n", len(res.Matches), res.Total, *limit)
+		}
+		if res.Total == 0 {
+			return exitNoMatch
+		}
+		return exitOK
+	}
+}

@@ -1,0 +1,121 @@
+package pgstore_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/pgstore/pgtest"
+	"github.com/memtool/memtool/storetest"
+)
+
+func TestSearch(t *testing.T) {
+	storetest.RunSearch(t, func(t *testing.T) memtool.Store {
+		return open(t, pgtest.URL(t))
+	})
+}
+
+// The database has the trigram index (pg_trgm must be installable on the
+// test server), and the index narrows: it names the files that hold the
+// terms, and only them.
+func TestSearchIndex(t *testing.T) {
+	s := open(t, pgtest.URL(t))
+	ctx := t.Context()
+	if ok, err := s.HasSearchIndex(ctx); err != nil || !ok {
+		t.Fatalf("HasSearchIndex: %v, %v; want the index (is pg_trgm installable?)", ok, err)
+	}
+	for name, text := range map[string]string{"a.md": "the Quokka smiles", "b.md": "a wombat", "c.md": "QUOKKAS and wombats", "d.md": "100% quo\\kka_ café"} {
+		if err := s.WriteFile(ctx, name, []byte(text), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		q    memtool.IndexQuery
+		want []string
+	}{
+		{memtool.IndexQuery{Terms: []string{"quokka"}, FoldCase: true}, []string{"a.md", "c.md"}},
+		{memtool.IndexQuery{Terms: []string{"Quokka"}}, []string{"a.md"}},
+		{memtool.IndexQuery{Terms: []string{"QUOKKA", "wombat"}, FoldCase: true}, []string{"c.md"}},
+		{memtool.IndexQuery{Terms: []string{"0% q"}}, []string{"d.md"}},
+		{memtool.IndexQuery{Terms: []string{"o\\kka_"}}, []string{"d.md"}},
+		{memtool.IndexQuery{Terms: []string{"afé"}}, []string{"d.md"}},
+		{memtool.IndexQuery{Terms: []string{"a_e"}}, nil},
+	} {
+		c.q.Limit = 1 << 20
+		var got []string
+		err := s.SearchFiles(ctx, "", c.q, func(name string, data []byte) error {
+			got = append(got, name)
+			return nil
+		})
+		slices.Sort(got)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("SearchFiles(%+v): %v, %v; want %v", c.q, got, err, c.want)
+		}
+	}
+}
+
+// After writers racing, in two stores on one database (as two
+// processes), the index finds exactly the lines a scan finds.
+func TestSearchIndexConcurrentWriters(t *testing.T) {
+	url := pgtest.URL(t)
+	stores := []memtool.Store{open(t, url), open(t, url)}
+	storetest.ChurnTogether(t, 2*time.Second, stores...)
+	storetest.CheckSearchIndex(t, open(t, url), storetest.ChurnQueries...)
+}
+
+// A database of schema version 1, made before search, gets its index when
+// it is opened, once, however many stores open it at once.
+func TestSearchIndexMigration(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		pgstore.FirstMigration,
+		`CREATE TABLE memtool_schema_version (version integer NOT NULL)`,
+		`INSERT INTO memtool_schema_version VALUES (1)`,
+		`INSERT INTO memtool_meta VALUES ('tenancy', 'single')`,
+		`INSERT INTO memtool_entries VALUES ('', '', 'd', true, 0, NULL), ('', 'd', 'a.md', false, 21, 'the quokka` + "\n" + `and wombat'), ('', '', 'b.md', false, 11, 'Quokka here')`,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	conn.Close(ctx)
+	stores := make([]*pgstore.Store, 4)
+	var fns []func()
+	for i := range stores {
+		fns = append(fns, func() { stores[i] = open(t, url) })
+	}
+	storetest.Together(fns...)
+	if ok, err := stores[0].HasSearchIndex(ctx); err != nil || !ok {
+		t.Fatalf("HasSearchIndex after the migration: %v, %v", ok, err)
+	}
+	for _, s := range stores {
+		storetest.CheckSearchIndex(t, s, "quokka", "wombat")
+	}
+	r, err := memtool.Search(ctx, stores[0], memtool.SearchQuery{Query: "quokka"}, 0)
+	if err != nil || r.Total != 2 {
+		t.Errorf("Search(quokka) after the migration: %+v, %v; want 2 lines", r, err)
+	}
+}
+
+// A writer killed (SIGKILL) in the middle of its writes leaves an index
+// that finds exactly the lines a scan finds: the server aborts the
+// transaction of a client that is gone, index entries with it.
+func TestSearchIndexAfterCrash(t *testing.T) {
+	url := os.Getenv("PGSTORE_TEST_CHURN")
+	if url == "" {
+		url = pgtest.URL(t)
+	}
+	storetest.ChurnKilled(t, "PGSTORE_TEST_CHURN", url, func(url string) (memtool.Store, error) { return pgstore.Open(context.Background(), url, nil) }, 4, func(t *testing.T) {
+		storetest.CheckSearchIndex(t, open(t, url), storetest.ChurnQueries...)
+	})
+}

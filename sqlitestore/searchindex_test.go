@@ -1,0 +1,102 @@
+package sqlitestore_test
+
+import (
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/sqlitestore"
+	"github.com/memtool/memtool/storetest"
+)
+
+// churnEnv, set to a database file, makes TestSearchIndexAfterCrash the
+// writer it kills: storetest.Churn on that file until the kill.
+const churnEnv = "SQLITESTORE_TEST_CHURN"
+
+// After writers racing, in two stores on one file (as two processes), the
+// index finds exactly the lines a scan finds.
+func TestSearchIndexConcurrentWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	stores := []memtool.Store{open(t, path), open(t, path)}
+	storetest.ChurnTogether(t, 2*time.Second, stores...)
+	storetest.CheckSearchIndex(t, open(t, path), storetest.ChurnQueries...)
+}
+
+// A writer killed (SIGKILL) in the middle of its writes leaves an index
+// that finds exactly the lines a scan finds: the index changes in the
+// write's transaction, so it commits or rolls back with it.
+func TestSearchIndexAfterCrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	rounds := 6
+	if testing.Short() {
+		rounds = 2
+	}
+	storetest.ChurnKilled(t, churnEnv, path, func(path string) (memtool.Store, error) { return sqlitestore.Open(path, nil) }, rounds, func(t *testing.T) {
+		storetest.CheckSearchIndex(t, open(t, path), storetest.ChurnQueries...)
+	})
+}
+
+// A file of schema version 1, made before search, gets its index when it
+// is opened, once, however many stores open it at once; and a read-only
+// one opens without it, and is scanned.
+func TestSearchIndexMigration(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`
+CREATE TABLE memtool_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE memtool_entries (tenant TEXT NOT NULL, parent TEXT NOT NULL, name TEXT NOT NULL, dir INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB, PRIMARY KEY (tenant, parent, name)) WITHOUT ROWID;
+INSERT INTO memtool_meta VALUES ('schema_version', '1'), ('tenancy', 'single');
+INSERT INTO memtool_entries VALUES ('', '', 'd', 1, 0, NULL), ('', 'd', 'a.md', 0, 21, CAST('the quokka
+and wombat' AS BLOB)), ('', '', 'b.md', 0, 11, CAST('Quokka here' AS BLOB));`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := filepath.Join(t.TempDir(), "ro.db")
+	copyFile(t, path, ro)
+	os.Chmod(ro, 0o444)
+
+	stores := make([]memtool.Store, 4)
+	var fns []func()
+	for i := range stores {
+		fns = append(fns, func() { stores[i] = open(t, path) })
+	}
+	storetest.Together(fns...)
+	for _, s := range stores {
+		storetest.CheckSearchIndex(t, s, "quokka", "wombat")
+	}
+	r, err := memtool.Search(t.Context(), stores[0], memtool.SearchQuery{Query: "quokka"}, 0)
+	if err != nil || r.Total != 2 {
+		t.Errorf("Search(quokka) after the migration: %+v, %v; want 2 lines", r, err)
+	}
+
+	if os.Getuid() == 0 {
+		t.Skip("root writes read-only files")
+	}
+	s := open(t, ro)
+	if err := s.SearchFiles(t.Context(), "", memtool.IndexQuery{Terms: []string{"quokka"}, Limit: 100}, nil); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("SearchFiles on a read-only version 1 file: %v, want ErrUnsupported", err)
+	}
+	if r, err := memtool.Search(t.Context(), s, memtool.SearchQuery{Query: "quokka"}, 0); err != nil || r.Total != 2 {
+		t.Errorf("Search(quokka) on a read-only version 1 file: %+v, %v; want 2 lines", r, err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
