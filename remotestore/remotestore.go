@@ -64,19 +64,21 @@ type Store struct {
 func Open(rawURL string, opts *Options) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("remote store %q: %v", rawURL, err)
+		return nil, fmt.Errorf("remote store: malformed URL")
 	}
+	// Never the user, password or query of the URL, which could hold a secret.
+	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("remote store %q: the URL must be https://host[:port][/prefix]", rawURL)
+		return nil, fmt.Errorf("remote store %q: the URL must be https://host[:port][/prefix]", shown)
 	case u.Host == "":
-		return nil, fmt.Errorf("remote store %q: the URL names no host", rawURL)
+		return nil, fmt.Errorf("remote store %q: the URL names no host", shown)
 	case u.User != nil:
-		return nil, fmt.Errorf("remote store %q: put the token in $%s, not in the URL", rawURL, TokenEnv)
+		return nil, fmt.Errorf("remote store %q: put the token in $%s, not in the URL", shown, TokenEnv)
 	case u.RawQuery != "" || u.Fragment != "":
-		return nil, fmt.Errorf("remote store %q: the URL takes no query or fragment", rawURL)
+		return nil, fmt.Errorf("remote store %q: the URL takes no query or fragment", shown)
 	case u.Scheme == "http" && !loopback(u.Hostname()):
-		return nil, fmt.Errorf("remote store %q: plain http is only for a server on this machine (localhost); use https", rawURL)
+		return nil, fmt.Errorf("remote store %q: plain http is only for a server on this machine (localhost); use https", shown)
 	}
 	s := &Store{base: u, client: &http.Client{}}
 	if opts != nil {
