@@ -161,3 +161,28 @@ func TestUpdateAcrossClients(t *testing.T) {
 		t.Fatalf("%d lines, want %d: an update was lost", n, 5*each)
 	}
 }
+
+// TestReservedNames: the names the storage layer keeps for itself are
+// out of the API's reach: reading one finds nothing, writing one is
+// refused with the path gate's reason, and the server's own entries stay.
+func TestReservedNames(t *testing.T) {
+	inner := memstore.New()
+	s := serve(t, inner)
+	if _, err := s.ReadFile(t.Context(), ".memtool-policy.json", 100); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("ReadFile(.memtool-policy.json) = %v, want ErrNotExist", err)
+	}
+	if _, err := s.Stat(t.Context(), "d/.memtool-history"); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("Stat = %v, want ErrNotExist", err)
+	}
+	var pe *memtool.PathError
+	if err := s.WriteFile(t.Context(), ".memtool-policy.json", []byte("{}"), memtool.Replace); !errors.As(err, &pe) {
+		t.Errorf("WriteFile(.memtool-policy.json) = %v, want the gate's refusal", err)
+	}
+	inner.WriteFile(t.Context(), "f", nil, memtool.CreateOnly)
+	if r, ok := memtool.Store(s).(memtool.Renamer); !ok || !errors.As(r.Rename(t.Context(), "f", ".memtool-x"), &pe) {
+		t.Errorf("Rename onto a reserved name was not refused")
+	}
+	if entries, _ := inner.ReadDir(t.Context(), ""); len(entries) != 1 {
+		t.Errorf("the store holds %v", entries)
+	}
+}

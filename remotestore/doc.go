@@ -29,6 +29,17 @@
 // refusal comes back as the same memtool.Refusal text. A key that may only
 // read gets ErrReadOnly for a change. Errors never hold the token.
 //
+// # Policies
+//
+// The server's policies (encryption, history, quotas, audit) apply to
+// everything done through it. The names the storage layer keeps for
+// itself (.memtool…, where policies keep their data) are out of the API's
+// reach, as they are out of the model's: reading one finds nothing
+// (ErrNotExist), writing one is refused with the path gate's reason,
+// without a request. So memtool's --policy is for the server, not for a
+// client of it: the client finds no policy record, and migrate cannot
+// carry a source's policy data (versions, the record) to a server.
+//
 // # Timeouts, cancellation and what a lost answer means
 //
 // Every request honours its context and is bounded by Options.Timeout.

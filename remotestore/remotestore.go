@@ -127,6 +127,12 @@ type call struct {
 // status below 300 (and 304), or an error: the server's, decoded and
 // wrapped as op name: err, or the transport's.
 func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error) {
+	if err := reachable(c.name); err != nil {
+		if c.method == "GET" {
+			err = memtool.ErrNotExist
+		}
+		return 0, nil, nil, s.wrap(c, err)
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	u := *s.base
@@ -172,6 +178,17 @@ func transportError(ctx context.Context, err error) error {
 
 func (s *Store) wrap(c call, err error) error {
 	return &fs.PathError{Op: "remote " + c.op, Path: c.name, Err: err}
+}
+
+// reachable says whether the API reaches name: the server's path gate
+// refuses what the model's refuses, among them the names the storage
+// layer keeps for itself (.memtool…, a policy's data on the server). Such
+// a name is, seen through the API, nothing: a read finds nothing there
+// (ErrNotExist) and a write is refused with the gate's reason, without a
+// request either way.
+func reachable(name string) error {
+	_, _, err := memtool.CleanPath(memtool.VirtualPath(name))
+	return err
 }
 
 func pathQuery(name string, more ...string) url.Values {
@@ -334,6 +351,9 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 
 // Rename moves oldname to newname, never replacing anything, in one request.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
+	if err := reachable(newname); err != nil {
+		return &fs.PathError{Op: "remote rename", Path: newname, Err: err}
+	}
 	body, _ := json.Marshal(resource.Rename{From: memtool.VirtualPath(oldname), To: memtool.VirtualPath(newname)})
 	_, _, _, err := s.do(ctx, call{op: "rename", name: oldname, method: "POST", route: "/v1/rename", body: body, header: http.Header{"Content-Type": {"application/json"}}})
 	return err
