@@ -186,3 +186,34 @@ func TestReservedNames(t *testing.T) {
 		t.Errorf("the store holds %v", entries)
 	}
 }
+
+// churning is a store whose file changes after every read: a client's
+// If-Match write never lands.
+type churning struct{ *memstore.Store }
+
+func (c churning) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	data, err := c.Store.ReadFile(ctx, name, limit)
+	c.Store.WriteFile(ctx, name, append(data, 'x'), memtool.Replace)
+	return data, err
+}
+
+// TestUpdateGivesUp: Update tries MaxUpdateTries times on a file that
+// keeps changing, then fails with ErrBusy, having written nothing.
+func TestUpdateGivesUp(t *testing.T) {
+	inner := churning{memstore.New()}
+	inner.WriteFile(t.Context(), "f", []byte("0"), memtool.CreateOnly)
+	srv := httptest.NewServer(resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil))
+	defer srv.Close()
+	s, err := remotestore.Open(srv.URL, &remotestore.Options{MaxUpdateTries: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	err = s.Update(t.Context(), "f", 100, func(old []byte) ([]byte, error) { calls++; return []byte("mine"), nil })
+	if !errors.Is(err, memtool.ErrBusy) || calls != 3 {
+		t.Fatalf("Update = %v after %d calls of fn, want ErrBusy after 3", err, calls)
+	}
+	if data, _ := inner.Store.ReadFile(t.Context(), "f", 100); strings.Contains(string(data), "mine") {
+		t.Fatalf("the file holds %q", data)
+	}
+}

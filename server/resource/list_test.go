@@ -121,3 +121,29 @@ func TestListFilesWhileChanging(t *testing.T) {
 		t.Fatalf("got %v, want %v", paths(got), want)
 	}
 }
+
+// TestListFilesLimits: a page never holds more than MaxPageSize files,
+// whatever limit asks, and a file larger than the server reads is listed
+// with its size and no hash.
+func TestListFilesLimits(t *testing.T) {
+	s := newStoreWith(t, map[string]string{"a": "small", "b": "much larger than five", "c": "c"})
+	srv := serveStore(t, s, true, &resource.Options{MaxPageSize: 2, MaxFileBytes: 5})
+	var pg resource.Page
+	json.Unmarshal(wantStatus(t, mustDo(t, srv, "GET", "/v1/files?limit=5000", nil, nil), http.StatusOK), &pg)
+	if len(pg.Data) != 2 || pg.NextPage == "" {
+		t.Fatalf("limit 5000 over MaxPageSize 2: %+v", pg)
+	}
+	if b := pg.Data[1]; b.Path != "/memories/b" || b.Size != 21 || b.SHA256 != "" {
+		t.Errorf("a file over MaxFileBytes: %+v", b)
+	}
+}
+
+func newStoreWith(t *testing.T, files map[string]string) memtool.Store {
+	s, _ := newServer(t, true)
+	for name, data := range files {
+		if err := s.WriteFile(t.Context(), name, []byte(data), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}

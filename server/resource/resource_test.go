@@ -1,10 +1,12 @@
 package resource_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -198,7 +200,8 @@ func TestErrorCodes(t *testing.T) {
 		{errors.New("boom"), 500, "internal"},
 	} {
 		hostErr := fmt.Errorf("stat /home/alice/memories/x: %w", c.err)
-		srv := serveStore(t, failing{memstore.New(), hostErr}, true, nil)
+		var log bytes.Buffer
+		srv := serveStore(t, failing{memstore.New(), hostErr}, true, &resource.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 		resp := mustDo(t, srv, "GET", "/v1/entry"+p("/memories/x"), nil, nil)
 		e := wantError(t, resp, c.status, c.code)
 		if strings.Contains(e.Message, "/home") {
@@ -213,6 +216,9 @@ func TestErrorCodes(t *testing.T) {
 		case c.code == "internal":
 			if errors.Unwrap(e) != nil {
 				t.Errorf("internal unwraps to %v", errors.Unwrap(e))
+			}
+			if !strings.Contains(log.String(), "boom") {
+				t.Errorf("the internal failure was not logged: %q", log.String())
 			}
 		case !errors.Is(e, c.err):
 			t.Errorf("%s does not unwrap to %v", c.code, c.err)
