@@ -14,6 +14,9 @@
 //	GET    /v1/dir?path=                    one directory's entries, sorted by name
 //	POST   /v1/dir?path=&parents=           make a directory
 //	POST   /v1/rename  {"from", "to"}       rename; never replaces anything
+//	GET    /v1/versions?path=               a file's kept versions (history policy)
+//	GET    /v1/version?path=&n=             the raw bytes of version n
+//	POST   /v1/revert?path=&n=              make version n the file's content
 //	GET    /v1/openapi.json                 the OpenAPI 3 document of all of them
 //
 // Every path goes through memtool.CleanPath, the gate the model's paths
@@ -39,6 +42,15 @@
 // on after it: a file that stays while others change is listed once.
 // Each file is read for its hash when its page is made. The Store keeps no
 // modification time, so the listing has none.
+//
+// # Versions
+//
+// When the store's stack of policies holds the history policy (package
+// history), found through the chain of memtool.Wrapper, the versions
+// routes list a file's kept versions, read one, and revert to one. A
+// revert writes through the whole store, so the other policies apply and
+// history keeps the content it replaces. Without the policy they answer
+// unsupported (501).
 //
 // # Errors
 //

@@ -66,6 +66,9 @@ var routes = []route{
 	{"GET", "/v1/dir", false, (*Handler).readDir},
 	{"POST", "/v1/dir", true, (*Handler).mkdir},
 	{"POST", "/v1/rename", true, (*Handler).rename},
+	{"GET", "/v1/versions", false, (*Handler).listVersions},
+	{"GET", "/v1/version", false, (*Handler).readVersion},
+	{"POST", "/v1/revert", true, (*Handler).revert},
 }
 
 // OpenAPIPath is where the handler serves its OpenAPI 3 document, without
