@@ -31,8 +31,9 @@ type Options struct {
 	// Timeout bounds each request, from sending it to reading its whole
 	// answer. Default DefaultTimeout.
 	Timeout time.Duration
-	// Client sends the requests; default a client of its own. Its Timeout,
-	// if set, applies too.
+	// Client sends the requests; default a client of its own, which keeps
+	// up to 64 idle connections to the server. Its Timeout, if set,
+	// applies too.
 	Client *http.Client
 	// MaxUpdateTries is how many times Update reads, edits and writes
 	// before it gives up on a file that others keep changing, with
@@ -80,7 +81,12 @@ func Open(rawURL string, opts *Options) (*Store, error) {
 	case u.Scheme == "http" && !loopback(u.Hostname()):
 		return nil, fmt.Errorf("remote store %q: plain http is only for a server on this machine (localhost); use https", shown)
 	}
-	s := &Store{base: u, client: &http.Client{}}
+	// Concurrent calls (one turn's tool calls run in parallel) each keep
+	// a connection: the default of 2 idle connections per host would close
+	// and reopen them.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 64
+	s := &Store{base: u, client: &http.Client{Transport: transport}}
 	if opts != nil {
 		s.opts = *opts
 	}
