@@ -10,8 +10,9 @@
 //
 // # How the Store's methods map to requests
 //
-// Each method is one request, and the server runs it as one call of the
-// store it serves, so the store's guarantees hold across every client:
+// Each method but Update is one request, and the server runs it as one
+// call of the store it serves, so the store's guarantees hold across every
+// client:
 // WriteFile with CreateOnly is a PUT with If-None-Match: * (one create
 // wins); Rename and RemoveAll are one request each, done by the server's
 // store in one step. Update reads the file with its ETag, calls fn, and

@@ -127,12 +127,17 @@ func badRequest(format string, args ...any) *Error {
 
 var errPrecondition = &Error{http.StatusPreconditionFailed, CodePreconditionFailed, "the precondition did not hold; nothing changed"}
 
-// writeError writes e as the response.
+// writeError writes e as the response; an Error without a valid status
+// (a Resolver's, made carelessly) is a 500.
 func writeError(w http.ResponseWriter, e *Error) {
 	if e.Code == "busy" {
 		w.Header().Set("Retry-After", "1")
 	}
-	writeJSON(w, e.Status, struct {
+	status := e.Status
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError
+	}
+	writeJSON(w, status, struct {
 		Error *Error `json:"error"`
 	}{e})
 }

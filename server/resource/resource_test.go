@@ -162,6 +162,8 @@ func TestResolverError(t *testing.T) {
 	if strings.Contains(e.Message, "10.0.0.7") || strings.Contains(e.Message, "/srv") {
 		t.Fatalf("the message shows the resolver's error: %q", e.Message)
 	}
+	answer = &resource.Error{Code: "no_status", Message: "an Error without a status"}
+	wantError(t, mustDo(t, srv, "GET", "/v1/entry"+p("/memories"), nil, nil), http.StatusInternalServerError, "no_status")
 	// The document needs no resolver.
 	wantStatus(t, mustDo(t, srv, "GET", resource.OpenAPIPath, nil, nil), http.StatusOK)
 }
