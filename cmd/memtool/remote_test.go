@@ -108,3 +108,12 @@ func TestRemoteMigrate(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteInHelp: the help text says a store may be a memtool server,
+// and where its token comes from.
+func TestRemoteInHelp(t *testing.T) {
+	out, _, _ := runMemtool(t, childEnv(), "", "help")
+	if !strings.Contains(out, "https://host") || !strings.Contains(out, "$"+remotestore.TokenEnv) {
+		t.Errorf("memtool help does not show the remote store:\n%s", out)
+	}
+}
