@@ -17,6 +17,7 @@
 //	GET    /v1/versions?path=               a file's kept versions (history policy)
 //	GET    /v1/version?path=&n=             the raw bytes of version n
 //	POST   /v1/revert?path=&n=              make version n the file's content
+//	GET    /v1/audit?op=&path=&outcome=&since=&until=&limit=   the audit log's last entries
 //	GET    /v1/openapi.json                 the OpenAPI 3 document of all of them
 //
 // Every path goes through memtool.CleanPath, the gate the model's paths
@@ -50,6 +51,14 @@
 // routes list a file's kept versions, read one, and revert to one. A
 // revert writes through the whole store, so the other policies apply and
 // history keeps the content it replaces. Without the policy they answer
+// unsupported (501).
+//
+// # The audit log
+//
+// GET /v1/audit serves the audit log (package audit) when the server gives
+// Options.Audit: the last limit entries (default 1000) that pass the
+// query's filters, oldest first, and always the AuditSource's bound, in
+// which the server fixes the caller's tenant. Without it the route answers
 // unsupported (501).
 //
 // # Errors

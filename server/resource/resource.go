@@ -26,6 +26,9 @@ type Options struct {
 	// MaxPageSize is the most files one page of a listing holds. Default
 	// DefaultMaxPageSize.
 	MaxPageSize int
+	// Audit, if set, serves the audit log at GET /v1/audit (see
+	// AuditSource); nil: the route answers unsupported (501).
+	Audit AuditSource
 	// Logger receives unexpected store failures with their detail (the
 	// client reads only that an internal error happened). Default
 	// slog.Default().
@@ -69,6 +72,7 @@ var routes = []route{
 	{"GET", "/v1/versions", false, (*Handler).listVersions},
 	{"GET", "/v1/version", false, (*Handler).readVersion},
 	{"POST", "/v1/revert", true, (*Handler).revert},
+	{"GET", "/v1/audit", false, (*Handler).auditLog},
 }
 
 // OpenAPIPath is where the handler serves its OpenAPI 3 document, without
