@@ -148,15 +148,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-// DecodeError reads the Error of a failed response's body; a body that is
-// not one (a proxy's page) gives an Error with code "" and the status.
+// DecodeError reads the Error of a failed response's body. A body whose
+// "error" is a plain string (the server's own answers, such as a 401) gives
+// an Error with code "" and that message; a body that is neither (a
+// proxy's page) one with code "" and the status's text.
 func DecodeError(status int, body []byte) *Error {
 	var v struct {
-		Error *Error `json:"error"`
+		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(body, &v) != nil || v.Error == nil || v.Error.Code == "" {
-		return &Error{Status: status, Message: fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))}
+	e := &Error{Status: status, Message: fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))}
+	if json.Unmarshal(body, &v) != nil || v.Error == nil {
+		return e
 	}
-	v.Error.Status = status
-	return v.Error
+	var msg string
+	if json.Unmarshal(v.Error, &msg) == nil && msg != "" {
+		e.Message = fmt.Sprintf("HTTP %d: %s", status, msg)
+		return e
+	}
+	var coded Error
+	if json.Unmarshal(v.Error, &coded) == nil && coded.Code != "" {
+		coded.Status = status
+		return &coded
+	}
+	return e
 }

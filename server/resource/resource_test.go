@@ -304,3 +304,21 @@ func TestTree(t *testing.T) {
 	wantError(t, do("GET", "/v1/entry", ""), 400, "bad_request")
 	wantError(t, do("GET", "/v1/entry?path=/memories&path=/memories/a", ""), 400, "bad_request")
 }
+
+// TestDecodeError: the client reads this API's errors, the server's plain
+// {"error": "…"} ones and anything else.
+func TestDecodeError(t *testing.T) {
+	for _, c := range []struct {
+		body, code, message string
+	}{
+		{`{"error":{"code":"not_found","message":"file does not exist: /memories/a"}}`, "not_found", "file does not exist: /memories/a"},
+		{`{"error":"missing bearer token"}`, "", "HTTP 401: missing bearer token"},
+		{`<html>bad gateway</html>`, "", "HTTP 401 Unauthorized"},
+		{`{"error":{"message":"no code"}}`, "", "HTTP 401 Unauthorized"},
+	} {
+		e := resource.DecodeError(401, []byte(c.body))
+		if e.Status != 401 || e.Code != c.code || e.Message != c.message {
+			t.Errorf("DecodeError(%s) = %+v", c.body, e)
+		}
+	}
+}
