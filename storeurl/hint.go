@@ -3,12 +3,16 @@ package storeurl
 import (
 	"errors"
 	"net"
+	"net/http"
 	"strings"
 	"syscall"
 
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/memtool/memtool/remotestore"
+	"github.com/memtool/memtool/server/resource"
 )
 
 // withHint adds to an error of reaching a database or a bucket what to
@@ -64,6 +68,10 @@ func hint(err error) string {
 			}
 		}
 		return s3Hints[apiErr.ErrorCode()]
+	}
+	var serverErr *resource.Error
+	if errors.As(err, &serverErr) && serverErr.Status == http.StatusUnauthorized {
+		return "the memtool server refused the token: set $" + remotestore.TokenEnv + " to a key of that server"
 	}
 	var dnsErr *net.DNSError
 	switch {

@@ -43,6 +43,7 @@ import (
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/objectstore"
 	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/remotestore"
 	"github.com/memtool/memtool/sqlitestore"
 )
 
@@ -112,6 +113,10 @@ var registry = []scheme{
 		u, _ := url.Parse(t.raw) // parsed by absPath already
 		t.raw = (&url.URL{Scheme: u.Scheme, Path: t.path, RawQuery: u.RawQuery}).String()
 		return openObjects(ctx, t)
+	}},
+	{names: []string{"https", "http"}, form: "https://host[:port][/prefix] (a memtool server; the token in $" + remotestore.TokenEnv + ")", about: "a memtool server", open: func(_ context.Context, t target) (memtool.Store, io.Closer, error) {
+		s, err := remotestore.Open(t.raw, &remotestore.Options{Token: os.Getenv(remotestore.TokenEnv)})
+		return s, s, err
 	}},
 }
 

@@ -122,7 +122,7 @@ func TestHomeIsExpanded(t *testing.T) {
 // TestBadURLs: a URL no row can open says how it is written.
 func TestBadURLs(t *testing.T) {
 	for url, want := range map[string]string{
-		"ftp://x/y":                `unknown scheme "ftp" (known: file, helper, mem, sqlite, postgres, s3, gs, azblob, mem+blob, file+blob, or a plain directory path)`,
+		"ftp://x/y":                `unknown scheme "ftp" (known: file, helper, mem, sqlite, postgres, s3, gs, azblob, mem+blob, file+blob, https, or a plain directory path)`,
 		"mem:x":                    "mem: takes nothing after the colon",
 		"sqlite://host/m.db":       "an SQLite URL needs an absolute path, as in sqlite:///abs/path.db",
 		"sqlite:///m.db?mode=ro":   "an SQLite URL needs an absolute path",

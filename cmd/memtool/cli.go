@@ -355,6 +355,7 @@ Every store-using command takes --store URL:
   postgres://user@host/db                   a PostgreSQL database
   s3://bucket?region=R&prefix=P             S3 (also file+blob://, mem+blob://; gs:// and
                                             azblob:// in a build with -tags gcs,azure)
+  https://host[:port][/prefix]              a memtool server (the token in $MEMTOOL_TOKEN)
 The default is $MEMTOOL_STORE, else ./memories. Commands that only read
 (view, history, diff, info, ...) never create a store: a store that is
 not there is an error.

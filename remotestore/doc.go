@@ -1,0 +1,59 @@
+// Package remotestore is a memtool.Store kept by a memtool server, reached
+// over the server's resource API (package server/resource) with a bearer
+// token. With it, every memtool command and the Go API work on a memory
+// the server holds: memtool --store https://memory.example.com, with the
+// token in $MEMTOOL_TOKEN.
+//
+//	s, err := remotestore.Open("https://memory.example.com", &remotestore.Options{Token: token})
+//	…
+//	mem := memtool.New(s, nil)
+//
+// # How the Store's methods map to requests
+//
+// Each method but Update is one request, and the server runs it as one
+// call of the store it serves, so the store's guarantees hold across every
+// client:
+// WriteFile with CreateOnly is a PUT with If-None-Match: * (one create
+// wins); Rename and RemoveAll are one request each, done by the server's
+// store in one step. Update reads the file with its ETag, calls fn, and
+// writes with If-Match: if another client changed the file in between,
+// the server answers 412 and Update reads and tries again (fn may be
+// called more than once, as the Store contract allows), up to
+// Options.MaxUpdateTries, then ErrBusy. No update is lost.
+//
+// # Errors
+//
+// The server's error codes map back to the same memtool errors the store
+// behind it returned (ErrNotExist, ErrExist, ErrIsDir, ErrNotDir,
+// ErrNotEmpty, ErrIrregular, ErrTooLarge, ErrNoSpace, ErrBusy, …), so
+// Memory answers the model as it would over a local store; a policy's
+// refusal comes back as the same memtool.Refusal text. A key that may only
+// read gets ErrReadOnly for a change. Errors never hold the token.
+//
+// # Policies
+//
+// The server's policies (encryption, history, quotas, audit) apply to
+// everything done through it. The names the storage layer keeps for
+// itself (.memtool…, where policies keep their data) are out of the API's
+// reach, as they are out of the model's: reading one finds nothing
+// (ErrNotExist), writing one is refused with the path gate's reason,
+// without a request. So memtool's --policy is for the server, not for a
+// client of it: the client finds no policy record, and migrate cannot
+// carry a source's policy data (versions, the record) to a server.
+//
+// # Timeouts, cancellation and what a lost answer means
+//
+// Every request honours its context and is bounded by Options.Timeout.
+// One limit of the network remains: if the connection is lost or the
+// timeout strikes after the server received a change, the change may
+// have been made although the method returned an error. Every change is
+// still atomic on the server: a file has its old or its new content,
+// never a mix.
+//
+// # Security
+//
+// The token is sent only in the Authorization header; it is never logged,
+// and it is not part of any error. A plain http:// URL is accepted only
+// for a loopback host, so that the token never crosses a network in the
+// clear; anything else takes https://.
+package remotestore

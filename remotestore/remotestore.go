@@ -1,0 +1,366 @@
+package remotestore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/server/resource"
+)
+
+// TokenEnv is the environment variable storeurl reads the bearer token
+// from, for a store URL http://… or https://….
+const TokenEnv = "MEMTOOL_TOKEN"
+
+// Options tune a Store. The zero value (or nil) gives the defaults.
+type Options struct {
+	// Token is the bearer token sent with every request. It is never
+	// logged, and never part of an error.
+	Token string
+	// Timeout bounds each request, from sending it to reading its whole
+	// answer. Default DefaultTimeout.
+	Timeout time.Duration
+	// Client sends the requests; default a client of its own, which keeps
+	// up to 64 idle connections to the server. Its Timeout, if set,
+	// applies too.
+	Client *http.Client
+	// MaxUpdateTries is how many times Update reads, edits and writes
+	// before it gives up on a file that others keep changing, with
+	// ErrBusy. Default DefaultMaxUpdateTries.
+	MaxUpdateTries int
+}
+
+// Defaults of Options.
+const (
+	DefaultTimeout        = 30 * time.Second
+	DefaultMaxUpdateTries = 100
+)
+
+// Store is a memtool.Store kept by a memtool server, reached over its
+// resource API. It has Renamer and RemoveAller, done by the server in
+// one step each. Safe for concurrent use.
+type Store struct {
+	base   *url.URL // the server's URL, its path the prefix of /v1/…
+	token  string
+	client *http.Client
+	opts   Options
+}
+
+// Open returns the store of the memtool server at rawURL (http://host:port
+// or https://host[/prefix]), without a request: storeurl checks it with a
+// Stat. The token must come from the caller (storeurl reads TokenEnv).
+// A plain http:// URL is refused for a host other than a loopback
+// address, so that the token never crosses a network in the clear.
+func Open(rawURL string, opts *Options) (*Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("remote store: malformed URL")
+	}
+	// Never the user, password or query of the URL, which could hold a secret.
+	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("remote store %q: the URL must be https://host[:port][/prefix]", shown)
+	case u.Host == "":
+		return nil, fmt.Errorf("remote store %q: the URL names no host", shown)
+	case u.User != nil:
+		return nil, fmt.Errorf("remote store %q: put the token in $%s, not in the URL", shown, TokenEnv)
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Errorf("remote store %q: the URL takes no query or fragment", shown)
+	case u.Scheme == "http" && !loopback(u.Hostname()):
+		return nil, fmt.Errorf("remote store %q: plain http is only for a server on this machine (localhost); use https", shown)
+	}
+	// Concurrent calls (one turn's tool calls run in parallel) each keep
+	// a connection: the default of 2 idle connections per host would close
+	// and reopen them.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 64
+	s := &Store{base: u, client: &http.Client{Transport: transport}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.Timeout <= 0 {
+		s.opts.Timeout = DefaultTimeout
+	}
+	if s.opts.MaxUpdateTries <= 0 {
+		s.opts.MaxUpdateTries = DefaultMaxUpdateTries
+	}
+	if s.opts.Client != nil {
+		s.client = s.opts.Client
+	}
+	s.token = s.opts.Token
+	s.opts.Token = ""
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	return s, nil
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Close releases the client's idle connections.
+func (s *Store) Close() error {
+	s.client.CloseIdleConnections()
+	return nil
+}
+
+// call is one request of the API.
+type call struct {
+	op, name string // for errors: the operation and the Store name
+	method   string
+	route    string // /v1/…
+	query    url.Values
+	header   http.Header
+	body     []byte
+}
+
+// do sends c and returns the answer's status, headers and body for a
+// status below 300 (and 304), or an error: the server's, decoded and
+// wrapped as op name: err, or the transport's.
+func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error) {
+	if err := reachable(c.name); err != nil {
+		if c.method == "GET" {
+			err = memtool.ErrNotExist
+		}
+		return 0, nil, nil, s.wrap(c, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	u := *s.base
+	u.Path += c.route
+	u.RawQuery = c.query.Encode()
+	var body io.Reader
+	if c.body != nil {
+		body = bytes.NewReader(c.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, c.method, u.String(), body)
+	if err != nil {
+		return 0, nil, nil, s.wrap(c, err)
+	}
+	for k, v := range c.header {
+		req.Header[k] = v
+	}
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, nil, nil, s.wrap(c, transportError(ctx, err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, nil, s.wrap(c, transportError(ctx, err))
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotModified {
+		return resp.StatusCode, resp.Header, nil, s.wrap(c, resource.DecodeError(resp.StatusCode, data))
+	}
+	return resp.StatusCode, resp.Header, data, nil
+}
+
+// transportError is err with the context's own error in its chain when the
+// context ended, so errors.Is finds context.Canceled or DeadlineExceeded.
+func transportError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
+}
+
+func (s *Store) wrap(c call, err error) error {
+	return &fs.PathError{Op: "remote " + c.op, Path: c.name, Err: err}
+}
+
+// reachable says whether the API reaches name: the server's path gate
+// refuses what the model's refuses, among them the names the storage
+// layer keeps for itself (.memtool…, a policy's data on the server). Such
+// a name is, seen through the API, nothing: a read finds nothing there
+// (ErrNotExist) and a write is refused with the gate's reason, without a
+// request either way.
+func reachable(name string) error {
+	_, _, err := memtool.CleanPath(memtool.VirtualPath(name))
+	return err
+}
+
+func pathQuery(name string, more ...string) url.Values {
+	q := url.Values{"path": {memtool.VirtualPath(name)}}
+	for i := 0; i+1 < len(more); i += 2 {
+		q.Set(more[i], more[i+1])
+	}
+	return q
+}
+
+// Stat returns the entry at name.
+func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	_, _, data, err := s.do(ctx, call{op: "stat", name: name, method: "GET", route: "/v1/entry", query: pathQuery(name)})
+	if err != nil {
+		return memtool.FileInfo{}, err
+	}
+	var e resource.Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return memtool.FileInfo{}, &fs.PathError{Op: "remote stat", Path: name, Err: fmt.Errorf("malformed answer: %v", err)}
+	}
+	fi, err := info(e)
+	if err != nil {
+		return memtool.FileInfo{}, &fs.PathError{Op: "remote stat", Path: name, Err: err}
+	}
+	fi.Name = baseName(name)
+	return fi, nil
+}
+
+func baseName(name string) string { return name[strings.LastIndex(name, "/")+1:] }
+
+// info is the FileInfo of an entry of the API.
+func info(e resource.Entry) (memtool.FileInfo, error) {
+	fi := memtool.FileInfo{Name: e.Name, Size: e.Size}
+	switch e.Type {
+	case "file":
+	case "dir":
+		fi.Type = fs.ModeDir
+	case "irregular":
+		fi.Type = fs.ModeIrregular
+	default:
+		return fi, fmt.Errorf("malformed answer: entry type %q", e.Type)
+	}
+	return fi, nil
+}
+
+// ReadFile returns the content of the file at name; the server refuses a
+// file larger than limit without sending it.
+func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	data, _, err := s.read(ctx, "read", name, limit)
+	return data, err
+}
+
+// read returns a file's content and its ETag.
+func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte, string, error) {
+	q := pathQuery(name, "limit", strconv.FormatInt(max(limit, 0), 10))
+	_, h, data, err := s.do(ctx, call{op: op, name: name, method: "GET", route: "/v1/file", query: q})
+	if err != nil {
+		return nil, "", err
+	}
+	if int64(len(data)) > limit {
+		return nil, "", &fs.PathError{Op: "remote " + op, Path: name, Err: memtool.ErrTooLarge}
+	}
+	return data, h.Get("ETag"), nil
+}
+
+// ReadDir returns the entries of the directory at name.
+func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	_, _, data, err := s.do(ctx, call{op: "readdir", name: name, method: "GET", route: "/v1/dir", query: pathQuery(name)})
+	if err != nil {
+		return nil, err
+	}
+	var l resource.Listing
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, &fs.PathError{Op: "remote readdir", Path: name, Err: fmt.Errorf("malformed answer: %v", err)}
+	}
+	out := make([]memtool.FileInfo, 0, len(l.Entries))
+	for _, e := range l.Entries {
+		fi, err := info(e)
+		if err != nil {
+			return nil, &fs.PathError{Op: "remote readdir", Path: name, Err: err}
+		}
+		out = append(out, fi)
+	}
+	return out, nil
+}
+
+// WriteFile writes data as the file at name: CreateOnly with
+// If-None-Match: *, which the server turns into one atomic create.
+func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	c := call{op: "write", name: name, method: "PUT", route: "/v1/file", query: pathQuery(name), body: data, header: http.Header{}}
+	if mode == memtool.CreateOnly {
+		c.header.Set("If-None-Match", "*")
+	}
+	status, _, _, err := s.do(ctx, c)
+	if status == http.StatusPreconditionFailed {
+		return s.wrap(c, memtool.ErrExist)
+	}
+	return err
+}
+
+// Update reads the file with its ETag, applies fn and writes the result
+// with If-Match: the write lands only if nobody changed the file in
+// between, else Update reads again and retries, up to MaxUpdateTries
+// times (then ErrBusy). fn may so be called more than once.
+func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	for try := 0; try < s.opts.MaxUpdateTries; try++ {
+		old, etag, err := s.read(ctx, "update", name, limit)
+		if err != nil {
+			return err
+		}
+		data, err := fn(old)
+		if err != nil {
+			return err
+		}
+		c := call{op: "update", name: name, method: "PUT", route: "/v1/file", query: pathQuery(name), body: data, header: http.Header{"If-Match": {etag}}}
+		status, _, _, err := s.do(ctx, c)
+		if status != http.StatusPreconditionFailed {
+			return err
+		}
+		// Changed (or removed) since read: read it again.
+		if err := backoff(ctx, try); err != nil {
+			return s.wrap(c, err)
+		}
+	}
+	return &fs.PathError{Op: "remote update", Path: name, Err: memtool.ErrBusy}
+}
+
+// backoff waits a little longer after each failed try, up to 50 ms.
+func backoff(ctx context.Context, try int) error {
+	if try == 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(time.Duration(min(try, 50)) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Mkdir creates the directory name.
+func (s *Store) Mkdir(ctx context.Context, name string) error {
+	_, _, _, err := s.do(ctx, call{op: "mkdir", name: name, method: "POST", route: "/v1/dir", query: pathQuery(name)})
+	return err
+}
+
+// Remove removes the file or empty directory at name.
+func (s *Store) Remove(ctx context.Context, name string) error {
+	_, _, _, err := s.do(ctx, call{op: "remove", name: name, method: "DELETE", route: "/v1/entry", query: pathQuery(name)})
+	return err
+}
+
+// RemoveAll removes name and everything below it, in one request.
+func (s *Store) RemoveAll(ctx context.Context, name string) error {
+	_, _, _, err := s.do(ctx, call{op: "removeall", name: name, method: "DELETE", route: "/v1/entry", query: pathQuery(name, "recursive", "true")})
+	return err
+}
+
+// Rename moves oldname to newname, never replacing anything, in one request.
+func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
+	if err := reachable(newname); err != nil {
+		return &fs.PathError{Op: "remote rename", Path: newname, Err: err}
+	}
+	body, _ := json.Marshal(resource.Rename{From: memtool.VirtualPath(oldname), To: memtool.VirtualPath(newname)})
+	_, _, _, err := s.do(ctx, call{op: "rename", name: oldname, method: "POST", route: "/v1/rename", body: body, header: http.Header{"Content-Type": {"application/json"}}})
+	return err
+}

@@ -1,0 +1,344 @@
+package resource
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/memtool/memtool"
+)
+
+// An Entry is a file or directory as the API shows it.
+type Entry struct {
+	// Path is the virtual path (/memories/…) in a stat or a listing of
+	// files; Name the base name in a directory's entries.
+	Path string `json:"path,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Type is "file", "dir" or "irregular" (neither, which memtool does
+	// not open).
+	Type string `json:"type,omitempty"`
+	Size int64  `json:"size"`
+	// SHA256 is the hex SHA-256 of a file's content, in a listing of files
+	// and the answer of a write; the file's ETag is it, quoted.
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// A Listing is one directory's entries, sorted by name.
+type Listing struct {
+	Path    string  `json:"path"`
+	Entries []Entry `json:"entries"`
+}
+
+// A Rename is the body of POST /v1/rename.
+type Rename struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// ETag returns the strong entity tag of a file's content: its hex
+// SHA-256, quoted.
+func ETag(data []byte) string { return `"` + hash(data) + `"` }
+
+func hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func typeName(fi memtool.FileInfo) string {
+	switch {
+	case fi.IsRegular():
+		return "file"
+	case fi.IsDir():
+		return "dir"
+	}
+	return "irregular"
+}
+
+// params are a request's query parameters, each given at most once.
+type params url.Values
+
+func query(r *http.Request) (params, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, badRequest("malformed query string")
+	}
+	for k, v := range q {
+		if len(v) > 1 {
+			return nil, badRequest("parameter %s is given %d times", k, len(v))
+		}
+	}
+	return params(q), nil
+}
+
+func (q params) get(key string) string { return url.Values(q).Get(key) }
+
+// path returns the clean name of the virtual path in parameter key, which
+// must be given; dir reports a trailing slash.
+func (q params) path(key string) (name string, dir bool, err error) {
+	p, ok := q[key]
+	if !ok {
+		return "", false, badRequest("parameter %s is missing", key)
+	}
+	return memtool.CleanPath(p[0])
+}
+
+// named returns a request's parameters and the clean name in its
+// parameter path. A trailing slash is not refused: the store answers for
+// what is at the name (ErrIsDir where a file was needed).
+func named(r *http.Request) (params, string, error) {
+	q, err := query(r)
+	if err != nil {
+		return nil, "", err
+	}
+	name, _, err := q.path("path")
+	return q, name, err
+}
+
+// flag reads a boolean parameter, false if absent.
+func (q params) flag(key string) (bool, error) {
+	v, ok := q[key]
+	if !ok {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v[0])
+	if err != nil {
+		return false, badRequest("parameter %s must be true or false", key)
+	}
+	return b, nil
+}
+
+// count reads a positive integer parameter no larger than max; def if absent.
+func (q params) count(key string, def, max int64) (int64, error) {
+	v, ok := q[key]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v[0], 10, 64)
+	if err != nil || n < 0 {
+		return 0, badRequest("parameter %s must be a whole number of at least 0", key)
+	}
+	return min(n, max), nil
+}
+
+// readFile serves GET /v1/file: the raw bytes, with the ETag.
+func (h *Handler) readFile(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
+	q, name, err := named(r)
+	if err != nil {
+		return err
+	}
+	limit, err := q.count("limit", h.opts.MaxFileBytes, h.opts.MaxFileBytes)
+	if err != nil {
+		return err
+	}
+	data, err := s.ReadFile(r.Context(), name, limit)
+	if err != nil {
+		return at(name, err)
+	}
+	etag := ETag(data)
+	w.Header().Set("ETag", etag)
+	if tags, ok := r.Header["If-None-Match"]; ok && matches(tags, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	w.Write(data)
+	return nil
+}
+
+// writeFile serves PUT /v1/file: the body becomes the file's content.
+// If-None-Match: * creates it only if nothing is at the path; If-Match
+// replaces it only if its ETag is one of those given (or, for *, if it is a
+// file); without either it is replaced or created. A precondition that
+// does not hold is 412, and nothing changes.
+func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
+	_, name, err := named(r)
+	if err != nil {
+		return err
+	}
+	ifMatch, hasMatch := r.Header["If-Match"]
+	ifNone, hasNone := r.Header["If-None-Match"]
+	switch {
+	case hasMatch && hasNone:
+		return badRequest("give If-Match or If-None-Match, not both")
+	case hasNone && (len(ifNone) != 1 || strings.TrimSpace(ifNone[0]) != "*"):
+		return badRequest("a write takes only If-None-Match: *")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxFileBytes))
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	status := http.StatusOK
+	switch {
+	case hasNone:
+		err = s.WriteFile(ctx, name, body, memtool.CreateOnly)
+		if errors.Is(err, memtool.ErrExist) {
+			return errPrecondition
+		}
+		status = http.StatusCreated
+	case hasMatch:
+		err = s.Update(ctx, name, h.opts.MaxFileBytes, func(old []byte) ([]byte, error) {
+			if !matches(ifMatch, ETag(old)) {
+				return nil, errPrecondition
+			}
+			return body, nil
+		})
+		if errors.Is(err, memtool.ErrNotExist) || errors.Is(err, memtool.ErrIsDir) || errors.Is(err, memtool.ErrIrregular) {
+			return errPrecondition // nothing that could match is there
+		}
+	default:
+		err = s.WriteFile(ctx, name, body, memtool.Replace)
+	}
+	if err != nil {
+		return at(name, err)
+	}
+	w.Header().Set("ETag", ETag(body))
+	writeJSON(w, status, Entry{Path: memtool.VirtualPath(name), Type: "file", Size: int64(len(body)), SHA256: hash(body)})
+	return nil
+}
+
+// matches reports whether an If-Match or If-None-Match header's values
+// name etag, or are *: strong comparison, so a weak tag never matches.
+func matches(values []string, etag string) bool {
+	for _, v := range values {
+		for tag := range strings.SplitSeq(v, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || tag == etag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stat serves GET /v1/entry.
+func (h *Handler) stat(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
+	_, name, err := named(r)
+	if err != nil {
+		return err
+	}
+	fi, err := s.Stat(r.Context(), name)
+	if err != nil {
+		return at(name, err)
+	}
+	writeJSON(w, http.StatusOK, Entry{Path: memtool.VirtualPath(name), Type: typeName(fi), Size: fi.Size})
+	return nil
+}
+
+// remove serves DELETE /v1/entry: a file or an empty directory, or with
+// recursive=true a directory and everything in it.
+func (h *Handler) remove(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
+	q, name, err := named(r)
+	if err != nil {
+		return err
+	}
+	recursive, err := q.flag("recursive")
+	if err != nil {
+		return err
+	}
+	switch {
+	case name == "":
+		return badRequest("%s itself cannot be removed", memtool.Root)
+	case r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "":
+		// A conditional delete cannot be one atomic step of a Store:
+		// refused rather than done unconditionally.
+		return badRequest("a delete takes no precondition")
+	}
+	if recursive {
+		err = memtool.RemoveAll(r.Context(), s, name)
+	} else {
+		err = s.Remove(r.Context(), name)
+	}
+	if err != nil {
+		return at(name, err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// readDir serves GET /v1/dir: one directory's entries, sorted by name.
+func (h *Handler) readDir(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
+	_, name, err := named(r)
+	if err != nil {
+		return err
+	}
+	infos, err := s.ReadDir(r.Context(), name)
+	if err != nil {
+		return at(name, err)
+	}
+	out := Listing{Path: memtool.VirtualPath(name), Entries: make([]Entry, 0, len(infos))}
+	for _, fi := range infos {
+		out.Entries = append(out.Entries, Entry{Name: fi.Name, Type: typeName(fi), Size: fi.Size})
+	}
+	slices.SortFunc(out.Entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// mkdir serves POST /v1/dir: a new directory, whose parent must exist,
+// or with parents=true the missing directories of the path too (then one
+// that exists already is no error).
+func (h *Handler) mkdir(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
+	q, name, err := named(r)
+	if err != nil {
+		return err
+	}
+	parents, err := q.flag("parents")
+	if err != nil {
+		return err
+	}
+	if parents {
+		_, err = memtool.MkdirAll(r.Context(), s, name)
+	} else {
+		err = s.Mkdir(r.Context(), name)
+	}
+	if err != nil {
+		return at(name, err)
+	}
+	writeJSON(w, http.StatusCreated, Entry{Path: memtool.VirtualPath(name), Type: "dir"})
+	return nil
+}
+
+// rename serves POST /v1/rename: moves a file or directory to a path
+// where nothing is, whose parent exists. It never replaces anything.
+func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	dec.DisallowUnknownFields()
+	var body Rename
+	if err := dec.Decode(&body); err != nil || dec.More() {
+		return badRequest(`the body must be {"from": path, "to": path}`)
+	}
+	oldName, _, err := memtool.CleanPath(body.From)
+	if err != nil {
+		return err
+	}
+	newName, _, err := memtool.CleanPath(body.To)
+	if err != nil {
+		return err
+	}
+	if oldName == "" || newName == "" {
+		return badRequest("%s itself cannot be renamed, nor be renamed onto", memtool.Root)
+	}
+	err = memtool.Move(r.Context(), s, oldName, newName, h.opts.MaxFileBytes)
+	if errors.Is(err, fs.ErrInvalid) {
+		return badRequest("a directory cannot move into itself")
+	}
+	if errors.Is(err, memtool.ErrExist) {
+		return at(newName, err)
+	}
+	if err != nil {
+		return at(oldName, err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
