@@ -107,8 +107,8 @@ type Options struct {
 	// key revoked meanwhile still works for at most that long. Default
 	// DefaultCacheFor; negative: no cache.
 	CacheFor time.Duration
-	// Create lets Open make a missing SQLite file, or the folder of a
-	// directory store's key file.
+	// Create lets Open make a missing SQLite file (and its folder), or the
+	// folder of a directory store's key file.
 	Create bool
 	// Now is the clock (default time.Now), for tests of expiry.
 	Now func() time.Time

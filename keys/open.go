@@ -19,8 +19,8 @@ import (
 // Open opens the keyring of the store at storeURL (a memtool --store
 // URL): the table memtool_keys in a PostgreSQL or SQLite store's
 // database, created if missing, or the file DIR.keys beside a directory
-// store DIR. A local store that is not there is an error, unless
-// Options.Create. Any other store keeps no keys: an error says so. Errors never
+// store DIR (a missing file holds no keys). A missing SQLite file is an
+// error, unless Options.Create. Any other store keeps no keys: an error says so. Errors never
 // show the URL's password.
 func Open(ctx context.Context, storeURL string, opts *Options) (*Keyring, error) {
 	create := opts != nil && opts.Create
@@ -54,11 +54,11 @@ func openBackend(ctx context.Context, raw string, create bool) (backend, error) 
 		return openSQL(ctx, sql.OpenDB(dsnConnector{dsn}), false)
 	}
 	if dir, ok := storeurl.Dir(raw); ok {
-		if _, err := os.Stat(dir); err != nil && !create {
-			return nil, fmt.Errorf("store %s: %w", raw, err)
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o700); err != nil {
-			return nil, err
+		// The key file is beside the directory: its folder must exist.
+		if create {
+			if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o700); err != nil {
+				return nil, err
+			}
 		}
 		return newFileKeys(dir), nil
 	}

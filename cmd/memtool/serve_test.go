@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	reference "github.com/memtool/memtool/internal/battery"
+)
+
+// These tests run `memtool serve` and `memtool keys` as a user would: the
+// real binary, real stores, real HTTP over loopback.
+
+// A serveProcess is a running memtool serve.
+type serveProcess struct {
+	cmd    *exec.Cmd
+	url    string // http://127.0.0.1:PORT
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	done   chan error
+}
+
+// startServe starts bin serve on the store at url, listening on a free
+// loopback port, and returns once it serves. It is killed when t ends.
+func startServe(t *testing.T, bin, url string, args ...string) *serveProcess {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--store", url, "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = childEnv()
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProcess{cmd: cmd, done: make(chan error, 1)}
+	listening := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(errPipe)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.stderr.WriteString(line + "\n")
+			p.mu.Unlock()
+			var l struct{ Msg, URL string }
+			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "serving" {
+				listening <- l.URL
+			}
+		}
+		p.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.done
+		checkNoRace(t, p.log())
+	})
+	select {
+	case p.url = <-listening:
+	case <-p.done:
+		t.Fatalf("memtool serve ended before serving:\n%s", p.log())
+	case <-time.After(hangGuard):
+		t.Fatalf("memtool serve did not start:\n%s", p.log())
+	}
+	return p
+}
+
+func (p *serveProcess) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// addKey runs memtool keys add and returns the token, its last line.
+func addKey(t *testing.T, url, tenant, scope string) string {
+	t.Helper()
+	out, errOut, code := runMemtool(t, childEnv(), "", "keys", "add", "--store", url, "--tenant", tenant, "--scope", scope)
+	if code != 0 {
+		t.Fatalf("keys add: %d %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
+}
+
+var serveClient = &http.Client{Timeout: hangGuard}
+
+// post sends body to POST /v1/memory and returns the status and body.
+func post(base, token, body string, header ...string) (int, string, error) {
+	req, err := http.NewRequest("POST", base+"/v1/memory", strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := serveClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+func mustPost(t *testing.T, base, token, body string, header ...string) (int, string) {
+	t.Helper()
+	status, answer, err := post(base, token, body, header...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, answer
+}
+
+// The reference battery through POST /v1/memory gets the bytes memtool
+// exec writes for the same lines, on a directory, SQLite and PostgreSQL.
+func TestServeBattery(t *testing.T) {
+	t.Parallel()
+	inputs := reference.Inputs(t)
+	for _, be := range tenantBackends() {
+		t.Run(be.Name, func(t *testing.T) {
+			served := be.URL(t)
+			token := addKey(t, served, "alice", "write")
+			p := startServe(t, plainBinary(t), served)
+			var got strings.Builder
+			for _, in := range inputs {
+				status, answer := mustPost(t, p.url, token, string(in))
+				if status != 200 {
+					t.Fatalf("%s: HTTP %d %s", in, status, answer)
+				}
+				got.WriteString(answer)
+			}
+			want := execMemtool(t, string(bytes.Join(inputs, []byte("\n")))+"\n", "--store", be.URL(t), "--tenant", "alice")
+			gotLines, wantLines := strings.Split(got.String(), "\n"), strings.Split(want, "\n")
+			if len(gotLines) != len(wantLines) {
+				t.Fatalf("%d answers from serve, %d from exec", len(gotLines), len(wantLines))
+			}
+			for i := range wantLines {
+				if gotLines[i] != wantLines[i] {
+					t.Errorf("input %s:\nserve: %s\n exec: %s", inputs[i], gotLines[i], wantLines[i])
+				}
+			}
+		})
+	}
+}
+
+// The hostile corpus over HTTP, as tenant attacker, beside victim tenants
+// holding files of the names it attacks: no answer holds a victim's bytes,
+// the answers are those of a store without victims, no header reaches a
+// victim, and the victims' memories are unchanged.
+func TestServeTenantIsolation(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("the corpus runs twice per store; skipped in -short")
+	}
+	lines := readCorpus(t)
+	for _, be := range tenantBackends() {
+		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines, attackHTTP) })
+	}
+}
+
+// attackHTTP runs the corpus lines the wire can carry through a memtool
+// serve on url, with a write key of tenant attacker, after each line's
+// setup. Each line is also sent naming every victim in X-Memtool-Tenant,
+// which must be refused (403) without a victim's bytes.
+func attackHTTP(t *testing.T, url string, lines []corpusLine) []string {
+	t.Helper()
+	ctx := context.Background()
+	token := addKey(t, url, "attacker", "write")
+	p := startServe(t, plainBinary(t), url)
+	s := openTestStore(t, url, "attacker")
+	var answers []string
+	for _, l := range lines {
+		input := l.wire(t)
+		if l.Layer != "" || l.Race != nil || input == nil {
+			continue
+		}
+		l.setUp(ctx, s)
+		for _, v := range victims {
+			if status, answer := mustPost(t, p.url, token, string(input), "X-Memtool-Tenant", v); status != 403 || strings.Contains(answer, "VICTIM") {
+				t.Errorf("%s naming tenant %s: %d %.200s", l.ID, v, status, answer)
+			}
+		}
+		status, answer := mustPost(t, p.url, token, string(input))
+		answers = append(answers, fmt.Sprintf("%s %d %s", l.ID, status, answer))
+	}
+	return answers
+}
+
+// memtool keys: add prints the token last, once; list never shows a token
+// or a hash; a revoked key is refused by a running server within seconds.
+func TestServeKeys(t *testing.T) {
+	t.Parallel()
+	url := tenantBackends()[0].URL(t)
+	out, _, code := runMemtool(t, childEnv(), "", "keys", "add", "--store", url, "--tenant", "alice", "--name", "laptop", "--expires", "30d")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	token := lines[len(lines)-1]
+	if code != 0 || !strings.HasPrefix(token, "mt_") || strings.Count(out, token) != 1 {
+		t.Fatalf("keys add: %d %q", code, out)
+	}
+	id := strings.Split(token, "_")[1]
+	list, _, code := runMemtool(t, childEnv(), "", "keys", "list", "--store", url)
+	if code != 0 || !strings.Contains(list, id) || !strings.Contains(list, "laptop") || !strings.Contains(list, "active") || strings.Contains(list, token[len(token)-64:]) {
+		t.Errorf("keys list: %d %q", code, list)
+	}
+	for _, bad := range [][]string{
+		{"keys", "add", "--store", url},
+		{"keys", "add", "--store", url, "--tenant", "Bad"},
+		{"keys", "add", "--store", url, "--tenant", "a", "--scope", "root"},
+		{"keys", "add", "--store", url, "--tenant", "a", "--expires", "soon"},
+		{"keys", "revoke", "--store", url, "nope"},
+		{"keys", "remove", "--store", url},
+		{"keys", "add", "--store", "mem:", "--tenant", "a"},
+	} {
+		if _, errOut, code := runMemtool(t, childEnv(), "", bad...); code == 0 || errOut == "" {
+			t.Errorf("memtool %v: exit %d, %q", bad, code, errOut)
+		}
+	}
+	if after, _, _ := runMemtool(t, childEnv(), "", "keys", "list", "--store", url); after != list {
+		t.Errorf("a refused keys command changed the keys:\n%s\nwas\n%s", after, list)
+	}
+
+	p := startServe(t, plainBinary(t), url)
+	if status, _ := mustPost(t, p.url, token, `{"command":"view","path":"/memories"}`); status != 200 {
+		t.Fatalf("before the revocation: %d", status)
+	}
+	if out, errOut, code := runMemtool(t, childEnv(), "", "keys", "revoke", "--store", url, id); code != 0 {
+		t.Fatalf("keys revoke: %d %s %s", code, out, errOut)
+	}
+	deadline := time.Now().Add(hangGuard)
+	for {
+		status, _ := mustPost(t, p.url, token, `{"command":"view","path":"/memories"}`)
+		if status == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a revoked key still works after %v", hangGuard)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if strings.Contains(p.log(), token) || strings.Contains(p.log(), token[len(token)-64:]) {
+		t.Error("the server logged a token")
+	}
+}
+
+// SIGTERM under load: every request answered 200 is in the store, and
+// memtool serve exits 0.
+func TestServeSIGTERM(t *testing.T) {
+	t.Parallel()
+	url := tenantBackends()[0].URL(t)
+	token := addKey(t, url, "alice", "write")
+	p := startServe(t, plainBinary(t), url, "--rate", "-1")
+	acked := loadInserts(t, []string{p.url}, token, 8, func() { p.cmd.Process.Signal(syscall.SIGTERM) })
+	select {
+	case err := <-p.done:
+		if err != nil {
+			t.Errorf("memtool serve after SIGTERM: %v\n%s", err, p.log())
+		}
+		p.done <- nil // for the cleanup
+	case <-time.After(hangGuard):
+		t.Fatalf("memtool serve did not exit after SIGTERM")
+	}
+	checkAcked(t, url, acked)
+}
+
+// loadInserts runs clients that each insert numbered lines into
+// /memories/log.md (client i through bases[i%len(bases)]) until a request
+// fails to get an answer; once every client has had 20 answers, it calls
+// stop. It returns the lines whose insert was answered 200 without error.
+func loadInserts(t *testing.T, bases []string, token string, clients int, stop func()) []string {
+	t.Helper()
+	if status, answer := mustPost(t, bases[0], token, `{"command":"create","path":"/memories/log.md","file_text":"log\n"}`); status != 200 || strings.Contains(answer, `"is_error":true`) {
+		t.Fatalf("create: %d %s", status, answer)
+	}
+	var mu sync.Mutex
+	var acked []string
+	var warm sync.WaitGroup
+	warm.Add(clients)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			base := bases[c%len(bases)]
+			for n := 0; ; n++ {
+				line := fmt.Sprintf("client %d line %d", c, n)
+				status, answer, err := post(base, token, fmt.Sprintf(`{"command":"insert","path":"/memories/log.md","insert_line":1,"insert_text":%q}`, line+"\n"))
+				if n == 20 {
+					warm.Done()
+				}
+				if err != nil || status != 200 {
+					if n < 20 {
+						warm.Done()
+					}
+					return
+				}
+				if !strings.Contains(answer, `"is_error":true`) {
+					mu.Lock()
+					acked = append(acked, line)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	warm.Wait()
+	stop()
+	wg.Wait()
+	return acked
+}
+
+// checkAcked fails t unless every line of acked is in tenant alice's
+// /memories/log.md of the store at url.
+func checkAcked(t *testing.T, url string, acked []string) {
+	t.Helper()
+	data, err := openTestStore(t, url, "alice").ReadFile(context.Background(), "log.md", 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		have[l] = true
+	}
+	lost := 0
+	for _, l := range acked {
+		if !have[l] {
+			lost++
+		}
+	}
+	if lost > 0 || len(acked) < 20 {
+		t.Errorf("%d of %d acknowledged inserts are lost", lost, len(acked))
+	}
+}
