@@ -260,7 +260,7 @@ func TestServeSIGTERM(t *testing.T) {
 	url := tenantBackends()[0].URL(t)
 	token := addKey(t, url, "alice", "write")
 	p := startServe(t, plainBinary(t), url, "--rate", "-1")
-	acked := loadInserts(t, []string{p.url}, token, 8, func() { p.cmd.Process.Signal(syscall.SIGTERM) })
+	acked, _ := loadInserts(t, []string{p.url}, token, 8, func() { p.cmd.Process.Signal(syscall.SIGTERM) })
 	select {
 	case err := <-p.done:
 		if err != nil {
@@ -274,48 +274,61 @@ func TestServeSIGTERM(t *testing.T) {
 }
 
 // loadInserts runs clients that each insert numbered lines into
-// /memories/log.md (client i through bases[i%len(bases)]) until a request
-// fails to get an answer; once every client has had 20 answers, it calls
-// stop. It returns the lines whose insert was answered 200 without error.
-func loadInserts(t *testing.T, bases []string, token string, clients int, stop func()) []string {
+// /memories/log.md (client i through bases[i%len(bases)]). Once every
+// client has had 20 answers it calls stop; each client then stops at its
+// first request without an answer, or after 20 more. It returns the lines
+// whose insert was answered 200 without error, and how many of them were
+// answered after stop.
+func loadInserts(t *testing.T, bases []string, token string, clients int, stop func()) (acked []string, afterStop int) {
 	t.Helper()
 	if status, answer := mustPost(t, bases[0], token, `{"command":"create","path":"/memories/log.md","file_text":"log\n"}`); status != 200 || strings.Contains(answer, `"is_error":true`) {
 		t.Fatalf("create: %d %s", status, answer)
 	}
 	var mu sync.Mutex
-	var acked []string
 	var warm sync.WaitGroup
 	warm.Add(clients)
+	stopped := make(chan struct{})
 	var wg sync.WaitGroup
 	for c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			base := bases[c%len(bases)]
-			for n := 0; ; n++ {
+			warming, after := true, 0
+			for n := 0; after < 20; n++ {
+				if warming && n == 20 {
+					warm.Done()
+					warming = false
+				}
+				select {
+				case <-stopped:
+					after++
+				default:
+				}
 				line := fmt.Sprintf("client %d line %d", c, n)
 				status, answer, err := post(base, token, fmt.Sprintf(`{"command":"insert","path":"/memories/log.md","insert_line":1,"insert_text":%q}`, line+"\n"))
-				if n == 20 {
-					warm.Done()
-				}
 				if err != nil || status != 200 {
-					if n < 20 {
-						warm.Done()
-					}
-					return
+					break
 				}
 				if !strings.Contains(answer, `"is_error":true`) {
 					mu.Lock()
 					acked = append(acked, line)
+					if after > 0 {
+						afterStop++
+					}
 					mu.Unlock()
 				}
+			}
+			if warming {
+				warm.Done()
 			}
 		}()
 	}
 	warm.Wait()
 	stop()
+	close(stopped)
 	wg.Wait()
-	return acked
+	return acked, afterStop
 }
 
 // checkAcked fails t unless every line of acked is in tenant alice's
@@ -339,4 +352,89 @@ func checkAcked(t *testing.T, url string, acked []string) {
 	if lost > 0 || len(acked) < 20 {
 		t.Errorf("%d of %d acknowledged inserts are lost", lost, len(acked))
 	}
+}
+
+// Two memtool serve processes on one PostgreSQL database, 8 clients spread
+// over both: of racing creates of one name and racing renames of one file
+// exactly one wins; racing inserts into one file lose no acknowledged
+// line, also when one replica is killed (SIGKILL) under load, and the
+// other keeps serving.
+func TestServeReplicas(t *testing.T) {
+	t.Parallel()
+	var url string
+	for _, be := range backends(false) {
+		if be.Name == "postgres" {
+			url = be.URL(t)
+		}
+	}
+	if url == "" {
+		t.Fatal("no postgres backend")
+	}
+	token := addKey(t, url, "alice", "write")
+	a := startServe(t, plainBinary(t), url, "--rate", "-1")
+	b := startServe(t, plainBinary(t), url, "--rate", "-1")
+	bases := []string{a.url, b.url}
+	const clients = 8
+
+	// race sends body(c) from every client at once and returns the
+	// clients whose answer was a success.
+	race := func(body func(c int) string) []int {
+		var mu sync.Mutex
+		var won []int
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				status, answer, err := post(bases[c%2], token, body(c))
+				if err != nil || status != 200 {
+					t.Errorf("client %d: %d %v", c, status, err)
+					return
+				}
+				if !strings.Contains(answer, `"is_error":true`) {
+					mu.Lock()
+					won = append(won, c)
+					mu.Unlock()
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		return won
+	}
+	view := func(path string) string {
+		_, answer := mustPost(t, a.url, token, fmt.Sprintf(`{"command":"view","path":%q}`, path))
+		return answer
+	}
+	for k := range 10 {
+		won := race(func(c int) string {
+			return fmt.Sprintf(`{"command":"create","path":"/memories/race-%d.md","file_text":"written by client %d\n"}`, k, c)
+		})
+		if len(won) != 1 {
+			t.Fatalf("create race %d: %d winners", k, len(won))
+		}
+		if got := view(fmt.Sprintf("/memories/race-%d.md", k)); !strings.Contains(got, fmt.Sprintf("written by client %d\\n", won[0])) {
+			t.Errorf("create race %d won by client %d, but the file holds %s", k, won[0], got)
+		}
+		mustPost(t, a.url, token, fmt.Sprintf(`{"command":"create","path":"/memories/src-%d.md","file_text":"source %d\n"}`, k, k))
+		won = race(func(c int) string {
+			return fmt.Sprintf(`{"command":"rename","old_path":"/memories/src-%d.md","new_path":"/memories/moved-%d-by-%d.md"}`, k, k, c)
+		})
+		if len(won) != 1 {
+			t.Fatalf("rename race %d: %d winners", k, len(won))
+		}
+		listing := view("/memories")
+		if strings.Count(listing, fmt.Sprintf("moved-%d-by-", k)) != 1 || !strings.Contains(listing, fmt.Sprintf("moved-%d-by-%d.md", k, won[0])) || strings.Contains(listing, fmt.Sprintf("src-%d.md", k)) {
+			t.Errorf("rename race %d won by client %d; the listing:\n%s", k, won[0], listing)
+		}
+	}
+
+	acked, afterKill := loadInserts(t, bases, token, clients, func() { b.cmd.Process.Kill() })
+	if afterKill == 0 {
+		t.Error("the replica left running answered nothing after the other was killed")
+	}
+	checkAcked(t, url, acked)
+	t.Logf("%d acknowledged inserts, %d after the kill", len(acked), afterKill)
 }
