@@ -342,6 +342,8 @@ func TestOperations(t *testing.T) {
 		`memtool_http_request_duration_seconds_bucket{route="/v1/memory",le="+Inf"} 4`,
 		`memtool_http_requests_in_flight 1`, // this request
 		`memtool_store_errors_total 1`,      // the readiness failure
+		`go_goroutines `,
+		`process_cpu_seconds_total `,
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %s", want)

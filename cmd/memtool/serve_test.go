@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	reference "github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/pgstore/pgtest"
 )
 
 // These tests run `memtool serve` and `memtool keys` as a user would: the
@@ -437,4 +440,81 @@ func TestServeReplicas(t *testing.T) {
 	}
 	checkAcked(t, url, acked)
 	t.Logf("%d acknowledged inserts, %d after the kill", len(acked), afterKill)
+}
+
+// The snippets of docs/serve.md work against a running memtool serve: the
+// curl one creates a file, the Python and TypeScript ones view it.
+func TestServeDocs(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/serve.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := map[string][]string{}
+	for _, part := range strings.Split(string(doc), "```")[1:] {
+		lang, code, ok := strings.Cut(part, "\n")
+		if ok && lang != "" {
+			blocks[lang] = append(blocks[lang], code)
+		}
+	}
+	url := tenantBackends()[0].URL(t)
+	token := addKey(t, url, "alice", "write")
+	p := startServe(t, plainBinary(t), url)
+	env := childEnv("MEMTOOL_URL="+p.url, "MEMTOOL_TOKEN="+token)
+	dir := t.TempDir()
+	run := func(name string, args ...string) string {
+		t.Helper()
+		if _, err := exec.LookPath(name); err != nil {
+			pgtest.Unavailable(t, name+" is not installed")
+		}
+		cmd := exec.Command(name, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	curl := blocks["sh"][1] // after the quick start's
+	if !strings.HasPrefix(curl, "curl ") {
+		t.Fatalf("the second sh block is not the curl one:\n%s", curl)
+	}
+	if out := run("bash", "-c", curl); out != `{"is_error":false,"content":"File created successfully at: /memories/notes.md"}`+"\n" {
+		t.Errorf("curl: %q", out)
+	}
+	py := filepath.Join(dir, "snippet.py")
+	os.WriteFile(py, []byte(blocks["python"][0]), 0o600)
+	if out := run("python3", py); !strings.Contains(out, "1\tlikes tea") {
+		t.Errorf("python: %q", out)
+	}
+	// Node runs the TypeScript snippet once its one annotation is gone.
+	js := filepath.Join(dir, "snippet.mjs")
+	os.WriteFile(js, []byte(strings.ReplaceAll(blocks["ts"][0], "input: unknown", "input")), 0o600)
+	if out := run("node", js); !strings.Contains(out, "1\tlikes tea") {
+		t.Errorf("typescript: %q", out)
+	}
+}
+
+// --policy applies per tenant: a limit refuses a file over it, as a tool
+// error, and the memory is unchanged. --overwrite lets a create replace a
+// file.
+func TestServePolicy(t *testing.T) {
+	t.Parallel()
+	url := tenantBackends()[0].URL(t)
+	policy := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(policy, []byte(`{"limits":{"max_file_size":10}}`), 0o600)
+	token := addKey(t, url, "alice", "write")
+	p := startServe(t, plainBinary(t), url, "--policy", policy, "--overwrite")
+	_, answer := mustPost(t, p.url, token, `{"command":"create","path":"/memories/big.md","file_text":"more than ten bytes"}`)
+	if !strings.Contains(answer, `"is_error":true`) {
+		t.Errorf("a file over the policy's limit: %s", answer)
+	}
+	if _, answer := mustPost(t, p.url, token, `{"command":"view","path":"/memories/big.md"}`); !strings.Contains(answer, "does not exist") {
+		t.Errorf("the refused file: %s", answer)
+	}
+	for _, text := range []string{"short", "shorter"} {
+		if _, answer := mustPost(t, p.url, token, `{"command":"create","path":"/memories/ok.md","file_text":"`+text+`"}`); strings.Contains(answer, `"is_error":true`) {
+			t.Errorf("creating a file within the limit, with --overwrite: %s", answer)
+		}
+	}
 }
