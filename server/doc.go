@@ -39,7 +39,7 @@
 // Every request is logged once (slog, level Info, message "request") with
 // a request id (also sent as X-Request-Id), the route, status, duration,
 // size, key id, tenant, tool command and outcome: never a token, a file's
-// contents or a host path. Errors bodies are {"error": "…"} and never hold
+// contents or a host path. Error bodies are {"error": "…"} and never hold
 // a host path or a store URL. Metrics: memtool_http_requests_total (by
 // route, command, outcome), memtool_http_request_duration_seconds (by
 // route), memtool_http_requests_in_flight, memtool_store_errors_total.
