@@ -95,9 +95,13 @@ type Config struct {
 	// bursts of Burst. Rate 0 means DefaultRate; negative, no limit.
 	Rate  float64
 	Burst int
-	// Logger receives the access log and the store failures (default
-	// slog.Default()). It never receives a token or a file's contents.
-	Logger *slog.Logger
+	// Logger receives the store failures, with their detail (default
+	// slog.Default()), and AccessLog one line per request (default
+	// Logger). Neither receives a token or a file's contents; the access
+	// log holds only the fields listed in the package doc, so it needs no
+	// masking of secrets that an error's detail may need.
+	Logger    *slog.Logger
+	AccessLog *slog.Logger
 	// Registry is where the metrics are registered and what /metrics
 	// serves (default: a new registry, with Go and process collectors).
 	Registry *prometheus.Registry
@@ -155,6 +159,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.AccessLog == nil {
+		cfg.AccessLog = cfg.Logger
 	}
 	if cfg.Registry == nil {
 		cfg.Registry = prometheus.NewRegistry()
@@ -262,7 +269,7 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 			if rec.command != "" {
 				attrs = append(attrs, slog.String("command", rec.command), slog.String("outcome", outcome))
 			}
-			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+			s.cfg.AccessLog.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 		}()
 		if auth {
 			var ok bool

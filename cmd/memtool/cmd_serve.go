@@ -62,7 +62,11 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	url := storeURL(inv.sf.store, env)
+	// Errors may quote a store URL: their log masks its secrets. The
+	// access log's fields hold none, and masking costs more than
+	// answering a request.
 	logger := slog.New(slog.NewJSONHandler(redactingWriter{env.stderr, []string{url, o.keys}}, nil))
+	access := slog.New(slog.NewJSONHandler(env.stderr, nil))
 
 	tenantOf, closer, err := storeurl.OpenTenants(ctx, url, &storeurl.Options{Create: true})
 	if err != nil {
@@ -98,6 +102,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 		Rate:            o.rate,
 		Burst:           o.burst,
 		Logger:          logger,
+		AccessLog:       access,
 		ShutdownTimeout: o.shutdown,
 	})
 	if err != nil {
