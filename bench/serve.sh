@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # serve.sh: memtool serve under load over loopback, 64 clients on the mixed
 # workload, on memstore, a directory, SQLite and PostgreSQL, each beside
-# one memtool exec process on the same store. See docs/serve.md.
+# one memtool exec process on the same store; the clients share one
+# tenant, and for a directory and PostgreSQL also each have their own
+# (writes to one tenant take turns there). See docs/serve.md.
 #
 #   bench/serve.sh
 #
@@ -22,12 +24,14 @@ echo "go: $(go version | cut -d' ' -f3-)  cpus: $(nproc)  load: $(cut -d' ' -f1-
 run() {
 	"$tmp/serve" -memtool "$tmp/memtool" -workload "$tmp/mixed.jsonl" -clients "${CLIENTS:-64}" -duration "${DURATION:-20s}" "$@"
 }
-run -label memstore -store mem: -keys "sqlite://$tmp/keys.db"
+run -label memstore -store mem: -keys "sqlite://$tmp/keys.db" -exec
 run -label directory -store "$tmp/dir" -exec
+run -label directory -store "$tmp/dir64" -tenants 64
 run -label sqlite -store "sqlite://$tmp/store.db" -exec
 pg=${MEMTOOL_BENCH_POSTGRES:-${MEMTOOL_TEST_POSTGRES:-}}
 if [[ -n $pg ]]; then
 	run -label postgres -store "$pg" -exec
+	run -label postgres -store "$pg" -tenants 64
 else
 	echo "postgres: skipped (set MEMTOOL_BENCH_POSTGRES)"
 fi

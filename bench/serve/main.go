@@ -1,17 +1,18 @@
 // Command serve measures memtool serve under load on one machine, over
 // loopback; bench/serve.sh runs it on each store (see docs/serve.md):
 //
-//	serve -memtool BIN -store URL [-keys URL] -workload mixed.jsonl [-clients 64] [-duration 20s]
+//	serve -memtool BIN -store URL [-keys URL] -workload mixed.jsonl [-clients 64] [-tenants 1] [-duration 20s] [-exec]
 //
-// It adds a key (memtool keys add), starts memtool serve on a free
+// It adds a key per tenant (memtool keys add), starts memtool serve on a free
 // loopback port, and runs CLIENTS clients at once, each replaying the
 // workload (bench gen's mixed.jsonl) in its own directory, /memories/cN,
+// of one tenant's memory, or of one of TENANTS tenants' (-tenants),
 // one request after another, until it is done or DURATION has passed.
 // Every answer is checked: an HTTP error or a tool error is counted and
 // reported. It prints the requests answered per second, the latency
 // percentiles and the server's CPU time per request. With -exec it also
-// runs one client's workload through one memtool exec process on the
-// same store, for its throughput and CPU time per command.
+// runs ten copies of one client's workload through one memtool exec
+// process on the same store, for its throughput and CPU time per command.
 package main
 
 import (
@@ -50,6 +51,7 @@ func run() error {
 	duration := flag.Duration("duration", 20*time.Second, "the most time the load runs")
 	withExec := flag.Bool("exec", false, "also run one client's workload through memtool exec")
 	label := flag.String("label", "", "the store's name in the output")
+	tenants := flag.Int("tenants", 1, "spread the clients over this many tenants, a key each")
 	flag.Parse()
 	if *bin == "" || *store == "" || *workload == "" {
 		return errors.New("-memtool, -store and -workload are required")
@@ -62,12 +64,17 @@ func run() error {
 	if keys == "" {
 		keys = *store
 	}
-	out, err := exec.Command(*bin, "keys", "add", "--store", keys, "--tenant", "bench", "--name", "bench").Output()
-	if err != nil {
-		return fmt.Errorf("keys add: %v", err)
+	// Tenants of this run alone, so that runs can share a store.
+	run := fmt.Sprintf("bench%x", time.Now().UnixNano()&0xffffffff)
+	var tokens []string
+	for i := range max(*tenants, 1) {
+		out, err := exec.Command(*bin, "keys", "add", "--store", keys, "--tenant", fmt.Sprintf("%s-%d", run, i), "--name", "bench").Output()
+		if err != nil {
+			return fmt.Errorf("keys add: %v", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		tokens = append(tokens, lines[len(lines)-1])
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	token := lines[len(lines)-1]
 
 	args := []string{"serve", "--store", *store, "--listen", "127.0.0.1:0", "--rate", "-1"}
 	if *keysURL != "" {
@@ -100,7 +107,7 @@ func run() error {
 					break
 				}
 				t0 := time.Now()
-				answer, err := call(client, base, token, in)
+				answer, err := call(client, base, tokens[c%len(tokens)], in)
 				mine = append(mine, time.Since(t0))
 				if err != nil {
 					failed = append(failed, err.Error())
@@ -126,24 +133,38 @@ func run() error {
 	if name == "" {
 		name = *store
 	}
-	fmt.Printf("%-10s serve: %d clients, %d requests in %.1fs: %.0f ops/s, p50 %s, p99 %s, server CPU %.0f µs/op, %d failed\n",
-		name, *clients, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), pct(latencies, 50), pct(latencies, 99),
+	on := "1 tenant"
+	if len(tokens) > 1 {
+		on = fmt.Sprintf("%d tenants", len(tokens))
+	}
+	fmt.Printf("%-10s serve: %d clients on %s, %d requests in %.1fs: %.0f ops/s, p50 %s, p99 %s, server CPU %.0f µs/op, %d failed\n",
+		name, *clients, on, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), pct(latencies, 50), pct(latencies, 99),
 		float64((cpuAfter-cpuBefore).Microseconds())/float64(n), len(failures))
 	if len(failures) > 0 {
 		fmt.Printf("  first failure: %.300s\n", failures[0])
 	}
 	if *withExec {
-		if err := runExec(*bin, *store, workfile.Under(inputs, "/memories/exec"), *duration, name); err != nil {
+		// Ten copies of one client's workload, for a CPU time of more
+		// than a few of /proc's 10 ms ticks.
+		var lines [][]byte
+		for i := range 10 {
+			lines = append(lines, workfile.Under(inputs, fmt.Sprintf("/memories/exec%d", i))...)
+		}
+		if err := runExec(*bin, *store, run+"-0", lines, *duration, name); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runExec sends one client's workload through one memtool exec process,
-// one line after another, and prints its rate and CPU time per command.
-func runExec(bin, store string, inputs [][]byte, limit time.Duration, name string) error {
-	cmd := exec.Command(bin, "exec", "--store", store, "--tenant", "bench")
+// runExec sends inputs through one memtool exec process, one line after
+// another, and prints its rate and CPU time per command.
+func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, name string) error {
+	args := []string{"exec", "--store", store, "--tenant", tenant}
+	if store == "mem:" { // no tenants: a memory of its own anyway
+		args = args[:3]
+	}
+	cmd := exec.Command(bin, args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
