@@ -28,7 +28,7 @@ type fixture struct {
 	url    string
 	ring   *keys.Keyring
 	stores map[string]memtool.Store
-	log    *bytes.Buffer
+	log    *syncBuffer
 	clock  *clock
 	mu     sync.Mutex
 }
@@ -57,6 +57,23 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor returns the log once it holds want: a request is logged just
+// after its answer is sent.
+func (s *syncBuffer) waitFor(t *testing.T, want string) string {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		if log := s.String(); strings.Contains(log, want) || time.Now().After(deadline) {
+			return log
+		}
+	}
+}
+
 func newFixture(t *testing.T, edit func(*server.Config)) *fixture {
 	t.Helper()
 	c := &clock{t: time.Now()}
@@ -65,7 +82,7 @@ func newFixture(t *testing.T, edit func(*server.Config)) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ring.Close() })
-	f := &fixture{ring: ring, stores: map[string]memtool.Store{}, log: &bytes.Buffer{}, clock: c}
+	f := &fixture{ring: ring, stores: map[string]memtool.Store{}, log: &syncBuffer{b: &bytes.Buffer{}}, clock: c}
 	cfg := server.Config{
 		Keys: ring,
 		Open: func(ctx context.Context, tenant string) (memtool.Store, error) {
@@ -78,7 +95,7 @@ func newFixture(t *testing.T, edit func(*server.Config)) *fixture {
 		},
 		Tenants: func(context.Context) ([]string, error) { return []string{"alice", "bob"}, nil },
 		Rate:    -1,
-		Logger:  slog.New(slog.NewJSONHandler(&syncBuffer{b: f.log}, nil)),
+		Logger:  slog.New(slog.NewJSONHandler(f.log, nil)),
 		Mount: map[string]http.Handler{"/v1/whoami": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, ok := server.PrincipalFrom(r.Context())
 			fmt.Fprintf(w, "%v %s %s %s", ok, p.KeyID, p.Tenant, p.Scope)
@@ -161,8 +178,13 @@ func TestMemoryEndpoint(t *testing.T) {
 	if r.status != 200 || !strings.HasPrefix(r.body, `{"is_error":true,"content":"Error: `) {
 		t.Errorf("bad JSON: %+v", r)
 	}
-	if r := f.do(t, "POST", "/v1/memory", alice, " \n"); r.status != 400 {
+	r = f.do(t, "POST", "/v1/memory", alice, " \n")
+	if r.status != 400 {
 		t.Errorf("empty body: %+v", r)
+	}
+	// Every answer, an HTTP error too, has a request id that the log names.
+	if id := r.header.Get("X-Request-Id"); len(id) != 16 || !strings.Contains(f.log.waitFor(t, id), `"id":"`+id+`"`) {
+		t.Errorf("request id %q; the log:\n%s", id, f.log.String())
 	}
 }
 
@@ -358,7 +380,7 @@ func TestOperations(t *testing.T) {
 		t.Errorf("an unknown route: %+v", r)
 	}
 	// The access log: one line per request, with an id, never a token or contents.
-	log := f.log.String()
+	log := f.log.waitFor(t, `"route":"other"`)
 	if strings.Contains(log, "SECRET") || strings.Contains(log, a) || strings.Contains(log, "mt_") {
 		t.Errorf("the log holds contents or a token:\n%s", log)
 	}
