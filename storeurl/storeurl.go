@@ -36,6 +36,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
@@ -421,3 +422,44 @@ func (e missingError) Is(target error) bool { return target == fs.ErrNotExist }
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
+
+// OpenTenants opens the store at rawURL to serve many tenants at once, as
+// a server does: tenant returns the memory of a tenant (which marks an
+// unused store multi-tenant), and every tenant shares the one connection
+// pool, file or lock that closer releases. A store without tenants is an
+// error, except mem:, where each tenant gets a memory of its own, gone
+// when the process exits.
+func OpenTenants(ctx context.Context, rawURL string, opts *Options) (tenant func(ctx context.Context, id string) (memtool.Store, error), closer io.Closer, err error) {
+	create := opts != nil && opts.Create
+	s, closer, err := openRaw(ctx, rawURL, create)
+	if err != nil {
+		return nil, nil, redactedError{withHint(err), rawURL}
+	}
+	if _, isMem := s.(*memstore.Store); isMem {
+		var mu sync.Mutex
+		mems := map[string]memtool.Store{}
+		return func(_ context.Context, id string) (memtool.Store, error) {
+			if err := memtool.ValidateTenant(id); err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if mems[id] == nil {
+				mems[id] = memstore.New()
+			}
+			return mems[id], nil
+		}, closer, nil
+	}
+	ts, ok := s.(memtool.Tenanted)
+	if !ok {
+		closer.Close()
+		return nil, nil, fmt.Errorf("store %s has no tenants", Redact(rawURL))
+	}
+	return func(ctx context.Context, id string) (memtool.Store, error) {
+		t, err := ts.Tenant(ctx, id)
+		if err != nil {
+			return nil, redactedError{withHint(err), rawURL}
+		}
+		return t, nil
+	}, closer, nil
+}

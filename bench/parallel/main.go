@@ -28,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memtool/memtool/bench/internal/workfile"
 )
 
 func main() {
@@ -212,7 +214,7 @@ func runProcs(args []string) error {
 	if *bin == "" || *dir == "" || *workload == "" {
 		return errors.New("need -memtool, -dir and -workload")
 	}
-	inputs, err := readInputs(*workload)
+	inputs, err := workfile.Read(*workload)
 	if err != nil {
 		return err
 	}
@@ -245,28 +247,6 @@ func runProcs(args []string) error {
 	return nil
 }
 
-// readInputs returns the tool inputs of a workload file.
-func readInputs(name string) ([]map[string]any, error) {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	var out []map[string]any
-	for line := range bytes.Lines(b) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var l struct {
-			Input map[string]any `json:"input"`
-		}
-		if err := json.Unmarshal(line, &l); err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		out = append(out, l.Input)
-	}
-	return out, nil
-}
-
 // aggregate runs the inputs in n processes at once on a new store in dir,
 // process i under /memories/pi, and returns the commands answered per
 // second by all of them, from when every process has started and opened
@@ -284,17 +264,7 @@ func aggregate(bin, dir string, inputs []map[string]any, n int) (float64, error)
 			return 0, err
 		}
 		ps[i] = p
-		prefix := fmt.Sprintf("/memories/p%d", i)
-		for _, in := range inputs {
-			moved := make(map[string]any, len(in))
-			for k, v := range in {
-				if s, ok := v.(string); ok && (k == "path" || k == "old_path" || k == "new_path") {
-					v = prefix + strings.TrimPrefix(s, "/memories")
-				}
-				moved[k] = v
-			}
-			lines[i] = append(lines[i], mustJSON(moved))
-		}
+		lines[i] = workfile.Under(inputs, fmt.Sprintf("/memories/p%d", i))
 	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup

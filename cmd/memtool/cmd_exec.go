@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,25 +14,15 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/turn"
 )
 
-// The bounds of one exec line, so that no input can take the process down
-// or stall it for good.
+// The bounds of one exec line (package turn has the reasons), so that no
+// input can take the process down or stall it for good.
 const (
-	// maxExecLine bounds one line of exec input: a turn of several calls,
-	// each at most memtool.MaxInputBytes. A longer line is read through
-	// without being kept and answered with an error.
-	maxExecLine = 8 * memtool.MaxInputBytes
-
-	// maxTurnCalls bounds the calls in one array line. A line with more is
-	// refused as a whole, with one error answer, and none of its calls runs.
-	maxTurnCalls = 256
-
-	// maxAnswerBytes bounds the answers kept in one line's output: as much
-	// as the Claude API's 32 MB request limit, so that an answer cut by it
-	// could not have reached the model anyway. Every answer that would take
-	// the line past it is replaced by a short error saying so.
-	maxAnswerBytes = 32 << 20
+	maxExecLine    = turn.MaxLine
+	maxTurnCalls   = turn.MaxCalls
+	maxAnswerBytes = turn.MaxAnswerBytes
 
 	// defaultCallTimeout is the deadline of one call when --timeout is not
 	// given: far longer than any healthy store needs, so that only a store
@@ -213,7 +201,7 @@ func (x *execServer) answerLine(ctx context.Context, out io.Writer, line []byte,
 	var end lineEnd
 	switch trimmed := bytes.TrimSpace(line); {
 	case tooLong:
-		answer = mustJSON(errorAnswer(fmt.Sprintf("Input line is too long: more than %d bytes", maxExecLine)))
+		answer = turn.TooLong()
 	case len(trimmed) == 0:
 		return end
 	default:
@@ -245,122 +233,9 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 	}
 }
 
-// execLine runs one object, or an array of objects concurrently.
+// execLine runs one object, or an array of objects concurrently: what
+// POST /v1/memory of memtool serve runs too.
 func (x *execServer) execLine(ctx context.Context, line []byte) []byte {
-	if line[0] != '[' {
-		var budget answerBudget
-		return budget.keep(x.call(ctx, line))
-	}
-	if tooManyCalls(line) {
-		return mustJSON(errorAnswer(fmt.Sprintf("Too many tool calls in one line: more than %d; none of them was run. Send at most %d calls per line", maxTurnCalls, maxTurnCalls)))
-	}
-	var inputs []json.RawMessage
-	if err := json.Unmarshal(line, &inputs); err != nil {
-		return mustJSON(errorAnswer("Tool input is not valid JSON: " + jsonErrorText(err)))
-	}
-	return x.runTurn(ctx, inputs)
-}
-
-// call runs one tool input under its own deadline.
-func (x *execServer) call(ctx context.Context, input []byte) memtool.Result {
-	ctx, cancel := context.WithTimeout(ctx, x.timeout)
-	defer cancel()
-	return x.mem.Run(ctx, input)
-}
-
-// runTurn runs the calls of one turn concurrently and answers them as one
-// JSON array in input order. A call starts only when fewer than x.workers
-// calls have started and not yet been answered, so at most that many run
-// at once and at most that many results wait in memory: each is encoded,
-// and dropped, as soon as it and every call before it are done.
-func (x *execServer) runTurn(ctx context.Context, inputs []json.RawMessage) []byte {
-	results := make([]memtool.Result, len(inputs))
-	done := make([]chan struct{}, len(inputs))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	slots := make(chan struct{}, x.workers) // released in input order below
-	go func() {
-		for i, in := range inputs {
-			slots <- struct{}{}
-			go func() {
-				results[i] = x.call(ctx, in)
-				close(done[i])
-			}()
-		}
-	}()
-	var budget answerBudget
-	b := []byte{'['}
-	for i := range inputs {
-		<-done[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, budget.keep(results[i])...)
-		results[i] = memtool.Result{}
-		<-slots
-	}
-	return append(b, ']')
-}
-
-// An answerBudget keeps a line's answers within maxAnswerBytes.
-type answerBudget struct{ used int }
-
-// keep returns the answer to r if it fits in what is left of the budget,
-// and otherwise a short error in its place that says whether the call
-// itself succeeded.
-func (b *answerBudget) keep(r memtool.Result) []byte {
-	answer := mustJSON(r)
-	if b.used+len(answer) <= maxAnswerBytes {
-		b.used += len(answer)
-		return answer
-	}
-	outcome := "succeeded"
-	if r.IsError {
-		outcome = "failed"
-	}
-	return mustJSON(errorAnswer(fmt.Sprintf("The answer to this call (%d bytes) was left out: the answers to one line may hold at most %d bytes. The call itself %s. Make fewer calls per line, or view part of a file with view_range", len(answer), maxAnswerBytes, outcome)))
-}
-
-// tooManyCalls reports whether the array line holds more than maxTurnCalls
-// elements. It decodes no element past that one, so a line of millions of
-// tiny calls costs no more than one of maxTurnCalls. A line that is not
-// valid JSON up to there is left to json.Unmarshal to report.
-func tooManyCalls(line []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if _, err := dec.Token(); err != nil {
-		return false
-	}
-	for n := 0; dec.More(); n++ {
-		if n == maxTurnCalls {
-			return true
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return false
-		}
-	}
-	return false
-}
-
-func errorAnswer(msg string) memtool.Result {
-	return memtool.Result{Text: "Error: " + msg, IsError: true}
-}
-
-func jsonErrorText(err error) string {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return fmt.Sprintf("%s (at byte %d)", syn.Error(), syn.Offset)
-	}
-	return err.Error()
-}
-
-// mustJSON encodes one result directly (json.Marshal of a Marshaler would
-// re-scan and compact its output).
-func mustJSON(r memtool.Result) []byte {
-	b, err := r.MarshalJSON()
-	if err != nil {
-		panic(err) // results are plain strings and byte slices
-	}
-	return b
+	r := turn.Runner{Mem: x.mem, Timeout: x.timeout, Workers: x.workers}
+	return r.Line(ctx, line)
 }

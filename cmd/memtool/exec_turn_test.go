@@ -41,8 +41,12 @@ func TestExecTurnWorkers(t *testing.T) {
 	for range calls - 1 {
 		inputs = append(inputs, json.RawMessage(`{"command":"view","path":"/memories/other"}`))
 	}
+	line, err := json.Marshal(inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	turn := make(chan []byte, 1)
-	go func() { turn <- x.runTurn(context.Background(), inputs) }()
+	go func() { turn <- x.execLine(context.Background(), line) }()
 
 	deadline := time.Now().Add(hangGuard)
 	for s.started.Load() < workers && time.Now().Before(deadline) {

@@ -54,7 +54,7 @@ func TestTenantIsolationOnObjectStores(t *testing.T) {
 	}
 	lines := readCorpus(t)
 	for _, be := range backends(true) {
-		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines) })
+		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines, attack) })
 	}
 }
 

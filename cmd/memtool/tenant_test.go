@@ -81,6 +81,25 @@ func readCorpus(t *testing.T) []corpusLine {
 	return lines
 }
 
+// setUp makes the files and directories of the line's setup in s.
+func (l corpusLine) setUp(ctx context.Context, s memtool.Store) {
+	for _, op := range l.Setup {
+		name := strings.TrimPrefix(op.Path, "/")
+		switch op.Op {
+		case "write":
+			data := []byte{}
+			if op.Content != nil {
+				data = []byte(*op.Content)
+			} else if op.B64 != "" {
+				data, _ = base64.StdEncoding.DecodeString(op.B64)
+			}
+			s.WriteFile(ctx, name, data, memtool.Replace)
+		case "mkdir":
+			s.Mkdir(ctx, name)
+		}
+	}
+}
+
 // wire returns the tool input of a corpus line, or nil for a line that
 // cannot go through the wire (raw path bytes no JSON can carry).
 func (l corpusLine) wire(t *testing.T) []byte {
@@ -165,21 +184,7 @@ func attack(t *testing.T, url string, lines []corpusLine) []string {
 			continue
 		}
 		s := tenant(fmt.Sprintf("attacker-%d", i))
-		for _, op := range l.Setup {
-			name := strings.TrimPrefix(op.Path, "/")
-			switch op.Op {
-			case "write":
-				data := []byte{}
-				if op.Content != nil {
-					data = []byte(*op.Content)
-				} else if op.B64 != "" {
-					data, _ = base64.StdEncoding.DecodeString(op.B64)
-				}
-				s.WriteFile(ctx, name, data, memtool.Replace)
-			case "mkdir":
-				s.Mkdir(ctx, name)
-			}
-		}
+		l.setUp(ctx, s)
 		res := memtool.New(s, nil).Run(ctx, input)
 		b, _ := json.Marshal(res.Content())
 		answers = append(answers, fmt.Sprintf("%s is_error=%v %s", l.ID, res.IsError, b))
@@ -199,13 +204,13 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	lines := readCorpus(t)
 	for _, be := range tenantBackends() {
-		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines) })
+		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines, attack) })
 	}
 }
 
-// checkTenantIsolation runs the corpus lines as attacking tenants on a new
-// store of be, alone and then beside the victims (see TestTenantIsolation).
-func checkTenantIsolation(t *testing.T, be backendtest.Backend, lines []corpusLine) {
+// checkTenantIsolation runs the corpus lines through attack on a new store
+// of be, alone and then beside the victims (see TestTenantIsolation).
+func checkTenantIsolation(t *testing.T, be backendtest.Backend, lines []corpusLine, attack func(t *testing.T, url string, lines []corpusLine) []string) {
 	alone := attack(t, be.URL(t), lines)
 
 	url := be.URL(t)

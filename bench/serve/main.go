@@ -1,0 +1,283 @@
+// Command serve measures memtool serve under load on one machine, over
+// loopback; bench/serve.sh runs it on each store (see docs/serve.md):
+//
+//	serve -memtool BIN -store URL [-keys URL] -workload mixed.jsonl [-clients 64] [-tenants 1] [-duration 20s] [-exec]
+//
+// It adds a key per tenant (memtool keys add), starts memtool serve on a free
+// loopback port, and runs CLIENTS clients at once, each replaying the
+// workload (bench gen's mixed.jsonl) in its own directory, /memories/cN,
+// of one tenant's memory, or of one of TENANTS tenants' (-tenants),
+// one request after another, until it is done or DURATION has passed.
+// Every answer is checked: an HTTP error or a tool error is counted and
+// reported. It prints the requests answered per second, the latency
+// percentiles and the server's CPU time per request. With -exec it also
+// runs ten copies of one client's workload through one memtool exec
+// process on the same store, for its throughput and CPU time per command.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memtool/memtool/bench/internal/workfile"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "serve: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	bin := flag.String("memtool", "", "the memtool binary")
+	store := flag.String("store", "", "the store URL")
+	keysURL := flag.String("keys", "", "where the keys live (default: the store)")
+	workload := flag.String("workload", "", "bench gen's mixed.jsonl")
+	clients := flag.Int("clients", 64, "clients at once")
+	duration := flag.Duration("duration", 20*time.Second, "the most time the load runs")
+	withExec := flag.Bool("exec", false, "also run one client's workload through memtool exec")
+	label := flag.String("label", "", "the store's name in the output")
+	tenants := flag.Int("tenants", 1, "spread the clients over this many tenants, a key each")
+	flag.Parse()
+	if *bin == "" || *store == "" || *workload == "" {
+		return errors.New("-memtool, -store and -workload are required")
+	}
+	inputs, err := workfile.Read(*workload)
+	if err != nil {
+		return err
+	}
+	keys := *keysURL
+	if keys == "" {
+		keys = *store
+	}
+	// Tenants of this run alone, so that runs can share a store.
+	run := fmt.Sprintf("bench%x", time.Now().UnixNano()&0xffffffff)
+	var tokens []string
+	for i := range max(*tenants, 1) {
+		out, err := exec.Command(*bin, "keys", "add", "--store", keys, "--tenant", fmt.Sprintf("%s-%d", run, i), "--name", "bench").Output()
+		if err != nil {
+			return fmt.Errorf("keys add: %v", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		tokens = append(tokens, lines[len(lines)-1])
+	}
+
+	args := []string{"serve", "--store", *store, "--listen", "127.0.0.1:0", "--rate", "-1"}
+	if *keysURL != "" {
+		args = append(args, "--keys", *keysURL)
+	}
+	srv, base, err := startServe(*bin, args)
+	if err != nil {
+		return err
+	}
+	defer srv.Process.Kill()
+
+	transport := &http.Transport{MaxIdleConns: *clients, MaxIdleConnsPerHost: *clients}
+	client := &http.Client{Transport: transport, Timeout: time.Minute}
+	cpuBefore, err := cpuTime(srv.Process.Pid)
+	if err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	var latencies []time.Duration
+	var failures []string
+	deadline := time.Now().Add(*duration)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range *clients {
+		wg.Go(func() {
+			var mine []time.Duration
+			var failed []string
+			for _, in := range workfile.Under(inputs, fmt.Sprintf("/memories/c%d", c)) {
+				if time.Now().After(deadline) {
+					break
+				}
+				t0 := time.Now()
+				answer, err := call(client, base, tokens[c%len(tokens)], in)
+				mine = append(mine, time.Since(t0))
+				if err != nil {
+					failed = append(failed, err.Error())
+				} else if bytes.Contains(answer, []byte(`"is_error":true`)) {
+					failed = append(failed, string(answer))
+				}
+			}
+			mu.Lock()
+			latencies = append(latencies, mine...)
+			failures = append(failures, failed...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpuAfter, err := cpuTime(srv.Process.Pid)
+	if err != nil {
+		return err
+	}
+	slices.Sort(latencies)
+	n := len(latencies)
+	name := *label
+	if name == "" {
+		name = *store
+	}
+	on := "1 tenant"
+	if len(tokens) > 1 {
+		on = fmt.Sprintf("%d tenants", len(tokens))
+	}
+	fmt.Printf("%-10s serve: %d clients on %s, %d requests in %.1fs: %.0f ops/s, p50 %s, p99 %s, server CPU %.0f µs/op, %d failed\n",
+		name, *clients, on, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), pct(latencies, 50), pct(latencies, 99),
+		float64((cpuAfter-cpuBefore).Microseconds())/float64(n), len(failures))
+	if len(failures) > 0 {
+		fmt.Printf("  first failure: %.300s\n", failures[0])
+	}
+	if *withExec {
+		// Ten copies of one client's workload, for a CPU time of more
+		// than a few of /proc's 10 ms ticks.
+		var lines [][]byte
+		for i := range 10 {
+			lines = append(lines, workfile.Under(inputs, fmt.Sprintf("/memories/exec%d", i))...)
+		}
+		if err := runExec(*bin, *store, run+"-0", lines, *duration, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runExec sends inputs through one memtool exec process, one line after
+// another, and prints its rate and CPU time per command.
+func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, name string) error {
+	args := []string{"exec", "--store", store, "--tenant", tenant}
+	if store == "mem:" { // no tenants: a memory of its own anyway
+		args = args[:3]
+	}
+	cmd := exec.Command(bin, args...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	out := bufio.NewReaderSize(outPipe, 1<<20)
+	ask := func(line []byte) ([]byte, error) {
+		if _, err := in.Write(append(line, '\n')); err != nil {
+			return nil, err
+		}
+		return out.ReadBytes('\n')
+	}
+	if _, err := ask([]byte(`{"command":"view","path":"/memories"}`)); err != nil {
+		return err
+	}
+	cpu0, err := cpuTime(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(limit)
+	start := time.Now()
+	n, failed := 0, 0
+	for _, line := range inputs {
+		if time.Now().After(deadline) {
+			break
+		}
+		answer, err := ask(line)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(answer, []byte(`"is_error":true`)) {
+			failed++
+		}
+		n++
+	}
+	elapsed := time.Since(start)
+	cpu1, err := cpuTime(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	in.Close()
+	cmd.Wait()
+	fmt.Printf("%-10s exec:  1 process, %d commands in %.1fs: %.0f ops/s, CPU %.0f µs/op, %d failed\n",
+		name, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), float64((cpu1-cpu0).Microseconds())/float64(n), failed)
+	return nil
+}
+
+// startServe starts memtool serve and returns it once it serves, with its
+// URL (from its "serving" log line).
+func startServe(bin string, args []string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(bin, args...)
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	sc := bufio.NewScanner(errPipe)
+	for sc.Scan() {
+		var l struct{ Msg, URL string }
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "serving" {
+			go io.Copy(io.Discard, errPipe) // the access log
+			return cmd, l.URL, nil
+		}
+		fmt.Fprintln(os.Stderr, sc.Text())
+	}
+	cmd.Process.Kill()
+	return nil, "", errors.New("memtool serve ended before serving")
+}
+
+func call(client *http.Client, base, token string, body []byte) ([]byte, error) {
+	req, err := http.NewRequest("POST", base+"/v1/memory", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != 200 {
+		err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
+	}
+	return b, err
+}
+
+// cpuTime is the user and system CPU time of process pid so far (Linux).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticks, nil
+}
+
+func pct(sorted []time.Duration, p int) string {
+	if len(sorted) == 0 {
+		return "-"
+	}
+	d := sorted[(len(sorted)-1)*p/100]
+	return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000)
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/keys"
+	"github.com/memtool/memtool/server"
+	"github.com/memtool/memtool/storeurl"
+)
+
+const serveAbout = `Every request needs an API key (memtool keys add): POST /v1/memory takes
+one tool input object, or an array of them (one turn), and answers what
+memtool exec would answer for that line. The tenant comes from the key.
+SIGINT or SIGTERM stops taking requests and finishes those in flight
+(within --shutdown-timeout). Replicas on one PostgreSQL database share
+everything, keys included. See docs/serve.md.`
+
+func setupServe(fs *flag.FlagSet) runFunc {
+	listen := fs.String("listen", "127.0.0.1:8080", "the address to listen on (HOST:PORT; loopback by default)")
+	keysURL := fs.String("keys", "", "the store whose keys to accept (default: --store; needed for a store that keeps no keys, such as mem:)")
+	cert := fs.String("tls-cert", "", "serve HTTPS with this certificate file (with --tls-key)")
+	key := fs.String("tls-key", "", "the private key file of --tls-cert")
+	timeout := fs.Duration("timeout", defaultCallTimeout, "the deadline of each tool call")
+	shutdown := fs.Duration("shutdown-timeout", 30*time.Second, "how long SIGTERM waits for the requests in flight")
+	rate := fs.Float64("rate", server.DefaultRate, "requests per second each key may make (negative: no limit)")
+	burst := fs.Int("burst", server.DefaultBurst, "the burst of --rate")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		switch {
+		case (*cert == "") != (*key == ""):
+			return inv.usageError("--tls-cert and --tls-key go together")
+		case *timeout <= 0 || *shutdown <= 0:
+			return inv.usageError("--timeout and --shutdown-timeout must be positive")
+		case *rate == 0:
+			return inv.usageError("--rate 0 would refuse every request; a negative rate means no limit")
+		}
+		return runServe(ctx, inv, serveOptions{listen: *listen, keys: *keysURL, cert: *cert, key: *key,
+			timeout: *timeout, shutdown: *shutdown, rate: *rate, burst: *burst})
+	}
+}
+
+type serveOptions struct {
+	listen, keys, cert, key string
+	timeout, shutdown       time.Duration
+	rate                    float64
+	burst                   int
+}
+
+func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
+	env := inv.env
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	url := storeURL(inv.sf.store, env)
+	// Errors may quote a store URL: their log masks its secrets. The
+	// access log's fields hold none, and masking costs more than
+	// answering a request.
+	logger := slog.New(slog.NewJSONHandler(redactingWriter{env.stderr, []string{url, o.keys}}, nil))
+	access := slog.New(slog.NewJSONHandler(env.stderr, nil))
+
+	tenantOf, closer, err := storeurl.OpenTenants(ctx, url, &storeurl.Options{Create: true})
+	if err != nil {
+		return inv.fail(exitStore, "%v", err)
+	}
+	defer closer.Close()
+	if o.keys == "" {
+		o.keys = url
+	}
+	ring, err := keys.Open(ctx, o.keys, &keys.Options{Create: true})
+	if err != nil {
+		return inv.fail(exitStore, "%v", err)
+	}
+	defer ring.Close()
+	// The policy file is read once, here, so that a bad one stops the
+	// server before it listens.
+	if inv.sf.policy != "" {
+		if _, err := loadPolicy(inv.sf.policy); err != nil {
+			return inv.fail(exitUsage, "%v", err)
+		}
+	}
+	stacks := &tenantStacks{env: env, sf: inv.sf, tenantOf: tenantOf}
+	defer stacks.Close()
+
+	srv, err := server.New(server.Config{
+		Keys:    ring,
+		Open:    stacks.open,
+		Tenants: func(ctx context.Context) ([]string, error) { return storeurl.Tenants(ctx, url) },
+		// The keys are read from the store's database or directory.
+		Ready:           func(ctx context.Context) error { _, err := ring.List(ctx); return err },
+		Memory:          memtool.Options{Overwrite: inv.sf.overwrite},
+		CallTimeout:     o.timeout,
+		Rate:            o.rate,
+		Burst:           o.burst,
+		Logger:          logger,
+		AccessLog:       access,
+		ShutdownTimeout: o.shutdown,
+	})
+	if err != nil {
+		return inv.fail(exitFailed, "%v", err)
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return inv.fail(exitFailed, "%v", err)
+	}
+	scheme := "http"
+	if o.cert != "" {
+		scheme = "https"
+	}
+	logger.Info("serving", "url", scheme+"://"+ln.Addr().String(), "store", storeurl.Redact(url))
+	if err := srv.Serve(ctx, ln, o.cert, o.key); err != nil && !errors.Is(err, net.ErrClosed) {
+		return inv.fail(exitFailed, "%v", err)
+	}
+	logger.Info("stopped")
+	return exitOK
+}
+
+// tenantStacks opens each tenant's memory with the policies, as the other
+// verbs open one with --tenant.
+type tenantStacks struct {
+	env      *cliEnv
+	sf       storeFlags
+	tenantOf func(context.Context, string) (memtool.Store, error)
+
+	mu     sync.Mutex
+	stacks []io.Closer
+}
+
+func (t *tenantStacks) open(ctx context.Context, id string) (memtool.Store, error) {
+	raw, err := t.tenantOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sf := t.sf
+	sf.tenant = id
+	st, err := stackPolicies(ctx, t.env, &sf, raw)
+	if err != nil {
+		return nil, fmt.Errorf("tenant %s: %w", id, err)
+	}
+	t.mu.Lock()
+	t.stacks = append(t.stacks, st)
+	t.mu.Unlock()
+	return st.top, nil
+}
+
+func (t *tenantStacks) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	for _, c := range t.stacks {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,28 @@
+// Package keys keeps the API keys of a memtool server: who may use which
+// tenant's memory, and how (read, write, admin).
+//
+// A key's token, mt_<id>_<secret>, is shown once, by Keyring.Add: the
+// secret is 256 bits from crypto/rand and the keyring keeps only its
+// SHA-256, compared in constant time. Besides that hash a key has an id,
+// a name, a tenant, a scope, a creation time, and maybe an expiry and a
+// revocation time.
+//
+// # Where keys live
+//
+// Keys live where every replica of a server sees them (Open):
+//
+//   - a PostgreSQL or SQLite store: the table memtool_keys in the store's
+//     own database, beside the store's tables;
+//   - a directory store DIR: the file DIR.keys beside the directory, each
+//     change written to a new file, fsynced and renamed over it under an
+//     flock of DIR.keys.lock, so changes by several processes all land and
+//     a crash leaves the old keys or the new ones;
+//   - any other store keeps no keys, and Open says so: give the server a
+//     keyring of its own (memtool serve --keys URL).
+//
+// # Revocation
+//
+// Verify trusts what it read of a key for Options.CacheFor (2 s by
+// default): a key revoked by any process stops working in every other
+// process within that time, and at once in the process that revoked it.
+package keys

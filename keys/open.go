@@ -1,0 +1,112 @@
+package keys
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/memtool/memtool/storeurl"
+	"modernc.org/sqlite"
+)
+
+// Open opens the keyring of the store at storeURL (a memtool --store
+// URL): the table memtool_keys in a PostgreSQL or SQLite store's
+// database, created if missing, or the file DIR.keys beside a directory
+// store DIR (a missing file holds no keys). A missing SQLite file is an
+// error, unless Options.Create. Any other store keeps no keys: an error says so. Errors never
+// show the URL's password.
+func Open(ctx context.Context, storeURL string, opts *Options) (*Keyring, error) {
+	create := opts != nil && opts.Create
+	b, err := openBackend(ctx, storeURL, create)
+	if err != nil {
+		return nil, fmt.Errorf("keys: %s", storeurl.Redact(err.Error(), storeURL))
+	}
+	return newKeyring(b, opts), nil
+}
+
+func openBackend(ctx context.Context, raw string, create bool) (backend, error) {
+	scheme, _, _ := strings.Cut(raw, ":")
+	switch scheme {
+	case "postgres", "postgresql":
+		cfg, err := pgx.ParseConfig(raw)
+		if err != nil {
+			return nil, err
+		}
+		return openSQL(ctx, stdlib.OpenDB(*cfg), true)
+	case "sqlite":
+		path, err := sqlitePath(raw, create)
+		if err != nil {
+			return nil, err
+		}
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(5000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(FULL)")
+		q.Set("_txlock", "immediate")
+		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+		return openSQL(ctx, sql.OpenDB(dsnConnector{dsn}), false)
+	}
+	if dir, ok := storeurl.Dir(raw); ok {
+		// The key file is beside the directory: its folder must exist.
+		if create {
+			if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o700); err != nil {
+				return nil, err
+			}
+		}
+		return newFileKeys(dir), nil
+	}
+	return nil, fmt.Errorf("store %s (%s) keeps no API keys: keys live in a PostgreSQL or SQLite store's database, or beside a directory store (give the server's keys another store with --keys)", raw, storeurl.Kind(raw))
+}
+
+// dsnConnector opens SQLite connections to one file.
+type dsnConnector struct{ dsn string }
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) {
+	return c.Driver().Open(c.dsn)
+}
+
+func (dsnConnector) Driver() driver.Driver { return &sqlite.Driver{} }
+
+func openSQL(ctx context.Context, db *sql.DB, pg bool) (backend, error) {
+	s := &sqlKeys{db: db, pg: pg}
+	if err := s.init(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// sqlitePath is the file of an sqlite:///abs/path URL (or sqlite://~/path).
+func sqlitePath(raw string, create bool) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	p := u.Path
+	if u.Host == "~" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		p = filepath.Join(home, p)
+	} else if u.Host != "" && u.Host != "localhost" {
+		p = ""
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("store URL %q: an SQLite URL needs an absolute path, as in sqlite:///abs/path.db", raw)
+	}
+	if create {
+		return p, os.MkdirAll(filepath.Dir(p), 0o700)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("store %s: %w", raw, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,128 @@
+package keys
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// sqlKeys keeps the keys in the table memtool_keys of the store's own
+// database (PostgreSQL or SQLite), beside the store's tables. Its
+// statements are written with $n parameters, which both databases take.
+type sqlKeys struct {
+	db *sql.DB
+	pg bool // PostgreSQL: the table is created under an advisory lock
+}
+
+const keysTable = `CREATE TABLE IF NOT EXISTS memtool_keys (
+	id      TEXT PRIMARY KEY,
+	name    TEXT NOT NULL,
+	tenant  TEXT NOT NULL,
+	scope   TEXT NOT NULL,
+	hash    TEXT NOT NULL,
+	created BIGINT NOT NULL,
+	expires BIGINT NOT NULL,
+	revoked BIGINT NOT NULL
+)`
+
+// keysLock is the PostgreSQL advisory lock under which the table is
+// created, so that replicas starting at once do not race on the catalog.
+const keysLock = 0x6d656d6b657973 // "memkeys"
+
+func (s *sqlKeys) init(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if s.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(keysLock)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, keysTable); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *sqlKeys) insert(ctx context.Context, r record) error {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO memtool_keys (id, name, tenant, scope, hash, created, expires, revoked)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, 0) ON CONFLICT (id) DO NOTHING`,
+		r.ID, r.Name, r.Tenant, r.Scope.String(), hex.EncodeToString(r.hash), millis(r.Created), millis(r.Expires))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return errIDTaken
+	}
+	return nil
+}
+
+const columns = `id, name, tenant, scope, hash, created, expires, revoked`
+
+func (s *sqlKeys) get(ctx context.Context, id string) (record, error) {
+	r, err := scanRecord(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM memtool_keys WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return record{}, ErrNotFound
+	}
+	return r, err
+}
+
+func (s *sqlKeys) list(ctx context.Context) ([]record, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM memtool_keys ORDER BY created, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (s *sqlKeys) revoke(ctx context.Context, id string, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE memtool_keys SET revoked = CASE WHEN revoked = 0 THEN $1 ELSE revoked END WHERE id = $2`, millis(at), id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+func (s *sqlKeys) close() error { return s.db.Close() }
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanRecord(row scanner) (record, error) {
+	var r record
+	var scope, hash string
+	var created, expires, revoked int64
+	if err := row.Scan(&r.ID, &r.Name, &r.Tenant, &scope, &hash, &created, &expires, &revoked); err != nil {
+		return record{}, err
+	}
+	var err error
+	if r.Scope, err = ParseScope(scope); err != nil {
+		return record{}, fmt.Errorf("key %s: %w", r.ID, err)
+	}
+	if r.hash, err = hex.DecodeString(hash); err != nil || len(r.hash) != sha256.Size {
+		return record{}, fmt.Errorf("key %s: bad hash", r.ID)
+	}
+	r.Created, r.Expires, r.Revoked = fromMillis(created), fromMillis(expires), fromMillis(revoked)
+	return r, nil
+}

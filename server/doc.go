@@ -1,0 +1,51 @@
+// Package server is memtool's HTTP server: one memory store, with its
+// policies, shared by many clients, users and machines through API keys
+// (package keys). memtool serve runs it; any number of replicas on one
+// PostgreSQL database serve the same memory, since the server keeps no
+// state of its own beyond caches (see the keys package for how long a
+// revoked key may still work).
+//
+// # Routes
+//
+//   - POST /v1/memory, with Authorization: Bearer TOKEN: the body is one
+//     tool input object, or an array of them (one turn). The answer (200,
+//     application/json) is byte for byte the line memtool exec writes for
+//     that body: {"is_error":…,"content":…} or an array of them, and a
+//     newline. The tenant is the key's, never the body's. A read-scope
+//     key's writes are tool errors the model reads, and change nothing.
+//   - GET /v1/tenants, with an admin key: {"tenants":[…]}.
+//   - GET /healthz (the process runs), GET /readyz (the key store, and so
+//     the store's database or directory, answers), GET /metrics
+//     (Prometheus). These three need no token and reveal no memory.
+//   - Config.Mount's handlers, behind the same authentication.
+//
+// Any other route is 404; CORS is off (no Access-Control headers).
+//
+// # Authentication and tenants
+//
+// A missing, malformed, unknown, expired or revoked token is 401 with
+// WWW-Authenticate: Bearer. An admin key may act on another tenant by
+// naming it in the X-Memtool-Tenant header; any other key naming a tenant
+// not its own gets 403. Each key may make Config.Rate requests a second
+// (bursts of Config.Burst); past that, 429 with Retry-After in seconds.
+//
+// A handler mounted through Config.Mount finds the request's Principal
+// with PrincipalFrom: the key's id, the tenant the request acts on and the
+// key's Scope (Read < Write < Admin). The handler enforces the scope of
+// what it does.
+//
+// # Operations
+//
+// Every request is logged once (slog, level Info, message "request") with
+// a request id (also sent as X-Request-Id), the route, status, duration,
+// size, key id, tenant, tool command and outcome: never a token, a file's
+// contents or a host path. Error bodies are {"error": "…"} and never hold
+// a host path or a store URL. Metrics: memtool_http_requests_total (by
+// route, command, outcome), memtool_http_request_duration_seconds (by
+// route), memtool_http_requests_in_flight, memtool_store_errors_total.
+//
+// Serve applies read, write and idle timeouts and a body limit (413), and
+// when its context ends it stops taking connections and lets the requests
+// in flight finish, within Config.ShutdownTimeout: an answer sent is a
+// change made durable.
+package server
