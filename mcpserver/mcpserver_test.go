@@ -39,21 +39,15 @@ func connect(t *testing.T, mem *memtool.Memory, opts *mcpserver.Options) *mcp.Cl
 	return cs
 }
 
-// asResult turns a tool call's answer back into the memtool.Result it
-// carries, failing t unless it is exactly one text or image content.
+// asResult is the memtool.Result an MCP tool result carries; it fails t
+// unless the result is one text or image content.
 func asResult(t *testing.T, res *mcp.CallToolResult) memtool.Result {
 	t.Helper()
-	if len(res.Content) != 1 {
-		t.Fatalf("result has %d contents, want 1: %+v", len(res.Content), res.Content)
+	r, err := mcpserver.ResultOf(res)
+	if err != nil {
+		t.Fatal(err)
 	}
-	switch c := res.Content[0].(type) {
-	case *mcp.TextContent:
-		return memtool.Result{Text: c.Text, IsError: res.IsError}
-	case *mcp.ImageContent:
-		return memtool.Result{Image: &memtool.Image{MediaType: c.MIMEType, Data: c.Data}, IsError: res.IsError}
-	}
-	t.Fatalf("unexpected content %T", res.Content[0])
-	return memtool.Result{}
+	return r
 }
 
 // batteryCalls are the battery's inputs with their MCP calls; the four
@@ -380,10 +374,17 @@ func TestToolCall(t *testing.T) {
 			continue
 		}
 		want, werr := memtool.ParseCommand(in)
-		got, gerr := memtool.ParseCommand(mcpserver.ToolInput(tool, args))
+		back, ok := mcpserver.ToolInput(tool, args)
+		if !ok {
+			t.Fatalf("no tool %s", tool)
+		}
+		got, gerr := memtool.ParseCommand(back)
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
 			t.Errorf("%s -> %s %s:\n got %#v, %v\nwant %#v, %v", in, tool, args, got, gerr, want, werr)
 		}
+	}
+	if _, ok := mcpserver.ToolInput("memory_frobnicate", nil); ok {
+		t.Error("ToolInput knows memory_frobnicate")
 	}
 	for _, bad := range []string{`[]`, `{"path":"/memories"}`, `{"command":"frobnicate"}`, `{"command":1}`, `{"command":"view"`, `{"command":"view"} x`} {
 		if tool, _, err := mcpserver.ToolCall([]byte(bad)); err == nil {

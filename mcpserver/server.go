@@ -62,8 +62,9 @@ func newServer(mem *memtool.Memory, o Options, sessionID func() string) *mcp.Ser
 	s := mcp.NewServer(&mcp.Implementation{Name: "memtool", Title: "memtool memory", Version: version}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       o.Logger,
-		// No logging capability: the server sends clients no log messages.
-		Capabilities: &mcp.ServerCapabilities{},
+		// The lists never change during a session, and the server sends
+		// no log messages: no list_changed notifications, no logging.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}},
 		GetSessionID: sessionID,
 	})
 	for i := range tools {

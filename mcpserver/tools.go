@@ -256,3 +256,31 @@ func ToolCall(input []byte) (tool string, args json.RawMessage, err error) {
 	}
 	return "", nil, fmt.Errorf("mcpserver: tool input: no tool for command %q", command)
 }
+
+// ToolInput is the memory tool input the server runs for a call of tool
+// with args, the input memtool exec would answer alike; it is false for a
+// tool the server does not have.
+func ToolInput(tool string, args json.RawMessage) ([]byte, bool) {
+	for i := range tools {
+		if tools[i].name() == tool {
+			return toolInput(tools[i].command, args), true
+		}
+	}
+	return nil, false
+}
+
+// ResultOf is the memtool.Result a tool call's answer carries, for Go
+// clients: the inverse of what the server sends. An answer that is not one
+// text or image content is an error.
+func ResultOf(res *mcp.CallToolResult) (memtool.Result, error) {
+	if len(res.Content) != 1 {
+		return memtool.Result{}, fmt.Errorf("mcpserver: the answer has %d contents, want 1", len(res.Content))
+	}
+	switch c := res.Content[0].(type) {
+	case *mcp.TextContent:
+		return memtool.Result{Text: c.Text, IsError: res.IsError}, nil
+	case *mcp.ImageContent:
+		return memtool.Result{Image: &memtool.Image{MediaType: c.MIMEType, Data: c.Data}, IsError: res.IsError}, nil
+	}
+	return memtool.Result{}, fmt.Errorf("mcpserver: the answer holds %T, want text or an image", res.Content[0])
+}
