@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,9 +58,11 @@ type roundRobin struct {
 
 func (rr *roundRobin) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	target := rr.urls[int(rr.n.Add(1))%len(rr.urls)]
-	r.URL.Host = strings.TrimPrefix(target, "http://")
-	r.Host = r.URL.Host
+	target, err := url.Parse(rr.urls[int(rr.n.Add(1))%len(rr.urls)])
+	if err != nil {
+		return nil, err
+	}
+	r.URL.Host, r.Host = target.Host, target.Host
 	return http.DefaultTransport.RoundTrip(r)
 }
 
