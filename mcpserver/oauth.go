@@ -303,25 +303,31 @@ type keyCache struct {
 	fetch   func(context.Context) (*jose.JSONWebKeySet, error)
 	mu      sync.Mutex
 	set     *jose.JSONWebKeySet
-	fetched time.Time
+	fetched time.Time // of set
+	tried   time.Time // the last fetch, whether it worked or not
 }
 
 // get returns the public key with id kid ("" matches a set of one key).
+// A failed fetch keeps the set it has; with none, the error is returned
+// (the caller answers 500) until the next try is due.
 func (c *keyCache) get(ctx context.Context, kid string) (any, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key, ok := c.lookup(kid)
 	stale := time.Since(c.fetched) > keysMaxAge
-	if (!ok || stale) && (c.set == nil || time.Since(c.fetched) > keysMinInterval) {
+	if (!ok || stale) && (c.tried.IsZero() || time.Since(c.tried) > keysMinInterval) {
+		c.tried = time.Now()
 		set, err := c.fetch(ctx)
-		if err != nil {
-			if c.set == nil {
-				return nil, err // infrastructure: answered 500, logged
-			}
-		} else {
-			c.set, c.fetched = set, time.Now()
+		if err != nil && c.set == nil {
+			return nil, err
+		}
+		if err == nil {
+			c.set, c.fetched = set, c.tried
 			key, ok = c.lookup(kid)
 		}
+	}
+	if c.set == nil {
+		return nil, errors.New("mcpserver: the issuer's keys could not be fetched; the next try is due within " + keysMinInterval.String())
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w: invalid_token: no key of the issuer has the token's key id", ErrUnauthenticated)
