@@ -68,7 +68,7 @@ func (rr *roundRobin) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // httpSession connects a go-sdk client to the handler at url (or, if
 // there are several, to each in turn) with token.
-func httpSession(t *testing.T, token string, urls ...string) *mcp.ClientSession {
+func httpSession(t testing.TB, token string, urls ...string) *mcp.ClientSession {
 	t.Helper()
 	rr := &roundRobin{urls: urls}
 	transport := &mcp.StreamableClientTransport{
@@ -85,7 +85,7 @@ func httpSession(t *testing.T, token string, urls ...string) *mcp.ClientSession 
 
 // serve starts n servers of one handler configuration over the same
 // tokens, as n processes behind a load balancer.
-func serve(t *testing.T, n int, open mcpserver.OpenFunc, opts *mcpserver.HTTPOptions) []string {
+func serve(t testing.TB, n int, open mcpserver.OpenFunc, opts *mcpserver.HTTPOptions) []string {
 	t.Helper()
 	var urls []string
 	for range n {

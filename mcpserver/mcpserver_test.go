@@ -22,7 +22,7 @@ import (
 
 // connect runs a server for mem in this process and returns a go-sdk client
 // session connected to it over the SDK's in-memory transport.
-func connect(t *testing.T, mem *memtool.Memory, opts *mcpserver.Options) *mcp.ClientSession {
+func connect(t testing.TB, mem *memtool.Memory, opts *mcpserver.Options) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -241,7 +241,7 @@ var writeCalls = []mcp.CallToolParams{
 }
 
 // seeded is a Memory holding /memories/a.txt.
-func seeded(t *testing.T) *memtool.Memory {
+func seeded(t testing.TB) *memtool.Memory {
 	t.Helper()
 	mem := memtool.New(memstore.New(), nil)
 	if r := mem.Run(context.Background(), []byte(`{"command":"create","path":"/memories/a.txt","file_text":"one\ntwo"}`)); r.IsError {
