@@ -238,14 +238,21 @@ func (o *OAuth) fetchKeys(ctx context.Context) (*jose.JSONWebKeySet, error) {
 
 // discoverJWKS reads jwks_uri from the issuer's metadata.
 func (o *OAuth) discoverJWKS(ctx context.Context) (string, error) {
-	base := strings.TrimSuffix(o.cfg.Issuer, "/")
+	iss, err := url.Parse(o.cfg.Issuer)
+	if err != nil {
+		return "", err // checked by NewOAuth
+	}
+	path := strings.TrimSuffix(iss.EscapedPath(), "/")
+	origin := iss.Scheme + "://" + iss.Host
+	// RFC 8414 puts the well-known part before the issuer's path; OpenID
+	// Connect Discovery puts it after.
 	var errs []error
-	for _, wellKnown := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+	for _, wellKnown := range []string{origin + "/.well-known/oauth-authorization-server" + path, origin + path + "/.well-known/openid-configuration"} {
 		var meta struct {
 			Issuer  string `json:"issuer"`
 			JWKSURI string `json:"jwks_uri"`
 		}
-		err := o.getJSON(ctx, base+wellKnown, &meta)
+		err := o.getJSON(ctx, wellKnown, &meta)
 		switch {
 		case err != nil:
 			errs = append(errs, err)

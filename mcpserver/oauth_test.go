@@ -35,21 +35,47 @@ type testIssuer struct {
 	hits int // key-set fetches
 }
 
-func newIssuer(t *testing.T) *testIssuer {
+func newIssuer(t *testing.T) *testIssuer { return newIssuerAt(t, "", false) }
+
+// newIssuerAt is an issuer whose identifier has path after the host, and
+// which publishes its metadata the OpenID Connect way (after the path)
+// rather than RFC 8414's (before it).
+func newIssuerAt(t *testing.T, path string, openID bool) *testIssuer {
 	t.Helper()
 	iss := &testIssuer{key: newKey(t), kid: "k1"}
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	iss.url = srv.URL
-	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]string{"issuer": iss.url, "jwks_uri": iss.url + "/keys"})
-	})
+	iss.url = srv.URL + path
+	meta := func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]string{"issuer": iss.url, "jwks_uri": srv.URL + "/keys"})
+	}
+	if openID {
+		mux.HandleFunc(strings.TrimSuffix(path, "/")+"/.well-known/openid-configuration", meta)
+	} else {
+		mux.HandleFunc("/.well-known/oauth-authorization-server"+strings.TrimSuffix(path, "/"), meta)
+	}
 	mux.HandleFunc("/keys", func(w http.ResponseWriter, r *http.Request) {
 		iss.hits++
 		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &iss.key.PublicKey, KeyID: iss.kid, Algorithm: "ES256", Use: "sig"}}})
 	})
 	return iss
+}
+
+// TestOAuthDiscovery: the keys are found through either kind of metadata,
+// for issuers with a path and with a trailing slash.
+func TestOAuthDiscovery(t *testing.T) {
+	for _, c := range []struct {
+		path   string
+		openID bool
+	}{{"", true}, {"/realms/team", false}, {"/realms/team", true}, {"/", true}, {"/tenant-1/", false}} {
+		iss := newIssuerAt(t, c.path, c.openID)
+		s := newOAuthServer(t, iss, "")
+		tok := sign(t, iss.key, iss.kid, iss.claims(s.resource, "alice", "memory:read"))
+		if resp, body := post(t, s.url, callView, map[string]string{"Authorization": "Bearer " + tok}); resp.StatusCode != 200 {
+			t.Errorf("issuer %s (OpenID %v): %d %q", iss.url, c.openID, resp.StatusCode, body)
+		}
+	}
 }
 
 func newKey(t *testing.T) *ecdsa.PrivateKey {
