@@ -595,3 +595,24 @@ func TestMCPSignal(t *testing.T) {
 		t.Errorf("memtool mcp after SIGINT: %v\nstderr:\n%s", err, stderr.String())
 	}
 }
+
+// TestMCPTenants: --tenant picks the tenant's memory of a multi-tenant
+// store, as for every verb: one tenant's file is not the other's.
+func TestMCPTenants(t *testing.T) {
+	store := "sqlite://" + filepath.Join(t.TempDir(), "memory.db")
+	ctx := context.Background()
+	alice, _ := mcpSession(t, memtoolBinary(t), "--store", store, "--tenant", "alice")
+	if res, err := alice.CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/a.txt", "file_text": "alice's"}}); err != nil || res.IsError {
+		t.Fatalf("alice's create: %v %+v", err, res)
+	}
+	bob, _ := mcpSession(t, memtoolBinary(t), "--store", store, "--tenant", "bob")
+	res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
+	if err != nil || !res.IsError {
+		t.Errorf("bob viewing alice's file: %v %+v", err, res)
+	}
+	want := execResults(t, store, [][]byte{[]byte(`{"command":"view","path":"/memories/a.txt"}`)}, "--tenant", "alice")[0]
+	res, err = alice.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
+	if err != nil || asResult(t, res) != want || want.IsError {
+		t.Errorf("alice's view: %v %+v, exec %+v", err, res, want)
+	}
+}
