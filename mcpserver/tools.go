@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memtool/memtool"
@@ -147,7 +149,19 @@ var tools = []toolDef{
 // name is the tool's MCP name: memory_ and the command.
 func (d *toolDef) name() string { return "memory_" + d.command }
 
-// tool is the MCP tool the server lists.
+// builtTools are the tools as MCP lists them, built once: every server
+// shares them (the SDK does not change a tool it is given). Their schemas
+// are parsed here, so that adding a tool to a server, once per HTTP
+// request, does not parse them again.
+var builtTools = sync.OnceValue(func() map[string]*mcp.Tool {
+	built := map[string]*mcp.Tool{}
+	for i := range tools {
+		built[tools[i].command] = tools[i].tool()
+	}
+	return built
+})
+
+// tool builds the MCP tool the server lists.
 func (d *toolDef) tool() *mcp.Tool {
 	no, yes := false, true
 	ann := &mcp.ToolAnnotations{Title: d.title, ReadOnlyHint: d.readOnly, OpenWorldHint: &no}
@@ -157,11 +171,15 @@ func (d *toolDef) tool() *mcp.Tool {
 			ann.DestructiveHint = &yes
 		}
 	}
+	schema := new(jsonschema.Schema)
+	if err := json.Unmarshal([]byte(d.schema), schema); err != nil {
+		panic(fmt.Sprintf("mcpserver: the schema of %s: %v", d.name(), err)) // a constant of ours
+	}
 	return &mcp.Tool{
 		Name:        d.name(),
 		Title:       d.title,
 		Description: d.description,
-		InputSchema: json.RawMessage(d.schema),
+		InputSchema: schema,
 		Annotations: ann,
 	}
 }
