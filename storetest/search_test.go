@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gocloud.dev/blob/memblob"
-	"gocloud.dev/blob/s3blob"
-
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
 	"github.com/memtool/memtool/encrypt"
@@ -42,7 +39,7 @@ func TestSearchFilestore(t *testing.T) {
 func TestSearchObjectstore(t *testing.T) {
 	t.Run("memblob", func(t *testing.T) {
 		storetest.RunSearch(t, func(t *testing.T) memtool.Store {
-			s, err := objectstore.New(memblob.OpenBucket(nil), nil)
+			s, err := objectstore.Open(context.Background(), "mem+blob://")
 			return storetest.Opened(t, s, err)
 		})
 	})
@@ -53,11 +50,7 @@ func TestSearchObjectstore(t *testing.T) {
 			n++
 			name := "bucket-" + string(rune('a'+n))
 			srv.CreateBucket(t, name)
-			b, err := s3blob.OpenBucket(context.Background(), srv.Client(), name, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := objectstore.New(b, &objectstore.Options{S3Bucket: name})
+			s, err := objectstore.NewS3(srv.Client(), &objectstore.Options{S3Bucket: name})
 			return storetest.Opened(t, s, err)
 		})
 	})

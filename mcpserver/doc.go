@@ -1,0 +1,68 @@
+// Package mcpserver serves a memtool memory over MCP (the Model Context
+// Protocol), so that clients that cannot declare the memory tool —
+// Claude Code, Claude Desktop, the Claude Agent SDK, any MCP client —
+// share one memory, with the same stores, policies and tenants, and the
+// same answers, as the Messages API's memory tool.
+//
+// # Tools
+//
+// NewServer lists six tools, one per memory command, with the memory
+// tool's parameter names and types:
+//
+//	memory_view         path, view_range      read-only
+//	memory_create       path, file_text
+//	memory_str_replace  path, old_str, new_str
+//	memory_insert       path, insert_line, insert_text
+//	memory_delete       path                  destructive
+//	memory_rename       old_path, new_path    destructive
+//
+// A call's arguments, with "command" added in front, are the tool input
+// memtool exec would read, and go through the same strict parser and
+// Memory.Run; so the answer is exec's, byte for byte: one text content
+// (isError set when the command failed, with the same "Error: ..." text),
+// or one image content for a view of an image. Arguments that are not an
+// object, unknown or mistyped parameters and the like get exec's error
+// text too. ToolCall and ToolInput map between memory tool inputs and MCP
+// calls; ResultOf reads an answer back into a memtool.Result.
+//
+// A read-only server (Options.ReadOnly, or an HTTP identity that may not
+// write) lists memory_view alone: the other tools do not exist for its
+// client, and calling one is a protocol error that changes nothing.
+//
+// # Guidance
+//
+// The Messages API tells the model how to use its memory; an MCP client
+// does not. The server's instructions (Instructions) carry that protocol
+// — look in /memories before starting, record progress and decisions as
+// you go, keep the files organised — and the prompt memory_protocol
+// carries the same text, with an optional task, for clients that show
+// prompts rather than instructions.
+//
+// # Transports
+//
+// Over stdio, run the server on a transport (memtool mcp does this: one
+// process per client, several processes on one store are safe).
+//
+// Over HTTP, NewHTTPHandler is the streamable HTTP transport in stateless
+// mode: no session is kept or issued, so any process behind a load
+// balancer answers any request and a restart loses nothing. Every request
+// is checked for its Host (against DNS rebinding: on a loopback address
+// only loopback names are accepted, elsewhere HTTPOptions.AllowedHosts)
+// and its Origin (a browser page of another origin is refused unless
+// listed), and then given its identity by an OpenFunc: the memory of its
+// tenant and whether it may write. The function is yours — static API
+// keys, a session, or OAuth.Open.
+//
+// # OAuth
+//
+// OAuth is an OAuth 2.1 resource server for the HTTP endpoint: bearer JWTs
+// from one authorization server are verified against its published keys
+// (signature with an asymmetric algorithm, issuer, audience = the
+// endpoint's URL, expiry, not-before), the tenant is read from a configured
+// claim, and the scopes memory:read and memory:write (configurable) grant
+// view or everything. It serves the protected-resource metadata of RFC 9728
+// that clients such as claude.ai and Claude Desktop connectors use to find
+// the authorization server, and a 401 names it.
+//
+// See docs/mcp.md for client set-up.
+package mcpserver

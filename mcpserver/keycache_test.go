@@ -1,0 +1,70 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"errors"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+// TestKeyCacheRefresh: the key set is fetched once and kept; a key ID not
+// in it fetches it again, but not more than once per keysMinInterval; a set
+// older than keysMaxAge is fetched again; a failed fetch keeps the old set
+// and is not repeated before keysMinInterval.
+// Time passes by moving the fetch time back.
+func TestKeyCacheRefresh(t *testing.T) {
+	ctx := context.Background()
+	sets := map[string]*jose.JSONWebKeySet{}
+	for _, kid := range []string{"k1", "k2"} {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets[kid] = &jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &k.PublicKey, KeyID: kid, Use: "sig"}}}
+	}
+	published, fetches := "k1", 0
+	var fail error
+	c := keyCache{fetch: func(context.Context) (*jose.JSONWebKeySet, error) {
+		fetches++
+		if fail != nil {
+			return nil, fail
+		}
+		return sets[published], nil
+	}}
+	step := func(kid string, wantOK bool, wantFetches int) {
+		t.Helper()
+		_, err := c.get(ctx, kid)
+		if (err == nil) != wantOK || fetches != wantFetches {
+			t.Fatalf("get(%s): %v after %d fetches, want ok=%v after %d", kid, err, fetches, wantOK, wantFetches)
+		}
+	}
+	step("k1", true, 1)
+	step("k1", true, 1) // kept
+	step("", true, 1)   // a token without kid and a set of one key
+	published = "k2"    // the issuer rotates its key
+	step("k2", false, 1)
+	c.tried = c.tried.Add(-keysMinInterval - time.Second)
+	step("k2", true, 2)
+	step("k1", false, 2) // just fetched: not again
+	fail = errors.New("issuer down")
+	c.fetched, c.tried = c.fetched.Add(-keysMaxAge-time.Second), c.tried.Add(-keysMaxAge-time.Second)
+	step("k2", true, 3) // stale, the fetch fails, the old set serves
+	step("k2", true, 3) // and the issuer is not asked again at once
+
+	// With no set at all, a failed fetch is an error, not ErrUnauthenticated,
+	// and is not retried at once.
+	c = keyCache{fetch: c.fetch}
+	for range 2 {
+		if _, err := c.get(ctx, "k2"); err == nil || errors.Is(err, ErrUnauthenticated) {
+			t.Fatalf("no keys: %v", err)
+		}
+	}
+	if fetches != 4 {
+		t.Errorf("%d fetches, want 4", fetches)
+	}
+}
