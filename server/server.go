@@ -189,6 +189,7 @@ func New(cfg Config) (*Server, error) {
 	s.handle("GET /metrics", "/metrics", false, promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}).ServeHTTP)
 	s.handle("POST /v1/memory", "/v1/memory", true, s.memory)
 	s.handle("GET /v1/tenants", "/v1/tenants", true, s.listTenants)
+	s.handle("GET /v1/search", "/v1/search", true, s.search)
 	for pattern, h := range cfg.Mount {
 		s.handle(pattern, pattern, true, h.ServeHTTP)
 	}
@@ -379,7 +380,6 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 // memory answers POST /v1/memory: the body is one line of memtool exec.
 func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	rec := w.(*recorder)
-	p, _ := PrincipalFrom(r.Context())
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	var tooLarge *http.MaxBytesError
 	switch {
@@ -395,16 +395,10 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "empty body: send one tool input object, or an array of them")
 		return
 	}
-	mem, err := s.tenant(r.Context(), p.Tenant)
+	m, _, err := s.Memory(r)
 	if err != nil {
-		s.metrics.storeErrors.Inc()
-		s.log.Error("opening a tenant's memory", "tenant", p.Tenant, "err", err)
 		writeError(w, http.StatusServiceUnavailable, "the memory cannot be opened")
 		return
-	}
-	m := mem.rw
-	if p.Scope < Write {
-		m = mem.read
 	}
 	rec.command = commandOf(line)
 	runner := turn.Runner{Mem: m, Timeout: s.cfg.CallTimeout, Workers: 4 * runtime.GOMAXPROCS(0)}
@@ -433,6 +427,27 @@ func commandOf(line []byte) string {
 		return in.Command
 	}
 	return "invalid"
+}
+
+// Memory returns the memory that r is served with: its principal's
+// tenant's, read-only unless the key may write, and whether it may. A
+// handler of Config.Mount calls it with its request; the server logs and
+// counts an error, which is only the store's failure to open.
+func (s *Server) Memory(r *http.Request) (mem *memtool.Memory, canWrite bool, err error) {
+	p, ok := PrincipalFrom(r.Context())
+	if !ok {
+		return nil, false, errors.New("server: the request was not authenticated by this server")
+	}
+	t, err := s.tenant(r.Context(), p.Tenant)
+	if err != nil {
+		s.metrics.storeErrors.Inc()
+		s.log.Error("opening a tenant's memory", "tenant", p.Tenant, "err", err)
+		return nil, false, err
+	}
+	if p.Scope < Write {
+		return t.read, false, nil
+	}
+	return t.rw, true, nil
 }
 
 // tenant returns the memory of tenant id, opening it on first use.

@@ -8,15 +8,19 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/keys"
+	"github.com/memtool/memtool/mcpserver"
 	"github.com/memtool/memtool/server"
+	"github.com/memtool/memtool/server/resource"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -36,6 +40,7 @@ func setupServe(fs *flag.FlagSet) runFunc {
 	shutdown := fs.Duration("shutdown-timeout", 30*time.Second, "how long SIGTERM waits for the requests in flight")
 	rate := fs.Float64("rate", server.DefaultRate, "requests per second each key may make (negative: no limit)")
 	burst := fs.Int("burst", server.DefaultBurst, "the burst of --rate")
+	hosts := fs.String("allowed-hosts", "", "comma-separated host names that /mcp accepts in the Host header (default: on loopback, only loopback names; elsewhere any)")
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
 		switch {
 		case (*cert == "") != (*key == ""):
@@ -46,7 +51,7 @@ func setupServe(fs *flag.FlagSet) runFunc {
 			return inv.usageError("--rate 0 would refuse every request; a negative rate means no limit")
 		}
 		return runServe(ctx, inv, serveOptions{listen: *listen, keys: *keysURL, cert: *cert, key: *key,
-			timeout: *timeout, shutdown: *shutdown, rate: *rate, burst: *burst})
+			timeout: *timeout, shutdown: *shutdown, rate: *rate, burst: *burst, hosts: splitList(*hosts)})
 	}
 }
 
@@ -55,6 +60,40 @@ type serveOptions struct {
 	timeout, shutdown       time.Duration
 	rate                    float64
 	burst                   int
+	hosts                   []string
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// mounts are the handlers memtool serve adds to the server's own routes,
+// behind its keys: the resource API (package server/resource) and MCP
+// over streamable HTTP at /mcp (package mcpserver). Each serves the
+// memory that srv gives the request, once srv is set.
+func mounts(srv **server.Server, o serveOptions, logger *slog.Logger) map[string]http.Handler {
+	open := func(r *http.Request) (*memtool.Memory, bool, error) { return (*srv).Memory(r) }
+	res := resource.New(func(r *http.Request) (memtool.Store, bool, error) {
+		mem, canWrite, err := open(r)
+		if err != nil {
+			return nil, false, err
+		}
+		return mem.Store(), canWrite, nil
+	}, &resource.Options{Logger: logger})
+	m := map[string]http.Handler{
+		"/mcp": mcpserver.NewHTTPHandler(open, &mcpserver.HTTPOptions{AllowedHosts: o.hosts, Logger: logger}),
+	}
+	for _, p := range resource.Patterns() {
+		m[p] = res
+	}
+	return m
 }
 
 func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
@@ -91,7 +130,9 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	stacks := &tenantStacks{env: env, sf: inv.sf, tenantOf: tenantOf}
 	defer stacks.Close()
 
-	srv, err := server.New(server.Config{
+	var srv *server.Server
+	srv, err = server.New(server.Config{
+		Mount:   mounts(&srv, o, logger),
 		Keys:    ring,
 		Open:    stacks.open,
 		Tenants: func(ctx context.Context) ([]string, error) { return storeurl.Tenants(ctx, url) },

@@ -1,0 +1,78 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/memtool/memtool"
+)
+
+// searchAnswer is the body of a GET /v1/search answer.
+type searchAnswer struct {
+	Matches []searchMatch `json:"matches"`
+	Total   int           `json:"total"`
+}
+
+type searchMatch struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// search answers GET /v1/search?q=QUERY[&regex=true][&case_sensitive=true][&path=/memories/…][&limit=N]
+// with the matching lines of the principal's tenant, as memtool.Memory.Search
+// finds them. A query or path that Search refuses is a 400 whose error
+// is the refusal's reason; a store failure is a 503 without its detail.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	query := memtool.SearchQuery{Query: q.Get("q"), Path: q.Get("path")}
+	var err error
+	if query.Regex, err = boolParam(q.Get("regex")); err != nil {
+		writeError(w, http.StatusBadRequest, "regex: "+err.Error())
+		return
+	}
+	if query.CaseSensitive, err = boolParam(q.Get("case_sensitive")); err != nil {
+		writeError(w, http.StatusBadRequest, "case_sensitive: "+err.Error())
+		return
+	}
+	if v := q.Get("limit"); v != "" {
+		if query.Limit, err = strconv.Atoi(v); err != nil {
+			writeError(w, http.StatusBadRequest, "limit: want an integer")
+			return
+		}
+	}
+	mem, _, err := s.Memory(r)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "the memory cannot be opened")
+		return
+	}
+	res, err := mem.Search(r.Context(), query)
+	var refused *memtool.SearchError
+	switch {
+	case errors.As(err, &refused):
+		writeError(w, http.StatusBadRequest, refused.Reason)
+		return
+	case err != nil:
+		s.metrics.storeErrors.Inc()
+		s.log.Error("search", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "the search failed")
+		return
+	}
+	out := searchAnswer{Matches: make([]searchMatch, len(res.Matches)), Total: res.Total}
+	for i, m := range res.Matches {
+		out.Matches[i] = searchMatch{m.Path, m.Line, m.Text}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// boolParam reads a query parameter that is absent, "true" or "false".
+func boolParam(v string) (bool, error) {
+	switch v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, errors.New(`want "true" or "false"`)
+}
