@@ -1,13 +1,11 @@
 package claude
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
-	"unicode/utf8"
+	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -58,72 +56,18 @@ func (t *SearchTool) InputSchema() anthropic.BetaToolInputSchemaParam {
 	}
 }
 
-// searchInput is the tool's input.
-type searchInput struct {
-	Query         *string `json:"query"`
-	Regex         bool    `json:"regex"`
-	CaseSensitive bool    `json:"case_sensitive"`
-	Path          string  `json:"path"`
-	Limit         int     `json:"limit"`
-}
-
-// Execute runs one search. A query the model got wrong is an error whose
-// text the runner sends with is_error set.
+// Execute runs one search (memtool.Memory.SearchTool). A query the model
+// got wrong is an error whose text the runner sends with is_error set.
 func (t *SearchTool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
-	var in searchInput
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return nil, fmt.Errorf("invalid memory_search input: %v", err)
+	r := t.mem.SearchTool(ctx, input)
+	if r.IsError {
+		return nil, errors.New(strings.TrimPrefix(r.Text, "Error: "))
 	}
-	if in.Query == nil {
-		return nil, errors.New("invalid memory_search input: query is required")
-	}
-	if in.Limit < 0 {
-		return nil, fmt.Errorf("invalid memory_search input: limit %d is less than 1", in.Limit)
-	}
-	res, err := t.mem.Search(ctx, memtool.SearchQuery{Query: *in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive, Path: in.Path, Limit: in.Limit})
-	if se := (*memtool.SearchError)(nil); errors.As(err, &se) {
-		return nil, se
-	} else if err != nil {
-		return nil, fmt.Errorf("the search failed (the memory store did not answer); try again")
-	}
-	text := SearchText(res, t.mem.MaxViewChars())
-	return []anthropic.BetaToolResultBlockParamContentUnion{{OfText: &anthropic.BetaTextBlockParam{Text: text}}}, nil
+	return []anthropic.BetaToolResultBlockParamContentUnion{{OfText: &anthropic.BetaTextBlockParam{Text: r.Text}}}, nil
 }
 
-// SearchText is the text of a search's result as memory_search answers
-// it: a line that counts the matches, then one line per match,
-// PATH:LINE:TEXT, cut at maxChars characters with a note that says how
-// many of the lines were shown. A line too long to show whole is cut
-// short and marked with "…".
+// SearchText is memtool.SearchText: the text of a search's result as
+// memory_search answers it.
 func SearchText(res memtool.SearchResult, maxChars int) string {
-	if res.Total == 0 {
-		return "No lines match."
-	}
-	head := fmt.Sprintf("%d matching lines", res.Total)
-	if res.Total == 1 {
-		head = "1 matching line"
-	}
-	if len(res.Matches) < res.Total {
-		head += fmt.Sprintf(" (the first %d of them below; narrow the search with path, or raise limit)", len(res.Matches))
-	}
-	const noteRoom, maxLine = 200, 500
-	b := []byte(head + ":")
-	used := utf8.RuneCount(b)
-	for i, m := range res.Matches {
-		text := m.Text
-		if utf8.RuneCountInString(text) > maxLine {
-			text = string([]rune(text)[:maxLine]) + "…"
-		}
-		line := "\n" + m.Path + ":" + strconv.Itoa(m.Line) + ":" + text
-		n := utf8.RuneCountInString(line)
-		if used+n > maxChars-noteRoom {
-			b = fmt.Appendf(b, "\n\n[Output cut at %d characters: showing %d of the %d lines found. Narrow the search with path or a longer query.]", maxChars, i, res.Total)
-			break
-		}
-		b = append(b, line...)
-		used += n
-	}
-	return string(b)
+	return memtool.SearchText(res, maxChars)
 }

@@ -110,7 +110,7 @@ func TestHTTPReadToken(t *testing.T) {
 	checkReadOnly(t, httpSession(t, "r", urls...), mem)
 	// The write token of the same memory lists every tool.
 	res, err := httpSession(t, "w", urls...).ListTools(context.Background(), nil)
-	if err != nil || len(res.Tools) != 6 {
+	if err != nil || len(res.Tools) != 7 {
 		t.Fatalf("write token: %v, %d tools", err, len(res.Tools))
 	}
 }

@@ -112,7 +112,7 @@ func TestToolList(t *testing.T) {
 		names = append(names, tool.Name)
 		checkTool(t, tool)
 	}
-	want := []string{"memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"}
+	want := []string{"memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename", "memory_search"}
 	sorted := slices.Sorted(slices.Values(want)) // clients get them by name
 	if !slices.Equal(names, sorted) || !slices.Equal(mcpserver.ToolNames(false), want) {
 		t.Errorf("tools %v (ToolNames %v), want %v", names, mcpserver.ToolNames(false), want)
@@ -128,6 +128,7 @@ var params = map[string]map[string]string{
 	"memory_insert":      {"path": "string", "insert_line": "integer", "insert_text": "string"},
 	"memory_delete":      {"path": "string"},
 	"memory_rename":      {"old_path": "string", "new_path": "string"},
+	"memory_search":      {"query": "string", "regex": "boolean", "case_sensitive": "boolean", "path": "string", "limit": "integer"},
 }
 
 // required are the parameters a call must give.
@@ -138,6 +139,7 @@ var required = map[string][]string{
 	"memory_insert":      {"path", "insert_line", "insert_text"},
 	"memory_delete":      {"path"},
 	"memory_rename":      {"old_path", "new_path"},
+	"memory_search":      {"query"},
 }
 
 // checkTool checks one listed tool: its schema has the memory tool's
@@ -174,7 +176,7 @@ func checkTool(t *testing.T, tool *mcp.Tool) {
 		t.Errorf("%s: description %q", tool.Name, tool.Description)
 	}
 	a := tool.Annotations
-	view := tool.Name == "memory_view"
+	view := tool.Name == "memory_view" || tool.Name == "memory_search" // read-only
 	destructive := tool.Name == "memory_delete" || tool.Name == "memory_rename"
 	switch {
 	case a == nil:
@@ -260,8 +262,8 @@ func checkReadOnly(t *testing.T, session *mcp.ClientSession, mem *memtool.Memory
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 1 || res.Tools[0].Name != "memory_view" {
-		t.Fatalf("a read-only identity lists %d tools, want memory_view alone", len(res.Tools))
+	if len(res.Tools) != 2 || res.Tools[0].Name != "memory_search" || res.Tools[1].Name != "memory_view" {
+		t.Fatalf("a read-only identity lists %d tools, want memory_search and memory_view alone", len(res.Tools))
 	}
 	before := listing(t, mem)
 	for _, call := range writeCalls {
@@ -282,7 +284,7 @@ func checkReadOnly(t *testing.T, session *mcp.ClientSession, mem *memtool.Memory
 func TestReadOnly(t *testing.T) {
 	mem := seeded(t)
 	checkReadOnly(t, connect(t, mem, &mcpserver.Options{ReadOnly: true}), mem)
-	if got := mcpserver.ToolNames(true); !slices.Equal(got, []string{"memory_view"}) {
+	if got := mcpserver.ToolNames(true); !slices.Equal(got, []string{"memory_view", "memory_search"}) {
 		t.Errorf("ToolNames(true) = %v", got)
 	}
 	// The same calls with write access succeed, so the refusals above are
@@ -390,5 +392,39 @@ func TestToolCall(t *testing.T) {
 		if tool, _, err := mcpserver.ToolCall([]byte(bad)); err == nil {
 			t.Errorf("ToolCall(%s) = %s, want an error", bad, tool)
 		}
+	}
+}
+
+// memory_search answers what Memory.SearchTool answers, for a read-only
+// identity too; a query it refuses is an error result the model reads.
+func TestSearchTool(t *testing.T) {
+	mem := seeded(t)
+	cs := connect(t, mem, &mcpserver.Options{ReadOnly: true})
+	for _, args := range []map[string]any{
+		{"query": "TWO"},
+		{"query": "^o", "regex": true, "path": "/memories/a.txt"},
+		{"query": "two", "case_sensitive": true, "limit": 1},
+		{"query": "("},
+		{"query": "x", "regex": true, "path": "/etc"},
+		{"query": "x", "colour": "red"},
+		{},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "memory_search", Arguments: args})
+		if err != nil {
+			if _, ok := args["query"]; ok && len(args) < 3 {
+				t.Errorf("memory_search %v: %v", args, err)
+			}
+			continue // a call the SDK's schema check refuses
+		}
+		input, _ := json.Marshal(args)
+		want := mem.SearchTool(context.Background(), input)
+		got := res.Content[0].(*mcp.TextContent).Text
+		if got != want.Text || res.IsError != want.IsError {
+			t.Errorf("memory_search %v: %q (error %v), want %q (error %v)", args, got, res.IsError, want.Text, want.IsError)
+		}
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": "two"}})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "1 matching line:\n/memories/a.txt:2:two" {
+		t.Errorf("memory_search two: %v %+v", err, res)
 	}
 }

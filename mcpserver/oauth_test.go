@@ -158,7 +158,7 @@ func TestOAuthValidToken(t *testing.T) {
 	// The key set can also be named instead of discovered.
 	s2 := newOAuthServer(t, iss, iss.url+"/keys")
 	res, err := httpSession(t, sign(t, iss.key, iss.kid, iss.claims(s2.resource, "alice", "memory:write")), s2.url).ListTools(context.Background(), nil)
-	if err != nil || len(res.Tools) != 6 {
+	if err != nil || len(res.Tools) != 7 {
 		t.Fatalf("write token, named key set: %v %+v", err, res)
 	}
 }

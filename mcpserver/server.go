@@ -38,9 +38,9 @@ func (o *Options) callTimeout() time.Duration {
 }
 
 // NewServer returns an MCP server whose tools run on mem: memory_view,
-// memory_create, memory_str_replace, memory_insert, memory_delete and
-// memory_rename (only memory_view if opts.ReadOnly). It carries the memory
-// protocol as its instructions and as the prompt memory_protocol.
+// memory_create, memory_str_replace, memory_insert, memory_delete,
+// memory_rename and memory_search (only memory_view and memory_search if
+// opts.ReadOnly). It carries the memory protocol as its instructions and as the prompt memory_protocol.
 //
 // Run it on a transport (stdio: server.Run(ctx, &mcp.StdioTransport{})),
 // or serve it over HTTP with NewHTTPHandler.

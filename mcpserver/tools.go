@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -22,15 +23,18 @@ type toolDef struct {
 	title       string
 	description string
 	schema      string // JSON Schema of the arguments
-	readOnly    bool   // view: the only tool a read-only identity sees
+	readOnly    bool   // view and search: the tools a read-only identity sees
 	destructive bool   // removes or moves what is there
+	// run, if set, answers the call instead of the memory command (search,
+	// which the memory tool does not have).
+	run func(ctx context.Context, mem *memtool.Memory, args json.RawMessage) memtool.Result
 }
 
 // pathProperty describes a path parameter; every tool has one or two.
 const pathProperty = `{"type": "string", "description": "An absolute path inside the memory directory: /memories itself or a path that starts with /memories/, such as /memories/project/notes.md."}`
 
-// tools are the six memory commands as MCP tools, in the order a client
-// lists them. Their parameters are the memory tool's, with its names and
+// tools are the six memory commands as MCP tools, then memory_search, in
+// the order a client lists them. Their parameters are the memory tool's, with its names and
 // types; the descriptions are for a model that has never met that tool.
 var tools = []toolDef{
 	{
@@ -144,6 +148,31 @@ var tools = []toolDef{
 }`,
 		destructive: true,
 	},
+	{
+		command: "search",
+		title:   "Search memory",
+		description: "Find the lines of your memory files that hold a text (case is ignored unless case_sensitive is true) " +
+			"or match a regular expression (regex true, Go RE2 syntax). " +
+			"Answers a line that counts the matches, then one line per match as PATH:LINE:TEXT, in path and line order; " +
+			"use memory_view with view_range to read around a match. Hidden files are skipped, as memory_view skips them. " +
+			"Use it when /memories holds more than memory_view shows at once.",
+		schema: `{
+	"type": "object",
+	"properties": {
+		"query": {"type": "string", "description": "The text to find in a line, or with regex a regular expression matched against each line."},
+		"regex": {"type": "boolean", "description": "Optional: query is a regular expression (Go RE2 syntax)."},
+		"case_sensitive": {"type": "boolean", "description": "Optional: match letters only in the case query gives."},
+		"path": {"type": "string", "description": "Optional: search only this directory (and below) or this file, such as /memories/project. Default /memories."},
+		"limit": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(memtool.MaxSearchLimit) + `, "description": "Optional: the most lines to answer (default ` + strconv.Itoa(memtool.DefaultSearchLimit) + `)."}
+	},
+	"required": ["query"],
+	"additionalProperties": false
+}`,
+		readOnly: true,
+		run: func(ctx context.Context, mem *memtool.Memory, args json.RawMessage) memtool.Result {
+			return mem.SearchTool(ctx, args)
+		},
+	},
 }
 
 // name is the tool's MCP name: memory_ and the command.
@@ -191,6 +220,13 @@ func (d *toolDef) handler(mem *memtool.Memory, opts *Options) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, cancel := context.WithTimeout(ctx, opts.callTimeout())
 		defer cancel()
+		if d.run != nil {
+			args := req.Params.Arguments
+			if len(bytes.TrimSpace(args)) == 0 {
+				args = json.RawMessage("{}")
+			}
+			return callResult(d.run(ctx, mem, args)), nil
+		}
 		return callResult(mem.Run(ctx, toolInput(d.command, req.Params.Arguments))), nil
 	}
 }

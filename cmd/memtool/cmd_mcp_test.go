@@ -163,7 +163,7 @@ func TestMCPStdioBattery(t *testing.T) {
 	want := execResults(t, newStoreDir(t), inputs)
 	cs, _ := mcpSession(t, memtoolBinary(t), "--store", newStoreDir(t))
 	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 6 {
+	if err != nil || len(tools.Tools) != 7 {
 		t.Fatalf("tools: %v %+v", err, tools)
 	}
 	var got []memtool.Result
@@ -270,7 +270,7 @@ func checkNoWrites(t *testing.T, cs *mcp.ClientSession, dir string) {
 	t.Helper()
 	ctx := context.Background()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "memory_view" {
+	if err != nil || len(tools.Tools) != 2 || tools.Tools[0].Name != "memory_search" || tools.Tools[1].Name != "memory_view" {
 		t.Fatalf("read-only tools: %v %+v", err, tools)
 	}
 	for _, call := range readOnlyAttempts {
@@ -527,7 +527,7 @@ func checkTSHead(t *testing.T, head tsOutput) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"memory_create", "memory_delete", "memory_insert", "memory_rename", "memory_str_replace", "memory_view"}) {
+	if !slices.Equal(names, []string{"memory_create", "memory_delete", "memory_insert", "memory_rename", "memory_search", "memory_str_replace", "memory_view"}) {
 		t.Errorf("tools %v", names)
 	}
 	if head.Server.Name != "memtool" || head.Instructions != mcpserver.Instructions || len(head.Prompts) != 1 ||

@@ -1,0 +1,86 @@
+package memtool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// SearchInput is the input of the memory_search tool that memtool offers
+// next to the memory tool (claude.NewSearchTool, the MCP server's
+// memory_search): the fields of SearchQuery, named as the tool names them.
+type SearchInput struct {
+	Query         *string `json:"query"`
+	Regex         bool    `json:"regex"`
+	CaseSensitive bool    `json:"case_sensitive"`
+	Path          string  `json:"path"`
+	Limit         int     `json:"limit"`
+}
+
+// SearchTool runs one memory_search call, input being its JSON
+// arguments, and returns what the model reads: SearchText of the result,
+// or an error Result for an input or query it refuses (unknown members,
+// no query, a bad regular expression, a path outside /memories) and for
+// a store that fails (without its detail).
+func (m *Memory) SearchTool(ctx context.Context, input []byte) Result {
+	var in SearchInput
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return errorResult(fmt.Sprintf("invalid memory_search input: %v", err))
+	}
+	if in.Query == nil {
+		return errorResult("invalid memory_search input: query is required")
+	}
+	if in.Limit < 0 {
+		return errorResult(fmt.Sprintf("invalid memory_search input: limit %d is less than 1", in.Limit))
+	}
+	res, err := m.Search(ctx, SearchQuery{Query: *in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive, Path: in.Path, Limit: in.Limit})
+	if se := (*SearchError)(nil); errors.As(err, &se) {
+		return errorResult(se.Reason)
+	} else if err != nil {
+		m.opts.Logger.ErrorContext(ctx, "memtool: store failure", "command", "memory_search", "path", in.Path, "err", err)
+		return errorResult("the search failed (the memory store did not answer); try again")
+	}
+	return Result{Text: SearchText(res, m.MaxViewChars())}
+}
+
+// SearchText is the text of a search's result as memory_search answers
+// it: a line that counts the matches, then one line per match,
+// PATH:LINE:TEXT, cut at maxChars characters with a note that says how
+// many of the lines were shown. A line too long to show whole is cut
+// short and marked with "…".
+func SearchText(res SearchResult, maxChars int) string {
+	if res.Total == 0 {
+		return "No lines match."
+	}
+	head := fmt.Sprintf("%d matching lines", res.Total)
+	if res.Total == 1 {
+		head = "1 matching line"
+	}
+	if len(res.Matches) < res.Total {
+		head += fmt.Sprintf(" (the first %d of them below; narrow the search with path, or raise limit)", len(res.Matches))
+	}
+	const noteRoom, maxLine = 200, 500
+	b := []byte(head + ":")
+	used := utf8.RuneCount(b)
+	for i, m := range res.Matches {
+		text := m.Text
+		if utf8.RuneCountInString(text) > maxLine {
+			text = string([]rune(text)[:maxLine]) + "…"
+		}
+		line := "\n" + m.Path + ":" + strconv.Itoa(m.Line) + ":" + text
+		n := utf8.RuneCountInString(line)
+		if used+n > maxChars-noteRoom {
+			b = fmt.Appendf(b, "\n\n[Output cut at %d characters: showing %d of the %d lines found. Narrow the search with path or a longer query.]", maxChars, i, res.Total)
+			break
+		}
+		b = append(b, line...)
+		used += n
+	}
+	return string(b)
+}
