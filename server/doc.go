@@ -14,10 +14,17 @@
 //     newline. The tenant is the key's, never the body's. A read-scope
 //     key's writes are tool errors the model reads, and change nothing.
 //   - GET /v1/tenants, with an admin key: {"tenants":[…]}.
+//   - GET /v1/search?q=QUERY[&regex=true][&case_sensitive=true][&path=P][&limit=N]:
+//     the matching lines of the key's tenant, as memtool.Memory.Search finds
+//     them: {"matches":[{"path","line","text"}…],"total":N}. A query Search
+//     refuses is 400 with its reason.
 //   - GET /healthz (the process runs), GET /readyz (the key store, and so
 //     the store's database or directory, answers), GET /metrics
 //     (Prometheus). These three need no token and reveal no memory.
-//   - Config.Mount's handlers, behind the same authentication.
+//   - Config.Mount's handlers, behind the same authentication. memtool
+//     serve mounts the resource API (package server/resource) and MCP at
+//     /mcp (package mcpserver); a mounted handler serves a request with
+//     Server.Memory(r).
 //
 // Any other route is 404; CORS is off (no Access-Control headers).
 //
