@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 )
@@ -22,19 +22,6 @@ import (
 func TestWrapper(t *testing.T) {
 	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
 		func(t *testing.T, inner memtool.Store) memtool.Store { return expiry.New(inner, nil) }, nil)
-}
-
-// clock is an injected clock that tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }
 
 func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
@@ -79,7 +66,7 @@ func TestCollect(t *testing.T) {
 // collectOn runs TestCollect on the empty store inner.
 func collectOn(t *testing.T, inner memtool.Store) {
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC))
 	s := expiry.New(inner, &expiry.Options{Now: clk.Now})
 	mem := memtool.New(s, nil)
 	for _, p := range []string{"/memories/read.md", "/memories/edited.md", "/memories/old.md", "/memories/d/old2.md", "/memories/renamed.md"} {
@@ -167,7 +154,7 @@ func TestUnseenFiles(t *testing.T) {
 	inner := memstore.New()
 	ctx := context.Background()
 	inner.WriteFile(ctx, "legacy.md", []byte("x"), memtool.CreateOnly)
-	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
 	opts := expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: clk.Now}
 	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 0 {
 		t.Fatalf("first gc: %+v, %v", rep, err)
@@ -186,7 +173,7 @@ func TestRestoreFileInTheWay(t *testing.T) {
 	ctx := context.Background()
 	must(t, inner.Mkdir(ctx, "d"))
 	must(t, inner.WriteFile(ctx, "d/f.md", []byte("x"), memtool.CreateOnly))
-	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
 	opts := expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: clk.Now}
 	expiry.Collect(ctx, inner, opts) // records d/f.md as used now
 	clk.Add(24*time.Hour + expiry.DefaultResolution + time.Second)
@@ -211,7 +198,7 @@ func TestRestoreFileInTheWay(t *testing.T) {
 func TestCollectSparesRecentUse(t *testing.T) {
 	inner := memstore.New()
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
 	mem := memtool.New(expiry.New(inner, &expiry.Options{Now: clk.Now}), nil)
 	run(t, mem, map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "one"})
 	clk.Add(59 * time.Minute)
@@ -267,7 +254,7 @@ func TestCollectLeavesReservedNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
 	opts := expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: clk.Now}
 	for range 2 {
 		if _, err := expiry.Collect(ctx, inner, opts); err != nil {
@@ -312,7 +299,7 @@ func TestIndexForgetsRemovedFiles(t *testing.T) {
 func TestResolution(t *testing.T) {
 	inner := memstore.New()
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
 	var writes int
 	counting := &countingStore{Store: inner, writes: &writes}
 	s := expiry.New(counting, &expiry.Options{Now: clk.Now, Resolution: time.Hour})

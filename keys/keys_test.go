@@ -11,22 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/keys"
 	"github.com/memtool/memtool/pgstore/pgtest"
 )
-
-// clock is a settable time for two keyrings.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // stores are the store URLs keys are kept for, each made fresh.
 func stores(t *testing.T) map[string]func(t *testing.T) string {
@@ -37,9 +25,9 @@ func stores(t *testing.T) map[string]func(t *testing.T) string {
 	}
 }
 
-func open(t *testing.T, url string, c *clock) *keys.Keyring {
+func open(t *testing.T, url string, c *testclock.Clock) *keys.Keyring {
 	t.Helper()
-	k, err := keys.Open(context.Background(), url, &keys.Options{Create: true, Now: c.now})
+	k, err := keys.Open(context.Background(), url, &keys.Options{Create: true, Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +40,7 @@ func TestKeyring(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			url := mk(t)
-			c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+			c := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 			a, b := open(t, url, c), open(t, url, c) // two replicas
 
 			key, token, err := a.Add(ctx, keys.NewKey{Name: "ci", Tenant: "alice", Scope: keys.Write})
@@ -76,15 +64,15 @@ func TestKeyring(t *testing.T) {
 			}
 
 			// Expiry.
-			c.add(time.Millisecond)
-			_, expiring, err := a.Add(ctx, keys.NewKey{Tenant: "bob", Scope: keys.Read, Expires: c.now().Add(time.Hour)})
+			c.Add(time.Millisecond)
+			_, expiring, err := a.Add(ctx, keys.NewKey{Tenant: "bob", Scope: keys.Read, Expires: c.Now().Add(time.Hour)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := b.Verify(ctx, expiring); err != nil {
 				t.Fatal(err)
 			}
-			c.add(time.Hour)
+			c.Add(time.Hour)
 			if _, err := b.Verify(ctx, expiring); !errors.Is(err, keys.ErrInvalidToken) || !strings.Contains(err.Error(), "expired") {
 				t.Errorf("an expired key: %v", err)
 			}
@@ -99,7 +87,7 @@ func TestKeyring(t *testing.T) {
 			if _, err := a.Verify(ctx, token); !errors.Is(err, keys.ErrInvalidToken) {
 				t.Errorf("the revoking replica still takes a revoked key: %v", err)
 			}
-			c.add(keys.DefaultCacheFor)
+			c.Add(keys.DefaultCacheFor)
 			if _, err := b.Verify(ctx, token); !errors.Is(err, keys.ErrInvalidToken) || !strings.Contains(err.Error(), "revoked") {
 				t.Errorf("another replica, CacheFor after the revocation: %v", err)
 			}
@@ -125,7 +113,7 @@ func TestKeyring(t *testing.T) {
 func TestAddRefuses(t *testing.T) {
 	ctx := context.Background()
 	url := filepath.Join(t.TempDir(), "memories")
-	c := &clock{t: time.Now()}
+	c := testclock.New(time.Now())
 	k := open(t, url, c)
 	for _, nk := range []keys.NewKey{
 		{Tenant: "", Scope: keys.Read},
@@ -133,7 +121,7 @@ func TestAddRefuses(t *testing.T) {
 		{Tenant: "../x", Scope: keys.Read},
 		{Tenant: "a", Scope: 0},
 		{Tenant: "a", Scope: keys.Read, Name: "a\nb"},
-		{Tenant: "a", Scope: keys.Read, Expires: c.now().Add(-time.Second)},
+		{Tenant: "a", Scope: keys.Read, Expires: c.Now().Add(-time.Second)},
 	} {
 		if _, _, err := k.Add(ctx, nk); err == nil {
 			t.Errorf("Add(%+v) succeeded", nk)
@@ -149,7 +137,7 @@ func TestAddRefuses(t *testing.T) {
 func TestDirectoryNoLostKey(t *testing.T) {
 	ctx := context.Background()
 	url := filepath.Join(t.TempDir(), "memories")
-	c := &clock{t: time.Now()}
+	c := testclock.New(time.Now())
 	var wg sync.WaitGroup
 	tokens := make([]string, 16)
 	for i := range tokens {

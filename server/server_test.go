@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/keys"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/server"
@@ -29,20 +30,8 @@ type fixture struct {
 	ring   *keys.Keyring
 	stores map[string]memtool.Store
 	log    *syncBuffer
-	clock  *clock
+	clock  *testclock.Clock
 	mu     sync.Mutex
-}
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }
 
 // syncBuffer is a log sink safe for the server's goroutines.
@@ -76,8 +65,8 @@ func (s *syncBuffer) waitFor(t *testing.T, want string) string {
 
 func newFixture(t *testing.T, edit func(*server.Config)) *fixture {
 	t.Helper()
-	c := &clock{t: time.Now()}
-	ring, err := keys.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "keys.db"), &keys.Options{Create: true, Now: c.now})
+	c := testclock.New(time.Now())
+	ring, err := keys.Open(context.Background(), "sqlite://"+filepath.Join(t.TempDir(), "keys.db"), &keys.Options{Create: true, Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +105,7 @@ func newFixture(t *testing.T, edit func(*server.Config)) *fixture {
 
 func (f *fixture) key(t *testing.T, tenant string, scope keys.Scope) (keys.Key, string) {
 	t.Helper()
-	k, tok, err := f.ring.Add(context.Background(), keys.NewKey{Tenant: tenant, Scope: scope, Expires: f.clock.now().Add(time.Hour)})
+	k, tok, err := f.ring.Add(context.Background(), keys.NewKey{Tenant: tenant, Scope: scope, Expires: f.clock.Now().Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +187,7 @@ func TestUnauthorized(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, expiring := f.key(t, "alice", keys.Admin)
-	f.clock.add(time.Hour)
+	f.clock.Add(time.Hour)
 	_, alice = f.key(t, "alice", keys.Admin) // the first one expired too
 
 	routes := []struct{ method, path, body string }{
