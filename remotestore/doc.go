@@ -21,6 +21,16 @@
 // called more than once, as the Store contract allows), up to
 // Options.MaxUpdateTries, then ErrBusy. No update is lost.
 //
+// # Tenants
+//
+// Store is memtool.Tenanted and memtool.TenantLister, so --tenant ID and
+// memtool tenants work over it: Tenant(ctx, id) is a Store whose requests
+// name id in X-Memtool-Tenant, which the server honours for an admin key
+// only (or for a key of tenant id itself). Tenant checks that with one
+// request, so a key that may not act on id fails there with an error
+// wrapping fs.ErrPermission that quotes the server's 403. Tenants is
+// GET /v1/tenants, which takes an admin key too.
+//
 // # Errors
 //
 // The server's error codes map back to the same memtool errors the store

@@ -53,6 +53,7 @@ const (
 type Store struct {
 	base   *url.URL // the server's URL, its path the prefix of /v1/…
 	token  string
+	tenant string // named in X-Memtool-Tenant, if not ""
 	client *http.Client
 	opts   Options
 }
@@ -157,6 +158,9 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	}
 	if s.token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	if s.tenant != "" {
+		req.Header.Set(tenantHeader, s.tenant)
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {

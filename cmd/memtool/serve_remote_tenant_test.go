@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A remote store with --tenant: an admin key acts on the named tenant
+// (X-Memtool-Tenant) and lists the tenants; any other key gets a clear
+// error naming the server's refusal, and nothing is changed.
+func TestServeRemoteTenant(t *testing.T) {
+	t.Parallel()
+	store := tenantBackends()[0].URL(t)
+	admin := addKey(t, store, "ops", "admin")
+	alice := addKey(t, store, "alice", "write")
+	bob := addKey(t, store, "bob", "write")
+	p := startServe(t, plainBinary(t), store)
+
+	create := `{"command":"create","path":"/memories/from-admin.md","file_text":"made by ops\n"}` + "\n"
+	out, errOut, code := runMemtool(t, childEnv("MEMTOOL_TOKEN="+admin), create, "exec", "--store", p.url, "--tenant", "bob")
+	if code != 0 || !strings.Contains(out, `"is_error":false`) {
+		t.Fatalf("exec --tenant bob with an admin key: %d %s %s", code, out, errOut)
+	}
+	if _, answer := mustPost(t, p.url, bob, `{"command":"view","path":"/memories/from-admin.md"}`); !strings.Contains(answer, "made by ops") {
+		t.Errorf("bob's view of the file the admin key made for him: %s", answer)
+	}
+	if _, answer := mustPost(t, p.url, admin, `{"command":"view","path":"/memories"}`); strings.Contains(answer, "from-admin") {
+		t.Errorf("the file landed in the admin key's own tenant: %s", answer)
+	}
+	out, errOut, code = runMemtool(t, childEnv("MEMTOOL_TOKEN="+admin), "", "tenants", "--store", p.url)
+	if code != 0 || !strings.Contains(out, "bob\n") {
+		t.Errorf("tenants with an admin key: %d %q %s", code, out, errOut)
+	}
+
+	// A write key naming another tenant: refused before any command runs.
+	create = `{"command":"create","path":"/memories/from-alice.md","file_text":"x"}` + "\n"
+	out, errOut, code = runMemtool(t, childEnv("MEMTOOL_TOKEN="+alice), create, "exec", "--store", p.url, "--tenant", "bob")
+	if code == 0 || !strings.Contains(errOut, "403") || !strings.Contains(errOut, "only an admin key") {
+		t.Errorf("exec --tenant bob with alice's write key: %d %q %q", code, out, errOut)
+	}
+	if _, answer := mustPost(t, p.url, bob, `{"command":"view","path":"/memories"}`); strings.Contains(answer, "from-alice") {
+		t.Errorf("alice's key wrote into bob's memory: %s", answer)
+	}
+	_, errOut, code = runMemtool(t, childEnv("MEMTOOL_TOKEN="+alice), "", "tenants", "--store", p.url)
+	if code == 0 || !strings.Contains(errOut, "admin key") {
+		t.Errorf("tenants with a write key: %d %q", code, errOut)
+	}
+	// Her own tenant, named, needs no admin key.
+	_, errOut, code = runMemtool(t, childEnv("MEMTOOL_TOKEN="+alice), "", "view", "--store", p.url, "--tenant", "alice", "/memories")
+	if code != 0 {
+		t.Errorf("view --tenant alice with alice's key: %d %q", code, errOut)
+	}
+}

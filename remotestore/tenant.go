@@ -1,0 +1,74 @@
+package remotestore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/server/resource"
+)
+
+// tenantHeader names the tenant an admin key acts on (server.TenantHeader;
+// the server package is not imported for one constant).
+const tenantHeader = "X-Memtool-Tenant"
+
+var (
+	_ memtool.Tenanted     = (*Store)(nil)
+	_ memtool.TenantLister = (*Store)(nil)
+)
+
+// Tenant returns the memory of tenant id on the server: every request of
+// the returned Store names id in X-Memtool-Tenant, which the server honours
+// for an admin key only. Tenant asks the server once, so that a key that
+// may not act on id fails here, with an error wrapping fs.ErrPermission,
+// and not at the first command. A key's own tenant needs no admin key.
+// The returned Store shares s's connections; closing either closes them.
+func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
+	if err := memtool.ValidateTenant(id); err != nil {
+		return nil, fmt.Errorf("remote store: %w", err)
+	}
+	t := *s
+	t.tenant = id
+	if _, err := t.Stat(ctx, ""); err != nil {
+		return nil, tenantError(id, err)
+	}
+	return &t, nil
+}
+
+// tenantError is the error of a request that names tenant id: a 403 of
+// the server's authentication (not a read-only key's refusal of a change)
+// says that the key may not act on id.
+func tenantError(id string, err error) error {
+	var e *resource.Error
+	if errors.As(err, &e) && e.Status == http.StatusForbidden && e.Code == "" {
+		return fmt.Errorf("remote store: tenant %s: %w: the server refused (403): only an admin key may act on a tenant not its own", id, fs.ErrPermission)
+	}
+	return err
+}
+
+// tenantList is the body of GET /v1/tenants.
+type tenantList struct {
+	Tenants []string `json:"tenants"`
+}
+
+// Tenants lists the server's tenants: GET /v1/tenants, which takes an
+// admin key (a 403 is an error wrapping fs.ErrPermission).
+func (s *Store) Tenants(ctx context.Context) ([]string, error) {
+	_, _, data, err := s.do(ctx, call{op: "tenants", method: "GET", route: "/v1/tenants"})
+	var e *resource.Error
+	switch {
+	case errors.As(err, &e) && e.Status == http.StatusForbidden:
+		return nil, fmt.Errorf("remote store: %w: listing tenants takes an admin key", fs.ErrPermission)
+	case err != nil:
+		return nil, err
+	}
+	var l tenantList
+	if err := json.Unmarshal(data, &l); err != nil || l.Tenants == nil {
+		return nil, fmt.Errorf("remote store: malformed list of tenants")
+	}
+	return l.Tenants, nil
+}
