@@ -77,16 +77,29 @@ func splitList(v string) []string {
 // mounts are the handlers memtool serve adds to the server's own routes,
 // behind its keys: the resource API (package server/resource) and MCP
 // over streamable HTTP at /mcp (package mcpserver). Each serves the
-// memory that srv gives the request, once srv is set.
-func mounts(srv **server.Server, o serveOptions, logger *slog.Logger) map[string]http.Handler {
+// memory that srv gives the request, once srv is set. With the audit
+// policy on (to a file), the resource API serves each key its tenant's
+// entries of that file at GET /v1/audit.
+func mounts(srv **server.Server, inv *invocation, o serveOptions, logger *slog.Logger) map[string]http.Handler {
 	open := func(r *http.Request) (*memtool.Memory, bool, error) { return (*srv).Memory(r) }
+	opts := &resource.Options{Logger: logger}
+	name := inv.sf.policy
+	if name == "" {
+		name = inv.env.getenv("MEMTOOL_POLICY")
+	}
+	if name != "" {
+		// runServe has checked the file; one that fails now serves no log.
+		if p, err := loadPolicy(name); err == nil && p.Audit != "" && p.Audit != "-" {
+			opts.Audit = server.AuditFile(p.Audit)
+		}
+	}
 	res := resource.New(func(r *http.Request) (memtool.Store, bool, error) {
 		mem, canWrite, err := open(r)
 		if err != nil {
 			return nil, false, err
 		}
 		return mem.Store(), canWrite, nil
-	}, &resource.Options{Logger: logger})
+	}, opts)
 	m := map[string]http.Handler{
 		"/mcp": mcpserver.NewHTTPHandler(open, &mcpserver.HTTPOptions{AllowedHosts: o.hosts, Logger: logger}),
 	}
@@ -132,7 +145,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 
 	var srv *server.Server
 	srv, err = server.New(server.Config{
-		Mount:   mounts(&srv, o, logger),
+		Mount:   mounts(&srv, inv, o, logger),
 		Keys:    ring,
 		Open:    stacks.open,
 		Tenants: func(ctx context.Context) ([]string, error) { return storeurl.Tenants(ctx, url) },
