@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool/internal/turn"
+	"github.com/memtool/memtool/server/resource"
 )
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
@@ -30,6 +31,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// openAPI serves the OpenAPI document of the server's routes and the
+// resource API's, without a token.
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(resource.OpenAPI())
 }
 
 // memory answers POST /v1/memory: the body is one line of memtool exec.

@@ -20,6 +20,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/turn"
 	"github.com/memtool/memtool/keys"
+	"github.com/memtool/memtool/server/resource"
 )
 
 // Scope is what a key may do: Read < Write < Admin.
@@ -115,6 +116,32 @@ const (
 	DefaultBurst = 400
 )
 
+// ownRoutes are the server's routes beside Config.Mount's. The OpenAPI
+// document (resource.OpenAPI) describes them and the resource API's.
+var ownRoutes = []struct {
+	pattern, route string // the ServeMux pattern; the route's name in logs and metrics
+	auth           bool
+	serve          func(s *Server, w http.ResponseWriter, r *http.Request)
+}{
+	{"GET /healthz", "/healthz", false, (*Server).healthz},
+	{"GET /readyz", "/readyz", false, (*Server).readyz},
+	{"GET /metrics", "/metrics", false, nil}, // promhttp's handler, made in New
+	{"GET " + resource.OpenAPIPath, resource.OpenAPIPath, false, (*Server).openAPI},
+	{"POST /v1/memory", "/v1/memory", true, (*Server).memory},
+	{"GET /v1/tenants", "/v1/tenants", true, (*Server).listTenants},
+	{"GET /v1/search", "/v1/search", true, (*Server).search},
+}
+
+// Patterns returns the server's own routes as http.ServeMux patterns
+// ("POST /v1/memory", …), beside those of Config.Mount.
+func Patterns() []string {
+	out := make([]string, len(ownRoutes))
+	for i, rt := range ownRoutes {
+		out[i] = rt.pattern
+	}
+	return out
+}
+
 // A Server is the memtool HTTP server: an http.Handler, and Serve.
 type Server struct {
 	cfg     Config
@@ -171,12 +198,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry),
 		tenants: map[string]*tenantMemory{}, limits: map[string]*rate.Limiter{}}
-	s.handle("GET /healthz", "/healthz", false, s.healthz)
-	s.handle("GET /readyz", "/readyz", false, s.readyz)
-	s.handle("GET /metrics", "/metrics", false, promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}).ServeHTTP)
-	s.handle("POST /v1/memory", "/v1/memory", true, s.memory)
-	s.handle("GET /v1/tenants", "/v1/tenants", true, s.listTenants)
-	s.handle("GET /v1/search", "/v1/search", true, s.search)
+	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
+	for _, rt := range ownRoutes {
+		h := func(w http.ResponseWriter, r *http.Request) { rt.serve(s, w, r) }
+		if rt.pattern == "GET /metrics" {
+			h = metricsHandler.ServeHTTP
+		}
+		s.handle(rt.pattern, rt.route, rt.auth, h)
+	}
 	for pattern, h := range cfg.Mount {
 		s.handle(pattern, pattern, true, h.ServeHTTP)
 	}

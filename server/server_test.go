@@ -27,6 +27,7 @@ import (
 // real SQLite file, on a loopback listener.
 type fixture struct {
 	url    string
+	server *server.Server
 	ring   *keys.Keyring
 	stores map[string]memtool.Store
 	log    *syncBuffer
@@ -99,7 +100,7 @@ func newFixture(t *testing.T, edit func(*server.Config)) *fixture {
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	f.url = ts.URL
+	f.url, f.server = ts.URL, srv
 	return f
 }
 

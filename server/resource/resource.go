@@ -112,10 +112,12 @@ func New(resolve Resolver, opts *Options) *Handler {
 	return h
 }
 
-// Patterns returns the handler's routes as http.ServeMux patterns
-// ("GET /v1/files", …), the OpenAPI document's among them.
+// Patterns returns the handler's routes that act on a store, as
+// http.ServeMux patterns ("GET /v1/files", …): those a server mounts behind
+// its authentication. The OpenAPI document (OpenAPIPath) is not among
+// them: it needs no token, and package server serves it itself.
 func Patterns() []string {
-	out := []string{"GET " + OpenAPIPath}
+	var out []string
 	for _, rt := range routes {
 		out = append(out, rt.method+" "+rt.path)
 	}
