@@ -20,7 +20,9 @@
 //     refuses is 400 with its reason.
 //   - GET /healthz (the process runs), GET /readyz (the key store, and so
 //     the store's database or directory, answers), GET /metrics
-//     (Prometheus). These three need no token and reveal no memory.
+//     (Prometheus), GET /v1/openapi.json (the OpenAPI document of every
+//     route here and of the resource API). These need no token and reveal
+//     no memory.
 //   - Config.Mount's handlers, behind the same authentication. memtool
 //     serve mounts the resource API (package server/resource) and MCP at
 //     /mcp (package mcpserver); a mounted handler serves a request with
@@ -35,6 +37,16 @@
 // naming it in the X-Memtool-Tenant header; any other key naming a tenant
 // not its own gets 403. Each key may make Config.Rate requests a second
 // (bursts of Config.Burst); past that, 429 with Retry-After in seconds.
+// Each client address may fail authentication Config.FailRate times a
+// second (bursts of Config.FailBurst): past that, its requests with a
+// token get 429 with Retry-After before the token is checked, so a client
+// guessing tokens is slowed (behind a proxy, the proxy is the address).
+//
+// The server keeps each tenant's memory open between requests, at most
+// Config.MaxTenants of them and each for Config.TenantIdle unused; the
+// least recently used beyond that is dropped (Config.Release closes it)
+// once no request uses it, and opened again when a request needs it. The
+// rate limiters are bounded the same way.
 //
 // A handler mounted through Config.Mount finds the request's Principal
 // with PrincipalFrom: the key's id, the tenant the request acts on and the

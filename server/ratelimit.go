@@ -1,10 +1,39 @@
 package server
 
 import (
+	"net"
+	"net/http"
 	"time"
 
 	"golang.org/x/time/rate"
 )
+
+// maxLimiters bounds the rate limiters kept, of keys and of client
+// addresses each: past it, the least recently used is dropped.
+const maxLimiters = 100000
+
+// limiterIdle is how long a limiter stays unused before it is dropped: at
+// least until it has refilled, so that dropping it forgives nothing.
+func limiterIdle(r float64, burst int) time.Duration {
+	idle := 10 * time.Minute
+	if r > 0 {
+		idle = max(idle, time.Duration(float64(burst)/r*float64(time.Second)))
+	}
+	return idle
+}
+
+// limiter returns the limiter of id in c, made on first use.
+func (s *Server) limiter(c *lru[*rate.Limiter], id string, r float64, burst int, now time.Time) *rate.Limiter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := c.get(id, now)
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(r), burst)
+		c.add(id, l, now)
+		c.evict(now, func(*rate.Limiter) bool { return true })
+	}
+	return l
+}
 
 // allow takes one request from the key's budget, or says how long to
 // wait for one.
@@ -12,21 +41,50 @@ func (s *Server) allow(keyID string) (time.Duration, bool) {
 	if s.cfg.Rate < 0 {
 		return 0, true
 	}
-	s.mu.Lock()
-	l := s.limits[keyID]
-	if l == nil {
-		if len(s.limits) >= 100000 {
-			clear(s.limits)
-		}
-		l = rate.NewLimiter(rate.Limit(s.cfg.Rate), s.cfg.Burst)
-		s.limits[keyID] = l
-	}
-	s.mu.Unlock()
 	now := time.Now()
+	return take(s.limiter(s.limits, keyID, s.cfg.Rate, s.cfg.Burst, now), now)
+}
+
+// take takes one event from l's budget, or says how long to wait for one.
+func take(l *rate.Limiter, now time.Time) (time.Duration, bool) {
 	res := l.ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
 		return max(d, time.Second), false
 	}
 	return 0, true
+}
+
+// failuresAllowed says whether r's client address may still have a token
+// checked, or how long it waits: its failed authentications are within
+// Config.FailRate and FailBurst.
+func (s *Server) failuresAllowed(r *http.Request) (time.Duration, bool) {
+	if s.cfg.FailRate < 0 {
+		return 0, true
+	}
+	now := time.Now()
+	l := s.limiter(s.failures, clientAddress(r), s.cfg.FailRate, s.cfg.FailBurst, now)
+	if tokens := l.TokensAt(now); tokens < 1 {
+		return max(time.Duration((1-tokens)/s.cfg.FailRate*float64(time.Second)), time.Second), false
+	}
+	return 0, true
+}
+
+// authFailed counts a failed authentication against r's client address.
+func (s *Server) authFailed(r *http.Request) {
+	if s.cfg.FailRate < 0 {
+		return
+	}
+	now := time.Now()
+	s.limiter(s.failures, clientAddress(r), s.cfg.FailRate, s.cfg.FailBurst, now).AllowN(now, 1)
+}
+
+// clientAddress is the IP address r came from (the connection's peer:
+// behind a proxy, the proxy's).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }

@@ -47,8 +47,11 @@ type principalKey struct{}
 // PrincipalFrom returns the principal of an authenticated request's
 // context: every handler of Config.Mount finds one there.
 func PrincipalFrom(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
-	return p, ok
+	st, ok := ctx.Value(principalKey{}).(*requestState)
+	if !ok {
+		return Principal{}, false
+	}
+	return st.p, true
 }
 
 // TenantHeader names the tenant an admin key acts on.
@@ -90,6 +93,20 @@ type Config struct {
 	// bursts of Burst. Rate 0 means DefaultRate; negative, no limit.
 	Rate  float64
 	Burst int
+	// FailRate and FailBurst limit the failed authentications (an
+	// unknown, expired or revoked token) of each client address: past
+	// them, its requests with a token are answered 429 before the token
+	// is checked. FailRate 0 means DefaultFailRate; negative, no limit.
+	FailRate  float64
+	FailBurst int
+	// MaxTenants bounds the tenants' memories the server keeps open
+	// (default DefaultMaxTenants), and TenantIdle how long one stays open
+	// unused (default DefaultTenantIdle). A memory is dropped only when no
+	// request uses it; then Release, if set, is called with what Open
+	// gave, to close it. The next request of the tenant opens it again.
+	MaxTenants int
+	TenantIdle time.Duration
+	Release    func(tenant string, store memtool.Store) error
 	// Logger receives the store failures, with their detail (default
 	// slog.Default()), and AccessLog one line per request (default
 	// Logger). Neither receives a token or a file's contents; the access
@@ -114,6 +131,14 @@ type Config struct {
 const (
 	DefaultRate  = 200
 	DefaultBurst = 400
+)
+
+// Defaults of the other bounds of Config.
+const (
+	DefaultFailRate   = 1  // failed authentications a second, per client address
+	DefaultFailBurst  = 20 // and their burst
+	DefaultMaxTenants = 10000
+	DefaultTenantIdle = 10 * time.Minute
 )
 
 // ownRoutes are the server's routes beside Config.Mount's. The OpenAPI
@@ -149,9 +174,10 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *metrics
 
-	mu      sync.Mutex
-	tenants map[string]*tenantMemory
-	limits  map[string]*rate.Limiter // by key id
+	mu       sync.Mutex
+	tenants  *lru[*tenantMemory]
+	limits   *lru[*rate.Limiter] // by key id
+	failures *lru[*rate.Limiter] // failed authentications, by client address
 }
 
 // New returns a Server.
@@ -170,6 +196,18 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Burst <= 0 {
 		cfg.Burst = max(1, int(math.Ceil(cfg.Rate)))
+	}
+	if cfg.FailRate == 0 {
+		cfg.FailRate, cfg.FailBurst = DefaultFailRate, DefaultFailBurst
+	}
+	if cfg.FailBurst <= 0 {
+		cfg.FailBurst = max(1, int(math.Ceil(cfg.FailRate)))
+	}
+	if cfg.MaxTenants <= 0 {
+		cfg.MaxTenants = DefaultMaxTenants
+	}
+	if cfg.TenantIdle <= 0 {
+		cfg.TenantIdle = DefaultTenantIdle
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -197,7 +235,8 @@ func New(cfg Config) (*Server, error) {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry),
-		tenants: map[string]*tenantMemory{}, limits: map[string]*rate.Limiter{}}
+		tenants: newLRU[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
+		limits:  newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)), failures: newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst))}
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	for _, rt := range ownRoutes {
 		h := func(w http.ResponseWriter, r *http.Request) { rt.serve(s, w, r) }
@@ -293,7 +332,9 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 			if p, ok = s.authenticate(rec, r); !ok {
 				return
 			}
-			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+			st := &requestState{p: p}
+			defer s.releaseAll(st)
+			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, st))
 		}
 		h(rec, r)
 	})
@@ -308,9 +349,15 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (Principal
 		writeError(w, http.StatusUnauthorized, "missing bearer token (Authorization: Bearer TOKEN)")
 		return Principal{}, false
 	}
+	if wait, ok := s.failuresAllowed(r); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		writeError(w, http.StatusTooManyRequests, "too many failed authentications from this address")
+		return Principal{}, false
+	}
 	key, err := s.cfg.Keys.Verify(r.Context(), token)
 	switch {
 	case errors.Is(err, keys.ErrInvalidToken):
+		s.authFailed(r)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="memtool", error="invalid_token"`)
 		writeError(w, http.StatusUnauthorized, "invalid, expired or revoked API key")
 		return Principal{}, false

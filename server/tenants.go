@@ -5,67 +5,156 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/memtool/memtool"
 )
 
 // tenantMemory is one tenant's memory, as a writer and as a reader sees it.
 type tenantMemory struct {
+	id       string
 	ready    chan struct{}
 	err      error
+	store    memtool.Store // what Config.Open gave
 	rw, read *memtool.Memory
+	refs     int // requests using it; guarded by Server.mu
+}
+
+// requestState is what an authenticated request carries in its context:
+// its principal, and the tenant memories it uses, released when it ends.
+type requestState struct {
+	p    Principal
+	mu   sync.Mutex
+	held []*tenantMemory
 }
 
 // Memory returns the memory that r is served with: its principal's
 // tenant's, read-only unless the key may write, and whether it may. A
-// handler of Config.Mount calls it with its request; the server logs and
-// counts an error, which is only the store's failure to open.
+// handler of Config.Mount calls it with its request, and may use the
+// memory until it returns: the server keeps it open until then. The
+// server logs and counts an error, which is only the store's failure to
+// open.
 func (s *Server) Memory(r *http.Request) (mem *memtool.Memory, canWrite bool, err error) {
-	p, ok := PrincipalFrom(r.Context())
+	st, ok := r.Context().Value(principalKey{}).(*requestState)
 	if !ok {
 		return nil, false, errors.New("server: the request was not authenticated by this server")
 	}
-	t, err := s.tenant(r.Context(), p.Tenant)
+	t, err := s.acquire(r.Context(), st.p.Tenant)
 	if err != nil {
 		s.metrics.storeErrors.Inc()
-		s.log.Error("opening a tenant's memory", "tenant", p.Tenant, "err", err)
+		s.log.Error("opening a tenant's memory", "tenant", st.p.Tenant, "err", err)
 		return nil, false, err
 	}
-	if p.Scope < Write {
+	st.mu.Lock()
+	st.held = append(st.held, t)
+	st.mu.Unlock()
+	if st.p.Scope < Write {
 		return t.read, false, nil
 	}
 	return t.rw, true, nil
 }
 
-// tenant returns the memory of tenant id, opening it on first use.
-func (s *Server) tenant(ctx context.Context, id string) (*tenantMemory, error) {
+// releaseAll ends the request's use of the memories it took.
+func (s *Server) releaseAll(st *requestState) {
+	st.mu.Lock()
+	held := st.held
+	st.held = nil
+	st.mu.Unlock()
+	for _, t := range held {
+		s.release(t)
+	}
+}
+
+// acquire returns the memory of tenant id, opening it on first use, and
+// counts one more user of it; release ends that use.
+func (s *Server) acquire(ctx context.Context, id string) (*tenantMemory, error) {
+	now := time.Now()
 	s.mu.Lock()
-	t := s.tenants[id]
-	if t == nil {
-		t = &tenantMemory{ready: make(chan struct{})}
-		s.tenants[id] = t
+	t, ok := s.tenants.get(id, now)
+	if !ok {
+		t = &tenantMemory{id: id, ready: make(chan struct{}), refs: 1}
+		s.tenants.add(id, t, now)
+		evicted := s.evictTenants(now)
 		s.mu.Unlock()
+		s.closeTenants(evicted)
 		store, err := s.cfg.Open(ctx, id)
 		if err != nil {
 			t.err = err
 			s.mu.Lock()
-			delete(s.tenants, id) // tried again by the next request
+			t.refs--
+			s.tenants.remove(id, func(v *tenantMemory) bool { return v == t }) // tried again by the next request
 			s.mu.Unlock()
 		} else {
 			opts := s.cfg.Memory
 			opts.Logger = slog.New(countingHandler{s.log.Handler(), s.metrics.storeErrors}).With("tenant", id)
+			t.store = store
 			t.rw = memtool.New(store, &opts)
 			t.read = memtool.New(newReadOnly(store), &opts)
 		}
 		close(t.ready)
-	} else {
-		s.mu.Unlock()
+		if t.err != nil {
+			return nil, t.err
+		}
+		return t, nil
 	}
+	t.refs++
+	s.mu.Unlock()
 	select {
 	case <-t.ready:
-		return t, t.err
+		if t.err != nil {
+			s.release(t)
+			return nil, t.err
+		}
+		return t, nil
 	case <-ctx.Done():
+		s.release(t)
 		return nil, ctx.Err()
+	}
+}
+
+// release ends one use of t. The last use of a memory over the cache's
+// bounds closes it.
+func (s *Server) release(t *tenantMemory) {
+	now := time.Now()
+	s.mu.Lock()
+	t.refs--
+	if t.err != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.tenants.touch(t.id, now)
+	evicted := s.evictTenants(now)
+	s.mu.Unlock()
+	s.closeTenants(evicted)
+}
+
+// evictTenants drops the memories over the cache's bounds that no request
+// uses and that opened. s.mu is held.
+func (s *Server) evictTenants(now time.Time) []*tenantMemory {
+	return s.tenants.evict(now, func(t *tenantMemory) bool {
+		if t.refs > 0 {
+			return false
+		}
+		select {
+		case <-t.ready:
+			return true
+		default:
+			return false
+		}
+	})
+}
+
+// closeTenants hands memories the cache dropped to Config.Release.
+func (s *Server) closeTenants(ts []*tenantMemory) {
+	for _, t := range ts {
+		if t.err != nil || s.cfg.Release == nil {
+			continue
+		}
+		if err := s.cfg.Release(t.id, t.store); err != nil {
+			s.metrics.storeErrors.Inc()
+			s.log.Error("releasing a tenant's memory", "tenant", t.id, "err", err)
+		}
 	}
 }
 

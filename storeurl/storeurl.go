@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -428,16 +429,23 @@ func (nopCloser) Close() error { return nil }
 // unused store multi-tenant), and every tenant shares the one connection
 // pool, file or lock that closer releases. A store without tenants is an
 // error, except mem:, where each tenant gets a memory of its own, gone
-// when the process exits.
-func OpenTenants(ctx context.Context, rawURL string, opts *Options) (tenant func(ctx context.Context, id string) (memtool.Store, error), closer io.Closer, err error) {
+// when the process exits. The closer also lists the tenants, through the
+// store it holds (for mem:, the tenants opened so far), as Tenants would
+// by opening the store again.
+func OpenTenants(ctx context.Context, rawURL string, opts *Options) (tenant func(ctx context.Context, id string) (memtool.Store, error), closer TenantsCloser, err error) {
 	create := opts != nil && opts.Create
-	s, closer, err := openRaw(ctx, rawURL, create)
+	s, raw, err := openRaw(ctx, rawURL, create)
 	if err != nil {
 		return nil, nil, redactedError{withHint(err), rawURL}
 	}
 	if _, isMem := s.(*memstore.Store); isMem {
 		var mu sync.Mutex
 		mems := map[string]memtool.Store{}
+		list := func(context.Context) ([]string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Sorted(maps.Keys(mems)), nil
+		}
 		return func(_ context.Context, id string) (memtool.Store, error) {
 			if err := memtool.ValidateTenant(id); err != nil {
 				return nil, err
@@ -448,12 +456,23 @@ func OpenTenants(ctx context.Context, rawURL string, opts *Options) (tenant func
 				mems[id] = memstore.New()
 			}
 			return mems[id], nil
-		}, closer, nil
+		}, tenantsCloser{raw, list}, nil
 	}
 	ts, ok := s.(memtool.Tenanted)
 	if !ok {
-		closer.Close()
+		raw.Close()
 		return nil, nil, fmt.Errorf("store %s has no tenants", Redact(rawURL))
+	}
+	list := func(ctx context.Context) ([]string, error) {
+		tl, ok := s.(memtool.TenantLister)
+		if !ok {
+			return nil, fmt.Errorf("store %s cannot list its tenants", Redact(rawURL))
+		}
+		ids, err := tl.Tenants(ctx)
+		if err != nil {
+			return nil, redactedError{withHint(err), rawURL}
+		}
+		return ids, nil
 	}
 	return func(ctx context.Context, id string) (memtool.Store, error) {
 		t, err := ts.Tenant(ctx, id)
@@ -461,5 +480,19 @@ func OpenTenants(ctx context.Context, rawURL string, opts *Options) (tenant func
 			return nil, redactedError{withHint(err), rawURL}
 		}
 		return t, nil
-	}, closer, nil
+	}, tenantsCloser{raw, list}, nil
 }
+
+// A TenantsCloser releases the store that OpenTenants opened, and lists
+// its tenants.
+type TenantsCloser interface {
+	io.Closer
+	memtool.TenantLister
+}
+
+type tenantsCloser struct {
+	io.Closer
+	list func(ctx context.Context) ([]string, error)
+}
+
+func (t tenantsCloser) Tenants(ctx context.Context) ([]string, error) { return t.list(ctx) }

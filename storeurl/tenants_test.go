@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -36,6 +37,10 @@ func TestOpenTenants(t *testing.T) {
 		}
 		if _, err := tenant(t.Context(), "../alice"); err == nil {
 			t.Errorf("%s: an invalid tenant id was taken", url)
+		}
+		// The closer lists the tenants through the store it holds.
+		if ids, err := closer.Tenants(t.Context()); err != nil || !slices.Contains(ids, "alice") || slices.Contains(ids, "../alice") {
+			t.Errorf("%s: closer.Tenants = %v, %v", url, ids, err)
 		}
 		closer.Close()
 	}

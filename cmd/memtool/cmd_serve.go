@@ -148,7 +148,8 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 		Mount:   mounts(&srv, inv, o, logger),
 		Keys:    ring,
 		Open:    stacks.open,
-		Tenants: func(ctx context.Context) ([]string, error) { return storeurl.Tenants(ctx, url) },
+		Tenants: closer.Tenants,
+		Release: stacks.release,
 		// The keys are read from the store's database or directory.
 		Ready:           func(ctx context.Context) error { _, err := ring.List(ctx); return err },
 		Memory:          memtool.Options{Overwrite: inv.sf.overwrite},
@@ -179,14 +180,14 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 }
 
 // tenantStacks opens each tenant's memory with the policies, as the other
-// verbs open one with --tenant.
+// verbs open one with --tenant, and closes it when the server drops it.
 type tenantStacks struct {
 	env      *cliEnv
 	sf       storeFlags
 	tenantOf func(context.Context, string) (memtool.Store, error)
 
 	mu     sync.Mutex
-	stacks []io.Closer
+	stacks map[string][]io.Closer // each tenant's open stacks, oldest first
 }
 
 func (t *tenantStacks) open(ctx context.Context, id string) (memtool.Store, error) {
@@ -201,17 +202,43 @@ func (t *tenantStacks) open(ctx context.Context, id string) (memtool.Store, erro
 		return nil, fmt.Errorf("tenant %s: %w", id, err)
 	}
 	t.mu.Lock()
-	t.stacks = append(t.stacks, st)
+	if t.stacks == nil {
+		t.stacks = map[string][]io.Closer{}
+	}
+	t.stacks[id] = append(t.stacks[id], st)
 	t.mu.Unlock()
 	return st.top, nil
+}
+
+// release closes the oldest open stack of tenant id, which the server no
+// longer uses: the server drops a tenant's memory before it opens it
+// again, so the one dropped is the oldest.
+func (t *tenantStacks) release(id string, _ memtool.Store) error {
+	t.mu.Lock()
+	open := t.stacks[id]
+	if len(open) == 0 {
+		t.mu.Unlock()
+		return nil
+	}
+	c := open[0]
+	if len(open) == 1 {
+		delete(t.stacks, id)
+	} else {
+		t.stacks[id] = open[1:]
+	}
+	t.mu.Unlock()
+	return c.Close()
 }
 
 func (t *tenantStacks) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var errs []error
-	for _, c := range t.stacks {
-		errs = append(errs, c.Close())
+	for _, open := range t.stacks {
+		for _, c := range open {
+			errs = append(errs, c.Close())
+		}
 	}
+	clear(t.stacks)
 	return errors.Join(errs...)
 }
