@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -13,6 +14,20 @@ type metrics struct {
 	latency     *prometheus.HistogramVec // by route
 	inFlight    prometheus.Gauge
 	storeErrors prometheus.Counter
+
+	counters sync.Map // requestLabels → prometheus.Counter, so a request looks none up by hashing
+}
+
+type requestLabels struct{ route, command, outcome string }
+
+// request counts one request with its labels.
+func (m *metrics) request(route, command, outcome string) {
+	l := requestLabels{route, command, outcome}
+	c, ok := m.counters.Load(l)
+	if !ok {
+		c, _ = m.counters.LoadOrStore(l, m.requests.WithLabelValues(route, command, outcome))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {

@@ -174,6 +174,8 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *metrics
 
+	ids *requestIDs
+
 	mu       sync.Mutex
 	tenants  *lru[*tenantMemory]
 	limits   *lru[*rate.Limiter] // by key id
@@ -234,7 +236,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry),
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry), ids: newRequestIDs(),
 		tenants: newLRU[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
 		limits:  newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)), failures: newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst))}
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
@@ -297,11 +299,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile s
 // handle registers a route with its access log and metrics, and, if auth,
 // behind authentication and the rate limit.
 func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
+	latency := s.metrics.latency.WithLabelValues(route)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := requestID()
+		id := s.ids.next()
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
-		rec.Header().Set("X-Request-Id", id)
+		rec.Header()["X-Request-Id"] = []string{id}
 		s.metrics.inFlight.Inc()
 		var p Principal
 		defer func() {
@@ -315,17 +318,24 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 			if outcome == "" {
 				outcome = outcomeOf(rec.status)
 			}
-			s.metrics.requests.WithLabelValues(route, command, outcome).Inc()
-			s.metrics.latency.WithLabelValues(route).Observe(d.Seconds())
-			attrs := []slog.Attr{slog.String("id", id), slog.String("method", r.Method), slog.String("route", route),
-				slog.Int("status", rec.status), slog.Duration("took", d), slog.Int64("bytes", rec.bytes)}
+			s.metrics.request(route, command, outcome)
+			latency.Observe(d.Seconds())
+			var buf [10]slog.Attr
+			attrs := append(buf[:0], slog.String("id", id), slog.String("method", r.Method), slog.String("route", route),
+				slog.Int("status", rec.status), slog.Duration("took", d), slog.Int64("bytes", rec.bytes))
 			if p.KeyID != "" {
 				attrs = append(attrs, slog.String("key", p.KeyID), slog.String("tenant", p.Tenant))
 			}
 			if rec.command != "" {
 				attrs = append(attrs, slog.String("command", rec.command), slog.String("outcome", outcome))
 			}
-			s.cfg.AccessLog.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+			// The handler itself, as LogAttrs would call it but without the
+			// caller's program counter, which the access log does not show.
+			if h := s.cfg.AccessLog.Handler(); h.Enabled(r.Context(), slog.LevelInfo) {
+				line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+				line.AddAttrs(attrs...)
+				h.Handle(r.Context(), line)
+			}
 		}()
 		if auth {
 			var ok bool
