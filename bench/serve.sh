@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # serve.sh: memtool serve under load over loopback, 64 clients on the mixed
 # workload, on memstore, a directory, SQLite and PostgreSQL, each beside
-# one memtool exec process on the same store; the clients share one
+# one memtool exec process running as many commands on the same store
+# (and the ratio of their CPU times per command); the clients share one
 # tenant, and for a directory and PostgreSQL also each have their own
 # (writes to one tenant take turns there). See docs/serve.md.
 #
@@ -35,4 +36,7 @@ if [[ -n $pg ]]; then
 else
 	echo "postgres: skipped (set MEMTOOL_BENCH_POSTGRES)"
 fi
+# What the server adds per command in process (no network): its handler
+# beside the engine alone, on the same command, alternated.
+(cd "$repo" && go test -run '^$' -bench BenchmarkOverhead -benchtime 20000x -count 3 ./server/ | grep '^Benchmark')
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -56,13 +56,20 @@ type tenantList struct {
 }
 
 // Tenants lists the server's tenants: GET /v1/tenants, which takes an
-// admin key (a 403 is an error wrapping fs.ErrPermission).
+// admin key. To any other key the server is one memory, its tenant's: a
+// 403 is an error wrapping fs.ErrPermission and memtool.ErrTenancy (as a
+// single-tenant store's answer), and so is a server that has no
+// /v1/tenants (404).
 func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 	_, _, data, err := s.do(ctx, call{op: "tenants", method: "GET", route: "/v1/tenants"})
 	var e *resource.Error
 	switch {
 	case errors.As(err, &e) && e.Status == http.StatusForbidden:
-		return nil, fmt.Errorf("remote store: %w: listing tenants takes an admin key", fs.ErrPermission)
+		return nil, fmt.Errorf("remote store: %w: listing tenants takes an admin key (%w: this key sees its own memory only)", fs.ErrPermission, memtool.ErrTenancy)
+	case errors.As(err, &e) && e.Status == http.StatusNotFound:
+		return nil, fmt.Errorf("remote store: %w: the server lists no tenants", memtool.ErrTenancy)
+	case errors.As(err, &e) && e.Status == http.StatusNotImplemented:
+		return nil, fmt.Errorf("remote store: %w: the server's store cannot list its tenants", errors.ErrUnsupported)
 	case err != nil:
 		return nil, err
 	}

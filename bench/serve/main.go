@@ -11,8 +11,10 @@
 // Every answer is checked: an HTTP error or a tool error is counted and
 // reported. It prints the requests answered per second, the latency
 // percentiles and the server's CPU time per request. With -exec it also
-// runs ten copies of one client's workload through one memtool exec
-// process on the same store, for its throughput and CPU time per command.
+// runs as many copies of one client's workload as there are clients (as
+// many commands as the server got) through one memtool exec process on the
+// same store, for its throughput and CPU time per command, and the ratio
+// of the server's CPU time per request to it.
 package main
 
 import (
@@ -137,29 +139,33 @@ func run() error {
 	if len(tokens) > 1 {
 		on = fmt.Sprintf("%d tenants", len(tokens))
 	}
+	serverCPU := float64((cpuAfter - cpuBefore).Microseconds()) / float64(n)
 	fmt.Printf("%-10s serve: %d clients on %s, %d requests in %.1fs: %.0f ops/s, p50 %s, p99 %s, server CPU %.0f µs/op, %d failed\n",
 		name, *clients, on, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), pct(latencies, 50), pct(latencies, 99),
-		float64((cpuAfter-cpuBefore).Microseconds())/float64(n), len(failures))
+		serverCPU, len(failures))
 	if len(failures) > 0 {
 		fmt.Printf("  first failure: %.300s\n", failures[0])
 	}
 	if *withExec {
-		// Ten copies of one client's workload, for a CPU time of more
-		// than a few of /proc's 10 ms ticks.
+		// As many commands as the server got, for a CPU time of many of
+		// /proc's 10 ms ticks.
 		var lines [][]byte
-		for i := range 10 {
+		for i := range *clients {
 			lines = append(lines, workfile.Under(inputs, fmt.Sprintf("/memories/exec%d", i))...)
 		}
-		if err := runExec(*bin, *store, run+"-0", lines, *duration, name); err != nil {
+		execCPU, err := runExec(*bin, *store, run+"-0", lines, *duration, name)
+		if err != nil {
 			return err
 		}
+		fmt.Printf("%-10s server CPU per request / exec CPU per command: %.2f\n", name, serverCPU/execCPU)
 	}
 	return nil
 }
 
 // runExec sends inputs through one memtool exec process, one line after
-// another, and prints its rate and CPU time per command.
-func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, name string) error {
+// another, and prints its rate and CPU time per command, which it returns
+// (in µs).
+func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, name string) (float64, error) {
 	args := []string{"exec", "--store", store, "--tenant", tenant}
 	if store == "mem:" { // no tenants: a memory of its own anyway
 		args = args[:3]
@@ -167,14 +173,14 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 	cmd := exec.Command(bin, args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	outPipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := cmd.Start(); err != nil {
-		return err
+		return 0, err
 	}
 	out := bufio.NewReaderSize(outPipe, 1<<20)
 	ask := func(line []byte) ([]byte, error) {
@@ -184,11 +190,11 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 		return out.ReadBytes('\n')
 	}
 	if _, err := ask([]byte(`{"command":"view","path":"/memories"}`)); err != nil {
-		return err
+		return 0, err
 	}
 	cpu0, err := cpuTime(cmd.Process.Pid)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	deadline := time.Now().Add(limit)
 	start := time.Now()
@@ -199,7 +205,7 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 		}
 		answer, err := ask(line)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if bytes.Contains(answer, []byte(`"is_error":true`)) {
 			failed++
@@ -209,13 +215,14 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 	elapsed := time.Since(start)
 	cpu1, err := cpuTime(cmd.Process.Pid)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	in.Close()
 	cmd.Wait()
+	perOp := float64((cpu1 - cpu0).Microseconds()) / float64(n)
 	fmt.Printf("%-10s exec:  1 process, %d commands in %.1fs: %.0f ops/s, CPU %.0f µs/op, %d failed\n",
-		name, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), float64((cpu1-cpu0).Microseconds())/float64(n), failed)
-	return nil
+		name, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), perOp, failed)
+	return perOp, nil
 }
 
 // startServe starts memtool serve and returns it once it serves, with its

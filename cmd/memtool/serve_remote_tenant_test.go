@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,6 +46,22 @@ func TestServeRemoteTenant(t *testing.T) {
 	_, errOut, code = runMemtool(t, childEnv("MEMTOOL_TOKEN="+alice), "", "tenants", "--store", p.url)
 	if code == 0 || !strings.Contains(errOut, "admin key") {
 		t.Errorf("tenants with a write key: %d %q", code, errOut)
+	}
+	// A key that is not an admin key still migrates into its own memory,
+	// which the server's other tenants do not make "not empty".
+	src := filepath.Join(t.TempDir(), "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "moved.md"), []byte("moved\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	carol := addKey(t, store, "carol", "write")
+	if _, errOut, code := runMemtool(t, childEnv("MEMTOOL_TOKEN="+carol), "", "migrate", "--from", src, "--to", p.url); code != 0 {
+		t.Errorf("migrate --to the server with carol's write key: %d %q", code, errOut)
+	}
+	if _, answer := mustPost(t, p.url, carol, `{"command":"view","path":"/memories/moved.md"}`); !strings.Contains(answer, "moved") {
+		t.Errorf("carol's memory after migrate: %s", answer)
 	}
 	// Her own tenant, named, needs no admin key.
 	_, errOut, code = runMemtool(t, childEnv("MEMTOOL_TOKEN="+alice), "", "view", "--store", p.url, "--tenant", "alice", "/memories")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/memtool/memtool"
@@ -46,6 +47,9 @@ func openStore(ctx context.Context, raw, tenant string, create bool) (memtool.St
 // it does not create; none (and no error) for a store that has none yet.
 func listTenants(ctx context.Context, raw string) ([]string, error) {
 	ids, err := storeurl.Tenants(ctx, raw)
+	if errors.Is(err, fs.ErrPermission) { // a memtool server, to a key that is not an admin key
+		return nil, err
+	}
 	if errors.Is(err, memtool.ErrTenancy) {
 		return nil, fmt.Errorf("store %s has no tenants: it holds one memory, without tenants", storeurl.Redact(raw))
 	}
