@@ -237,8 +237,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry), ids: newRequestIDs(),
-		tenants: newLRU[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
-		limits:  newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)), failures: newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst))}
+		tenants:  newLRU[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
+		limits:   newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)),
+		failures: newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst)),
+	}
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	for _, rt := range ownRoutes {
 		h := func(w http.ResponseWriter, r *http.Request) { rt.serve(s, w, r) }
@@ -331,10 +333,10 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 			}
 			// The handler itself, as LogAttrs would call it but without the
 			// caller's program counter, which the access log does not show.
-			if h := s.cfg.AccessLog.Handler(); h.Enabled(r.Context(), slog.LevelInfo) {
+			if log := s.cfg.AccessLog.Handler(); log.Enabled(r.Context(), slog.LevelInfo) {
 				line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 				line.AddAttrs(attrs...)
-				h.Handle(r.Context(), line)
+				log.Handle(r.Context(), line)
 			}
 		}()
 		if auth {
