@@ -50,6 +50,12 @@ func postMCP(t *testing.T, base, path, token string) (*http.Response, string) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	return send(t, req)
+}
+
+// send sends req and returns the answer, its body read.
+func send(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
 	resp, err := serveClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -206,16 +212,11 @@ func TestServeOAuth(t *testing.T) {
 
 func get(t *testing.T, url string) (*http.Response, string) {
 	t.Helper()
-	resp, err := serveClient.Get(url)
+	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(body)
+	return send(t, req)
 }
 
 // TestServeOAuthRateLimit: OAuth callers share the rate limit of their
