@@ -82,6 +82,11 @@ func New(store Store, opts *Options) *Memory {
 // Store returns the store Memory runs on.
 func (m *Memory) Store() Store { return m.store }
 
+// Options returns the options Memory runs with, defaults filled in: what
+// a caller describing its commands (such as an MCP server's tool list)
+// must say, for instance whether create overwrites.
+func (m *Memory) Options() Options { return m.opts }
+
 // Run parses one tool input and executes it.
 func (m *Memory) Run(ctx context.Context, input []byte) Result {
 	cmd, err := ParseCommand(input)

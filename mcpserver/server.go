@@ -72,7 +72,7 @@ func newServer(mem *memtool.Memory, o Options, sessionID func() string) *mcp.Ser
 		if o.ReadOnly && !d.readOnly {
 			continue
 		}
-		s.AddTool(builtTools()[d.command], d.handler(mem, &o))
+		s.AddTool(d.listed(mem), d.handler(mem, &o))
 	}
 	s.AddPrompt(protocolPrompt, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return promptResult(req.Params.Arguments["task"]), nil

@@ -616,3 +616,30 @@ func TestMCPTenants(t *testing.T) {
 		t.Errorf("alice's view: %v %+v, exec %+v", err, res, want)
 	}
 }
+
+// TestMCPServeOverwrite: under memtool serve --overwrite, /mcp describes
+// memory_create as replacing a file, and it does.
+func TestMCPServeOverwrite(t *testing.T) {
+	t.Parallel()
+	store := tenantBackends()[0].URL(t)
+	key := addKey(t, store, "alice", "write")
+	cs := httpClient(t, startServe(t, plainBinary(t), store, "--overwrite").url+"/mcp", key)
+	ctx := context.Background()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "memory_create" })
+	if i < 0 || !strings.Contains(tools.Tools[i].Description, "replace the whole text of the file already at path") {
+		t.Fatalf("memory_create under --overwrite: %+v", tools.Tools)
+	}
+	for _, text := range []string{"first", "second"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/a.txt", "file_text": text}})
+		if err != nil || res.IsError {
+			t.Fatalf("create %q: %v %+v", text, err, res)
+		}
+	}
+	if got := execMemtool(t, `{"command":"view","path":"/memories/a.txt"}`+"\n", "--store", store, "--tenant", "alice"); !strings.Contains(got, `\tsecond`) {
+		t.Errorf("after two creates: %s", got)
+	}
+}
