@@ -87,6 +87,10 @@ func (m *Memory) Store() Store { return m.store }
 // must say, for instance whether create overwrites.
 func (m *Memory) Options() Options { return m.opts }
 
+// Hidden reports whether view's listings and search leave out an entry of
+// this base name: it starts with '.', or is node_modules.
+func Hidden(base string) bool { return hiddenName(base) }
+
 // Run parses one tool input and executes it.
 func (m *Memory) Run(ctx context.Context, input []byte) Result {
 	cmd, err := ParseCommand(input)

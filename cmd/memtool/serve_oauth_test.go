@@ -142,6 +142,17 @@ func TestServeOAuth(t *testing.T) {
 		t.Errorf("alice's listing after bob's create: %v %+v", err, res)
 	}
 
+	// Resources too: each tenant lists and reads its own files alone.
+	if res, err := bob.ListResources(ctx, nil); err != nil || len(res.Resources) != 1 || res.Resources[0].Name != "/memories/b.txt" {
+		t.Errorf("bob's resources: %v %+v", err, res)
+	}
+	if res, err := bob.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory:///memories/a.txt"}); err == nil {
+		t.Errorf("bob reading alice's file as a resource: %+v", res.Contents)
+	}
+	if res, err := alice.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory:///memories/a.txt"}); err != nil || res.Contents[0].Text != "one\ntwo" {
+		t.Errorf("alice reading her file as a resource: %v %+v", err, res)
+	}
+
 	// A read token sees view and search, and no tool changes anything.
 	reader := httpClient(t, p.url+"/mcp", iss.Token(t, iss.Claims(oauthResource, "alice", "mem.read")))
 	if got := toolNames(t, reader); !slices.Equal(got, []string{"memory_search", "memory_view"}) {
