@@ -82,6 +82,15 @@ func New(store Store, opts *Options) *Memory {
 // Store returns the store Memory runs on.
 func (m *Memory) Store() Store { return m.store }
 
+// Options returns the options Memory runs with, defaults filled in: what
+// a caller describing its commands (such as an MCP server's tool list)
+// must say, for instance whether create overwrites.
+func (m *Memory) Options() Options { return m.opts }
+
+// Hidden reports whether view's listings and search leave out an entry of
+// this base name: it starts with '.', or is node_modules.
+func Hidden(base string) bool { return hiddenName(base) }
+
 // Run parses one tool input and executes it.
 func (m *Memory) Run(ctx context.Context, input []byte) Result {
 	cmd, err := ParseCommand(input)

@@ -7,7 +7,7 @@
 // # Tools
 //
 // NewServer lists six tools, one per memory command, with the memory
-// tool's parameter names and types:
+// tool's parameter names and types (and memory_search):
 //
 //	memory_view         path, view_range      read-only
 //	memory_create       path, file_text
@@ -25,9 +25,14 @@
 // text too. ToolCall and ToolInput map between memory tool inputs and MCP
 // calls; ResultOf reads an answer back into a memtool.Result.
 //
+// memory_create's description says what create does with the Memory's
+// Options.Overwrite: refuse an existing file, or replace it (then the tool
+// is marked destructive).
+//
 // A read-only server (Options.ReadOnly, or an HTTP identity that may not
-// write) lists memory_view alone: the other tools do not exist for its
-// client, and calling one is a protocol error that changes nothing.
+// write) lists memory_view and memory_search alone: the other tools do
+// not exist for its client, and calling one is a protocol error that
+// changes nothing.
 //
 // # Guidance
 //
@@ -37,6 +42,19 @@
 // you go, keep the files organised — and the prompt memory_protocol
 // carries the same text, with an optional task, for clients that show
 // prompts rather than instructions.
+//
+// # Resources
+//
+// The memory's files are also MCP resources, for clients that let a user
+// attach them: resources/list gives every file below /memories (in name
+// order, a page of 100 at a time, hidden entries left out as view's
+// listings leave them out, and only names the path gate accepts), and
+// resources/read, through the template memory:///memories/{+path}, gives
+// a file exactly as stored: UTF-8 text as text/plain, other bytes as a
+// blob. A URI is memory:// and the file's path, percent-escaped
+// (ResourceURI); it goes through the same path gate as a tool's path, so
+// nothing outside /memories can be named. Reading is allowed to every
+// identity, read-only ones included.
 //
 // # Transports
 //

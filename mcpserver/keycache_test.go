@@ -68,3 +68,15 @@ func TestKeyCacheRefresh(t *testing.T) {
 		t.Errorf("%d fetches, want 4", fetches)
 	}
 }
+
+// TestOAuthFetchTimeout: without an HTTPClient, the keys are fetched with
+// a deadline, so an issuer that stops answering cannot hold requests.
+func TestOAuthFetchTimeout(t *testing.T) {
+	o, err := NewOAuth(OAuthConfig{Resource: "https://mem.example/mcp", Issuer: "https://auth.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.cfg.HTTPClient.Timeout != DefaultFetchTimeout {
+		t.Errorf("the default client's timeout is %v, want %v", o.cfg.HTTPClient.Timeout, DefaultFetchTimeout)
+	}
+}

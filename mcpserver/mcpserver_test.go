@@ -428,3 +428,46 @@ func TestSearchTool(t *testing.T) {
 		t.Errorf("memory_search two: %v %+v", err, res)
 	}
 }
+
+// TestCreateOverwrite: memory_create's description and annotations say
+// what create does with the Memory's Options.Overwrite: refuse an existing
+// file, or replace it (destructive); and it does that.
+func TestCreateOverwrite(t *testing.T) {
+	ctx := context.Background()
+	for _, overwrite := range []bool{false, true} {
+		mem := memtool.New(memstore.New(), &memtool.Options{Overwrite: overwrite})
+		cs := connect(t, mem, nil)
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "memory_create" })
+		create := res.Tools[i]
+		refuses := strings.Contains(create.Description, "If something already exists at path, nothing changes and the result is an error")
+		replaces := strings.Contains(create.Description, "or replace the whole text of the file already at path")
+		if refuses == overwrite || replaces != overwrite || *create.Annotations.DestructiveHint != overwrite {
+			t.Errorf("overwrite %v: destructive %v, description %q", overwrite, *create.Annotations.DestructiveHint, create.Description)
+		}
+		var results []memtool.Result
+		for _, text := range []string{"first", "second"} {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/a.txt", "file_text": text}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, asResult(t, res))
+		}
+		want := "first"
+		if overwrite {
+			want = "second"
+		}
+		got := mem.Run(ctx, []byte(`{"command":"view","path":"/memories/a.txt"}`))
+		if results[0].IsError || results[1].IsError != !overwrite || !strings.Contains(got.Text, "\t"+want) {
+			t.Errorf("overwrite %v: creates %+v, then the file: %q", overwrite, results, got.Text)
+		}
+		// A folder is never replaced, as the description says.
+		mem.Run(ctx, []byte(`{"command":"create","path":"/memories/dir/x.txt","file_text":"x"}`))
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/dir", "file_text": "y"}}); err != nil || !res.IsError {
+			t.Errorf("overwrite %v: create over a folder: %v %+v", overwrite, err, res)
+		}
+	}
+}

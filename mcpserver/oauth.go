@@ -23,9 +23,10 @@ import (
 
 // Defaults of OAuthConfig.
 const (
-	DefaultTenantClaim = "sub"
-	DefaultReadScope   = "memory:read"
-	DefaultWriteScope  = "memory:write"
+	DefaultTenantClaim  = "sub"
+	DefaultReadScope    = "memory:read"
+	DefaultWriteScope   = "memory:write"
+	DefaultFetchTimeout = 30 * time.Second
 )
 
 // OAuthConfig configures the OAuth 2.1 resource server of the MCP
@@ -52,8 +53,9 @@ type OAuthConfig struct {
 	// Defaults DefaultReadScope and DefaultWriteScope. A token with
 	// neither is refused (403).
 	ReadScope, WriteScope string
-	// HTTPClient fetches the metadata and the keys; nil means
-	// http.DefaultClient.
+	// HTTPClient fetches the metadata and the keys; nil means a client
+	// with a timeout of DefaultFetchTimeout, so that an issuer that stops
+	// answering cannot hold the requests waiting for its keys.
 	HTTPClient *http.Client
 }
 
@@ -89,8 +91,11 @@ func NewOAuth(cfg OAuthConfig) (*OAuth, error) {
 	if err != nil || res.Host == "" || (res.Scheme != "https" && res.Scheme != "http") || res.Fragment != "" {
 		return nil, fmt.Errorf("mcpserver: the resource %q is not an absolute http(s) URL", cfg.Resource)
 	}
-	if iss, err := url.Parse(cfg.Issuer); err != nil || iss.Host == "" || (iss.Scheme != "https" && iss.Scheme != "http") {
+	if !absoluteHTTP(cfg.Issuer) {
 		return nil, fmt.Errorf("mcpserver: the issuer %q is not an absolute http(s) URL", cfg.Issuer)
+	}
+	if cfg.JWKSURL != "" && !absoluteHTTP(cfg.JWKSURL) {
+		return nil, fmt.Errorf("mcpserver: the key set URL %q is not an absolute http(s) URL", cfg.JWKSURL)
 	}
 	if cfg.TenantClaim == "" {
 		cfg.TenantClaim = DefaultTenantClaim
@@ -102,11 +107,17 @@ func NewOAuth(cfg OAuthConfig) (*OAuth, error) {
 		cfg.WriteScope = DefaultWriteScope
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = http.DefaultClient
+		cfg.HTTPClient = &http.Client{Timeout: DefaultFetchTimeout}
 	}
 	o := &OAuth{cfg: cfg, resource: res}
 	o.keys.fetch = o.fetchKeys
 	return o, nil
+}
+
+// absoluteHTTP reports whether u is an absolute http or https URL.
+func absoluteHTTP(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && p.Host != "" && (p.Scheme == "https" || p.Scheme == "http")
 }
 
 // MetadataPath is where the protected-resource metadata is served, by RFC

@@ -2,10 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -18,49 +15,13 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/oauthtest"
 	"github.com/memtool/memtool/mcpserver"
 	"github.com/memtool/memtool/memstore"
 )
-
-// testIssuer is a local authorization server: its signing key is made
-// here, and it publishes its metadata (RFC 8414) and its keys.
-type testIssuer struct {
-	url  string
-	key  *ecdsa.PrivateKey
-	kid  string
-	hits int // key-set fetches
-}
-
-func newIssuer(t *testing.T) *testIssuer { return newIssuerAt(t, "", false) }
-
-// newIssuerAt is an issuer whose identifier has path after the host, and
-// which publishes its metadata the OpenID Connect way (after the path)
-// rather than RFC 8414's (before it).
-func newIssuerAt(t *testing.T, path string, openID bool) *testIssuer {
-	t.Helper()
-	iss := &testIssuer{key: newKey(t), kid: "k1"}
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	iss.url = srv.URL + path
-	meta := func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]string{"issuer": iss.url, "jwks_uri": srv.URL + "/keys"})
-	}
-	if openID {
-		mux.HandleFunc(strings.TrimSuffix(path, "/")+"/.well-known/openid-configuration", meta)
-	} else {
-		mux.HandleFunc("/.well-known/oauth-authorization-server"+strings.TrimSuffix(path, "/"), meta)
-	}
-	mux.HandleFunc("/keys", func(w http.ResponseWriter, r *http.Request) {
-		iss.hits++
-		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &iss.key.PublicKey, KeyID: iss.kid, Algorithm: "ES256", Use: "sig"}}})
-	})
-	return iss
-}
 
 // TestOAuthDiscovery: the keys are found through either kind of metadata,
 // for issuers with a path and with a trailing slash.
@@ -69,44 +30,12 @@ func TestOAuthDiscovery(t *testing.T) {
 		path   string
 		openID bool
 	}{{"", true}, {"/realms/team", false}, {"/realms/team", true}, {"/", true}, {"/tenant-1/", false}} {
-		iss := newIssuerAt(t, c.path, c.openID)
+		iss := oauthtest.NewAt(t, c.path, c.openID)
 		s := newOAuthServer(t, iss, "")
-		tok := sign(t, iss.key, iss.kid, iss.claims(s.resource, "alice", "memory:read"))
+		tok := iss.Token(t, iss.Claims(s.resource, "alice", "memory:read"))
 		if resp, body := post(t, s.url, callView, map[string]string{"Authorization": "Bearer " + tok}); resp.StatusCode != 200 {
-			t.Errorf("issuer %s (OpenID %v): %d %q", iss.url, c.openID, resp.StatusCode, body)
+			t.Errorf("issuer %s (OpenID %v): %d %q", iss.URL, c.openID, resp.StatusCode, body)
 		}
-	}
-}
-
-func newKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-// sign makes a JWT of claims signed with key under kid.
-func sign(t *testing.T, key *ecdsa.PrivateKey, kid string, claims map[string]any) string {
-	t.Helper()
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(signer).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
-
-// claims are a valid token's claims for tenant with scope, changed by edit.
-func (iss *testIssuer) claims(resource, tenant, scope string) map[string]any {
-	now := time.Now()
-	return map[string]any{
-		"iss": iss.url, "aud": []string{resource}, "sub": "user-1", "tenant": tenant, "scope": scope,
-		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
 	}
 }
 
@@ -119,7 +48,7 @@ type oauthServer struct {
 	resource string
 }
 
-func newOAuthServer(t *testing.T, iss *testIssuer, jwksURL string) *oauthServer {
+func newOAuthServer(t *testing.T, iss *oauthtest.Issuer, jwksURL string) *oauthServer {
 	t.Helper()
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
@@ -129,7 +58,7 @@ func newOAuthServer(t *testing.T, iss *testIssuer, jwksURL string) *oauthServer 
 		"bob":   memtool.New(memstore.New(), nil),
 	}}
 	var err error
-	s.oauth, err = mcpserver.NewOAuth(mcpserver.OAuthConfig{Resource: s.resource, Issuer: iss.url, JWKSURL: jwksURL, TenantClaim: "tenant"})
+	s.oauth, err = mcpserver.NewOAuth(mcpserver.OAuthConfig{Resource: s.resource, Issuer: iss.URL, JWKSURL: jwksURL, TenantClaim: "tenant"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,19 +74,19 @@ func newOAuthServer(t *testing.T, iss *testIssuer, jwksURL string) *oauthServer 
 }
 
 func TestOAuthValidToken(t *testing.T) {
-	iss := newIssuer(t)
+	iss := oauthtest.New(t)
 	s := newOAuthServer(t, iss, "")
-	checkBattery(t, httpSession(t, sign(t, iss.key, iss.kid, iss.claims(s.resource, "alice", "memory:read memory:write")), s.url))
-	if iss.hits != 1 {
-		t.Errorf("the key set was fetched %d times for one token, want 1", iss.hits)
+	checkBattery(t, httpSession(t, iss.Token(t, iss.Claims(s.resource, "alice", "memory:read memory:write")), s.url))
+	if iss.Fetches() != 1 {
+		t.Errorf("the key set was fetched %d times for one token, want 1", iss.Fetches())
 	}
 	// A read-scope token of the same tenant sees memory_view alone.
 	mem := s.tenants["alice"]
 	mem.Run(context.Background(), []byte(`{"command":"create","path":"/memories/a.txt","file_text":"one\ntwo"}`))
-	checkReadOnly(t, httpSession(t, sign(t, iss.key, iss.kid, iss.claims(s.resource, "alice", "memory:read")), s.url), mem)
+	checkReadOnly(t, httpSession(t, iss.Token(t, iss.Claims(s.resource, "alice", "memory:read")), s.url), mem)
 	// The key set can also be named instead of discovered.
-	s2 := newOAuthServer(t, iss, iss.url+"/keys")
-	res, err := httpSession(t, sign(t, iss.key, iss.kid, iss.claims(s2.resource, "alice", "memory:write")), s2.url).ListTools(context.Background(), nil)
+	s2 := newOAuthServer(t, iss, iss.KeysURL)
+	res, err := httpSession(t, iss.Token(t, iss.Claims(s2.resource, "alice", "memory:write")), s2.url).ListTools(context.Background(), nil)
 	if err != nil || len(res.Tools) != 7 {
 		t.Fatalf("write token, named key set: %v %+v", err, res)
 	}
@@ -165,14 +94,14 @@ func TestOAuthValidToken(t *testing.T) {
 
 // TestOAuthTenants: each token reaches its own tenant's memory only.
 func TestOAuthTenants(t *testing.T) {
-	iss := newIssuer(t)
+	iss := oauthtest.New(t)
 	s := newOAuthServer(t, iss, "")
 	ctx := context.Background()
-	alice := httpSession(t, sign(t, iss.key, iss.kid, iss.claims(s.resource, "alice", "memory:write")), s.url)
+	alice := httpSession(t, iss.Token(t, iss.Claims(s.resource, "alice", "memory:write")), s.url)
 	if res, err := alice.CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/alice.txt", "file_text": "private"}}); err != nil || res.IsError {
 		t.Fatalf("alice's create: %v %+v", err, res)
 	}
-	bob := httpSession(t, sign(t, iss.key, iss.kid, iss.claims(s.resource, "bob", "memory:write")), s.url)
+	bob := httpSession(t, iss.Token(t, iss.Claims(s.resource, "bob", "memory:write")), s.url)
 	res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/alice.txt"}})
 	if err != nil || !res.IsError || strings.Contains(asResult(t, res).Text, "private") {
 		t.Errorf("bob viewing alice's file: %v %+v", err, res)
@@ -183,9 +112,9 @@ func TestOAuthTenants(t *testing.T) {
 }
 
 func TestOAuthRefusals(t *testing.T) {
-	iss := newIssuer(t)
+	iss := oauthtest.New(t)
 	s := newOAuthServer(t, iss, "")
-	good := func() map[string]any { return iss.claims(s.resource, "alice", "memory:write") }
+	good := func() map[string]any { return iss.Claims(s.resource, "alice", "memory:write") }
 	with := func(k string, v any) map[string]any {
 		c := good()
 		if v == nil {
@@ -195,7 +124,7 @@ func TestOAuthRefusals(t *testing.T) {
 		}
 		return c
 	}
-	other := newKey(t)
+	other := oauthtest.NewKey(t)
 	for _, c := range []struct {
 		name   string
 		token  string
@@ -204,22 +133,22 @@ func TestOAuthRefusals(t *testing.T) {
 	}{
 		{"no token", "", 401, "bearer token is required"},
 		{"not a JWT", "abc.def", 401, "invalid_token"},
-		{"wrong audience", sign(t, iss.key, iss.kid, with("aud", []string{"https://other.example/mcp"})), 401, "invalid_token"},
-		{"no audience", sign(t, iss.key, iss.kid, with("aud", nil)), 401, "invalid_token"},
-		{"wrong issuer", sign(t, iss.key, iss.kid, with("iss", "https://evil.example")), 401, "invalid_token"},
-		{"expired", sign(t, iss.key, iss.kid, with("exp", time.Now().Add(-time.Hour).Unix())), 401, "expired"},
-		{"no expiry", sign(t, iss.key, iss.kid, with("exp", nil)), 401, "no expiry"},
-		{"not yet valid", sign(t, iss.key, iss.kid, with("nbf", time.Now().Add(time.Hour).Unix())), 401, "invalid_token"},
-		{"bad signature", sign(t, other, iss.kid, good()), 401, "signature"},
-		{"unknown key", sign(t, other, "k2", good()), 401, "key id"},
+		{"wrong audience", iss.Token(t, with("aud", []string{"https://other.example/mcp"})), 401, "invalid_token"},
+		{"no audience", iss.Token(t, with("aud", nil)), 401, "invalid_token"},
+		{"wrong issuer", iss.Token(t, with("iss", "https://evil.example")), 401, "invalid_token"},
+		{"expired", iss.Token(t, with("exp", time.Now().Add(-time.Hour).Unix())), 401, "expired"},
+		{"no expiry", iss.Token(t, with("exp", nil)), 401, "no expiry"},
+		{"not yet valid", iss.Token(t, with("nbf", time.Now().Add(time.Hour).Unix())), 401, "invalid_token"},
+		{"bad signature", oauthtest.Sign(t, other, iss.KeyID, good()), 401, "signature"},
+		{"unknown key", oauthtest.Sign(t, other, "k2", good()), 401, "key id"},
 		{"HMAC with the public key", hmacToken(t, iss, good()), 401, "invalid_token"},
 		{"unsigned", unsignedToken(good()), 401, "invalid_token"},
-		{"missing scope", sign(t, iss.key, iss.kid, with("scope", "profile email")), 403, "insufficient_scope"},
-		{"no scope", sign(t, iss.key, iss.kid, with("scope", nil)), 403, "insufficient_scope"},
-		{"no tenant claim", sign(t, iss.key, iss.kid, with("tenant", nil)), 403, "tenant"},
-		{"invalid tenant", sign(t, iss.key, iss.kid, with("tenant", "../alice")), 403, "tenant"},
-		{"tenant not a string", sign(t, iss.key, iss.kid, with("tenant", []string{"alice"})), 403, "tenant"},
-		{"unknown tenant", sign(t, iss.key, iss.kid, with("tenant", "carol")), 403, "unknown tenant"},
+		{"missing scope", iss.Token(t, with("scope", "profile email")), 403, "insufficient_scope"},
+		{"no scope", iss.Token(t, with("scope", nil)), 403, "insufficient_scope"},
+		{"no tenant claim", iss.Token(t, with("tenant", nil)), 403, "tenant"},
+		{"invalid tenant", iss.Token(t, with("tenant", "../alice")), 403, "tenant"},
+		{"tenant not a string", iss.Token(t, with("tenant", []string{"alice"})), 403, "tenant"},
+		{"unknown tenant", iss.Token(t, with("tenant", "carol")), 403, "unknown tenant"},
 	} {
 		header := map[string]string{}
 		if c.token != "" {
@@ -234,20 +163,20 @@ func TestOAuthRefusals(t *testing.T) {
 		}
 	}
 	// A valid token still works after all that.
-	if resp, body := post(t, s.url, callView, map[string]string{"Authorization": "Bearer " + sign(t, iss.key, iss.kid, good())}); resp.StatusCode != 200 {
+	if resp, body := post(t, s.url, callView, map[string]string{"Authorization": "Bearer " + iss.Token(t, good())}); resp.StatusCode != 200 {
 		t.Errorf("valid token: %d %q", resp.StatusCode, body)
 	}
 }
 
 // hmacToken is a token whose header says HS256, "signed" with the
 // issuer's public key as the secret: the algorithm-confusion attack.
-func hmacToken(t *testing.T, iss *testIssuer, claims map[string]any) string {
+func hmacToken(t *testing.T, iss *oauthtest.Issuer, claims map[string]any) string {
 	t.Helper()
-	pub, err := json.Marshal(jose.JSONWebKey{Key: &iss.key.PublicKey})
+	pub, err := json.Marshal(jose.JSONWebKey{Key: &iss.Key.PublicKey})
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := rawPart(map[string]any{"alg": "HS256", "typ": "JWT", "kid": iss.kid})
+	head := rawPart(map[string]any{"alg": "HS256", "typ": "JWT", "kid": iss.KeyID})
 	body := rawPart(claims)
 	mac := hmac.New(sha256.New, pub)
 	mac.Write([]byte(head + "." + body))
@@ -267,7 +196,7 @@ func rawPart(v any) string {
 // TestOAuthMetadata: the protected-resource metadata (RFC 9728) is served
 // where the challenge points, and names the authorization server.
 func TestOAuthMetadata(t *testing.T) {
-	iss := newIssuer(t)
+	iss := oauthtest.New(t)
 	s := newOAuthServer(t, iss, "")
 	if want := strings.TrimSuffix(s.url, "/mcp") + "/.well-known/oauth-protected-resource/mcp"; s.oauth.MetadataURL() != want {
 		t.Errorf("MetadataURL %q, want %q", s.oauth.MetadataURL(), want)
@@ -287,7 +216,7 @@ func TestOAuthMetadata(t *testing.T) {
 	if err := json.Unmarshal(body, &meta); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("metadata: %d %s %v", resp.StatusCode, body, err)
 	}
-	if meta.Resource != s.resource || len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != iss.url ||
+	if meta.Resource != s.resource || len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != iss.URL ||
 		strings.Join(meta.ScopesSupported, " ") != "memory:read memory:write" || strings.Join(meta.BearerMethods, " ") != "header" {
 		t.Errorf("metadata: %s", body)
 	}
@@ -300,6 +229,8 @@ func TestNewOAuthChecksConfig(t *testing.T) {
 		{Resource: "ftp://mem.example/mcp", Issuer: "https://auth.example"},
 		{Resource: "https://mem.example/mcp", Issuer: ""},
 		{Resource: "https://mem.example/mcp", Issuer: "auth.example"},
+		{Resource: "https://mem.example/mcp", Issuer: "https://auth.example", JWKSURL: "/keys"},
+		{Resource: "https://mem.example/mcp", Issuer: "https://auth.example", JWKSURL: "file:///etc/keys.json"},
 	} {
 		if _, err := mcpserver.NewOAuth(cfg); err == nil {
 			t.Errorf("NewOAuth(%+v) accepted", cfg)

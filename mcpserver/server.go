@@ -17,8 +17,8 @@ const DefaultCallTimeout = 2 * time.Minute
 
 // Options configure a server. The zero value (or nil) means the defaults.
 type Options struct {
-	// ReadOnly lists memory_view alone: the other tools do not exist for
-	// the client, so no call can change the memory.
+	// ReadOnly lists memory_view and memory_search alone: the other tools
+	// do not exist for the client, so no call can change the memory.
 	ReadOnly bool
 	// Version is the server version given to clients; default "dev".
 	Version string
@@ -40,7 +40,9 @@ func (o *Options) callTimeout() time.Duration {
 // NewServer returns an MCP server whose tools run on mem: memory_view,
 // memory_create, memory_str_replace, memory_insert, memory_delete,
 // memory_rename and memory_search (only memory_view and memory_search if
-// opts.ReadOnly). It carries the memory protocol as its instructions and as the prompt memory_protocol.
+// opts.ReadOnly). It carries the memory protocol as its instructions and
+// as the prompt memory_protocol, and serves the files as resources (see
+// the package doc).
 //
 // Run it on a transport (stdio: server.Run(ctx, &mcp.StdioTransport{})),
 // or serve it over HTTP with NewHTTPHandler.
@@ -62,9 +64,11 @@ func newServer(mem *memtool.Memory, o Options, sessionID func() string) *mcp.Ser
 	s := mcp.NewServer(&mcp.Implementation{Name: "memtool", Title: "memtool memory", Version: version}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		Logger:       o.Logger,
-		// The lists never change during a session, and the server sends
-		// no log messages: no list_changed notifications, no logging.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}},
+		// The tool and prompt lists never change during a session, the
+		// resources are read afresh at each request, and the server sends
+		// no log messages: no list_changed notifications, no
+		// subscriptions, no logging.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 		GetSessionID: sessionID,
 	})
 	for i := range tools {
@@ -72,8 +76,9 @@ func newServer(mem *memtool.Memory, o Options, sessionID func() string) *mcp.Ser
 		if o.ReadOnly && !d.readOnly {
 			continue
 		}
-		s.AddTool(builtTools()[d.command], d.handler(mem, &o))
+		s.AddTool(d.listed(mem), d.handler(mem, &o))
 	}
+	addResources(s, mem)
 	s.AddPrompt(protocolPrompt, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return promptResult(req.Params.Arguments["task"]), nil
 	})

@@ -25,6 +25,10 @@ type toolDef struct {
 	schema      string // JSON Schema of the arguments
 	readOnly    bool   // view and search: the tools a read-only identity sees
 	destructive bool   // removes or moves what is there
+	// overwriteDescription, if set, is the description when the Memory's
+	// Options.Overwrite is on (create replaces a file, and so is
+	// destructive too).
+	overwriteDescription string
 	// run, if set, answers the call instead of the memory command (search,
 	// which the memory tool does not have).
 	run func(ctx context.Context, mem *memtool.Memory, args json.RawMessage) memtool.Result
@@ -69,6 +73,11 @@ var tools = []toolDef{
 		description: "Create a new text file in your memory directory with the given text. " +
 			"Missing parent folders are made. " +
 			"If something already exists at path, nothing changes and the result is an error: change an existing file with memory_str_replace or memory_insert, or delete it first. " +
+			"Keep files small and focused, in folders by topic.",
+		overwriteDescription: "Create a text file in your memory directory with the given text, or replace the whole text of the file already at path (its old text is lost). " +
+			"Missing parent folders are made. " +
+			"A folder at path is never replaced: that is an error and nothing changes. " +
+			"To change part of an existing file, use memory_str_replace or memory_insert instead. " +
 			"Keep files small and focused, in folders by topic.",
 		schema: `{
 	"type": "object",
@@ -181,24 +190,46 @@ func (d *toolDef) name() string { return "memory_" + d.command }
 // builtTools are the tools as MCP lists them, built once: every server
 // shares them (the SDK does not change a tool it is given). Their schemas
 // are parsed here, so that adding a tool to a server, once per HTTP
-// request, does not parse them again.
+// request, does not parse them again. They are keyed by builtKey.
 var builtTools = sync.OnceValue(func() map[string]*mcp.Tool {
 	built := map[string]*mcp.Tool{}
 	for i := range tools {
-		built[tools[i].command] = tools[i].tool()
+		built[builtKey(tools[i].command, false)] = tools[i].tool(false)
+		if tools[i].overwriteDescription != "" {
+			built[builtKey(tools[i].command, true)] = tools[i].tool(true)
+		}
 	}
 	return built
 })
 
-// tool builds the MCP tool the server lists.
-func (d *toolDef) tool() *mcp.Tool {
+// builtKey is the key in builtTools of command's tool for a Memory that
+// overwrites or not.
+func builtKey(command string, overwrite bool) string {
+	if overwrite {
+		return command + "+overwrite"
+	}
+	return command
+}
+
+// listed is the tool the server lists for d on mem.
+func (d *toolDef) listed(mem *memtool.Memory) *mcp.Tool {
+	return builtTools()[builtKey(d.command, d.overwriteDescription != "" && mem.Options().Overwrite)]
+}
+
+// tool builds the MCP tool the server lists, for a Memory that overwrites
+// or not.
+func (d *toolDef) tool(overwrite bool) *mcp.Tool {
 	no, yes := false, true
 	ann := &mcp.ToolAnnotations{Title: d.title, ReadOnlyHint: d.readOnly, OpenWorldHint: &no}
+	description := d.description
 	if !d.readOnly {
 		ann.DestructiveHint = &no
-		if d.destructive {
+		if d.destructive || overwrite {
 			ann.DestructiveHint = &yes
 		}
+	}
+	if overwrite {
+		description = d.overwriteDescription
 	}
 	schema := new(jsonschema.Schema)
 	if err := json.Unmarshal([]byte(d.schema), schema); err != nil {
@@ -207,7 +238,7 @@ func (d *toolDef) tool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:        d.name(),
 		Title:       d.title,
-		Description: d.description,
+		Description: description,
 		InputSchema: schema,
 		Annotations: ann,
 	}

@@ -48,6 +48,15 @@
 // once no request uses it, and opened again when a request needs it. The
 // rate limiters are bounded the same way.
 //
+// Config.OAuth adds a second kind of token on the routes of
+// Config.OAuthRoutes: one that is not a memtool key (mt_…) is verified by
+// it (memtool serve: OAuth access tokens, on /mcp alone); elsewhere such a
+// token is refused like any unknown key. On those routes a 401 or 403
+// carries WWW-Authenticate: Bearer …, resource_metadata="…" (RFC 9728,
+// Config.ResourceMetadata), and the verifier's reason in the body. Such a
+// principal is never admin. Config.Public's routes (the metadata document)
+// need no token.
+//
 // A handler mounted through Config.Mount finds the request's Principal
 // with PrincipalFrom: the key's id, the tenant the request acts on and the
 // key's Scope (Read < Write < Admin). The handler enforces the scope of

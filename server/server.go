@@ -80,6 +80,25 @@ type Config struct {
 	// rate limit, metrics and access log: each request they get carries
 	// its Principal (PrincipalFrom).
 	Mount map[string]http.Handler
+	// Public adds handlers (pattern → handler) served without
+	// authentication or rate limit, with the access log and metrics: the
+	// OAuth protected-resource metadata, which clients read before they
+	// have a token.
+	Public map[string]http.Handler
+	// OAuth, if set, verifies the bearer tokens that are not memtool keys
+	// (those that do not start with "mt_") on the routes of OAuthRoutes,
+	// patterns of Mount; elsewhere only memtool keys are accepted. The
+	// key it returns is the request's principal: its ID names the caller
+	// in the rate limit and the access log, its Scope must be Read or
+	// Write. Its errors are answered as Keys' are, and one wrapping
+	// ErrForbidden 403; the text of both is sent, so it must hold nothing
+	// secret.
+	OAuth       Verifier
+	OAuthRoutes []string
+	// ResourceMetadata is the URL of the protected-resource metadata
+	// (RFC 9728) that the WWW-Authenticate header of a 401 or 403 on an
+	// OAuth route names.
+	ResourceMetadata string
 
 	// Memory are the options of each tenant's memtool.Memory (Logger is
 	// set by the server).
@@ -252,6 +271,9 @@ func New(cfg Config) (*Server, error) {
 	for pattern, h := range cfg.Mount {
 		s.handle(pattern, pattern, true, h.ServeHTTP)
 	}
+	for pattern, h := range cfg.Public {
+		s.handle(pattern, pattern, false, h.ServeHTTP)
+	}
 	s.handle("/", "other", false, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such route")
 	})
@@ -341,7 +363,7 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 		}()
 		if auth {
 			var ok bool
-			if p, ok = s.authenticate(rec, r); !ok {
+			if p, ok = s.authenticate(rec, r, route); !ok {
 				return
 			}
 			st := &requestState{p: p}
@@ -354,10 +376,10 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 
 // authenticate finds the request's principal, or answers 401, 403, 429 or
 // 503 itself.
-func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (Principal, bool) {
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route string) (Principal, bool) {
 	token, ok := bearer(r.Header.Get("Authorization"))
 	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="memtool"`)
+		w.Header().Set("WWW-Authenticate", s.challenge(route, ""))
 		writeError(w, http.StatusUnauthorized, "missing bearer token (Authorization: Bearer TOKEN)")
 		return Principal{}, false
 	}
@@ -366,11 +388,21 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (Principal
 		writeError(w, http.StatusTooManyRequests, "too many failed authentications from this address")
 		return Principal{}, false
 	}
-	key, err := s.cfg.Keys.Verify(r.Context(), token)
+	key, oauth, err := s.verify(r.Context(), route, token)
 	switch {
+	case oauth && (errors.Is(err, keys.ErrInvalidToken) || errors.Is(err, ErrForbidden)):
+		status, code := http.StatusUnauthorized, "invalid_token"
+		if errors.Is(err, ErrForbidden) {
+			status, code = http.StatusForbidden, "insufficient_scope"
+		} else {
+			s.authFailed(r)
+		}
+		w.Header().Set("WWW-Authenticate", s.challenge(route, code))
+		writeError(w, status, err.Error())
+		return Principal{}, false
 	case errors.Is(err, keys.ErrInvalidToken):
 		s.authFailed(r)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="memtool", error="invalid_token"`)
+		w.Header().Set("WWW-Authenticate", s.challenge(route, "invalid_token"))
 		writeError(w, http.StatusUnauthorized, "invalid, expired or revoked API key")
 		return Principal{}, false
 	case err != nil:

@@ -5,9 +5,12 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,16 +38,22 @@ func setupMCP(fs *flag.FlagSet) runFunc {
 }
 
 // runMCP serves the memory on stdio until the client closes stdin or a
-// signal cancels ctx. The calls in progress are then finished (a
-// cancelled one changes nothing) before the store is closed.
+// signal cancels ctx. The calls in progress are then finished (each within
+// its timeout) before the store is closed; a second SIGINT or SIGTERM
+// meanwhile ends memtool at once, with 128 + its number, leaving those
+// calls unanswered.
 func runMCP(ctx context.Context, inv *invocation, opts *mcpserver.Options) int {
 	env := inv.env
+	// The signal that cancels ctx arrives here too; the one after it
+	// forces the exit.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	// A read-only server never writes, so it does not create a store.
 	mem, closer, err := openMemory(ctx, env, &inv.sf, !opts.ReadOnly)
 	if err != nil {
 		return inv.fail(exitStore, "%v", err)
 	}
-	defer closer.Close()
 	if bi, _ := debug.ReadBuildInfo(); stamped(bi, version) != nil {
 		opts.Version = stamped(bi, version).Main.Version
 	}
@@ -62,22 +71,44 @@ func runMCP(ctx context.Context, inv *invocation, opts *mcpserver.Options) int {
 	}
 	session, err := mcpserver.NewServer(mem, opts).Connect(ctx, transport, nil)
 	if err != nil {
+		closer.Close()
 		return inv.fail(exitBrokenIO, "%v", err)
 	}
 	ended := make(chan error, 1)
 	go func() { ended <- session.Wait() }()
 	select {
 	case <-ctx.Done():
-		session.Close() // waits for the calls in progress
-		<-ended
 	case err := <-ended:
+		closer.Close()
 		// The client closing stdin is the normal end, even if the SDK
 		// reports that answers or requests were cut short by it.
 		if err != nil && !stdin.eof.Load() {
 			return inv.fail(exitFailed, "the session ended: %v", err)
 		}
+		return exitOK
 	}
-	return exitOK
+	closed := make(chan struct{})
+	go func() {
+		session.Close() // waits for the calls in progress
+		<-ended
+		close(closed)
+	}()
+	for seen := 0; ; {
+		select {
+		case <-closed:
+			closer.Close()
+			return exitOK
+		case sig := <-sigs:
+			if seen++; seen == 1 {
+				inv.fail(exitOK, "%v: finishing the calls in progress; a second signal ends memtool at once", sig)
+				continue
+			}
+			// The calls still running keep the store open: closing it
+			// under them could drop a lock they rely on. The exit
+			// releases everything at once instead.
+			return inv.fail(signalStatus(sig), "a second signal (%v): the calls in progress got no answer", sig)
+		}
+	}
 }
 
 // eofReader records that stdin reached its end: the client is gone.

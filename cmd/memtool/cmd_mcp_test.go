@@ -19,7 +19,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -614,5 +616,111 @@ func TestMCPTenants(t *testing.T) {
 	res, err = alice.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
 	if err != nil || asResult(t, res) != want || want.IsError {
 		t.Errorf("alice's view: %v %+v, exec %+v", err, res, want)
+	}
+}
+
+// TestMCPServeOverwrite: under memtool serve --overwrite, /mcp describes
+// memory_create as replacing a file, and it does.
+func TestMCPServeOverwrite(t *testing.T) {
+	t.Parallel()
+	store := tenantBackends()[0].URL(t)
+	key := addKey(t, store, "alice", "write")
+	cs := httpClient(t, startServe(t, plainBinary(t), store, "--overwrite").url+"/mcp", key)
+	ctx := context.Background()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "memory_create" })
+	if i < 0 || !strings.Contains(tools.Tools[i].Description, "replace the whole text of the file already at path") {
+		t.Fatalf("memory_create under --overwrite: %+v", tools.Tools)
+	}
+	for _, text := range []string{"first", "second"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/a.txt", "file_text": text}})
+		if err != nil || res.IsError {
+			t.Fatalf("create %q: %v %+v", text, err, res)
+		}
+	}
+	if got := execMemtool(t, `{"command":"view","path":"/memories/a.txt"}`+"\n", "--store", store, "--tenant", "alice"); !strings.Contains(got, `\tsecond`) {
+		t.Errorf("after two creates: %s", got)
+	}
+}
+
+// TestMCPSecondSignal: a signal lets the calls in progress finish, which
+// a call waiting for a held lock does not; a second signal ends memtool
+// mcp at once, with 128 + its number, and the call changes nothing.
+func TestMCPSecondSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			ls := fileStoreToLock(t)
+			inR, inW, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inR.Close()
+			defer inW.Close()
+			cmd := exec.Command(memtoolBinary(t), append([]string{"mcp", "--timeout", "1h"}, ls.args...)...)
+			cmd.Env, cmd.Stdin = childEnv(), inR
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			errPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill() })
+			c := &execProcess{cmd: cmd, stdinR: inR} // for ls.waiting
+			stderr := make(chan string, 100)
+			go func() {
+				sc := bufio.NewScanner(errPipe)
+				for sc.Scan() {
+					stderr <- sc.Text()
+				}
+				close(stderr)
+			}()
+			answers := bufio.NewReader(out)
+			fmt.Fprintln(inW, rawInitialize)
+			if _, err := answers.ReadString('\n'); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(inW, rawInitialized)
+			ls.hold()
+			fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_create","arguments":{"path":"/memories/b.txt","file_text":"beta"}}}`)
+			for deadline := time.Now().Add(hangGuard); !ls.waiting(c); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("memtool mcp does not wait for the lock after %v", hangGuard)
+				}
+			}
+			next := func(what string) string {
+				t.Helper()
+				select {
+				case line := <-stderr:
+					return line
+				case <-time.After(hangGuard):
+					t.Fatalf("no %s in %v", what, hangGuard)
+				}
+				return ""
+			}
+			cmd.Process.Signal(sig)
+			if line := next("notice of the first signal"); !strings.Contains(line, "a second signal ends memtool at once") {
+				t.Fatalf("after the first signal: %q", line)
+			}
+			cmd.Process.Signal(sig)
+			guard := time.AfterFunc(hangGuard, func() { cmd.Process.Kill() }) // then the exit status is wrong
+			defer guard.Stop()
+			rest, _ := io.ReadAll(answers) // ends when memtool does
+			for line := range stderr {
+				checkNoRace(t, line)
+			}
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) || len(rest) != 0 {
+				t.Errorf("after two signals: exit %d, want %d; stdout %q", code, 128+int(sig), rest)
+			}
+			ls.check(t)
+		})
 	}
 }

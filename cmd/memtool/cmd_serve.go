@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/keys"
@@ -27,6 +29,9 @@ import (
 const serveAbout = `Every request needs an API key (memtool keys add): POST /v1/memory takes
 one tool input object, or an array of them (one turn), and answers what
 memtool exec would answer for that line. The tenant comes from the key.
+With --oauth-issuer and --oauth-resource, /mcp also accepts OAuth access
+tokens (JWTs) of that authorization server, for claude.ai and Claude
+Desktop connectors; memtool keys keep working. See docs/mcp.md.
 SIGINT or SIGTERM stops taking requests and finishes those in flight
 (within --shutdown-timeout). Replicas on one PostgreSQL database share
 everything, keys included. See docs/serve.md.`
@@ -41,7 +46,18 @@ func setupServe(fs *flag.FlagSet) runFunc {
 	rate := fs.Float64("rate", server.DefaultRate, "requests per second each key may make (negative: no limit)")
 	burst := fs.Int("burst", server.DefaultBurst, "the burst of --rate")
 	hosts := fs.String("allowed-hosts", "", "comma-separated host names that /mcp accepts in the Host header (default: on loopback, only loopback names; elsewhere any)")
+	var oc mcpserver.OAuthConfig
+	fs.StringVar(&oc.Issuer, "oauth-issuer", "", "accept on /mcp the OAuth access tokens (JWTs) of this authorization server: its issuer URL, the tokens' exact \"iss\" (with --oauth-resource)")
+	fs.StringVar(&oc.Resource, "oauth-resource", "", "the public URL of /mcp, such as https://memory.example.com/mcp: the audience OAuth tokens must name")
+	fs.StringVar(&oc.JWKSURL, "oauth-jwks", "", "the URL of the issuer's signing keys (default: found in its metadata)")
+	fs.StringVar(&oc.TenantClaim, "oauth-tenant-claim", mcpserver.DefaultTenantClaim, "the token claim whose value is the tenant")
+	fs.StringVar(&oc.ReadScope, "oauth-read-scope", mcpserver.DefaultReadScope, "the scope that lets a token view and search")
+	fs.StringVar(&oc.WriteScope, "oauth-write-scope", mcpserver.DefaultWriteScope, "the scope that lets a token view and change")
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		oa, err := oauthOf(fs, oc)
+		if err != nil {
+			return inv.usageError("%v", err)
+		}
 		switch {
 		case (*cert == "") != (*key == ""):
 			return inv.usageError("--tls-cert and --tls-key go together")
@@ -51,7 +67,7 @@ func setupServe(fs *flag.FlagSet) runFunc {
 			return inv.usageError("--rate 0 would refuse every request; a negative rate means no limit")
 		}
 		return runServe(ctx, inv, serveOptions{listen: *listen, keys: *keysURL, cert: *cert, key: *key,
-			timeout: *timeout, shutdown: *shutdown, rate: *rate, burst: *burst, hosts: splitList(*hosts)})
+			timeout: *timeout, shutdown: *shutdown, rate: *rate, burst: *burst, hosts: splitList(*hosts), oauth: oa})
 	}
 }
 
@@ -61,7 +77,71 @@ type serveOptions struct {
 	rate                    float64
 	burst                   int
 	hosts                   []string
+	oauth                   *mcpserver.OAuth // nil: memtool keys alone
 }
+
+// oauthOf checks the --oauth-* flags of fs and returns the resource server
+// they configure, or nil if they are not given.
+func oauthOf(fs *flag.FlagSet, cfg mcpserver.OAuthConfig) (*mcpserver.OAuth, error) {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Name, "oauth-") {
+			set = append(set, "--"+f.Name)
+		}
+	})
+	switch {
+	case len(set) == 0:
+		return nil, nil
+	case cfg.Issuer == "" || cfg.Resource == "":
+		return nil, fmt.Errorf("%s: OAuth needs both --oauth-issuer and --oauth-resource", strings.Join(set, ", "))
+	}
+	for name, v := range map[string]string{"--oauth-tenant-claim": cfg.TenantClaim, "--oauth-read-scope": cfg.ReadScope, "--oauth-write-scope": cfg.WriteScope} {
+		if v == "" || strings.ContainsFunc(v, unicode.IsSpace) || strings.ContainsAny(v, `"\`) {
+			return nil, fmt.Errorf("%s %q: want one word, without spaces or quotes", name, v)
+		}
+	}
+	if cfg.ReadScope == cfg.WriteScope {
+		return nil, fmt.Errorf("--oauth-read-scope and --oauth-write-scope are both %q: a read token would write", cfg.ReadScope)
+	}
+	if u, err := url.Parse(cfg.Resource); err == nil && !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/mcp") {
+		return nil, fmt.Errorf("--oauth-resource %q: want the public URL of /mcp, such as https://memory.example.com/mcp", cfg.Resource)
+	}
+	oa, err := mcpserver.NewOAuth(cfg)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "mcpserver: "))
+	}
+	return oa, nil
+}
+
+// oauthKeys verifies OAuth access tokens for the server, as it verifies
+// memtool keys: a token's grant is a key of its tenant, with scope read
+// or write (never admin), whose id "oauth:TENANT" names the caller in the
+// rate limit and the access log (the token itself is never logged).
+type oauthKeys struct{ oa *mcpserver.OAuth }
+
+func (v oauthKeys) Verify(ctx context.Context, token string) (keys.Key, error) {
+	g, err := v.oa.Verify(ctx, token)
+	switch {
+	case errors.Is(err, mcpserver.ErrUnauthenticated):
+		return keys.Key{}, oauthError{err, keys.ErrInvalidToken}
+	case errors.Is(err, mcpserver.ErrForbidden):
+		return keys.Key{}, oauthError{err, server.ErrForbidden}
+	case err != nil:
+		return keys.Key{}, err
+	}
+	scope := keys.Read
+	if g.CanWrite {
+		scope = keys.Write
+	}
+	return keys.Key{ID: "oauth:" + g.Tenant, Name: "OAuth", Tenant: g.Tenant, Scope: scope, Expires: g.Expiry}, nil
+}
+
+// oauthError is an error of the OAuth resource server, with its text (sent
+// to the client: it holds no secret), classed as the server expects.
+type oauthError struct{ err, class error }
+
+func (e oauthError) Error() string   { return e.err.Error() }
+func (e oauthError) Unwrap() []error { return []error{e.err, e.class} }
 
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(v string) []string {
@@ -143,9 +223,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	stacks := &tenantStacks{env: env, sf: inv.sf, tenantOf: tenantOf}
 	defer stacks.Close()
 
-	var srv *server.Server
-	srv, err = server.New(server.Config{
-		Mount:   mounts(&srv, inv, o, logger),
+	cfg := server.Config{
 		Keys:    ring,
 		Open:    stacks.open,
 		Tenants: closer.Tenants,
@@ -159,7 +237,15 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 		Logger:          logger,
 		AccessLog:       access,
 		ShutdownTimeout: o.shutdown,
-	})
+	}
+	if o.oauth != nil {
+		// OAuth tokens name /mcp as their audience: they reach /mcp alone.
+		cfg.OAuth, cfg.OAuthRoutes, cfg.ResourceMetadata = oauthKeys{o.oauth}, []string{"/mcp"}, o.oauth.MetadataURL()
+		cfg.Public = map[string]http.Handler{o.oauth.MetadataPath(): o.oauth.MetadataHandler()} // GET, and OPTIONS for CORS
+	}
+	var srv *server.Server
+	cfg.Mount = mounts(&srv, inv, o, logger)
+	srv, err = server.New(cfg)
 	if err != nil {
 		return inv.fail(exitFailed, "%v", err)
 	}
