@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/sqlitestore"
@@ -16,15 +15,6 @@ import (
 // churnEnv, set to a database file, makes TestSearchIndexAfterCrash the
 // writer it kills: storetest.Churn on that file until the kill.
 const churnEnv = "SQLITESTORE_TEST_CHURN"
-
-// After writers racing, in two stores on one file (as two processes), the
-// index finds exactly the lines a scan finds.
-func TestSearchIndexConcurrentWriters(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.db")
-	stores := []memtool.Store{open(t, path), open(t, path)}
-	storetest.ChurnTogether(t, 2*time.Second, stores...)
-	storetest.CheckSearchIndex(t, open(t, path), storetest.ChurnQueries...)
-}
 
 // A writer killed (SIGKILL) in the middle of its writes leaves an index
 // that finds exactly the lines a scan finds: the index changes in the
