@@ -76,6 +76,14 @@ func TestSearchFilesUsesIndex(t *testing.T) {
 		t.Errorf("the FTS5 index holds %d texts (%d of no file) for %d files, %d pending", docs, orphans, ids, len(pending))
 	}
 
+	// A write of the text a file holds touches no index: w000.md, folded
+	// long ago, does not become pending.
+	write("w000.md", "wombat")
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM memtool_fts_pending p JOIN memtool_fts_id i ON i.id = p.id WHERE i.name = 'w000.md'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("w000.md pending after a write of its own text: %d, %v", n, err)
+	}
+
 	var got []string
 	err = s.SearchFiles(ctx, "", memtool.IndexQuery{Terms: []string{"quokka"}, FoldCase: true, Limit: 1 << 20}, func(name string, data []byte) error {
 		got = append(got, name)
