@@ -43,7 +43,7 @@ var (
 	pgURL   = flag.String("pg", "", "a PostgreSQL URL; the benchmark makes and drops the schemas memtool_bench_index and memtool_bench_plain in its database. None: SQLite and the directory only")
 	queries = flag.Int("queries", 30, "queries timed on each indexed store")
 	scans   = flag.Int("scans", 5, "queries timed on the directory store")
-	writes  = flag.Int("writes", 600, "pairs of writes timed (one with the index, one without)")
+	writes  = flag.Int("writes", 3000, "pairs of writes timed (one with the index, one without)")
 	skip    = flag.String("skip", "", "comma-separated stores to skip: sqlite, pg, dir")
 )
 
