@@ -2,8 +2,8 @@ package sqlitestore_test
 
 import (
 	"database/sql"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
