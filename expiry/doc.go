@@ -17,7 +17,9 @@
 // is often off, and which backups and scanners touch): the wrapper keeps
 // them in an index, the file .memtool-expiry.json in the store itself, so
 // every process using the store shares it. A read (view, and the read of an
-// edit) or a write records the time; a listing does not; a rename records
+// edit) or a write records the time; a listing does not, nor does a
+// search (memtool.IsSearchRead: it reads every file of a memory without
+// an index, and would keep them all from expiring); a rename records
 // the moved files as used. To keep reads cheap, an access is recorded only
 // if this process recorded none for the file within Options.Resolution
 // (default one hour), and in whole seconds, so a file may have been used

@@ -109,9 +109,12 @@ func hideOwn(entries []memtool.FileInfo) []memtool.FileInfo {
 	return out
 }
 
+// ReadFile records the read as a use of name, unless a search made it
+// (memtool.IsSearchRead): finding a file is not using it, and a search
+// without an index reads every file.
 func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
 	data, err := s.inner.ReadFile(ctx, name, limit)
-	if err == nil {
+	if err == nil && !memtool.IsSearchRead(ctx) {
 		s.touch(ctx, name)
 	}
 	return data, err

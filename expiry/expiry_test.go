@@ -369,3 +369,41 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestSearchIsNoUse: a search reads every file of a store without an
+// index, and of a path naming one file; neither counts as a use, so the
+// files still expire on time, while a view does count.
+func TestSearchIsNoUse(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
+	mem := memtool.New(expiry.New(inner, &expiry.Options{Now: clk.Now, Resolution: time.Second}), nil)
+	for _, p := range []string{"/memories/a.md", "/memories/d/b.md", "/memories/viewed.md"} {
+		if r := run(t, mem, map[string]any{"command": "create", "path": p, "file_text": "the quokka of " + p}); r.IsError {
+			t.Fatal(r.Text)
+		}
+	}
+	clk.Add(20 * 24 * time.Hour)
+	for _, q := range []memtool.SearchQuery{{Query: "quokka"}, {Query: "qu"}, {Query: "quokka", Path: "/memories/a.md"}} {
+		r, err := mem.Search(ctx, q)
+		if err != nil || r.Total == 0 {
+			t.Fatalf("Search(%+v): %+v, %v", q, r, err)
+		}
+	}
+	if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/viewed.md"}); r.IsError {
+		t.Fatal(r.Text)
+	}
+	clk.Add(11 * 24 * time.Hour)
+	rep, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range rep.Expired {
+		got = append(got, e.Path)
+	}
+	slices.Sort(got)
+	if want := []string{"/memories/a.md", "/memories/d/b.md"}; !slices.Equal(got, want) {
+		t.Errorf("expired after searches: %v, want %v (the viewed file stays)", got, want)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/sqltree/sqltreetest"
 	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/pgstore/pgtest"
@@ -108,14 +109,7 @@ func TestFrozenServer(t *testing.T) {
 			t.Errorf("Open through a frozen server: %v, want an error without the password", err)
 		}
 	}
-	cctx, cancel := context.WithCancel(ctx)
-	time.AfterFunc(50*time.Millisecond, cancel)
-	err := storetest.Answer(t, "cancelled WriteFile", func() error {
-		return ps.WriteFile(cctx, "cancelled", []byte("c"), memtool.CreateOnly)
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled WriteFile through a frozen server: %v, want context.Canceled", err)
-	}
+	sqltreetest.CancelledWrite(t, ps)
 
 	p.resume()
 	storeops.CheckUnchanged(t, openWith(t, direct, short))

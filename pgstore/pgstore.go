@@ -54,10 +54,9 @@ var dialect = sqltree.Dialect{
 	Length:  "char_length",
 	NoRows:  pgx.ErrNoRows,
 	Index: &sqltree.Index{
-		From: "memtool_entries e",
 		// The expression of the index memtool_entries_trgm, so that the
 		// planner uses it.
-		Holds: func(terms []string, fold bool) (string, []any) {
+		From: func(terms []string, fold bool) (string, []any) {
 			op := " LIKE ?"
 			if fold {
 				op = " ILIKE ?"
@@ -65,10 +64,10 @@ var dialect = sqltree.Dialect{
 			var conds []string
 			var args []any
 			for _, t := range terms {
-				conds = append(conds, `encode(e.data, 'escape')`+op)
+				conds = append(conds, `encode(data, 'escape')`+op)
 				args = append(args, "%"+likeEscape(escapeBytea(t))+"%")
 			}
-			return strings.Join(conds, " AND "), args
+			return `(SELECT * FROM memtool_entries WHERE ` + strings.Join(conds, " AND ") + `) e`, args
 		},
 	},
 }

@@ -5,19 +5,17 @@ import (
 	"os"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/sqltree/sqltreetest"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/storetest"
 )
 
 func TestSearch(t *testing.T) {
-	storetest.RunSearch(t, func(t *testing.T) memtool.Store {
-		return open(t, pgtest.URL(t))
-	})
+	sqltreetest.Search(t, pgtest.URL, func(t *testing.T, url string) memtool.Store { return open(t, url) })
 }
 
 // The database has the trigram index (pg_trgm must be installable on the
@@ -57,15 +55,6 @@ func TestSearchIndex(t *testing.T) {
 			t.Errorf("SearchFiles(%+v): %v, %v; want %v", c.q, got, err, c.want)
 		}
 	}
-}
-
-// After writers racing, in two stores on one database (as two
-// processes), the index finds exactly the lines a scan finds.
-func TestSearchIndexConcurrentWriters(t *testing.T) {
-	url := pgtest.URL(t)
-	stores := []memtool.Store{open(t, url), open(t, url)}
-	storetest.ChurnTogether(t, 2*time.Second, stores...)
-	storetest.CheckSearchIndex(t, open(t, url), storetest.ChurnQueries...)
 }
 
 // A database of schema version 1, made before search, gets its index when

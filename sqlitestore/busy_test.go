@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/sqltree/sqltreetest"
 	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/sqlitestore"
 	"github.com/memtool/memtool/storetest"
@@ -180,14 +181,7 @@ func TestHeldWriteLock(t *testing.T) {
 			// A cancelled write ends with the context's error, long before
 			// the busy timeout of this store.
 			patient := openWith(t, path, &sqlitestore.Options{BusyTimeout: time.Hour})
-			cctx, cancel := context.WithCancel(ctx)
-			time.AfterFunc(50*time.Millisecond, cancel)
-			err := storetest.Answer(t, "cancelled WriteFile", func() error {
-				return patient.WriteFile(cctx, "cancelled", []byte("c"), memtool.CreateOnly)
-			})
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("cancelled WriteFile: %v, want context.Canceled", err)
-			}
+			sqltreetest.CancelledWrite(t, patient)
 
 			release()
 			for _, w := range writes {

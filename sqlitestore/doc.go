@@ -12,15 +12,21 @@
 //
 // # Search
 //
-// The store is a memtool.Searcher: an FTS5 trigram index of every file's
+// The store is a memtool.Searcher: an FTS5 trigram index of the files'
 // text (memtool_fts, contentless, under the ids of memtool_fts_id) names
 // the files that may hold a search's words, and memtool.Search checks
-// their lines, so its results are those of a scan. Triggers on
-// memtool_entries keep the index in the transaction of every write, so a
-// write and its index entry commit or roll back together. A file of
-// schema version 1 (before search) gets the index when it is first
-// opened, under the write lock, once however many processes open it; a
-// read-only one is opened without it, and searched by a scan.
+// their lines, so its results are those of a scan. A write does not
+// index its file at once: it adds it to a pending list
+// (memtool_fts_pending), and the write that brings 64 files or 1 MB of
+// text pending folds them all into the FTS5 index in one step. A search
+// reads the files the index names and every pending file. Triggers on
+// memtool_entries keep the list in the transaction of every write, so a
+// write and its index entry commit or roll back together. A write that
+// leaves a file's text unchanged touches no index; a file holding a NUL
+// byte (which search skips) is not indexed. A file of schema version 1
+// or 2 gets the index when it is first opened, under the write lock,
+// once however many processes open it; a read-only one is opened without
+// it, and searched by a scan.
 //
 // # Guarantees
 //

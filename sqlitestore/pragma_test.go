@@ -38,7 +38,8 @@ func TestPragmas(t *testing.T) {
 
 // TestPlans checks that looking up an entry, listing a directory and
 // selecting a subtree are each a search of the primary key on the tenant
-// and the parent, so that they cost what they return.
+// and the parent, so that they cost what they return; and the plan of a
+// search.
 func TestPlans(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "m.db"), nil)
 	if err != nil {
@@ -56,23 +57,40 @@ func TestPlans(t *testing.T) {
 		t.Fatalf("%d searches, want %d", len(searches), len(want))
 	}
 	for _, q := range searches {
-		rows, err := s.db.r.Query("EXPLAIN QUERY PLAN "+q.SQL, q.Args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, notused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		text := strings.Join(plan, "\n")
+		text := queryPlan(t, s, q.SQL, q.Args...)
 		if strings.Contains(text, "SCAN") || !strings.Contains(text, "USING PRIMARY KEY "+want[q.Name]) {
 			t.Errorf("%s is not a search of the primary key on %s:\n%s", q.Name, want[q.Name], text)
 		}
 	}
+
+	// A search starts from the files the FTS5 index names and the pending
+	// ones, and looks each up by its id and key: it costs what the index
+	// finds, not the number of the tenant's files.
+	from, args := dialect.Index.From([]string{"quokka"}, true)
+	text := queryPlan(t, s, "SELECT e.name FROM "+from+" WHERE e.tenant = ? AND NOT e.dir", append(args, "t")...)
+	for _, step := range []string{"SCAN memtool_fts VIRTUAL TABLE", "SCAN m", "SEARCH i USING INTEGER PRIMARY KEY (rowid=?)", "SEARCH e USING PRIMARY KEY (tenant=? AND parent=? AND name=?)"} {
+		if !strings.Contains(text, step) {
+			t.Errorf("the plan of a search lacks %q:\n%s", step, text)
+		}
+	}
+}
+
+// queryPlan returns SQLite's plan of query, one step a line.
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.r.Query("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	return strings.Join(plan, "\n")
 }

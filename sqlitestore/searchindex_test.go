@@ -3,10 +3,10 @@ package sqlitestore_test
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/sqlitestore"
@@ -16,15 +16,6 @@ import (
 // churnEnv, set to a database file, makes TestSearchIndexAfterCrash the
 // writer it kills: storetest.Churn on that file until the kill.
 const churnEnv = "SQLITESTORE_TEST_CHURN"
-
-// After writers racing, in two stores on one file (as two processes), the
-// index finds exactly the lines a scan finds.
-func TestSearchIndexConcurrentWriters(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.db")
-	stores := []memtool.Store{open(t, path), open(t, path)}
-	storetest.ChurnTogether(t, 2*time.Second, stores...)
-	storetest.CheckSearchIndex(t, open(t, path), storetest.ChurnQueries...)
-}
 
 // A writer killed (SIGKILL) in the middle of its writes leaves an index
 // that finds exactly the lines a scan finds: the index changes in the
@@ -99,4 +90,36 @@ func copyFile(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A file of schema version 2, whose index kept a replaced file's old
+// text, gets version 3's index when it is opened: each file's text in it
+// once.
+func TestSearchIndexMigrationFromVersion2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	s := open(t, path)
+	for i := range 10 {
+		if err := s.WriteFile(t.Context(), fmt.Sprintf("f%d.md", i), []byte(fmt.Sprintf("quokka %d", i)), memtool.Replace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Version 2 had no pending list; an old text left behind is a row
+	// of the index under an id no file has.
+	if _, err := db.Exec(`DROP TABLE memtool_fts_pending; INSERT INTO memtool_fts (rowid, body) VALUES (1000, 'stale wombat');
+		UPDATE memtool_meta SET value = '2' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, path)
+	var version string
+	var docs int
+	if err := db.QueryRow(`SELECT (SELECT value FROM memtool_meta WHERE key = 'schema_version'), (SELECT count(*) FROM memtool_fts_docsize)`).Scan(&version, &docs); err != nil || version != "3" || docs != 10 {
+		t.Errorf("after the migration: version %s, %d texts indexed, %v; want 3 and 10", version, docs, err)
+	}
+	storetest.CheckSearchIndex(t, s, "quokka", "wombat")
 }

@@ -39,16 +39,41 @@ CREATE TABLE IF NOT EXISTS memtool_entries (
 INSERT OR IGNORE INTO memtool_meta (key, value) VALUES ('schema_version', '1');
 `
 
-// searchIndex is the index of search (version 2 of the schema): the text
-// of every file in an FTS5 trigram index that keeps no copy of it
-// (contentless) and no positions (detail=none, see trigramQuery), merging
-// its segments in larger steps than FTS5's default (automerge 16, not 4):
-// a write costs less, a search reads a few more segments, under the id memtool_fts_id gives the file. Triggers
-// keep both current in the transaction of every write: an insert (or
-// INSERT OR REPLACE, whose replaced row fires no delete trigger) indexes
-// the file again under its id, an update of the data too, a move renames
-// the id's key, a delete drops both. Directories are not indexed.
+// searchIndex is the index of search (version 3 of the schema; it
+// replaces version 2's, which lost track of a replaced file's old text).
+//
+// memtool_fts is an FTS5 trigram index of the files' text, contentless
+// (it keeps no copy of the text) and without positions (detail=none, see
+// trigramQuery), under the id memtool_fts_id gives each file.
+// memtool_fts_pending holds the ids of the files whose text the FTS5
+// index may not hold yet: a write adds its file there, which costs a row
+// of a small table, and the write that brings the pending files to
+// foldFiles or their text to foldBytes folds them all into the FTS5
+// index in one step: one new segment for many files instead of one per
+// write. (The fold drops their old text one file at a time, through
+// memtool_fts_unindex: FTS5 finds a rowid it is given, but scans its
+// whole index for a rowid IN a list. CROSS JOIN keeps SQLite from
+// reading every entry to find the pending ones.) A search reads the
+// files the FTS5 index names and every pending file, and checks all their
+// lines, so what it finds is exact whether a file was folded yet or not.
+// Merges of the FTS5 segments run in larger steps than FTS5's default
+// (automerge 16, not 4).
+//
+// Triggers keep all of it current in the transaction of every write: a
+// new file gets an id and is pending, a change of its text makes it
+// pending (an unchanged text touches nothing), a move renames the id's
+// key, a delete makes the id pending (the fold drops its text) and frees
+// it. Directories, and files holding a NUL byte (which search skips), are
+// not indexed. The statements of the triggers hold no conflict clause
+// (such as OR IGNORE) that an outer INSERT OR REPLACE would turn into a
+// replace.
 const searchIndex = `
+DROP TRIGGER IF EXISTS memtool_fts_insert;
+DROP TRIGGER IF EXISTS memtool_fts_update;
+DROP TRIGGER IF EXISTS memtool_fts_move;
+DROP TRIGGER IF EXISTS memtool_fts_delete;
+DROP TABLE IF EXISTS memtool_fts;
+DROP TABLE IF EXISTS memtool_fts_id;
 CREATE VIRTUAL TABLE memtool_fts USING fts5(body, content='', contentless_delete=1, detail='none', tokenize='trigram');
 INSERT INTO memtool_fts (memtool_fts, rank) VALUES ('automerge', 16);
 CREATE TABLE memtool_fts_id (
@@ -58,37 +83,68 @@ CREATE TABLE memtool_fts_id (
 	name   TEXT NOT NULL,
 	UNIQUE (tenant, parent, name)
 );
-CREATE TRIGGER memtool_fts_insert AFTER INSERT ON memtool_entries WHEN NOT new.dir BEGIN
-	INSERT OR IGNORE INTO memtool_fts_id (tenant, parent, name) VALUES (new.tenant, new.parent, new.name);
-	DELETE FROM memtool_fts WHERE rowid = (SELECT id FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name);
-	INSERT INTO memtool_fts (rowid, body) SELECT id, CAST(new.data AS TEXT) FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name;
+CREATE TABLE memtool_fts_pending (
+	id     INTEGER PRIMARY KEY,
+	size   INTEGER NOT NULL,
+	folded INTEGER NOT NULL DEFAULT 0
+);
+CREATE TRIGGER memtool_fts_unindex AFTER UPDATE OF folded ON memtool_fts_pending BEGIN
+	DELETE FROM memtool_fts WHERE rowid = new.id;
 END;
-CREATE TRIGGER memtool_fts_update AFTER UPDATE OF data ON memtool_entries WHEN NOT new.dir BEGIN
-	DELETE FROM memtool_fts WHERE rowid = (SELECT id FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name);
-	INSERT INTO memtool_fts (rowid, body) SELECT id, CAST(new.data AS TEXT) FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name;
+CREATE TRIGGER memtool_fts_fold AFTER INSERT ON memtool_fts_pending
+WHEN (SELECT count(*) >= ` + foldFiles + ` OR sum(size) >= ` + foldBytes + ` FROM memtool_fts_pending) BEGIN
+	UPDATE memtool_fts_pending SET folded = 1;
+	INSERT INTO memtool_fts (rowid, body) SELECT i.id, CAST(e.data AS TEXT) FROM memtool_fts_pending p
+		CROSS JOIN memtool_fts_id i ON i.id = p.id
+		CROSS JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name
+		WHERE NOT e.dir AND instr(e.data, x'00') = 0;
+	DELETE FROM memtool_fts_pending;
+END;
+CREATE TRIGGER memtool_fts_insert AFTER INSERT ON memtool_entries WHEN NOT new.dir BEGIN
+	INSERT INTO memtool_fts_id (tenant, parent, name) SELECT new.tenant, new.parent, new.name
+		WHERE NOT EXISTS (SELECT 1 FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name);
+	DELETE FROM memtool_fts_pending WHERE id = (SELECT id FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name);
+	INSERT INTO memtool_fts_pending (id, size) SELECT id, new.size FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name;
+END;
+CREATE TRIGGER memtool_fts_update AFTER UPDATE OF data ON memtool_entries WHEN NOT new.dir AND new.data IS NOT old.data BEGIN
+	DELETE FROM memtool_fts_pending WHERE id = (SELECT id FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name);
+	INSERT INTO memtool_fts_pending (id, size) SELECT id, new.size FROM memtool_fts_id WHERE tenant = new.tenant AND parent = new.parent AND name = new.name;
 END;
 CREATE TRIGGER memtool_fts_move AFTER UPDATE OF tenant, parent, name ON memtool_entries WHEN NOT old.dir BEGIN
 	UPDATE memtool_fts_id SET tenant = new.tenant, parent = new.parent, name = new.name WHERE tenant = old.tenant AND parent = old.parent AND name = old.name;
 END;
 CREATE TRIGGER memtool_fts_delete AFTER DELETE ON memtool_entries WHEN NOT old.dir BEGIN
-	DELETE FROM memtool_fts WHERE rowid = (SELECT id FROM memtool_fts_id WHERE tenant = old.tenant AND parent = old.parent AND name = old.name);
+	DELETE FROM memtool_fts_pending WHERE id = (SELECT id FROM memtool_fts_id WHERE tenant = old.tenant AND parent = old.parent AND name = old.name);
+	INSERT INTO memtool_fts_pending (id, size) SELECT id, 0 FROM memtool_fts_id WHERE tenant = old.tenant AND parent = old.parent AND name = old.name;
 	DELETE FROM memtool_fts_id WHERE tenant = old.tenant AND parent = old.parent AND name = old.name;
 END;
 INSERT INTO memtool_fts_id (tenant, parent, name) SELECT tenant, parent, name FROM memtool_entries WHERE NOT dir;
 INSERT INTO memtool_fts (rowid, body) SELECT i.id, CAST(e.data AS TEXT) FROM memtool_fts_id i
-	JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name;
-UPDATE memtool_meta SET value = '2' WHERE key = 'schema_version';
+	JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name
+	WHERE instr(e.data, x'00') = 0;
+UPDATE memtool_meta SET value = '3' WHERE key = 'schema_version';
 `
+
+// A write folds the pending files into the FTS5 index when there are
+// foldFiles of them, or foldBytes of their text: what every search reads
+// besides the files the index names.
+const (
+	foldFiles = "64"
+	foldBytes = "1048576"
+)
 
 // schemaVersion is the version of schema after its migrations. A later
 // version adds its migrations to init and refuses files newer than it
 // knows.
-const schemaVersion = "2"
+const schemaVersion = "3"
 
 // dialect is SQLite's spelling of the tree's statements.
 var dialect = sqltree.Dialect{
-	True:   "1",
-	Upsert: `INSERT OR REPLACE INTO memtool_entries (tenant, parent, name, dir, size, data) VALUES (?, ?, ?, 0, ?, ?)`,
+	True: "1",
+	// An update of the row, not INSERT OR REPLACE: the triggers of the
+	// search index see a replaced file's old text.
+	Upsert: `INSERT INTO memtool_entries (tenant, parent, name, dir, size, data) VALUES (?, ?, ?, 0, ?, ?)
+			ON CONFLICT (tenant, parent, name) DO UPDATE SET size = excluded.size, data = excluded.data`,
 	// The write transaction holds the file's lock: no row lock.
 	LockRow: "",
 	Length:  "length",
@@ -97,12 +153,15 @@ var dialect = sqltree.Dialect{
 	SplitBelow: true,
 	NoRows:     sql.ErrNoRows,
 	Index: &sqltree.Index{
-		From: `memtool_fts JOIN memtool_fts_id i ON i.id = memtool_fts.rowid
-			JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name`,
-		// The trigram index ignores case: it finds every file the terms
-		// are in, in any case, and the caller checks the case.
-		Holds: func(terms []string, fold bool) (string, []any) {
-			return `memtool_fts MATCH ?`, []any{trigramQuery(terms)}
+		// The files the FTS5 index names, and every pending file. The
+		// trigram index ignores case: it finds every file the terms are
+		// in, in any case, and the caller checks the case.
+		From: func(terms []string, fold bool) (string, []any) {
+			// CROSS JOIN keeps SQLite to this order: the planner would
+			// otherwise read every id of the tenant (TestPlans).
+			return `(SELECT rowid AS id FROM memtool_fts WHERE memtool_fts MATCH ? UNION SELECT id FROM memtool_fts_pending) m
+				CROSS JOIN memtool_fts_id i ON i.id = m.id
+				CROSS JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name`, []any{trigramQuery(terms)}
 		},
 	},
 }
@@ -236,7 +295,7 @@ func (d *db) init() error {
 				return err
 			}
 			v, err := d.version(ctx, tx)
-			if err == nil && v == "1" {
+			if err == nil && (v == "1" || v == "2") {
 				_, err = tx.Exec(searchIndex)
 			}
 			if err != nil {
@@ -249,7 +308,7 @@ func (d *db) init() error {
 	switch {
 	case err != nil:
 		return err
-	case version == "1" && d.readOnly:
+	case (version == "1" || version == "2") && d.readOnly:
 		d.noIndex = true
 	case version != schemaVersion:
 		return fmt.Errorf("the file's schema is version %s; this memtool knows version %s", version, schemaVersion)

@@ -1,24 +1,17 @@
 package storetest
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"image"
 	"image/png"
-	"io/fs"
 	"maps"
-	"math/rand/v2"
-	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memtool/memtool"
 )
@@ -319,154 +312,5 @@ func testSearchAfterChanges(t *testing.T, s memtool.Store) {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 		check(st.name)
-	}
-}
-
-// CheckSearchIndex checks that memtool.Search finds on s, whatever it
-// holds, the lines a scan of s finds, for queries that an index looks
-// up: a store's tests call it where the index may have fallen behind its
-// files (after a crash, or writers racing).
-func CheckSearchIndex(t *testing.T, s memtool.Store, queries ...string) {
-	t.Helper()
-	if !memtool.Has[memtool.Searcher](s) {
-		t.Fatalf("%T has no search index", s)
-	}
-	for _, query := range queries {
-		for _, cs := range []bool{false, true} {
-			q := memtool.SearchQuery{Query: query, CaseSensitive: cs, Limit: memtool.MaxSearchLimit}
-			got, err := memtool.Search(t.Context(), s, q, noLimit)
-			if err != nil {
-				t.Fatalf("Search(%+v): %v", q, err)
-			}
-			want, err := memtool.Search(t.Context(), scanOnly{s}, q, noLimit)
-			if err != nil {
-				t.Fatalf("scan(%+v): %v", q, err)
-			}
-			if !equalResults(got, want) {
-				t.Errorf("Search(%+v) with the index:\n got %s\nwant (scan) %s", q, formatResult(got), formatResult(want))
-			}
-		}
-	}
-}
-
-// scanOnly is a store without its search index.
-type scanOnly struct{ memtool.Store }
-
-// ChurnQueries are queries for CheckSearchIndex after Churn: words Churn
-// writes, in both cases.
-var ChurnQueries = []string{"quokka", "WOMBAT", "numbat tail", "platypus", "Echidna", "line 1"}
-
-// Churn changes s at random, from seed, until ctx ends or a change fails
-// for a reason other than the race it may lose to another Churn (a name
-// taken or gone): files created, replaced, edited, renamed and removed,
-// directories renamed and removed, with text of a few words. Stores' index
-// consistency tests run it in several goroutines or processes, and
-// interrupt it, then call CheckSearchIndex with ChurnQueries.
-func Churn(ctx context.Context, s memtool.Store, seed uint64) error {
-	rng := rand.New(rand.NewPCG(seed, seed))
-	words := []string{"quokka", "wombat", "numbat", "tail", "platypus", "echidna", "Quokka", "WOMBAT", "Numbat Tail", "line"}
-	text := func() []byte {
-		var b strings.Builder
-		for i := range 1 + rng.IntN(20) {
-			fmt.Fprintf(&b, "line %d:", i+1)
-			for range rng.IntN(6) {
-				b.WriteString(" " + words[rng.IntN(len(words))])
-			}
-			b.WriteString("\n")
-		}
-		return []byte(b.String())
-	}
-	dir := func() string { return fmt.Sprintf("d%d", rng.IntN(4)) }
-	file := func() string { return fmt.Sprintf("%s/f%d.md", dir(), rng.IntN(8)) }
-	for ctx.Err() == nil {
-		var err error
-		switch rng.IntN(8) {
-		case 0, 1:
-			d := dir()
-			if err = s.Mkdir(ctx, d); errors.Is(err, memtool.ErrExist) {
-				err = nil
-			}
-			if err == nil {
-				err = s.WriteFile(ctx, file(), text(), memtool.Replace)
-			}
-		case 2:
-			err = s.WriteFile(ctx, file(), text(), memtool.CreateOnly)
-		case 3, 4:
-			more := text()
-			err = s.Update(ctx, file(), 1<<20, func(old []byte) ([]byte, error) { return append(old, more...), nil })
-		case 5:
-			err = memtool.Move(ctx, s, file(), file(), 1<<20)
-		case 6:
-			err = s.Remove(ctx, file())
-		case 7:
-			if rng.IntN(2) == 0 {
-				err = memtool.Move(ctx, s, dir(), dir(), 1<<20)
-			} else {
-				err = memtool.RemoveAll(ctx, s, dir())
-			}
-		}
-		switch {
-		case err == nil, ctx.Err() != nil:
-		case errors.Is(err, memtool.ErrExist), errors.Is(err, memtool.ErrNotExist), errors.Is(err, memtool.ErrNotDir),
-			errors.Is(err, memtool.ErrIsDir), errors.Is(err, memtool.ErrNotEmpty), errors.Is(err, fs.ErrInvalid):
-		default:
-			return err
-		}
-	}
-	return nil
-}
-
-// ChurnTogether runs Churn in two goroutines on each of stores (handles
-// on one memory, as processes sharing it have) for d, and fails t if one
-// fails.
-func ChurnTogether(t *testing.T, d time.Duration, stores ...memtool.Store) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	defer cancel()
-	errs := make(chan error, 2*len(stores))
-	var fns []func()
-	for i := range 2 * len(stores) {
-		fns = append(fns, func() { errs <- Churn(ctx, stores[i%len(stores)], uint64(i)) })
-	}
-	Together(fns...)
-	for range fns {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// ChurnKilled runs Churn on target in another process and kills it
-// (SIGKILL) in the middle of its writes, rounds times, calling check after
-// each kill. The other process is this test binary running the calling
-// test again with $env set to target: the test calls ChurnKilled first
-// thing, and in that process ChurnKilled opens target with open and
-// churns until it is killed.
-func ChurnKilled(t *testing.T, env, target string, open func(target string) (memtool.Store, error), rounds int, check func(t *testing.T)) {
-	if v := os.Getenv(env); v != "" {
-		s, err := open(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Stdout.WriteString("writing\n")
-		t.Fatal(Churn(context.Background(), s, uint64(time.Now().UnixNano())))
-	}
-	for round := range rounds {
-		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$")
-		cmd.Env = append(os.Environ(), env+"="+target)
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
-			t.Fatalf("round %d: the writer did not start: %v", round, err)
-		}
-		time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond)
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Run(fmt.Sprintf("round%d", round), check)
 	}
 }

@@ -1,49 +1,51 @@
-// Command search measures memtool.Search on a large memory: one tenant of
-// -files files of -lines lines each, in 100 directories, on SQLite (FTS5
-// trigram index), PostgreSQL (pg_trgm GIN index, with -pg) and the
-// directory store (a scan). It prints the p50 and p90 of a literal query
-// for a word a few files hold, and of one every file holds, and the cost
-// of a durable write (a 20-line file replaced) with the index and
-// without it, alternating the two stores so the machine's load weighs on
-// both alike. See docs/search.md.
+// Command search measures memtool.Search on a large memory: -files files
+// of -lines lines each, in one tenant or spread over -tenants tenants, on
+// SQLite (FTS5 trigram index), PostgreSQL (pg_trgm GIN index, with -pg)
+// and the directory store (a scan). See docs/search.md for what it
+// measures and the figures.
+//
+// Queries: the p50 and p90 of a literal query, in one tenant, for a word
+// a few of that tenant's files hold (and as many files of other tenants),
+// and the p50 of a phrase every file holds.
+//
+// Writes: the cost of a durable write (an existing 20-line file replaced
+// by new text) with the index and without it. Two stores hold the same
+// files, one with the index and one without (for PostgreSQL, two schemas
+// of one database); each pair of writes puts the same text at the same
+// name in both, in an order drawn at random, so that the machine's load
+// weighs on both alike. It prints the mean of each, their ratio, the
+// median of the pairs' ratios, and the load average before and after.
 //
 //	go run ./bench/search -dir /tmp/searchbench -pg "$MEMTOOL_TEST_POSTGRES"
+//	go run ./bench/search -dir /tmp/searchbench -tenants 1000 [-shape big]
 package main
 
 import (
 	"context"
-	"database/sql"
 	"flag"
 	"fmt"
 	"log"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	_ "modernc.org/sqlite"
-
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
-	"github.com/memtool/memtool/pgstore"
-	"github.com/memtool/memtool/sqlitestore"
 )
 
 var (
-	files   = flag.Int("files", 100000, "files in the tenant")
+	files   = flag.Int("files", 100000, "files in all")
 	lines   = flag.Int("lines", 20, "lines per file")
+	tenants = flag.Int("tenants", 1, "tenants the files are spread over")
+	shape   = flag.String("shape", "even", "with -tenants: even (the same number of files each) or big (half the files in the tenant queried, the rest spread over the others)")
 	dir     = flag.String("dir", "", "a directory for the databases and the directory store (required)")
-	pgURL   = flag.String("pg", "", "a PostgreSQL URL (its search_path schema must be empty); none: SQLite and the directory only")
+	pgURL   = flag.String("pg", "", "a PostgreSQL URL; the benchmark makes and drops the schemas memtool_bench_index and memtool_bench_plain in its database. None: SQLite and the directory only")
 	queries = flag.Int("queries", 30, "queries timed on each indexed store")
 	scans   = flag.Int("scans", 5, "queries timed on the directory store")
-	writes  = flag.Int("writes", 300, "writes timed with the index and without")
+	writes  = flag.Int("writes", 3000, "pairs of writes timed (one with the index, one without)")
 	skip    = flag.String("skip", "", "comma-separated stores to skip: sqlite, pg, dir")
 )
-
-const tenant = "bench"
 
 // words is the vocabulary of the files; rare words go into a few files each.
 var words = strings.Fields("memory user prefers green tea project deadline meeting notes design review budget " +
@@ -52,24 +54,36 @@ var words = strings.Fields("memory user prefers green tea project deadline meeti
 
 func main() {
 	flag.Parse()
-	if *dir == "" {
-		log.Fatal("-dir is required")
+	if *dir == "" || *tenants < 1 || *files < *tenants || (*shape != "even" && *shape != "big") {
+		log.Fatal("-dir is required; -tenants must be 1 to -files; -shape even or big")
+	}
+	if err := os.MkdirAll(*dir, 0o700); err != nil {
+		log.Fatal(err)
 	}
 	ctx := context.Background()
-	rows := generate()
-	fmt.Printf("%d files x %d lines, %d MB of text, one tenant\n", *files, *lines, textBytes(rows)>>20)
+	m := generate()
+	fmt.Printf("%s: %d files x %d lines, %d MB of text, %d tenants (%s), the tenant queried holds %d files; load average %s\n",
+		time.Now().UTC().Format(time.RFC3339), *files, *lines, textBytes(m.rows)>>20, *tenants, *shape, m.queried, loadavg())
 	if !strings.Contains(*skip, "sqlite") {
-		benchSQLite(ctx, rows)
+		benchSQLite(ctx, m)
 	}
 	if *pgURL != "" && !strings.Contains(*skip, "pg") {
-		benchPostgres(ctx, rows)
+		benchPostgres(ctx, m)
 	}
 	if !strings.Contains(*skip, "dir") {
-		benchDir(ctx, rows)
+		benchDir(ctx, m)
 	}
 }
 
-type row struct{ parent, name, text string }
+// A row is one file of the memory.
+type row struct{ tenant, parent, name, text string }
+
+// A memory is the files of the benchmark.
+type memory struct {
+	rows    []row
+	tenants []string
+	queried int // files of tenants[0], the tenant queried
+}
 
 func textBytes(rows []row) (n int) {
 	for _, r := range rows {
@@ -78,126 +92,65 @@ func textBytes(rows []row) (n int) {
 	return n
 }
 
-// rareWord is the k-th rare word, which 5 files hold.
+// rareWord is the k-th rare word, which 5 files of the tenant queried
+// hold, and 5 files of other tenants.
 func rareWord(k int) string { return fmt.Sprintf("quokka%03d", k) }
 
-func generate() []row {
+func tenantName(i int) string { return fmt.Sprintf("t%04d", i) }
+
+func generate() memory {
 	rng := rand.New(rand.NewPCG(1, 2))
-	rows := make([]row, *files)
-	for i := range rows {
-		var b strings.Builder
-		for l := range *lines {
-			fmt.Fprintf(&b, "line %d:", l+1)
-			for range 6 {
-				b.WriteString(" " + words[rng.IntN(len(words))])
+	m := memory{rows: make([]row, *files)}
+	for i := range *tenants {
+		m.tenants = append(m.tenants, tenantName(i))
+	}
+	for i := range m.rows {
+		t := i % *tenants
+		if *shape == "big" && *tenants > 1 {
+			t = 0
+			if i%2 == 1 {
+				t = 1 + i/2%(*tenants-1)
 			}
-			b.WriteByte('\n')
 		}
-		rows[i] = row{fmt.Sprintf("d%03d", i%100), fmt.Sprintf("f%06d.md", i), b.String()}
+		m.rows[i] = row{tenantName(t), fmt.Sprintf("d%03d", i%100), fmt.Sprintf("f%06d.md", i), text(rng, *lines)}
+		if t == 0 {
+			m.queried++
+		}
+	}
+	var mine, others []int
+	for i, r := range m.rows {
+		if r.tenant == m.tenants[0] {
+			mine = append(mine, i)
+		} else {
+			others = append(others, i)
+		}
 	}
 	for k := range *queries {
 		for range 5 {
-			r := &rows[rng.IntN(len(rows))]
-			r.text += "a note on " + rareWord(k) + "\n"
+			m.rows[mine[rng.IntN(len(mine))]].text += "a note on " + rareWord(k) + "\n"
+			if len(others) > 0 {
+				m.rows[others[rng.IntN(len(others))]].text += "a note on " + rareWord(k) + "\n"
+			}
 		}
 	}
-	return rows
+	return m
 }
 
-func benchSQLite(ctx context.Context, rows []row) {
-	path := filepath.Join(*dir, "search.db")
-	plain := filepath.Join(*dir, "noindex.db")
-	load := func(path string, index bool) *sqlitestore.Store {
-		os.Remove(path)
-		s, err := sqlitestore.Open(path, nil)
-		check(err)
-		_, err = s.Tenant(ctx, tenant)
-		check(err)
-		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
-		check(err)
-		defer db.Close()
-		if !index {
-			_, err = db.Exec(`DROP TRIGGER memtool_fts_insert; DROP TRIGGER memtool_fts_update; DROP TRIGGER memtool_fts_move; DROP TRIGGER memtool_fts_delete; DROP TABLE memtool_fts; DROP TABLE memtool_fts_id`)
-			check(err)
+// text returns n lines of words.
+func text(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	for l := range n {
+		fmt.Fprintf(&b, "line %d:", l+1)
+		for range 6 {
+			b.WriteString(" " + words[rng.IntN(len(words))])
 		}
-		start := time.Now()
-		tx, err := db.Begin()
-		check(err)
-		for d := range 100 {
-			_, err = tx.Exec(`INSERT INTO memtool_entries VALUES (?, '', ?, 1, 0, NULL)`, tenant, fmt.Sprintf("d%03d", d))
-			check(err)
-		}
-		for _, r := range rows {
-			_, err = tx.Exec(`INSERT INTO memtool_entries VALUES (?, ?, ?, 0, ?, ?)`, tenant, r.parent, r.name, len(r.text), []byte(r.text))
-			check(err)
-		}
-		check(tx.Commit())
-		fmt.Printf("sqlite: loaded (index %v) in %v\n", index, time.Since(start).Round(time.Millisecond))
-		return s
+		b.WriteByte('\n')
 	}
-	s, n := load(path, true), load(plain, false)
-	defer s.Close()
-	defer n.Close()
-	ts, err := s.Tenant(ctx, tenant)
-	check(err)
-	tn, err := n.Tenant(ctx, tenant)
-	check(err)
-	timeQueries("sqlite (FTS5 trigram)", ctx, ts, *queries)
-	timeWrites("sqlite", ctx, ts, tn)
+	return b.String()
 }
 
-func benchPostgres(ctx context.Context, rows []row) {
-	s, err := pgstore.Open(ctx, *pgURL, nil)
-	check(err)
-	defer s.Close()
-	ok, err := s.HasSearchIndex(ctx)
-	check(err)
-	if !ok {
-		log.Fatal("postgres: no search index (pg_trgm is missing)")
-	}
-	conn, err := pgx.Connect(ctx, *pgURL)
-	check(err)
-	defer conn.Close(ctx)
-	_, err = s.Tenant(ctx, tenant)
-	check(err)
-	start := time.Now()
-	var copied [][]any
-	for d := range 100 {
-		copied = append(copied, []any{tenant, "", fmt.Sprintf("d%03d", d), true, int64(0), nil})
-	}
-	for _, r := range rows {
-		copied = append(copied, []any{tenant, r.parent, r.name, false, int64(len(r.text)), []byte(r.text)})
-	}
-	_, err = conn.CopyFrom(ctx, pgx.Identifier{"memtool_entries"}, []string{"tenant", "parent", "name", "dir", "size", "data"}, pgx.CopyFromRows(copied))
-	check(err)
-	_, err = conn.Exec(ctx, `ANALYZE memtool_entries`)
-	check(err)
-	fmt.Printf("postgres: loaded in %v\n", time.Since(start).Round(time.Millisecond))
-	ts, err := s.Tenant(ctx, tenant)
-	check(err)
-	timeQueries("postgres (pg_trgm GIN)", ctx, ts, *queries)
-	// Without the index: the same store after DROP INDEX, then the index
-	// built again, alternating by batches (one database, one schema).
-	timeWritesPG(ctx, ts, conn)
-}
-
-func benchDir(ctx context.Context, rows []row) {
-	root := filepath.Join(*dir, "files")
-	os.RemoveAll(root)
-	start := time.Now()
-	for _, r := range rows {
-		p := filepath.Join(root, r.parent, r.name)
-		check(os.MkdirAll(filepath.Dir(p), 0o700))
-		check(os.WriteFile(p, []byte(r.text), 0o600))
-	}
-	fmt.Printf("dir: written in %v\n", time.Since(start).Round(time.Millisecond))
-	s, err := filestore.Open(root, nil)
-	check(err)
-	defer s.Close()
-	timeQueries("directory (scan)", ctx, s, *scans)
-}
-
-// timeQueries times n searches for rare words, and a few for a common one.
+// timeQueries times n searches for rare words in the store of the tenant
+// queried, and a few for a phrase every file holds.
 func timeQueries(name string, ctx context.Context, s memtool.Store, n int) {
 	var rare []time.Duration
 	for k := range n {
@@ -216,8 +169,8 @@ func timeQueries(name string, ctx context.Context, s memtool.Store, n int) {
 		common = append(common, time.Since(start))
 		check(err)
 	}
-	fmt.Printf("%s: rare word p50 %v p90 %v (%d queries); common phrase (every file) p50 %v\n",
-		name, pct(rare, 50), pct(rare, 90), len(rare), pct(common, 50))
+	fmt.Printf("%s: rare word p50 %v p90 %v (%d queries); phrase every file holds p50 %v; load average %s\n",
+		name, pct(rare, 50), pct(rare, 90), len(rare), pct(common, 50), loadavg())
 }
 
 func pct(d []time.Duration, p int) time.Duration {
@@ -226,72 +179,56 @@ func pct(d []time.Duration, p int) time.Duration {
 	return d[(len(d)-1)*p/100].Round(100 * time.Microsecond)
 }
 
-func newText(rng *rand.Rand) []byte {
-	var b strings.Builder
-	for l := range 20 {
-		fmt.Fprintf(&b, "line %d:", l+1)
-		for range 6 {
-			b.WriteString(" " + words[rng.IntN(len(words))])
+// timeWrites times -writes pairs of durable writes: each replaces an
+// existing file of the tenant queried with new text, in the store with
+// the index and in the one without, in an order drawn for each pair.
+func timeWrites(name string, ctx context.Context, m memory, indexed, plain memtool.Store) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var mine []row
+	for _, r := range m.rows {
+		if r.tenant == m.tenants[0] {
+			mine = append(mine, r)
 		}
-		b.WriteByte('\n')
 	}
-	return []byte(b.String())
-}
-
-// timeWrites alternates a durable replace of a 20-line file in the
-// indexed store and in the one without the index.
-func timeWrites(name string, ctx context.Context, indexed, plain memtool.Store) {
-	rng := rand.New(rand.NewPCG(3, 4))
+	before := loadavg()
 	var with, without time.Duration
-	for i := range *writes {
-		name := fmt.Sprintf("d%03d/f%06d.md", i%100, rng.IntN(*files))
-		data := newText(rng)
-		start := time.Now()
-		check(indexed.WriteFile(ctx, name, data, memtool.Replace))
-		with += time.Since(start)
-		start = time.Now()
-		check(plain.WriteFile(ctx, name, data, memtool.Replace))
-		without += time.Since(start)
-	}
-	report(name, with, without)
-}
-
-func report(name string, with, without time.Duration) {
-	n := time.Duration(*writes)
-	fmt.Printf("%s: write (replace a 20-line file) with index %v, without %v: %.2fx\n",
-		name, (with / n).Round(time.Microsecond), (without / n).Round(time.Microsecond), float64(with)/float64(without))
-}
-
-// timeWritesPG times writes with the index, then drops it and times
-// them without, in batches that alternate (the index is built again
-// between batches, untimed).
-func timeWritesPG(ctx context.Context, s memtool.Store, conn *pgx.Conn) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	var with, without time.Duration
-	const batches = 3
-	per := *writes / batches
-	var def string
-	check(conn.QueryRow(ctx, `SELECT pg_get_indexdef(to_regclass('memtool_entries_trgm'))`).Scan(&def))
-	batch := func() (d time.Duration) {
-		for range per {
-			name := fmt.Sprintf("d%03d/f%06d.md", rng.IntN(100), rng.IntN(*files))
-			data := newText(rng)
+	var ratios []float64
+	for range *writes {
+		r := mine[rng.IntN(len(mine))]
+		name, data := r.parent+"/"+r.name, []byte(text(rng, 20))
+		var d [2]time.Duration
+		first := rng.IntN(2)
+		for j := range 2 {
+			s := indexed
+			if (j+first)%2 == 1 {
+				s = plain
+			}
 			start := time.Now()
 			check(s.WriteFile(ctx, name, data, memtool.Replace))
-			d += time.Since(start)
+			if s == indexed {
+				d[0] = time.Since(start)
+			} else {
+				d[1] = time.Since(start)
+			}
 		}
-		return d
+		with += d[0]
+		without += d[1]
+		ratios = append(ratios, float64(d[0])/float64(d[1]))
 	}
-	for range batches {
-		with += batch()
-		_, err := conn.Exec(ctx, `DROP INDEX memtool_entries_trgm`)
-		check(err)
-		without += batch()
-		_, err = conn.Exec(ctx, def)
-		check(err)
+	slices.Sort(ratios)
+	n := time.Duration(*writes)
+	fmt.Printf("%s: write (replace a 20-line file, %d pairs) with the index %v, without %v: %.2fx (median of the pairs' ratios %.2fx); load average before %s, after %s\n",
+		name, *writes, (with / n).Round(time.Microsecond), (without / n).Round(time.Microsecond),
+		float64(with)/float64(without), ratios[len(ratios)/2], before, loadavg())
+}
+
+// loadavg is the first three fields of /proc/loadavg, or "?".
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
 	}
-	*writes = per * batches
-	report("postgres", with, without)
+	return "?"
 }
 
 func check(err error) {

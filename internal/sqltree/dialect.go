@@ -57,6 +57,10 @@ func (d Dialect) below() []Range {
 	}
 }
 
+// Bind turns the ? of query into d's markers, for a backend's tests of
+// its statements.
+func (d Dialect) Bind(query string) string { return d.bind(query) }
+
 // bind turns the ? of query into d's markers.
 func (d Dialect) bind(query string) string {
 	if d.Placeholder == nil {

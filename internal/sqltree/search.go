@@ -12,13 +12,11 @@ import (
 // (SQLite's triggers, PostgreSQL's expression index), so no write path
 // of the tree can forget it.
 type Index struct {
-	// From is the FROM clause of a search: the entries as e, joined to
-	// what the index needs.
-	From string
-	// Holds returns the condition that a file's content holds every one
-	// of terms (ASCII letters in either case if fold), and its arguments:
-	// exactly those files, or more of them.
-	Holds func(terms []string, fold bool) (cond string, args []any)
+	// From returns the FROM clause of a search, and its arguments: the
+	// entries as e, of which every file whose content holds every one of
+	// terms (ASCII letters in either case if fold) is one; it may hold
+	// other entries too, never one twice.
+	From func(terms []string, fold bool) (from string, args []any)
 }
 
 // SearchFiles calls fn with the name and content of each file below dir
@@ -34,9 +32,8 @@ func (t *Tree) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery
 	if err := t.ready(ctx); err != nil {
 		return err
 	}
-	holds, args := t.q.index.Holds(q.Terms, q.FoldCase)
-	query := `SELECT e.parent, e.name, e.data FROM ` + t.q.index.From + ` WHERE ` + holds +
-		` AND e.tenant = ? AND NOT e.dir AND e.size <= ?`
+	from, args := t.q.index.From(q.Terms, q.FoldCase)
+	query := `SELECT e.parent, e.name, e.data FROM ` + from + ` WHERE e.tenant = ? AND NOT e.dir AND e.size <= ?`
 	args = append(args, t.tenant, q.Limit)
 	if dir != "" {
 		// Its files, and those deeper down (between dir+"/" and dir+"0":

@@ -1,0 +1,180 @@
+package memtool
+
+// This file is how a search reads: the lines of one file, and the scan of
+// a store without an index.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path"
+	"sync"
+)
+
+// searchReadKey marks the context of the reads a search makes.
+type searchReadKey struct{}
+
+// searchRead returns ctx marked as that of a search's reads.
+func searchRead(ctx context.Context) context.Context {
+	return context.WithValue(ctx, searchReadKey{}, true)
+}
+
+// IsSearchRead reports whether ctx is that of a read Search makes to look
+// for matching lines, not a read the model or its people asked for: a
+// policy that records the use of files (expiry) does not count it, so
+// that searching a memory does not keep every file in it alive.
+func IsSearchRead(ctx context.Context) bool {
+	v, _ := ctx.Value(searchReadKey{}).(bool)
+	return v
+}
+
+// file adds the matching lines of the file name, whose content is data,
+// unless memtool cannot show it as text.
+func (sr *search) file(name string, data []byte) {
+	if int64(len(data)) > sr.readLimit || bytes.IndexByte(data, 0) >= 0 || imageType(name, data) != "" ||
+		bytes.Count(data, newline)+1 > MaxLines {
+		return
+	}
+	if !sr.mayMatch(data) {
+		return
+	}
+	var found []SearchMatch
+	p := VirtualPath(name)
+	for n := 1; ; n++ {
+		line, rest, more := bytes.Cut(data, newline)
+		text := decodeLossy(line)
+		if sr.match(text) {
+			found = append(found, SearchMatch{Path: p, Line: n, Text: text})
+		}
+		if !more {
+			break
+		}
+		data = rest
+	}
+	if len(found) > 0 {
+		sr.mu.Lock()
+		sr.matches = append(sr.matches, found...)
+		sr.mu.Unlock()
+	}
+}
+
+// mayMatch reports whether data holds every term, which any file with a
+// matching line does: most files are passed over without splitting them
+// into lines.
+func (sr *search) mayMatch(data []byte) bool {
+	for _, t := range sr.terms {
+		if sr.foldCase {
+			if !containsFoldASCII(data, t) {
+				return false
+			}
+		} else if !bytes.Contains(data, []byte(t)) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFoldASCII reports whether data holds t, an ASCII string, with
+// its letters in either case.
+func containsFoldASCII(data []byte, t string) bool {
+	first := t[0]
+	other := first ^ 0x20
+	if !isASCIILetter(first) {
+		other = first
+	}
+	for i := 0; i+len(t) <= len(data); i++ {
+		c := data[i]
+		if c != first && c != other {
+			j := bytes.IndexByte(data[i:], first)
+			if other != first {
+				if k := bytes.IndexByte(data[i:], other); k >= 0 && (j < 0 || k < j) {
+					j = k
+				}
+			}
+			if j < 0 {
+				return false
+			}
+			i += j
+			if i+len(t) > len(data) {
+				return false
+			}
+		}
+		if equalFoldASCII(data[i:i+len(t)], t) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+func equalFoldASCII(b []byte, t string) bool {
+	for i := range len(t) {
+		c, d := b[i], t[i]
+		if c != d && !(isASCIILetter(c) && c^0x20 == d) {
+			return false
+		}
+	}
+	return true
+}
+
+// scan walks the tree below the directory name, one directory at a time,
+// while searchReaders goroutines read and search its files.
+func (sr *search) scan(ctx context.Context, s Store, name string) error {
+	ctx, cancel := context.WithCancelCause(searchRead(ctx))
+	defer cancel(nil)
+	files := make(chan string)
+	var wg sync.WaitGroup
+	for range searchReaders {
+		wg.Go(func() {
+			for f := range files {
+				data, err := s.ReadFile(ctx, f, sr.readLimit)
+				switch {
+				case err == nil:
+					sr.file(f, data)
+				case errors.Is(err, ErrNotExist), errors.Is(err, ErrTooLarge), errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
+					// Gone or changed meanwhile, or not text: skipped.
+				default:
+					cancel(err)
+				}
+			}
+		})
+	}
+	err := sr.walk(ctx, s, name, files)
+	close(files)
+	wg.Wait()
+	if cause := context.Cause(ctx); cause != nil {
+		return cause // a reader failed, or ctx ended
+	}
+	return err
+}
+
+// walk sends the name of every visible file below dir to files.
+func (sr *search) walk(ctx context.Context, s Store, dir string, files chan<- string) error {
+	infos, err := s.ReadDir(ctx, dir)
+	if err != nil {
+		if errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir) {
+			return nil // removed while we searched
+		}
+		return err
+	}
+	for _, fi := range infos {
+		if hiddenName(fi.Name) {
+			continue
+		}
+		name := path.Join(dir, fi.Name)
+		switch {
+		case fi.IsDir():
+			if err := sr.walk(ctx, s, name, files); err != nil {
+				return err
+			}
+		case fi.IsRegular() && fi.Size <= sr.readLimit:
+			select {
+			case files <- name:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
