@@ -13,7 +13,8 @@ import (
 //
 // OpenFile opens the file name for reading, with ReadFile's checks and
 // errors at the open (ErrNotExist, ErrIsDir, ErrIrregular, ErrTooLarge
-// when its size is over limit). Reading gives the file's bytes; a read
+// when its size is over limit), and gives the file's size when opened.
+// Reading gives the file's bytes; a read
 // that would go past limit bytes (the file grew) fails with an error
 // wrapping ErrTooLarge. The caller closes the reader.
 //
@@ -23,20 +24,21 @@ import (
 // would be bypassed. A wrapper whose ReadFile returns the bytes unchanged
 // opts in with an OpenFile that calls ForwardOpenFile.
 type FileOpener interface {
-	OpenFile(ctx context.Context, name string, limit int64) (io.ReadCloser, error)
+	OpenFile(ctx context.Context, name string, limit int64) (r io.ReadCloser, size int64, err error)
 }
 
 // ForwardOpenFile calls s's OpenFile, or returns Unsupported if s has no
 // FileOpener.
-func ForwardOpenFile(ctx context.Context, s Store, name string, limit int64) (io.ReadCloser, error) {
+func ForwardOpenFile(ctx context.Context, s Store, name string, limit int64) (io.ReadCloser, int64, error) {
 	if o, ok := s.(FileOpener); ok {
 		return o.OpenFile(ctx, name, limit)
 	}
-	return nil, Unsupported("openfile", name)
+	return nil, 0, Unsupported("openfile", name)
 }
 
-// viewChunk is how much of a file a streamed view reads at a time.
-const viewChunk = 128 << 10
+// viewChunk is how much of a file a streamed view reads at a time; a file
+// smaller than that is read whole. (A variable for the tests.)
+var viewChunk int64 = 128 << 10
 
 // viewStream answers the view of the file name from a FileOpener, reading
 // the file once in chunks: it counts its lines, and keeps only the bytes
@@ -48,11 +50,20 @@ func (m *Memory) viewStream(ctx context.Context, c *View, name string) (r Result
 	if !Has[FileOpener](m.store) || imageExt(name) {
 		return Result{}, false, nil
 	}
-	f, err := m.store.(FileOpener).OpenFile(ctx, name, m.opts.MaxReadSize)
+	f, size, err := m.store.(FileOpener).OpenFile(ctx, name, m.opts.MaxReadSize)
 	if err != nil {
 		return Result{}, false, nil
 	}
 	defer f.Close()
+	if size < viewChunk {
+		// A small file is read whole into one buffer, as ReadFile would.
+		data, err := readSmall(f, size)
+		if err != nil {
+			return Result{}, false, nil
+		}
+		r, err := m.viewData(c, name, data)
+		return r, true, err
+	}
 	if c.ViewRange != nil {
 		if err := checkViewRange(*c.ViewRange); err != nil {
 			return Result{}, true, err
@@ -72,7 +83,7 @@ func (m *Memory) viewStream(ctx context.Context, c *View, name string) (r Result
 	keep := 4*m.opts.MaxViewChars + 8
 	var (
 		buf   = make([]byte, viewChunk)
-		shown = make([]byte, 0, min(keep, viewChunk))
+		shown = make([]byte, 0, min(int64(keep), size))
 		lines = int64(1) // the line the next byte belongs to
 		cut   bool       // shown was cut short at keep bytes
 	)
@@ -131,4 +142,23 @@ func imageExt(name string) bool {
 		return true
 	}
 	return false
+}
+
+// readSmall reads all of r, a file whose size was size when opened, into
+// a buffer of that size (plus one byte, to see the end).
+func readSmall(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, size+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

@@ -17,13 +17,13 @@ import (
 func TestOpenFile(t *testing.T) {
 	ctx := context.Background()
 	dir, s := listTree(t)
-	r, err := s.OpenFile(ctx, "b.md", 1<<20)
+	r, size, err := s.OpenFile(ctx, "b.md", 1<<20)
 	must(t, err)
 	got, err := io.ReadAll(r)
 	must(t, err)
 	must(t, r.Close())
-	if want, _ := s.ReadFile(ctx, "b.md", 1<<20); string(got) != string(want) {
-		t.Errorf("OpenFile read %q, ReadFile %q", got, want)
+	if want, _ := s.ReadFile(ctx, "b.md", 1<<20); string(got) != string(want) || size != int64(len(want)) {
+		t.Errorf("OpenFile read %q (size %d), ReadFile %q", got, size, want)
 	}
 	for name, want := range map[string]error{
 		"missing.md":  memtool.ErrNotExist,
@@ -32,17 +32,17 @@ func TestOpenFile(t *testing.T) {
 		"a2.md":       memtool.ErrIrregular,
 		"link-out.md": memtool.ErrEscapes,
 	} {
-		if _, err := s.OpenFile(ctx, name, 1<<20); !errors.Is(err, want) {
+		if _, _, err := s.OpenFile(ctx, name, 1<<20); !errors.Is(err, want) {
 			t.Errorf("OpenFile(%s): %v, want %v", name, err, want)
 		}
 	}
-	if _, err := s.OpenFile(ctx, "b.md", 10); !errors.Is(err, memtool.ErrTooLarge) {
+	if _, _, err := s.OpenFile(ctx, "b.md", 10); !errors.Is(err, memtool.ErrTooLarge) {
 		t.Errorf("OpenFile over the limit: %v, want ErrTooLarge", err)
 	}
 	// The file grows past the limit after the open.
 	p := filepath.Join(dir, "grows.md")
 	must(t, os.WriteFile(p, []byte("0123456789"), 0o600))
-	r, err = s.OpenFile(ctx, "grows.md", 10)
+	r, _, err = s.OpenFile(ctx, "grows.md", 10)
 	must(t, err)
 	defer r.Close()
 	must(t, os.WriteFile(p, []byte(strings.Repeat("x", 100)), 0o600))

@@ -243,18 +243,18 @@ var _ memtool.FileOpener = (*Store)(nil)
 // OpenFile opens the file name for reading as ReadFile reads it: a
 // regular, singly linked file of at most limit bytes when opened; a read
 // past limit bytes fails with memtool.ErrTooLarge.
-func (s *Store) OpenFile(ctx context.Context, name string, limit int64) (io.ReadCloser, error) {
+func (s *Store) OpenFile(ctx context.Context, name string, limit int64) (io.ReadCloser, int64, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := s.checkTenancy("read", name); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	f, _, err := s.openRegular("read", name, limit)
+	f, size, err := s.openRegular("read", name, limit)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &limitedFile{f: f, name: name, left: limit}, nil
+	return &limitedFile{f: f, name: name, left: limit}, size, nil
 }
 
 // limitedFile reads a file of at most left more bytes.
