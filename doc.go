@@ -30,8 +30,9 @@
 //  3. Memory executes the command: it alone writes text the model reads, and
 //     it writes it once, for every backend, so every backend answers alike.
 //  4. A Store keeps bytes and directories. Its interface is seven methods;
-//     Renamer, RemoveAller and NameLister (a listing without a look at
-//     each entry) are optional capabilities with fallbacks, and
+//     Renamer, RemoveAller, NameLister (a listing without a look at
+//     each entry) and FileOpener (a file read as a stream) are optional
+//     capabilities with fallbacks, and
 //     Tenanted gives one isolated Store per tenant (TenantLister lists
 //     them). A policy that wraps a store is a Wrapper: it implements every
 //     capability, embedding a Forwarder, and answers errors.ErrUnsupported

@@ -14,14 +14,18 @@ import (
 // without examining each entry: a directory store reads them as the
 // directory holds them (getdents), without a stat per entry.
 //
-// ListNames returns the names in the directory at name, in any order:
-// the names of the files and directories ReadDir returns, and possibly
-// names of entries that Stat then reports missing or irregular (a link
-// that leads out, a file with several links), never names the store keeps
-// for itself.
-// Missing: ErrNotExist; a file: ErrNotDir. An implementation that cannot
-// (a Wrapper over a store without NameLister) returns an error wrapping
-// errors.ErrUnsupported; callers then use ReadDir.
+// ListNames calls fn with each name in the directory at name, in any
+// order, until fn returns false or the names run out: the names of the
+// files and directories ReadDir returns, and possibly names of entries
+// that Stat then reports missing or irregular (a link that leads out, a
+// file with several links), never names the store keeps for itself. A
+// name fn is given stays valid after fn returns. The names are given as
+// they are read, so that a caller that keeps only some of them holds
+// only those, whatever the directory's size.
+// Missing: ErrNotExist; a file: ErrNotDir, both before fn is called. An
+// implementation that cannot (a Wrapper over a store without NameLister)
+// returns an error wrapping errors.ErrUnsupported, without calling fn;
+// callers then use ReadDir.
 //
 // Memory lists with it when the store has it, and Stats only the entries
 // its listing shows. Forwarder does not forward it: a wrapper whose
@@ -30,16 +34,16 @@ import (
 // whose Stat applies its policy, opts in with a ListNames that calls
 // ForwardListNames.
 type NameLister interface {
-	ListNames(ctx context.Context, name string) ([]string, error)
+	ListNames(ctx context.Context, name string, fn func(name string) bool) error
 }
 
 // ForwardListNames calls s's ListNames, or returns Unsupported if s has
 // no NameLister.
-func ForwardListNames(ctx context.Context, s Store, name string) ([]string, error) {
+func ForwardListNames(ctx context.Context, s Store, name string, fn func(name string) bool) error {
 	if l, ok := s.(NameLister); ok {
-		return l.ListNames(ctx, name)
+		return l.ListNames(ctx, name, fn)
 	}
-	return nil, Unsupported("listnames", name)
+	return Unsupported("listnames", name)
 }
 
 // A listing is the text of one directory view being written: lines are
@@ -115,56 +119,20 @@ func (l *listing) room(prefix string) int {
 	return (l.m.opts.MaxViewChars-l.used)/(6+utf8.RuneCountInString(prefix)) + 1
 }
 
-// listed is one entry of a directory being listed: info is exact when
-// known is set; otherwise only its name is.
-type listed struct {
-	info  FileInfo
-	known bool
-}
+func visible(name string) bool { return !strings.HasPrefix(name, ".") && name != "node_modules" }
 
-func listedName(e listed) string { return e.info.Name }
-
-// entries reads the directory dir, its hidden entries, node_modules and
-// (where ReadDir tells) its irregular entries left out. From a NameLister
-// it takes the names alone when the directory holds more than room of
-// them; a smaller one, which the listing may well show whole, it reads
-// with ReadDir, which examines each entry more cheaply than a Stat each.
-// Only the directory viewed (depth 1) is asked for its names first: most
-// subdirectories are small, and asking each of them would list it twice.
-func (l *listing) entries(dir string, room, depth int) ([]listed, error) {
-	visible := func(name string) bool { return !strings.HasPrefix(name, ".") && name != "node_modules" }
+// walk lists the directory dir, whose entries are shown under prefix, and
+// below it, while depth < 2, its subdirectories.
+func (l *listing) walk(dir, prefix string, depth int) error {
+	// Only the directory viewed (depth 1) is asked for its names first:
+	// most subdirectories are small, and asking each of them would list
+	// it twice.
 	if l.names && depth == 1 {
-		names, err := l.m.store.(NameLister).ListNames(l.ctx, dir)
-		switch {
-		case err == nil && len(names) > room:
-			out := make([]listed, 0, len(names))
-			for _, n := range names {
-				if visible(n) {
-					out = append(out, listed{info: FileInfo{Name: n}})
-				}
-			}
-			return out, nil
-		case unsupported(err):
-			l.names = false
-		case err != nil:
-			return nil, err
+		if done, err := l.walkByNames(dir, prefix); done || err != nil {
+			return err
 		}
 	}
 	infos, err := l.m.store.ReadDir(l.ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]listed, 0, len(infos))
-	for _, fi := range infos {
-		if visible(fi.Name) && (fi.IsDir() || fi.IsRegular()) {
-			out = append(out, listed{info: fi, known: true})
-		}
-	}
-	return out, nil
-}
-
-func (l *listing) walk(dir, prefix string, depth int) error {
-	es, err := l.entries(dir, l.room(prefix), depth)
 	if err != nil {
 		if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
 			return nil // removed while we listed
@@ -177,48 +145,168 @@ func (l *listing) walk(dir, prefix string, depth int) error {
 		}
 		return err
 	}
+	es := infos[:0]
+	for _, fi := range infos {
+		if visible(fi.Name) && (fi.IsDir() || fi.IsRegular()) {
+			es = append(es, fi)
+		}
+	}
 	if depth == 1 {
 		l.topLevelCounts = len(es)
 	}
-	// Sort only as many entries as could be shown, more when some turn
-	// out to be unusable.
-	for start := 0; start < len(es) && !l.cut; {
-		k := smallestFirst(es[start:], l.room(prefix), listedName)
-		for i := start; i < start+k && !l.cut; i++ {
-			e := es[i]
-			if !e.known {
-				fi, err := l.m.store.Stat(l.ctx, path.Join(dir, e.info.Name))
-				if err != nil {
-					if l.ctx.Err() != nil {
-						return l.ctx.Err()
-					}
-					continue // gone meanwhile, or not usable: left out as ReadDir would
-				}
-				e.info = fi
+	// Sort only as many entries as could be shown.
+	if !l.cut {
+		k := smallestFirst(es, l.room(prefix), fileInfoName)
+		for _, fi := range es[:k] {
+			if l.cut {
+				break
 			}
-			switch {
-			case e.info.IsDir():
-				l.add("4K\t" + prefix + "/" + e.info.Name + "/")
-				if depth < 2 && !l.cut {
-					if err := l.walk(path.Join(dir, e.info.Name), prefix+"/"+e.info.Name, depth+1); err != nil {
-						return err
-					}
-				}
-			case e.info.IsRegular():
-				l.add(formatSize(e.info.Size) + "\t" + prefix + "/" + e.info.Name)
+			if err := l.show(dir, prefix, depth, fi, true); err != nil {
+				return err
 			}
 		}
-		start += k
 	}
 	return nil
 }
 
-// smallestFirst moves the k smallest elements of s by name (compareUTF16)
+func fileInfoName(fi FileInfo) string { return fi.Name }
+
+// walkByNames lists the directory dir from the store's names
+// (NameLister) if it holds more names than the view can show: it keeps
+// only the smallest of them as they are read, and Stats only those it
+// shows. If some turn out to be unusable and the view still has room, it
+// reads the names again for the next smallest. It reports done = false,
+// having shown nothing, when the directory is better read with ReadDir:
+// it holds few names (ReadDir examines each entry more cheaply than a
+// Stat each), or the store cannot list names.
+func (l *listing) walkByNames(dir, prefix string) (done bool, err error) {
+	lister := l.m.store.(NameLister)
+	room := l.room(prefix)
+	top := newSmallestNames(room)
+	all, shown := 0, 0
+	err = lister.ListNames(l.ctx, dir, func(n string) bool {
+		all++
+		if visible(n) {
+			shown++
+			top.add(n)
+		}
+		return true
+	})
+	switch {
+	case unsupported(err):
+		l.names = false
+		return false, nil
+	case err != nil:
+		return false, err
+	case all <= room:
+		return false, nil
+	}
+	l.topLevelCounts = shown
+	for {
+		batch := top.sorted()
+		for _, n := range batch {
+			if l.cut {
+				return true, nil
+			}
+			if err := l.show(dir, prefix, 1, FileInfo{Name: n}, false); err != nil {
+				return true, err
+			}
+		}
+		if l.cut || len(batch) < top.k {
+			return true, nil
+		}
+		// Some names were unusable and there is room left: the next
+		// smallest, after the last one shown.
+		after := batch[len(batch)-1]
+		top = newSmallestNames(l.room(prefix))
+		err := lister.ListNames(l.ctx, dir, func(n string) bool {
+			if visible(n) && compareNames(n, after) > 0 {
+				top.add(n)
+			}
+			return true
+		})
+		if err != nil {
+			return true, err
+		}
+	}
+}
+
+// show adds the line of the entry fi of dir and, for a directory while
+// depth < 2, the lines of its entries. An entry whose fi is not known
+// (only its name is) is Stat'ed first, and left out, as ReadDir would
+// leave it out, when it is gone or not usable.
+func (l *listing) show(dir, prefix string, depth int, fi FileInfo, known bool) error {
+	if !known {
+		var err error
+		fi, err = l.m.store.Stat(l.ctx, path.Join(dir, fi.Name))
+		if err != nil {
+			return l.ctx.Err()
+		}
+	}
+	switch {
+	case fi.IsDir():
+		l.add("4K\t" + prefix + "/" + fi.Name + "/")
+		if depth < 2 && !l.cut {
+			return l.walk(path.Join(dir, fi.Name), prefix+"/"+fi.Name, depth+1)
+		}
+	case fi.IsRegular():
+		l.add(formatSize(fi.Size) + "\t" + prefix + "/" + fi.Name)
+	}
+	return nil
+}
+
+// compareNames orders names as a listing shows them: by compareUTF16, and
+// names it finds equal (invalid UTF-8 decoded alike) by their bytes, so
+// that the order is total.
+func compareNames(a, b string) int {
+	if c := compareUTF16(a, b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// smallestNames keeps the k smallest names it is given (compareNames): a
+// max-heap once it holds k, so that each name costs one comparison with
+// the largest kept, plus a sift when it replaces it.
+type smallestNames struct {
+	k    int
+	h    []string
+	less func(i, j int) bool
+}
+
+func newSmallestNames(k int) *smallestNames {
+	s := &smallestNames{k: k, h: make([]string, 0, min(k, 4096))}
+	s.less = func(i, j int) bool { return compareNames(s.h[i], s.h[j]) < 0 }
+	return s
+}
+
+func (s *smallestNames) add(name string) {
+	switch {
+	case len(s.h) < s.k:
+		s.h = append(s.h, name)
+		if len(s.h) == s.k {
+			for i := s.k/2 - 1; i >= 0; i-- {
+				siftDown(s.h, i, s.less)
+			}
+		}
+	case compareNames(name, s.h[0]) < 0:
+		s.h[0] = name
+		siftDown(s.h, 0, s.less)
+	}
+}
+
+// sorted returns the names kept, smallest first.
+func (s *smallestNames) sorted() []string {
+	slices.SortFunc(s.h, compareNames)
+	return s.h
+}
+
+// smallestFirst moves the k smallest elements of s by name (compareNames)
 // to its front, sorted, and returns how many that is (k, or len(s) if
 // that is less). The rest stay behind them, in no order: a partial sort
 // that costs about one comparison per element when k is small.
 func smallestFirst[T any](s []T, k int, name func(T) string) int {
-	less := func(i, j int) bool { return compareUTF16(name(s[i]), name(s[j])) < 0 }
+	less := func(i, j int) bool { return compareNames(name(s[i]), name(s[j])) < 0 }
 	if k >= len(s) {
 		k = len(s)
 	} else {
@@ -233,7 +321,7 @@ func smallestFirst[T any](s []T, k int, name func(T) string) int {
 			}
 		}
 	}
-	slices.SortFunc(s[:k], func(a, b T) int { return compareUTF16(name(a), name(b)) })
+	slices.SortFunc(s[:k], func(a, b T) int { return compareNames(name(a), name(b)) })
 	return k
 }
 

@@ -11,10 +11,14 @@ import (
 	"github.com/memtool/memtool/memstore"
 )
 
-// namesStore is a NameLister over a memory store that counts Stat calls.
+// namesStore is a NameLister over a memory store that counts Stat and
+// ListNames calls. Its ListNames also gives the names in phantoms, which
+// Stat reports missing (as a directory store's links out are reported
+// irregular).
 type namesStore struct {
 	memtool.Store
-	stats atomic.Int64
+	phantoms    []string
+	stats, list atomic.Int64
 }
 
 func (s *namesStore) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
@@ -22,13 +26,25 @@ func (s *namesStore) Stat(ctx context.Context, name string) (memtool.FileInfo, e
 	return s.Store.Stat(ctx, name)
 }
 
-func (s *namesStore) ListNames(ctx context.Context, name string) ([]string, error) {
+func (s *namesStore) ListNames(ctx context.Context, name string, fn func(string) bool) error {
+	s.list.Add(1)
 	infos, err := s.Store.ReadDir(ctx, name)
-	names := make([]string, len(infos))
-	for i, fi := range infos {
-		names[i] = fi.Name
+	if err != nil {
+		return err
 	}
-	return names, err
+	for _, fi := range infos {
+		if !fn(fi.Name) {
+			return nil
+		}
+	}
+	if name == "" {
+		for _, n := range s.phantoms {
+			if !fn(n) {
+				return nil
+			}
+		}
+	}
+	return nil
 }
 
 // Over a NameLister, a listing of a large directory Stats only the
@@ -58,5 +74,36 @@ func TestListingStatsOnlyWhatItShows(t *testing.T) {
 	// 20 per line here).
 	if n := s.stats.Load(); n > int64(shown)+1+300/20 {
 		t.Errorf("the listing made %d Stat calls for %d entries shown", n, shown)
+	}
+}
+
+// When the smallest names turn out unusable, a listing by names reads the
+// names again for the next smallest, as often as it takes, and answers as
+// the listing by ReadDir does.
+func TestListingByNamesSkipsUnusable(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	for i := range 3000 {
+		if err := inner.WriteFile(ctx, fmt.Sprintf("n%04d.md", i), []byte("x"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// More unusable names, all smaller than every usable one, than one
+	// batch holds (a batch is at most 16,000/15 names here).
+	var phantoms []string
+	for i := range 2500 {
+		phantoms = append(phantoms, fmt.Sprintf("a%04d.md", i))
+	}
+	s := &namesStore{Store: inner, phantoms: phantoms}
+	in := []byte(`{"command":"view","path":"/memories"}`)
+	got := memtool.New(s, nil).Run(ctx, in)
+	want := memtool.New(inner, nil).Run(ctx, in)
+	// The note counts the names, unusable ones included (D17).
+	want.Text = strings.Replace(want.Text, "itself holds 3000 names", "itself holds 5500 names", 1)
+	if got != want {
+		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
+	}
+	if n := s.list.Load(); n < 3 {
+		t.Errorf("ListNames was called %d times; the phantoms fill more than two batches", n)
 	}
 }

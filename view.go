@@ -22,6 +22,9 @@ func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
 		return Result{}, err
 	}
 	if name != "" && !wantDir {
+		if r, answered, err := m.viewStream(ctx, c, name); answered {
+			return r, err
+		}
 		// Most views are of a file: one store call reads it. Anything
 		// else (a directory, a missing or irregular file, a store error)
 		// is looked at again below, as if this read had not happened.
@@ -80,7 +83,11 @@ func (m *Memory) viewData(c *View, name string, data []byte) (Result, error) {
 	if c.ViewRange != nil {
 		first, n = viewRange(total, *c.ViewRange)
 	}
-	return success(m.fileView(c.Path, data, total, first, n, c.ViewRange))
+	rest := data
+	for range first - 1 {
+		rest = rest[bytes.IndexByte(rest, '\n')+1:]
+	}
+	return success(m.fileView(c.Path, rest, total, first, n, c.ViewRange))
 }
 
 var newline = []byte{'\n'}
@@ -150,16 +157,12 @@ func (m *Memory) cutView(header string, n int, size func(i int) int) (kept, left
 	return kept, left
 }
 
-// fileView formats the view of n lines of data from line first on, of
-// total, cut to MaxViewChars with a note (D8). It looks only at the lines
-// it shows, and measures each before it copies it: a view costs what it
-// shows, plus finding its first line, whatever the file's size.
-func (m *Memory) fileView(p string, data []byte, total, first, n int, vr *[2]int64) string {
+// fileView formats the view of n lines of rest, which starts at line
+// first of total, cut to MaxViewChars with a note (D8). It looks only at
+// the lines it shows, and measures each before it copies it: a view costs
+// what it shows, whatever the file's size.
+func (m *Memory) fileView(p string, rest []byte, total, first, n int, vr *[2]int64) string {
 	header := "Here's the content of " + p + " with line numbers:\n"
-	rest := data
-	for range first - 1 {
-		rest = rest[bytes.IndexByte(rest, '\n')+1:]
-	}
 	buf := make([]byte, 0, len(header)+min(len(rest)+8*n, 4*m.opts.MaxViewChars))
 	buf = append(buf, header...)
 	// used is the whole view's length in characters so far; kept and

@@ -1,5 +1,18 @@
 package filestore
 
+import "context"
+
+// ListNamesPortable is ListNames with the reader of systems other than
+// Linux (os.File.ReadDir), so that it is tested here too.
+func ListNamesPortable(ctx context.Context, s *Store, name string, fn func(string) bool) error {
+	d, err := s.openDir(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return readNamesPortable(ctx, d, fn)
+}
+
 // Hooks stop a Store's writes where other writers may come in (see
 // testHooks); nil fields are not called.
 type Hooks struct {

@@ -5,6 +5,7 @@ package filestore
 
 import (
 	"context"
+	"io"
 	"os"
 	"strings"
 
@@ -13,41 +14,53 @@ import (
 
 var _ memtool.NameLister = (*Store)(nil)
 
-// ListNames returns the names in the directory name, as the directory
-// holds them: no entry is examined, so a name may be one of an entry that
-// Stat reports irregular or missing (a link that leads out, a file with
-// several links, one removed meanwhile). Entries the directory itself
-// says are FIFOs, sockets or devices (d_type) are left out, and so are
-// the store's own.
-func (s *Store) ListNames(ctx context.Context, name string) ([]string, error) {
+// ListNames calls fn with each name in the directory name, as the
+// directory holds them: no entry is examined, so a name may be one of an
+// entry that Stat reports irregular or missing (a link that leads out, a
+// file with several links, one removed meanwhile). Entries the directory
+// itself says are FIFOs, sockets or devices (d_type) are left out, and so
+// are the store's own. The names of one read of the directory share one
+// allocation.
+func (s *Store) ListNames(ctx context.Context, name string, fn func(name string) bool) error {
 	d, err := s.openDir(ctx, name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer d.Close()
-	names, err := readNames(d)
-	if err != nil {
-		return nil, mapErr("readdir", name, err)
+	if err := readNames(ctx, d, fn); err != nil {
+		return mapErr("readdir", name, err)
 	}
-	return names, nil
+	return nil
 }
 
 // ownEntry reports whether a directory entry is the store's own.
 func ownEntry(name string) bool { return strings.HasPrefix(name, ownPrefix) }
 
-// readNamesPortable reads the names with os.File.ReadDir, which takes
-// each entry's type from the directory where the system gives it.
-func readNamesPortable(d *os.File) ([]string, error) {
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(entries))
-	for _, e := range entries {
-		if t := e.Type(); ownEntry(e.Name()) || t&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice|os.ModeCharDevice) != 0 {
-			continue
+// listedType reports whether an entry of type t (as the directory gives
+// it, without a stat) may be listed: not a FIFO, socket or device.
+func listedType(t os.FileMode) bool {
+	return t&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice|os.ModeCharDevice) == 0
+}
+
+// readNamesPortable reads the names with os.File.ReadDir, a batch at a
+// time, which takes each entry's type from the directory where the system
+// gives it.
+func readNamesPortable(ctx context.Context, d *os.File, fn func(string) bool) error {
+	for {
+		entries, err := d.ReadDir(1024)
+		for _, e := range entries {
+			if !ownEntry(e.Name()) && listedType(e.Type()) && !fn(e.Name()) {
+				return nil
+			}
 		}
-		out = append(out, e.Name())
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
-	return out, nil
 }

@@ -2,6 +2,11 @@
 
 package filestore
 
-import "os"
+import (
+	"context"
+	"os"
+)
 
-func readNames(d *os.File) ([]string, error) { return readNamesPortable(d) }
+func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
+	return readNamesPortable(ctx, d, fn)
+}

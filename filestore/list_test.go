@@ -67,7 +67,7 @@ func must(t *testing.T, err error) {
 func TestListNames(t *testing.T) {
 	ctx := context.Background()
 	_, s := listTree(t)
-	names, err := s.ListNames(ctx, "")
+	names, err := listNames(ctx, s, "")
 	must(t, err)
 	infos, err := s.ReadDir(ctx, "")
 	must(t, err)
@@ -86,17 +86,74 @@ func TestListNames(t *testing.T) {
 			}
 		}
 	}
-	if _, err := s.ListNames(ctx, "missing"); !errors.Is(err, memtool.ErrNotExist) {
+	if _, err := listNames(ctx, s, "missing"); !errors.Is(err, memtool.ErrNotExist) {
 		t.Errorf("ListNames of a missing directory: %v, want ErrNotExist", err)
 	}
-	if _, err := s.ListNames(ctx, "a.md"); !errors.Is(err, memtool.ErrNotDir) {
+	if _, err := listNames(ctx, s, "a.md"); !errors.Is(err, memtool.ErrNotDir) {
 		t.Errorf("ListNames of a file: %v, want ErrNotDir", err)
 	}
-	sub, err := s.ListNames(ctx, "sub")
+	sub, err := listNames(ctx, s, "sub")
 	must(t, err)
 	slices.Sort(sub)
 	if !slices.Equal(sub, []string{"deep", "x.md"}) {
 		t.Errorf("ListNames(sub) = %q", sub)
+	}
+	// The reader of other systems (os.File.ReadDir) gives the same names.
+	var portable []string
+	must(t, filestore.ListNamesPortable(ctx, s, "", func(n string) bool {
+		portable = append(portable, n)
+		return true
+	}))
+	slices.Sort(names)
+	slices.Sort(portable)
+	if !slices.Equal(names, portable) {
+		t.Errorf("ListNames gives %q, the portable reader %q", names, portable)
+	}
+}
+
+// listNames collects the names ListNames gives.
+func listNames(ctx context.Context, s *filestore.Store, name string) ([]string, error) {
+	var names []string
+	err := s.ListNames(ctx, name, func(n string) bool {
+		names = append(names, n)
+		return true
+	})
+	return names, err
+}
+
+// ListNames reads a directory larger than one read of it in several, stops
+// as soon as fn returns false, and its names stay valid after fn returns.
+func TestListNamesLargeAndStopped(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := filestore.Open(dir, nil)
+	must(t, err)
+	defer s.Close()
+	// About 3 reads of 64 KiB: 5,000 entries of 40 bytes.
+	const n = 5000
+	for i := range n {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("note-%06d.md", i)), nil, 0o600))
+	}
+	names, err := listNames(ctx, s, "")
+	must(t, err)
+	slices.Sort(names)
+	if len(names) != n {
+		t.Fatalf("ListNames gave %d names, want %d", len(names), n)
+	}
+	for i, name := range names {
+		if want := fmt.Sprintf("note-%06d.md", i); name != want {
+			t.Fatalf("name %d is %q after sorting, want %q (a name changed after fn returned?)", i, name, want)
+		}
+	}
+	calls := 0
+	must(t, s.ListNames(ctx, "", func(string) bool { calls++; return calls < 10 }))
+	if calls != 10 {
+		t.Errorf("fn was called %d times after it returned false on the 10th", calls)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.ListNames(cancelled, "", func(string) bool { return true }); !errors.Is(err, context.Canceled) {
+		t.Errorf("ListNames with a cancelled context: %v", err)
 	}
 }
 

@@ -237,3 +237,46 @@ func infoFromStat(name string, st *unix.Stat_t) memtool.FileInfo {
 	}
 	return memtool.FileInfo{Name: name, Type: fs.ModeIrregular}
 }
+
+var _ memtool.FileOpener = (*Store)(nil)
+
+// OpenFile opens the file name for reading as ReadFile reads it: a
+// regular, singly linked file of at most limit bytes when opened; a read
+// past limit bytes fails with memtool.ErrTooLarge.
+func (s *Store) OpenFile(ctx context.Context, name string, limit int64) (io.ReadCloser, int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if err := s.checkTenancy("read", name); err != nil {
+		return nil, 0, err
+	}
+	f, size, err := s.openRegular("read", name, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &limitedFile{f: f, name: name, left: limit}, size, nil
+}
+
+// limitedFile reads a file of at most left more bytes.
+type limitedFile struct {
+	f    *os.File
+	name string
+	left int64
+}
+
+func (r *limitedFile) Read(p []byte) (int, error) {
+	if int64(len(p)) > r.left+1 {
+		p = p[:r.left+1]
+	}
+	n, err := r.f.Read(p)
+	r.left -= int64(n)
+	switch {
+	case r.left < 0:
+		return n, classErr("read", r.name, memtool.ErrTooLarge)
+	case err != nil && err != io.EOF:
+		return n, mapErr("read", r.name, err)
+	}
+	return n, err
+}
+
+func (r *limitedFile) Close() error { return r.f.Close() }

@@ -387,7 +387,11 @@ func (p *prober) firstRead(ctx context.Context) string {
 // does; on any other store, or when it finds nothing, it returns "" and
 // the caller walks the store.
 func firstListed(ctx context.Context, raw memtool.Store, dir string, depth int) string {
-	names, err := memtool.ForwardListNames(ctx, raw, dir)
+	var names []string
+	err := memtool.ForwardListNames(ctx, raw, dir, func(n string) bool {
+		names = append(names, n)
+		return true
+	})
 	if err != nil || len(names) == 0 {
 		return ""
 	}
