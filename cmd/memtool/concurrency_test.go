@@ -107,6 +107,7 @@ func newAcked(writers, ops int) [][]bool {
 }
 
 func TestConcurrentEditsInProcess(t *testing.T) {
+	t.Parallel()
 	stores := []struct {
 		name string
 		open func(t *testing.T) memtool.Store
@@ -154,6 +155,7 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 }
 
 func TestConcurrentEditsAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	bin := plainBinary(t)
 	dir := t.TempDir()
 	plan := editPlan{writers: 4, ops: 50}
@@ -416,6 +418,7 @@ func renameInput(from, to string) map[string]any {
 }
 
 func TestRacingCreatesAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for round := range raceRounds() {
 		p := fmt.Sprintf("/memories/c%d/target.txt", round)
@@ -511,6 +514,7 @@ func (r renameRace) winnerOf(t *testing.T, answers []answer) int {
 }
 
 func TestRacingRenamesAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for round := range raceRounds() {
 		r := renameRace{round}
@@ -530,6 +534,7 @@ func TestRacingRenamesAcrossProcesses(t *testing.T) {
 // input order, so the success must sit at the index of the input whose
 // content won.
 func TestRacingInOneLine(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"file", "mem"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
@@ -622,6 +627,7 @@ var racePolicies = []struct{ name, policy string }{
 // racer wins each name. Each race runs once per stack, to keep the time
 // down; the tests above race more rounds without policies.
 func TestRacesUnderPolicies(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	type stack struct{ backend, name, policy string }
 	var stacks []stack
