@@ -23,10 +23,16 @@ const addressSpaceLimit = 4000000
 // execLimited runs `memtool exec --store dir` under addressSpaceLimit with
 // the input that write produces, and returns its stdout and its peak RSS
 // in bytes. It fails t unless memtool exits 0.
+//
+// The child is the binary built without the race detector (plainBinary):
+// these tests check bounds on memory and on answers, which the detector
+// does not see, and under it they pushed hundreds of megabytes through
+// its shadow memory, taking a minute each. The concurrency of one turn
+// stays under the detector in TestRacingInOneLine and TestExecTurnWorkers.
 func execLimited(t *testing.T, dir string, write func(io.Writer) error) (stdout string, maxRSS int64) {
 	t.Helper()
 	script := fmt.Sprintf(`ulimit -v %d && exec "$0" exec --store "$1"`, addressSpaceLimit)
-	cmd := exec.Command("sh", "-c", script, memtoolBinary(t), dir)
+	cmd := exec.Command("sh", "-c", script, plainBinary(t), dir)
 	cmd.Env = childEnv()
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -123,12 +129,8 @@ func TestExecBoundsOneLine(t *testing.T) {
 		t.Errorf("the refused 200 MB line created its file")
 	}
 	// The longest line is held once while it is read, with room to grow,
-	// and never decoded whole: a few hundred MiB at the peak, which the
-	// race detector's shadow memory about triples.
+	// and never decoded whole: a few hundred MiB at the peak.
 	limit := int64(512 << 20)
-	if raceEnabled() {
-		limit *= 3
-	}
 	if rss > limit {
 		t.Errorf("peak RSS %d MiB, more than %d MiB", rss>>20, limit>>20)
 	}
@@ -150,7 +152,10 @@ func TestExecAnswerCap(t *testing.T) {
 	}
 	const views = 6 // their answers are more than maxAnswerBytes
 	in := viewTurn(views, "/memories/pic.webp") + jsonLine(map[string]any{"command": "view", "path": "/memories"})
-	out := execMemtool(t, in, "--store", dir)
+	out, _ := execLimited(t, dir, func(w io.Writer) error {
+		_, err := io.WriteString(w, in)
+		return err
+	})
 	first, _, _ := strings.Cut(out, "\n")
 	if len(first) > maxAnswerBytes+views*1024 {
 		t.Errorf("the turn's answer is %d bytes, more than %d and a short error per call", len(first), maxAnswerBytes)
