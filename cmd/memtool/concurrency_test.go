@@ -637,6 +637,7 @@ func TestRacesUnderPolicies(t *testing.T) {
 	stacks = append(stacks, stack{"sqlite", "all", racePolicies[len(racePolicies)-1].policy})
 	for _, s := range stacks {
 		t.Run(s.backend+"/"+s.name, func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			url := filepath.Join(tmp, "store")
 			if s.backend == "sqlite" {

@@ -57,7 +57,10 @@ func TestTenantIsolationOnObjectStores(t *testing.T) {
 	}
 	lines := readCorpus(t)
 	for _, be := range backends(true) {
-		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines, attack) })
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			checkTenantIsolation(t, be, lines, attack)
+		})
 	}
 }
 
