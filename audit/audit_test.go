@@ -42,12 +42,6 @@ func entries(t *testing.T, log string) []audit.Entry {
 	return out
 }
 
-func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
-	t.Helper()
-	b, _ := json.Marshal(in)
-	return mem.Run(context.Background(), b)
-}
-
 // TestEntries runs a few commands and checks every entry they log, except
 // time and duration.
 func TestEntries(t *testing.T) {
@@ -70,7 +64,7 @@ func TestEntries(t *testing.T) {
 				{"command": "delete", "path": "/memories/e"},
 			}
 			for _, s := range steps {
-				run(t, mem, s)
+				storetest.Call(t, mem, s)
 			}
 			got := entries(t, log.String())
 			want := []audit.Entry{
@@ -107,7 +101,7 @@ func TestEntries(t *testing.T) {
 func TestRefusedByAnotherWrapper(t *testing.T) {
 	var log syncbuf.Buffer
 	mem := memtool.New(audit.New(secrets.New(memstore.New(), nil), &log, nil), nil)
-	r := run(t, mem, map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "key AKIA" + "IOSFODNN7EXAMPLE"})
+	r := storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "key AKIA" + "IOSFODNN7EXAMPLE"})
 	if !r.IsError {
 		t.Fatal("secret accepted")
 	}
