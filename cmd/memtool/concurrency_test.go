@@ -98,6 +98,19 @@ func (p editPlan) check(t *testing.T, text string, acked [][]bool) int {
 	return n
 }
 
+// checkStore reads the edited file from s and checks it (see check), and
+// logs how many of the edits by plan.writers writers (who: "writers",
+// "processes") were acknowledged.
+func (p editPlan) checkStore(t *testing.T, s memtool.Store, acked [][]bool, who string) {
+	t.Helper()
+	data, err := s.ReadFile(context.Background(), strings.TrimPrefix(editFile, "/memories/"), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.check(t, string(data), acked)
+	t.Logf("%d %s, %d acknowledged edits, all present", p.writers, who, n)
+}
+
 func newAcked(writers, ops int) [][]bool {
 	acked := make([][]bool, writers)
 	for w := range acked {
@@ -144,12 +157,7 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			data, err := store.ReadFile(ctx, "shared.txt", 1<<20)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := plan.check(t, string(data), acked)
-			t.Logf("%d writers, %d acknowledged edits, all present", plan.writers, n)
+			plan.checkStore(t, store, acked, "writers")
 		})
 	}
 }

@@ -377,12 +377,7 @@ func concurrentEdits(t *testing.T, plan editPlan, url, tenant string) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	data, err := openTestStore(t, url, tenant).ReadFile(context.Background(), "shared.txt", 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := plan.check(t, string(data), acked)
-	t.Logf("%d processes, %d acknowledged edits, all present", plan.writers, n)
+	plan.checkStore(t, openTestStore(t, url, tenant), acked, "processes")
 }
 
 // TestNoSecretsInMessages feeds store URLs that carry a password (in the
