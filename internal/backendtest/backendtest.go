@@ -48,7 +48,7 @@ var all = []Backend{
 	{Name: "postgres", URL: pgtest.URL, Shared: true},
 	{Name: "objectstore", URL: constant("mem+blob://"), Object: true},
 	{Name: "s3", URL: func(t testing.TB) string { return S3URL(t, "team/memory") }, Shared: true, Object: true},
-	{Name: "encrypted", URL: constant("mem:"), wrap: encrypted},
+	{Name: "encrypted", URL: constant("mem:"), wrap: Encrypted},
 }
 
 // All returns every backend available here.
@@ -133,8 +133,8 @@ func constant(url string) func(testing.TB) string {
 	return func(testing.TB) string { return url }
 }
 
-// encrypted is an encrypt store over s, with a new key.
-func encrypted(t testing.TB, s memtool.Store) memtool.Store {
+// Encrypted returns an encrypt store over s, with a new key.
+func Encrypted(t testing.TB, s memtool.Store) memtool.Store {
 	key, err := encrypt.NewKey("")
 	if err != nil {
 		t.Fatal(err)
