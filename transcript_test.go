@@ -13,13 +13,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/backendtest"
+	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -133,7 +133,7 @@ func TestTranscripts(t *testing.T) {
 
 // replay runs the transcript on store and returns one result section per input.
 func replay(t *testing.T, tr *transcript, store memtool.Store) []section {
-	var logged syncBuffer
+	var logged syncbuf.Buffer
 	mem := memtool.New(store, &memtool.Options{
 		Overwrite: tr.overwrite,
 		Logger:    slog.New(slog.NewTextHandler(&logged, nil)),
@@ -401,30 +401,4 @@ func needsJSON(text []byte) bool {
 		}
 	}
 	return false
-}
-
-// ---- helpers ----
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Len()
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

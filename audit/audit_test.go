@@ -8,7 +8,6 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,34 +15,19 @@ import (
 	"github.com/memtool/memtool/audit"
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/secrets"
 	"github.com/memtool/memtool/storetest"
 )
 
-// lockedBuffer is a bytes.Buffer that a test may read while the store writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestWrapper runs the wrapper suite, logging every operation, Stat too.
 func TestWrapper(t *testing.T) {
 	opts := &audit.Options{Tenant: "t1", Stat: true}
 	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store { return audit.New(inner, &lockedBuffer{}, opts) }, nil)
+		func(t *testing.T, inner memtool.Store) memtool.Store {
+			return audit.New(inner, &syncbuf.Buffer{}, opts)
+		}, nil)
 }
 
 func entries(t *testing.T, log string) []audit.Entry {
@@ -58,12 +42,6 @@ func entries(t *testing.T, log string) []audit.Entry {
 	return out
 }
 
-func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
-	t.Helper()
-	b, _ := json.Marshal(in)
-	return mem.Run(context.Background(), b)
-}
-
 // TestEntries runs a few commands and checks every entry they log, except
 // time and duration.
 func TestEntries(t *testing.T) {
@@ -73,7 +51,7 @@ func TestEntries(t *testing.T) {
 			if backend == "filestore" {
 				inner = backendtest.FileStore(t)
 			}
-			var log lockedBuffer
+			var log syncbuf.Buffer
 			before := time.Now().UTC()
 			mem := memtool.New(audit.New(inner, &log, &audit.Options{Tenant: "alice"}), nil)
 			steps := []map[string]any{
@@ -86,7 +64,7 @@ func TestEntries(t *testing.T) {
 				{"command": "delete", "path": "/memories/e"},
 			}
 			for _, s := range steps {
-				run(t, mem, s)
+				storetest.Call(t, mem, s)
 			}
 			got := entries(t, log.String())
 			want := []audit.Entry{
@@ -121,9 +99,9 @@ func TestEntries(t *testing.T) {
 // TestRefusedByAnotherWrapper: an audit log outside the secrets wrapper
 // records its refusal as "refused", without the refusal's text.
 func TestRefusedByAnotherWrapper(t *testing.T) {
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	mem := memtool.New(audit.New(secrets.New(memstore.New(), nil), &log, nil), nil)
-	r := run(t, mem, map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "key AKIA" + "IOSFODNN7EXAMPLE"})
+	r := storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "key AKIA" + "IOSFODNN7EXAMPLE"})
 	if !r.IsError {
 		t.Fatal("secret accepted")
 	}
@@ -227,7 +205,7 @@ func TestFilter(t *testing.T) {
 // of the log an entry, and no file text in it.
 func TestBattery(t *testing.T) {
 	inputs, texts := batteryInputs(t)
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	battery.SameAnswers(t, inputs, audit.New(memstore.New(), &log, &audit.Options{Stat: true}))
 	got := entries(t, log.String())
 	if len(got) < len(inputs) {

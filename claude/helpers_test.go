@@ -75,25 +75,6 @@ func readFile(t *testing.T, store memtool.Store, name string) string {
 	return string(data)
 }
 
-// sameJSON reports whether two JSON texts hold the same value, whatever the
-// key order; it fails the test if either is not JSON.
-func sameJSON(t *testing.T, got []byte, want string) bool {
-	t.Helper()
-	same, err := claudetest.SameJSON(got, []byte(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return same
-}
-
-// noProblems fails the test if the fake refused any request.
-func noProblems(t *testing.T, srv *claudetest.Server) {
-	t.Helper()
-	if err := srv.Refusals(); err != nil {
-		t.Errorf("the fake refused requests:\n%v", err)
-	}
-}
-
 // checkResults checks that reqs[i] carries exactly the tool results
 // want[i], as wire JSON, and that none doubles memtool's "Error: " prefix.
 func checkResults(t *testing.T, reqs []claudetest.Request, want map[int][]string) {
@@ -105,7 +86,7 @@ func checkResults(t *testing.T, reqs []claudetest.Request, want map[int][]string
 			continue
 		}
 		for k, w := range wantResults {
-			if !sameJSON(t, got[k].Raw, w) {
+			if !claudetest.JSONEqual(t, got[k].Raw, w) {
 				t.Errorf("request %d, result %d:\n got %s\nwant %s", i+1, k+1, got[k].Raw, w)
 			}
 			if strings.Contains(got[k].Text, "Error: Error:") {

@@ -92,7 +92,7 @@ func TestPrepareParamsExcludesMemoryFromOwnEdit(t *testing.T) {
 	}}
 	p := claude.PrepareParams(in)
 	want := `{"edits":[{"type":"clear_tool_uses_20250919","exclude_tools":["memory","web_search"]}]}`
-	if got := marshal(t, p.ContextManagement); !sameJSON(t, got, want) {
+	if got := marshal(t, p.ContextManagement); !claudetest.JSONEqual(t, got, want) {
 		t.Errorf("context_management %s\nwant %s", got, want)
 	}
 	if !slices.Equal(own.ExcludeTools, []string{"web_search"}) {
@@ -116,7 +116,7 @@ func TestRunnerCompactsOnDemand(t *testing.T) {
 	if _, err := runner.NextMessage(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	noProblems(t, srv)
+	srv.CheckRefusals(t)
 	reqs := srv.Requests()
 	if len(reqs) != 1 || !slices.Contains(reqs[0].Betas, string(anthropic.AnthropicBetaCompact2026_09_04)) {
 		t.Fatalf("requests %d, betas %q", len(reqs), reqs[0].Betas)
@@ -178,10 +178,10 @@ func TestPrepareMessageParams(t *testing.T) {
 	}
 	want := `[{"type":"text","text":"Be brief."},{"type":"text","text":"` + claude.OrganizedMemoryGuidance + `"},
 		{"type":"text","text":"Only write down information relevant to cooking in your memory system."}]`
-	if got := marshal(t, p.System); !sameJSON(t, got, want) {
+	if got := marshal(t, p.System); !claudetest.JSONEqual(t, got, want) {
 		t.Errorf("system %s", got)
 	}
-	if got := marshal(t, p.Tools); !sameJSON(t, got, `[{"name":"memory","type":"memory_20250818"}]`) {
+	if got := marshal(t, p.Tools); !claudetest.JSONEqual(t, got, `[{"name":"memory","type":"memory_20250818"}]`) {
 		t.Errorf("tools %s", got)
 	}
 	for _, opt := range []claude.Option{claude.WithClearToolUses(claude.ClearToolUses{}), claude.WithCompaction(claude.Compaction{}), claude.WithMaxIterations(-1)} {

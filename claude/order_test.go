@@ -56,7 +56,7 @@ func runScript(t *testing.T, streaming bool, mem *memtool.Memory, opts []claude.
 			t.Fatal(err)
 		}
 	}
-	noProblems(t, srv)
+	srv.CheckRefusals(t)
 	return srv
 }
 

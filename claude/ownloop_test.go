@@ -52,7 +52,7 @@ func ownLoopWant(pic []byte) map[int][]string {
 
 func checkOwnLoop(t *testing.T, srv *claudetest.Server, pic []byte, wantBeta, wantTools string) {
 	t.Helper()
-	noProblems(t, srv)
+	srv.CheckRefusals(t)
 	reqs := srv.Requests()
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests, want 4", len(reqs))
@@ -62,7 +62,7 @@ func checkOwnLoop(t *testing.T, srv *claudetest.Server, pic []byte, wantBeta, wa
 		if got := r.Header.Get("Anthropic-Beta"); got != wantBeta {
 			t.Errorf("request %d: anthropic-beta %q, want %q", i+1, got, wantBeta)
 		}
-		if !sameJSON(t, r.Tools, wantTools) {
+		if !claudetest.JSONEqual(t, r.Tools, wantTools) {
 			t.Errorf("request %d: tools %s", i+1, r.Tools)
 		}
 	}
@@ -93,13 +93,13 @@ func TestOwnLoopBeta(t *testing.T) {
 						}
 					}
 					if err := stream.Err(); err != nil {
-						noProblems(t, f.srv)
+						f.srv.CheckRefusals(t)
 						t.Fatal(err)
 					}
 				} else {
 					var err error
 					if msg, err = f.client.Beta.Messages.New(ctx, params); err != nil {
-						noProblems(t, f.srv)
+						f.srv.CheckRefusals(t)
 						t.Fatal(err)
 					}
 				}
@@ -121,7 +121,7 @@ func TestOwnLoopBeta(t *testing.T) {
 			checkOwnLoop(t, f.srv, f.pic, "context-management-2025-06-27",
 				`[{"name":"other_tool","input_schema":{"type":"object","properties":{}}},{"name":"memory","type":"memory_20250818"}]`)
 			for i, r := range f.srv.Requests() {
-				if !sameJSON(t, r.ContextManagement, `{"edits":[{"type":"clear_tool_uses_20250919","trigger":{"type":"input_tokens","value":100000},"keep":{"type":"tool_uses","value":3},"exclude_tools":["memory"]}]}`) {
+				if !claudetest.JSONEqual(t, r.ContextManagement, `{"edits":[{"type":"clear_tool_uses_20250919","trigger":{"type":"input_tokens","value":100000},"keep":{"type":"tool_uses","value":3},"exclude_tools":["memory"]}]}`) {
 					t.Errorf("request %d: context_management %s", i+1, r.ContextManagement)
 				}
 			}
@@ -144,7 +144,7 @@ func TestOwnLoopGA(t *testing.T) {
 	for range 10 {
 		msg, err := f.client.Messages.New(ctx, params)
 		if err != nil {
-			noProblems(t, f.srv)
+			f.srv.CheckRefusals(t)
 			t.Fatal(err)
 		}
 		if msg.StopReason != anthropic.StopReasonToolUse {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/claude/claudetest"
 )
 
 func marshal(t *testing.T, v any) []byte {
@@ -63,13 +64,13 @@ func TestPrepareParamsPresets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := claude.PrepareParams(anthropic.BetaMessageNewParams{}, tc.opts...)
-			if got := marshal(t, p.ContextManagement); !sameJSON(t, got, tc.wantEdits) {
+			if got := marshal(t, p.ContextManagement); !claudetest.JSONEqual(t, got, tc.wantEdits) {
 				t.Errorf("context_management %s\nwant %s", got, tc.wantEdits)
 			}
 			if !slices.Equal(p.Betas, tc.wantBetas) {
 				t.Errorf("betas %q, want %q", p.Betas, tc.wantBetas)
 			}
-			if got := marshal(t, p.Tools); !sameJSON(t, got, `[{"name":"memory","type":"memory_20250818"}]`) {
+			if got := marshal(t, p.Tools); !claudetest.JSONEqual(t, got, `[{"name":"memory","type":"memory_20250818"}]`) {
 				t.Errorf("tools %s", got)
 			}
 		})
@@ -98,7 +99,7 @@ func TestPrepareParamsKeepsWhatIsThere(t *testing.T) {
 	if !slices.Equal(p.Betas, wantBetas) {
 		t.Errorf("betas %q, want %q", p.Betas, wantBetas)
 	}
-	if got := marshal(t, p.System); !sameJSON(t, got, `[{"type":"text","text":"Be brief."},{"type":"text","text":"Only write down information relevant to cooking in your memory system."}]`) {
+	if got := marshal(t, p.System); !claudetest.JSONEqual(t, got, `[{"type":"text","text":"Be brief."},{"type":"text","text":"Only write down information relevant to cooking in your memory system."}]`) {
 		t.Errorf("system %s", got)
 	}
 	if n := len(p.ContextManagement.Edits); n != 2 || p.ContextManagement.Edits[0].OfCompact20260112 == nil {
@@ -107,10 +108,10 @@ func TestPrepareParamsKeepsWhatIsThere(t *testing.T) {
 }
 
 func TestToolParams(t *testing.T) {
-	if got := marshal(t, claude.BetaToolParam()); !sameJSON(t, got, `{"name":"memory","type":"memory_20250818"}`) {
+	if got := marshal(t, claude.BetaToolParam()); !claudetest.JSONEqual(t, got, `{"name":"memory","type":"memory_20250818"}`) {
 		t.Errorf("beta %s", got)
 	}
-	if got := marshal(t, claude.ToolParam()); !sameJSON(t, got, `{"name":"memory","type":"memory_20250818"}`) {
+	if got := marshal(t, claude.ToolParam()); !claudetest.JSONEqual(t, got, `{"name":"memory","type":"memory_20250818"}`) {
 		t.Errorf("GA %s", got)
 	}
 }

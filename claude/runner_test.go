@@ -109,11 +109,11 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 		var err error
 		final, err = runner.RunToCompletion(ctx)
 		if err != nil {
-			noProblems(t, f.srv)
+			f.srv.CheckRefusals(t)
 			t.Fatal(err)
 		}
 	}
-	noProblems(t, f.srv)
+	f.srv.CheckRefusals(t)
 
 	if got := claude.Text(final); got != "Done: my notes are saved." {
 		t.Errorf("final text = %q", got)
@@ -139,13 +139,13 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 		if got := r.Header.Get("Anthropic-Beta"); got != wantBetas {
 			t.Errorf("request %d: anthropic-beta %q, want %q", i+1, got, wantBetas)
 		}
-		if !sameJSON(t, r.ContextManagement, wantContextManagement) {
+		if !claudetest.JSONEqual(t, r.ContextManagement, wantContextManagement) {
 			t.Errorf("request %d: context_management %s", i+1, r.ContextManagement)
 		}
-		if !sameJSON(t, r.Tools, `[{"name":"memory","type":"memory_20250818"}]`) {
+		if !claudetest.JSONEqual(t, r.Tools, `[{"name":"memory","type":"memory_20250818"}]`) {
 			t.Errorf("request %d: tools %s", i+1, r.Tools)
 		}
-		if !sameJSON(t, r.System, wantSystem) {
+		if !claudetest.JSONEqual(t, r.System, wantSystem) {
 			t.Errorf("request %d: system %s", i+1, r.System)
 		}
 		if r.Stream != streaming {

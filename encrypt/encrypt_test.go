@@ -3,7 +3,6 @@ package encrypt_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -48,12 +47,6 @@ func TestWrapper(t *testing.T) {
 	key := newKey(t, "k1")
 	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return openDir(t, filepath.Join(t.TempDir(), "m")) },
 		func(t *testing.T, inner memtool.Store) memtool.Store { return wrap(t, inner, nil, key) }, nil)
-}
-
-func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
-	t.Helper()
-	b, _ := json.Marshal(in)
-	return mem.Run(context.Background(), b)
 }
 
 // TestAtRest: what reaches the inner store is not the text, differs on
@@ -129,12 +122,12 @@ func TestTampering(t *testing.T) {
 			t.Errorf("ReadFile: %q, %v; want nothing and %v", got, err, want)
 		}
 		mem := memtool.New(s, nil)
-		r := run(t, mem, map[string]any{"command": "view", "path": "/memories/a.md"})
+		r := storetest.Call(t, mem, map[string]any{"command": "view", "path": "/memories/a.md"})
 		if !r.IsError || r.Text != wantText {
 			t.Errorf("view:\n got %q\nwant %q", r.Text, wantText)
 		}
 		before := disk("a.md")
-		r = run(t, mem, map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "secret", "new_str": "x"})
+		r = storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": "/memories/a.md", "old_str": "secret", "new_str": "x"})
 		if !r.IsError || r.Text != wantText || !bytes.Equal(disk("a.md"), before) {
 			t.Errorf("str_replace: %q (file changed: %v)", r.Text, !bytes.Equal(disk("a.md"), before))
 		}

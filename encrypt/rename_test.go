@@ -49,14 +49,14 @@ func TestRenameRacesInProcess(t *testing.T) {
 			for range b.rounds {
 				s := wrap(t, b.inner(t), &encrypt.Options{Tenant: "t1"}, key)
 				mem := memtool.New(s, nil)
-				run(t, mem, map[string]any{"command": "create", "path": "/memories/old/x.md", "file_text": "x"})
+				storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/old/x.md", "file_text": "x"})
 				var rn, cr memtool.Result
 				storetest.Together(
 					func() {
-						rn = run(t, mem, map[string]any{"command": "rename", "old_path": "/memories/old", "new_path": "/memories/new"})
+						rn = storetest.Call(t, mem, map[string]any{"command": "rename", "old_path": "/memories/old", "new_path": "/memories/new"})
 					},
 					func() {
-						cr = run(t, mem, map[string]any{"command": "create", "path": "/memories/new/notes.md", "file_text": "notes"})
+						cr = storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/new/notes.md", "file_text": "notes"})
 					},
 				)
 				if !cr.IsError && text(t, s, "new/notes.md") != "notes" {
@@ -66,14 +66,14 @@ func TestRenameRacesInProcess(t *testing.T) {
 					t.Errorf("rename acknowledged, new/x.md lost")
 				}
 
-				run(t, mem, map[string]any{"command": "create", "path": "/memories/a", "file_text": "v0"})
+				storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/a", "file_text": "v0"})
 				var ed memtool.Result
 				storetest.Together(
 					func() {
-						rn = run(t, mem, map[string]any{"command": "rename", "old_path": "/memories/a", "new_path": "/memories/b"})
+						rn = storetest.Call(t, mem, map[string]any{"command": "rename", "old_path": "/memories/a", "new_path": "/memories/b"})
 					},
 					func() {
-						ed = run(t, mem, map[string]any{"command": "str_replace", "path": "/memories/a", "old_str": "v0", "new_str": "v1"})
+						ed = storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": "/memories/a", "old_str": "v0", "new_str": "v1"})
 					},
 				)
 				if !rn.IsError && !ed.IsError && text(t, s, "b") != "v1" {
@@ -104,13 +104,13 @@ func TestRenameRacesAcrossProcesses(t *testing.T) {
 		}
 		s := wrap(t, openDir(t, dir), nil, key)
 		for i := range mems {
-			run(t, mems[0], map[string]any{"command": "create", "path": fmt.Sprintf("/memories/src%d.md", i), "file_text": fmt.Sprint("text ", i)})
+			storetest.Call(t, mems[0], map[string]any{"command": "create", "path": fmt.Sprintf("/memories/src%d.md", i), "file_text": fmt.Sprint("text ", i)})
 		}
 		results := make([]memtool.Result, len(mems))
 		var fns []func()
 		for i, mem := range mems {
 			fns = append(fns, func() {
-				results[i] = run(t, mem, map[string]any{"command": "rename", "old_path": fmt.Sprintf("/memories/src%d.md", i), "new_path": "/memories/dst.md"})
+				results[i] = storetest.Call(t, mem, map[string]any{"command": "rename", "old_path": fmt.Sprintf("/memories/src%d.md", i), "new_path": "/memories/dst.md"})
 			})
 		}
 		storetest.Together(fns...)
@@ -132,14 +132,14 @@ func TestRenameRacesAcrossProcesses(t *testing.T) {
 			t.Errorf("round %d: %d renames onto one name succeeded", round, wins)
 		}
 
-		run(t, mems[0], map[string]any{"command": "create", "path": "/memories/old/a.md", "file_text": "a"})
+		storetest.Call(t, mems[0], map[string]any{"command": "create", "path": "/memories/old/a.md", "file_text": "a"})
 		var rn, cr memtool.Result
 		storetest.Together(
 			func() {
-				rn = run(t, mems[0], map[string]any{"command": "rename", "old_path": "/memories/old", "new_path": "/memories/new"})
+				rn = storetest.Call(t, mems[0], map[string]any{"command": "rename", "old_path": "/memories/old", "new_path": "/memories/new"})
 			},
 			func() {
-				cr = run(t, mems[1], map[string]any{"command": "create", "path": "/memories/new/b.md", "file_text": "b"})
+				cr = storetest.Call(t, mems[1], map[string]any{"command": "create", "path": "/memories/new/b.md", "file_text": "b"})
 			},
 		)
 		if !cr.IsError && text(t, s, "new/b.md") != "b" {
@@ -159,10 +159,10 @@ func TestRenameMovesCiphertext(t *testing.T) {
 	s := wrap(t, inner, nil, newKey(t, "k1"))
 	mem := memtool.New(s, nil)
 	ctx := context.Background()
-	run(t, mem, map[string]any{"command": "create", "path": "/memories/d/x/a.md", "file_text": "alpha"})
-	run(t, mem, map[string]any{"command": "create", "path": "/memories/d/b.md", "file_text": "beta"})
+	storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/d/x/a.md", "file_text": "alpha"})
+	storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/d/b.md", "file_text": "beta"})
 	before, _ := inner.ReadFile(ctx, "d/x/a.md", 1<<20)
-	if r := run(t, mem, map[string]any{"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e/f"}); r.IsError {
+	if r := storetest.Call(t, mem, map[string]any{"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e/f"}); r.IsError {
 		t.Fatal(r.Text)
 	}
 	for name, want := range map[string]string{"e/f/x/a.md": "alpha", "e/f/b.md": "beta"} {
@@ -253,7 +253,7 @@ func TestMTE1(t *testing.T) {
 
 			mem := memtool.New(s, nil)
 			for _, mv := range [][2]string{{"c.md", "e/c2.md"}, {"d", "f/g"}} {
-				if r := run(t, mem, map[string]any{"command": "rename", "old_path": "/memories/" + mv[0], "new_path": "/memories/" + mv[1]}); r.IsError {
+				if r := storetest.Call(t, mem, map[string]any{"command": "rename", "old_path": "/memories/" + mv[0], "new_path": "/memories/" + mv[1]}); r.IsError {
 					t.Fatalf("rename %s: %s", mv[0], r.Text)
 				}
 			}
@@ -278,7 +278,7 @@ func TestMTE1RenameNeedsItsKey(t *testing.T) {
 	s := wrap(t, inner, &encrypt.Options{Tenant: "alice"}, newKey(t, "k2"))
 	ctx := context.Background()
 	before, _ := inner.ReadFile(ctx, "d/sub/b.md", 1<<20)
-	r := run(t, memtool.New(s, nil), map[string]any{"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"})
+	r := storetest.Call(t, memtool.New(s, nil), map[string]any{"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"})
 	// Either file of d may be the first that is found.
 	want := `Error: Cannot rename /memories/d: the file /memories/d/sub/b.md was encrypted by an older memtool for its current path, and it cannot be opened to encrypt it for the new one: it was encrypted with key "old", which is not configured. Nothing was changed.`
 	if !r.IsError || (r.Text != want && r.Text != strings.Replace(want, "sub/b.md", "a.md", 1)) {

@@ -2,7 +2,6 @@ package history_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -28,12 +27,6 @@ func TestWrapper(t *testing.T) {
 		func(t *testing.T, inner memtool.Store) memtool.Store { return history.New(inner, nil) }, nil)
 }
 
-func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
-	t.Helper()
-	b, _ := json.Marshal(in)
-	return mem.Run(context.Background(), b)
-}
-
 // TestVersions: every edit, overwrite and delete keeps the previous
 // content; a failed edit keeps nothing; revert brings a version back and
 // keeps the content it replaces.
@@ -48,14 +41,14 @@ func TestVersions(t *testing.T) {
 			s := history.New(inner, nil)
 			mem := memtool.New(s, &memtool.Options{Overwrite: true})
 			p := "/memories/d/notes.md"
-			run(t, mem, map[string]any{"command": "create", "path": p, "file_text": "one\ntwo\nthree"})
-			run(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "two", "new_str": "TWO"})
-			if r := run(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "absent", "new_str": "x"}); !r.IsError {
+			storetest.Call(t, mem, map[string]any{"command": "create", "path": p, "file_text": "one\ntwo\nthree"})
+			storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "two", "new_str": "TWO"})
+			if r := storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "absent", "new_str": "x"}); !r.IsError {
 				t.Fatal("a failing edit succeeded")
 			}
-			run(t, mem, map[string]any{"command": "insert", "path": p, "insert_line": 3, "insert_text": "four"})
-			run(t, mem, map[string]any{"command": "create", "path": p, "file_text": "replaced"})
-			run(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
+			storetest.Call(t, mem, map[string]any{"command": "insert", "path": p, "insert_line": 3, "insert_text": "four"})
+			storetest.Call(t, mem, map[string]any{"command": "create", "path": p, "file_text": "replaced"})
+			storetest.Call(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
 
 			vs, err := history.Versions(ctx, inner, p)
 			if err != nil {
@@ -77,7 +70,7 @@ func TestVersions(t *testing.T) {
 				t.Errorf("versions:\n ops %v, want %v\n texts %q\n want  %q", ops, wantOps, texts, wantTexts)
 			}
 			// The model sees none of it.
-			if r := run(t, mem, map[string]any{"command": "view", "path": "/memories"}); strings.Contains(r.Text, "history") {
+			if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": "/memories"}); strings.Contains(r.Text, "history") {
 				t.Errorf("listing shows the history: %q", r.Text)
 			}
 
@@ -85,7 +78,7 @@ func TestVersions(t *testing.T) {
 			if err := history.Revert(ctx, s, inner, p, 2); err != nil {
 				t.Fatal(err)
 			}
-			if r := run(t, mem, map[string]any{"command": "view", "path": p}); !strings.Contains(r.Text, "TWO") || strings.Contains(r.Text, "four") {
+			if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": p}); !strings.Contains(r.Text, "TWO") || strings.Contains(r.Text, "four") {
 				t.Errorf("after revert: %q", r.Text)
 			}
 			if err := history.Revert(ctx, s, inner, p, 3); err != nil {
@@ -99,12 +92,12 @@ func TestVersions(t *testing.T) {
 				t.Errorf("revert to a missing version: %v", err)
 			}
 			// A file where a parent directory was: ErrNotDir, and the file stays.
-			run(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
-			run(t, mem, map[string]any{"command": "create", "path": "/memories/d", "file_text": "a file"})
+			storetest.Call(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
+			storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/d", "file_text": "a file"})
 			if err := history.Revert(ctx, s, inner, p, 2); !errors.Is(err, memtool.ErrNotDir) {
 				t.Errorf("revert below a file: %v, want ErrNotDir", err)
 			}
-			if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/d"}); !strings.Contains(r.Text, "a file") {
+			if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": "/memories/d"}); !strings.Contains(r.Text, "a file") {
 				t.Errorf("after a failed revert: %q", r.Text)
 			}
 		})

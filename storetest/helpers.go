@@ -1,9 +1,13 @@
 package storetest
 
 import (
+	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memtool/memtool"
 )
 
 // Together runs the functions at the same moment, each in its goroutine,
@@ -52,4 +56,16 @@ func Opened[S interface{ Close() error }](t testing.TB, s S, err error) S {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// Call runs one tool input, written as the JSON object the model sends
+// ({"command": "view", "path": …}), through mem, and returns its result:
+// for the tests of wrappers, which check what a command leaves behind.
+func Call(t testing.TB, mem *memtool.Memory, in map[string]any) memtool.Result {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mem.Run(context.Background(), b)
 }

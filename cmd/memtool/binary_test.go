@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memtool/memtool/internal/backendtest"
 )
 
 // The tests in this package that drive memtool as a user or a crash would
@@ -28,6 +30,12 @@ var binaries [2]struct {
 }
 
 func TestMain(m *testing.M) {
+	// The S3 tests run in parallel, and their memtool processes inherit
+	// the credentials of the S3 test server.
+	if err := backendtest.SetS3Env(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	for i := range binaries {
 		if binaries[i].dir != "" {

@@ -98,6 +98,19 @@ func (p editPlan) check(t *testing.T, text string, acked [][]bool) int {
 	return n
 }
 
+// checkStore reads the edited file from s and checks it (see check), and
+// logs how many of the edits by plan.writers writers (who: "writers",
+// "processes") were acknowledged.
+func (p editPlan) checkStore(t *testing.T, s memtool.Store, acked [][]bool, who string) {
+	t.Helper()
+	data, err := s.ReadFile(context.Background(), strings.TrimPrefix(editFile, "/memories/"), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := p.check(t, string(data), acked)
+	t.Logf("%d %s, %d acknowledged edits, all present", p.writers, who, n)
+}
+
 func newAcked(writers, ops int) [][]bool {
 	acked := make([][]bool, writers)
 	for w := range acked {
@@ -107,6 +120,7 @@ func newAcked(writers, ops int) [][]bool {
 }
 
 func TestConcurrentEditsInProcess(t *testing.T) {
+	t.Parallel()
 	stores := []struct {
 		name string
 		open func(t *testing.T) memtool.Store
@@ -143,17 +157,13 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			data, err := store.ReadFile(ctx, "shared.txt", 1<<20)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := plan.check(t, string(data), acked)
-			t.Logf("%d writers, %d acknowledged edits, all present", plan.writers, n)
+			plan.checkStore(t, store, acked, "writers")
 		})
 	}
 }
 
 func TestConcurrentEditsAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	bin := plainBinary(t)
 	dir := t.TempDir()
 	plan := editPlan{writers: 4, ops: 50}
@@ -416,6 +426,7 @@ func renameInput(from, to string) map[string]any {
 }
 
 func TestRacingCreatesAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for round := range raceRounds() {
 		p := fmt.Sprintf("/memories/c%d/target.txt", round)
@@ -511,6 +522,7 @@ func (r renameRace) winnerOf(t *testing.T, answers []answer) int {
 }
 
 func TestRacingRenamesAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for round := range raceRounds() {
 		r := renameRace{round}
@@ -530,6 +542,7 @@ func TestRacingRenamesAcrossProcesses(t *testing.T) {
 // input order, so the success must sit at the index of the input whose
 // content won.
 func TestRacingInOneLine(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"file", "mem"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
@@ -622,6 +635,7 @@ var racePolicies = []struct{ name, policy string }{
 // racer wins each name. Each race runs once per stack, to keep the time
 // down; the tests above race more rounds without policies.
 func TestRacesUnderPolicies(t *testing.T) {
+	t.Parallel()
 	key, _ := encrypt.NewKey("k1")
 	type stack struct{ backend, name, policy string }
 	var stacks []stack
@@ -631,6 +645,7 @@ func TestRacesUnderPolicies(t *testing.T) {
 	stacks = append(stacks, stack{"sqlite", "all", racePolicies[len(racePolicies)-1].policy})
 	for _, s := range stacks {
 		t.Run(s.backend+"/"+s.name, func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			url := filepath.Join(tmp, "store")
 			if s.backend == "sqlite" {

@@ -43,6 +43,7 @@ var crashSeed = flag.Uint64("crash.seed", 0, "seed of TestCrashSafety (0: pick o
 // SIGKILL ends the process, not the machine: this checks atomicity and
 // acknowledgement order, not that fsync reaches the disk.
 func TestCrashSafety(t *testing.T) {
+	t.Parallel()
 	kills := 40
 	if testing.Short() {
 		kills = 10
@@ -56,6 +57,7 @@ func TestCrashSafety(t *testing.T) {
 // keep: every version history kept of a big file is whole (its checksum
 // holds), and the access index of expiry still reads.
 func TestCrashSafetyUnderPolicies(t *testing.T) {
+	t.Parallel()
 	kills := 8
 	if testing.Short() {
 		kills = 3

@@ -20,13 +20,13 @@ import (
 // "fatal error: out of memory" and leave the lines after it unanswered.
 const addressSpaceLimit = 4000000
 
-// execLimited runs `memtool exec --store dir` under addressSpaceLimit with
-// the input that write produces, and returns its stdout and its peak RSS
-// in bytes. It fails t unless memtool exits 0.
-func execLimited(t *testing.T, dir string, write func(io.Writer) error) (stdout string, maxRSS int64) {
+// execLimited runs `memtool exec --store dir` (the binary bin) under
+// addressSpaceLimit with the input that write produces, and returns its
+// stdout and its peak RSS in bytes. It fails t unless memtool exits 0.
+func execLimited(t *testing.T, bin, dir string, write func(io.Writer) error) (stdout string, maxRSS int64) {
 	t.Helper()
 	script := fmt.Sprintf(`ulimit -v %d && exec "$0" exec --store "$1"`, addressSpaceLimit)
-	cmd := exec.Command("sh", "-c", script, memtoolBinary(t), dir)
+	cmd := exec.Command("sh", "-c", script, bin, dir)
 	cmd.Env = childEnv()
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -73,7 +73,7 @@ func TestExecBoundsOneLine(t *testing.T) {
 	}
 	after := jsonLine(map[string]any{"command": "view", "path": "/memories/big.txt", "view_range": []int{1, 1}})
 	tiny := `[` + strings.Repeat(`{},`, maxExecLine/3-2) + `{}]` + "\n" // just under maxExecLine
-	out, rss := execLimited(t, dir, func(w io.Writer) error {
+	out, rss := execLimited(t, memtoolBinary(t), dir, func(w io.Writer) error {
 		for _, line := range []string{viewTurn(20000, "/memories/big.txt"), after, tiny, after} {
 			if _, err := io.WriteString(w, line); err != nil {
 				return err
@@ -150,7 +150,15 @@ func TestExecAnswerCap(t *testing.T) {
 	}
 	const views = 6 // their answers are more than maxAnswerBytes
 	in := viewTurn(views, "/memories/pic.webp") + jsonLine(map[string]any{"command": "view", "path": "/memories"})
-	out := execMemtool(t, in, "--store", dir)
+	// The binary without the race detector: this test checks the bound on
+	// one line's answers, which the detector does not see, and under it
+	// the 30 MB of answers took about a minute. The concurrency of one
+	// turn stays under the detector in TestRacingInOneLine and
+	// TestExecTurnWorkers.
+	out, _ := execLimited(t, plainBinary(t), dir, func(w io.Writer) error {
+		_, err := io.WriteString(w, in)
+		return err
+	})
 	first, _, _ := strings.Cut(out, "\n")
 	if len(first) > maxAnswerBytes+views*1024 {
 		t.Errorf("the turn's answer is %d bytes, more than %d and a short error per call", len(first), maxAnswerBytes)

@@ -8,6 +8,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -67,14 +68,7 @@ func TestProberReadsHeads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fs.Close()
-	key, err := encrypt.NewKey("k1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealed, err := encrypt.New(fs, []encrypt.Key{key}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sealed := backendtest.Encrypted(t, fs)
 	big := bytes.Repeat([]byte("plain text line\n"), 1<<16)
 	files := map[string][]byte{
 		"b-plain.md": big,

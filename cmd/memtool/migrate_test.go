@@ -131,6 +131,7 @@ func sameTree(t *testing.T, got, want []string) {
 // in-process S3-compatible server) → directory, and compares the first
 // and last directories byte for byte.
 func TestMigrateChain(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	src := filepath.Join(tmp, "src")
 	seedTree(t, src, "")

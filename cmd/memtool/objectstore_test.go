@@ -22,13 +22,14 @@ import (
 // S3-compatible server (package s3test) in the test process.
 
 // s3URL is the URL of a new bucket on an in-process S3 server (see
-// backendtest.S3URL); t must not be parallel.
+// backendtest.S3URL; TestMain sets the credentials for the whole process).
 func s3URL(t *testing.T, prefix string) string { return backendtest.S3URL(t, prefix) }
 
 // TestConcurrentEditsOnS3 runs the edit plan of
 // TestConcurrentEditsAcrossProcesses with 4 memtool exec processes on one
 // S3 bucket: nothing but S3's If-Match keeps them from losing updates.
 func TestConcurrentEditsOnS3(t *testing.T) {
+	t.Parallel()
 	plan := editPlan{writers: 4, ops: 40}
 	if testing.Short() {
 		plan.ops = 16
@@ -41,6 +42,7 @@ func TestConcurrentEditsOnS3(t *testing.T) {
 // own files onto one name, on one S3 bucket: exactly one wins each race
 // (If-None-Match: *), and the bucket holds what the winner wrote.
 func TestRacingOnS3(t *testing.T) {
+	t.Parallel()
 	checkRaces(t, s3URL(t, ""), false)
 }
 
@@ -49,12 +51,16 @@ func TestRacingOnS3(t *testing.T) {
 // tenants leaks no byte, changes no victim, and gets the same answers as
 // without the victims.
 func TestTenantIsolationOnObjectStores(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the corpus runs as some 200 tenants; skipped in -short")
 	}
 	lines := readCorpus(t)
 	for _, be := range backends(true) {
-		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines, attack) })
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			checkTenantIsolation(t, be, lines, attack)
+		})
 	}
 }
 
@@ -99,6 +105,7 @@ func askAnswer(c *child, input map[string]any) (answer, error) {
 // at one name: a rename must not delete a source that was edited after it
 // copied it, nor let an edit land on both names.
 func TestRenameRacingEditsOnS3(t *testing.T) {
+	t.Parallel()
 	paths := [2]string{"/memories/old/x.txt", "/memories/new/x.txt"}
 	renames, edits := 24, 24
 	if testing.Short() {
@@ -228,6 +235,7 @@ func (r *dirRace) dirs() (cur, dst int) {
 // file; nothing a refused create wrote may be left; every directory must
 // be whole (listed, and its files readable).
 func TestRenameRacingCreatesOnS3(t *testing.T) {
+	t.Parallel()
 	renames, creates := 12, 12
 	if testing.Short() {
 		renames, creates = 6, 6
@@ -337,6 +345,7 @@ func TestRenameRacingCreatesOnS3(t *testing.T) {
 // directories onto one name on one S3 bucket: exactly one wins, its files
 // are in the destination, and every loser's directory is whole.
 func TestRacingDirRenamesOnS3(t *testing.T) {
+	t.Parallel()
 	url := s3URL(t, "")
 	store := openTestStore(t, url, "")
 	for round := range min(raceRounds(), 4) {

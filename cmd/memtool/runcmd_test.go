@@ -26,22 +26,6 @@ func apiEnv(srv *claudetest.Server) []string {
 	return childEnv("ANTHROPIC_API_KEY=test-key", "ANTHROPIC_BASE_URL="+srv.URL)
 }
 
-func sameJSON(t *testing.T, got []byte, want string) bool {
-	t.Helper()
-	same, err := claudetest.SameJSON(got, []byte(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return same
-}
-
-func noProblems(t *testing.T, srv *claudetest.Server) {
-	t.Helper()
-	if err := srv.Refusals(); err != nil {
-		t.Error(err)
-	}
-}
-
 // A user seeds the dev template, then runs a task: Claude reads the files,
 // edits them, writes a new one, hits an error, and answers.
 func TestRunDevSession(t *testing.T) {
@@ -79,7 +63,7 @@ func TestRunDevSession(t *testing.T) {
 	defer srv.Close()
 	out, errOut, code = runMemtool(t, apiEnv(srv), "", "run", "--store", dir, "--template", "dev",
 		"--context-editing", "--compact", "--model", "claude-test-model", "--system", "You build web apps.", "Plan the login page")
-	noProblems(t, srv)
+	srv.CheckRefusals(t)
 	if code != 0 {
 		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -155,14 +139,14 @@ func TestRunDevSession(t *testing.T) {
 		{"type": "text", "text": claude.OrganizedMemoryGuidance},
 		{"type": "text", "text": template.Dev().Guidance},
 	})
-	if !sameJSON(t, first.System, string(wantSystem)) {
+	if !claudetest.JSONEqual(t, first.System, string(wantSystem)) {
 		t.Errorf("system %s", first.System)
 	}
 	wantCM := `{"edits":[
 		{"type":"clear_tool_uses_20250919","trigger":{"type":"input_tokens","value":100000},"keep":{"type":"tool_uses","value":3},"exclude_tools":["memory"]},
 		{"type":"compact_20260112","trigger":{"type":"input_tokens","value":150000}}]}`
 	for i, r := range reqs {
-		if !sameJSON(t, r.ContextManagement, wantCM) {
+		if !claudetest.JSONEqual(t, r.ContextManagement, wantCM) {
 			t.Errorf("request %d: context_management %s", i+1, r.ContextManagement)
 		}
 		if !r.Stream {
@@ -170,7 +154,7 @@ func TestRunDevSession(t *testing.T) {
 		}
 	}
 	results := reqs[3].ToolResults()
-	if len(results) != 3 || !sameJSON(t, results[2].Raw, `{"type":"tool_result","tool_use_id":"toolu_03_3","is_error":true,
+	if len(results) != 3 || !claudetest.JSONEqual(t, results[2].Raw, `{"type":"tool_result","tool_use_id":"toolu_03_3","is_error":true,
 		"content":[{"type":"text","text":"Error: The path /memories/missing.md does not exist. Please provide a valid path."}]}`) {
 		t.Errorf("request 4 tool results: %+v", results)
 	}
@@ -222,7 +206,7 @@ func TestRunMaxIterations(t *testing.T) {
 	srv := claudetest.NewServer(loop, loop, loop)
 	defer srv.Close()
 	_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", t.TempDir(), "--max-iterations", "2", "--threads=false", "task")
-	noProblems(t, srv)
+	srv.CheckRefusals(t)
 	if code != exitFailed || !strings.Contains(errOut, "stopped after 2 requests (--max-iterations)") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
@@ -397,7 +381,7 @@ func TestChat(t *testing.T) {
 		t.Fatalf("chat: %v\nstderr:\n%s", err, stderr)
 	}
 	checkNoRace(t, stderr.String())
-	noProblems(t, srv)
+	srv.CheckRefusals(t)
 
 	if data, err := os.ReadFile(filepath.Join(dir, "prefs.md")); err != nil || string(data) != "likes tea\n" {
 		t.Errorf("prefs.md = %q, %v", data, err)
@@ -413,7 +397,7 @@ func TestChat(t *testing.T) {
 		t.Errorf("request 4: %d messages, want 5", len(after.Messages))
 	}
 	last := after.Messages[len(after.Messages)-1]
-	if !sameJSON(t, last, `{"role":"user","content":[{"type":"text","text":"Think hard."},{"type":"text","text":"I like tea."}]}`) {
+	if !claudetest.JSONEqual(t, last, `{"role":"user","content":[{"type":"text","text":"Think hard."},{"type":"text","text":"I like tea."}]}`) {
 		t.Errorf("request 4 last message %s", last)
 	}
 }

@@ -36,6 +36,7 @@ const hangGuard = time.Minute
 // A supervisor's SIGTERM (or Ctrl-C) ends `memtool exec` even while it waits
 // for input, after every answer so far has been written, with exit status 0.
 func TestExecStopsOnSignal(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			c := startExec(t, "--store", t.TempDir())
@@ -250,6 +251,7 @@ const timedOutAnswer = `{"is_error":true,"content":"Error: The create command on
 // cancels the write: exec answers the line in progress (the write changed
 // nothing) and exits with 128 + the signal's number.
 func TestExecSignalCancelsLockWait(t *testing.T) {
+	t.Parallel()
 	for _, st := range lockedStores {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(st.name+"/"+sig.String(), func(t *testing.T) {
@@ -277,6 +279,7 @@ func TestExecSignalCancelsLockWait(t *testing.T) {
 // cancelled, changes nothing and is answered; exec goes on with the next
 // line.
 func TestExecCallTimeout(t *testing.T) {
+	t.Parallel()
 	for _, st := range lockedStores {
 		t.Run(st.name, func(t *testing.T) {
 			ls := st.make(t)
@@ -303,6 +306,7 @@ func TestExecCallTimeout(t *testing.T) {
 // address that accepts connections and then says nothing) ends it at once,
 // with 128 + the signal's number. (A file store never waits as it opens.)
 func TestExecSignalWhileOpening(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -342,6 +346,7 @@ func TestExecSignalWhileOpening(t *testing.T) {
 // gives up once the grace period is over, and a second signal ends it at
 // once. Either way the exit status is 128 + the first signal's number.
 func TestExecStuckLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		sigs []syscall.Signal

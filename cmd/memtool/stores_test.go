@@ -34,8 +34,8 @@ import (
 // testBackends are the backends of backendtest.All (the one list of every
 // backend available here) that a memtool process can open by URL, but the
 // directory store, which the tests above drive on their own. PostgreSQL
-// needs $MEMTOOL_TEST_POSTGRES (see pgtest). S3 sets the environment: its
-// tests are not parallel.
+// needs $MEMTOOL_TEST_POSTGRES (see pgtest). S3's credentials are in the
+// environment for the whole process (see TestMain).
 var testBackends = func() []backendtest.Backend {
 	var out []backendtest.Backend
 	for _, be := range backendtest.All() {
@@ -220,6 +220,7 @@ func snapshot(t *testing.T, s memtool.Store) string {
 // TestReferenceBatteryOnBackends runs the reference battery on every
 // backend: each answers as the directory store does.
 func TestReferenceBatteryOnBackends(t *testing.T) {
+	t.Parallel()
 	want := runBattery(t, filepath.Join(t.TempDir(), "memories"))
 	if len(want.answers) < 150 {
 		t.Fatalf("the battery gave only %d answers", len(want.answers))
@@ -243,6 +244,7 @@ func TestReferenceBatteryOnBackends(t *testing.T) {
 // TestConcurrentEditsAcrossProcesses with 4 memtool exec processes on one
 // database: every acknowledged edit is in the file, once.
 func TestConcurrentEditsOnDatabases(t *testing.T) {
+	t.Parallel()
 	plan := editPlan{writers: 4, ops: 40}
 	if testing.Short() {
 		plan.ops = 16
@@ -259,6 +261,7 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 // renaming their own files onto one name, on one database: exactly one
 // wins each race, and the store holds what the winner wrote.
 func TestRacingOnDatabases(t *testing.T) {
+	t.Parallel()
 	for _, be := range backends(false) {
 		t.Run(be.Name, func(t *testing.T) { checkRaces(t, be.URL(t), true) })
 	}
@@ -374,12 +377,7 @@ func concurrentEdits(t *testing.T, plan editPlan, url, tenant string) {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	data, err := openTestStore(t, url, tenant).ReadFile(context.Background(), "shared.txt", 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := plan.check(t, string(data), acked)
-	t.Logf("%d processes, %d acknowledged edits, all present", plan.writers, n)
+	plan.checkStore(t, openTestStore(t, url, tenant), acked, "processes")
 }
 
 // TestNoSecretsInMessages feeds store URLs that carry a password (in the
@@ -390,6 +388,7 @@ func concurrentEdits(t *testing.T, plan editPlan, url, tenant string) {
 // view and gc, the refusal of a policy mismatch. The live database runs with trust
 // authentication, so the password in its URL is ignored.
 func TestNoSecretsInMessages(t *testing.T) {
+	t.Parallel()
 	const password, sslPassword = "s3cr3t-Pa55/w0rd", "ssl-Pa55-s3cr3t"
 	withSecrets := func(raw string) string {
 		u, err := url.Parse(raw)

@@ -204,7 +204,10 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	lines := readCorpus(t)
 	for _, be := range tenantBackends() {
-		t.Run(be.Name, func(t *testing.T) { checkTenantIsolation(t, be, lines, attack) })
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			checkTenantIsolation(t, be, lines, attack)
+		})
 	}
 }
 

@@ -10,6 +10,7 @@ package backendtest
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -47,7 +48,7 @@ var all = []Backend{
 	{Name: "postgres", URL: pgtest.URL, Shared: true},
 	{Name: "objectstore", URL: constant("mem+blob://"), Object: true},
 	{Name: "s3", URL: func(t testing.TB) string { return S3URL(t, "team/memory") }, Shared: true, Object: true},
-	{Name: "encrypted", URL: constant("mem:"), wrap: encrypted},
+	{Name: "encrypted", URL: constant("mem:"), wrap: Encrypted},
 }
 
 // All returns every backend available here.
@@ -81,26 +82,59 @@ func FileStore(t testing.TB) *filestore.Store {
 
 // S3URL starts an S3-compatible server (package s3test) with one bucket,
 // memories, and returns the store URL of that bucket under prefix. The
-// credentials are in the environment, as they would be for S3, until t
-// ends; t must not be parallel.
+// credentials are in the environment, as they would be for S3: for the
+// whole test process if its TestMain called SetS3Env, and otherwise set
+// by S3URL until t ends, when t must not be parallel.
 func S3URL(t testing.TB, prefix string) string {
 	t.Helper()
 	srv := s3test.Start(t, nil)
 	srv.CreateBucket(t, "memories")
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	if !s3EnvSet() {
+		for _, kv := range s3Env {
+			t.Setenv(kv[0], kv[1])
+		}
+	}
 	return fmt.Sprintf("s3://memories?region=us-east-1&endpoint=%s&use_path_style=true&prefix=%s", srv.URL, prefix)
+}
+
+// s3Env is the environment of a client of the S3 test server: its
+// credentials, and no AWS configuration or instance metadata to consult.
+var s3Env = [][2]string{
+	{"AWS_ACCESS_KEY_ID", "test"},
+	{"AWS_SECRET_ACCESS_KEY", "test"},
+	{"AWS_CONFIG_FILE", os.DevNull},
+	{"AWS_SHARED_CREDENTIALS_FILE", os.DevNull},
+	{"AWS_EC2_METADATA_DISABLED", "true"},
+}
+
+// SetS3Env sets the environment of S3URL's stores for the whole test
+// process, for good: a package calls it from TestMain when its tests on S3
+// run in parallel, or start memtool processes that must inherit it. Such a
+// package cannot test what memtool does without AWS credentials.
+func SetS3Env() error {
+	for _, kv := range s3Env {
+		if err := os.Setenv(kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func s3EnvSet() bool {
+	for _, kv := range s3Env {
+		if os.Getenv(kv[0]) != kv[1] {
+			return false
+		}
+	}
+	return true
 }
 
 func constant(url string) func(testing.TB) string {
 	return func(testing.TB) string { return url }
 }
 
-// encrypted is an encrypt store over s, with a new key.
-func encrypted(t testing.TB, s memtool.Store) memtool.Store {
+// Encrypted returns an encrypt store over s, with a new key.
+func Encrypted(t testing.TB, s memtool.Store) memtool.Store {
 	key, err := encrypt.NewKey("")
 	if err != nil {
 		t.Fatal(err)
