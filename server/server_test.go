@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/keys"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/server"
 )
 
@@ -36,22 +36,7 @@ type fixture struct {
 }
 
 // syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer struct{ syncbuf.Buffer }
 
 // waitFor returns the log once it holds want: a request is logged just
 // after its answer is sent.
@@ -72,7 +57,7 @@ func newFixture(t *testing.T, edit func(*server.Config)) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ring.Close() })
-	f := &fixture{ring: ring, stores: map[string]memtool.Store{}, log: &syncBuffer{b: &bytes.Buffer{}}, clock: c}
+	f := &fixture{ring: ring, stores: map[string]memtool.Store{}, log: &syncBuffer{}, clock: c}
 	cfg := server.Config{
 		Keys: ring,
 		Open: func(ctx context.Context, tenant string) (memtool.Store, error) {

@@ -1,38 +1,25 @@
 package resource_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
+	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
+	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/server/resource"
 )
 
 // lockedBuffer is an audit log in memory that two stores write at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+type lockedBuffer struct{ syncbuf.Buffer }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) reader() io.ReadCloser {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return io.NopCloser(bytes.NewReader(bytes.Clone(b.buf.Bytes())))
-}
+func (b *lockedBuffer) reader() io.ReadCloser { return io.NopCloser(strings.NewReader(b.String())) }
 
 // TestAuditLog: GET /v1/audit serves the caller's tenant's entries of the
 // log, filtered, the last ones; another tenant's never.
