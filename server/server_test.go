@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/keys"
 	"github.com/memtool/memtool/memstore"
-	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/server"
 )
 
