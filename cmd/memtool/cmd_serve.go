@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -273,7 +273,7 @@ type tenantStacks struct {
 	tenantOf func(context.Context, string) (memtool.Store, error)
 
 	mu     sync.Mutex
-	stacks map[string][]io.Closer // each tenant's open stacks, oldest first
+	stacks map[string][]*policyStack // each tenant's open stacks, oldest first
 }
 
 func (t *tenantStacks) open(ctx context.Context, id string) (memtool.Store, error) {
@@ -289,28 +289,36 @@ func (t *tenantStacks) open(ctx context.Context, id string) (memtool.Store, erro
 	}
 	t.mu.Lock()
 	if t.stacks == nil {
-		t.stacks = map[string][]io.Closer{}
+		t.stacks = map[string][]*policyStack{}
 	}
 	t.stacks[id] = append(t.stacks[id], st)
 	t.mu.Unlock()
 	return st.top, nil
 }
 
-// release closes the oldest open stack of tenant id, which the server no
-// longer uses: the server drops a tenant's memory before it opens it
-// again, so the one dropped is the oldest.
-func (t *tenantStacks) release(id string, _ memtool.Store) error {
+// release closes the stack of tenant id whose store the server no longer
+// uses: the one whose top is st (the oldest if none is, which the server's
+// order makes the same one: it drops a tenant's memory before it opens it
+// again).
+func (t *tenantStacks) release(id string, st memtool.Store) error {
 	t.mu.Lock()
 	open := t.stacks[id]
 	if len(open) == 0 {
 		t.mu.Unlock()
 		return nil
 	}
-	c := open[0]
+	i := 0
+	for j, c := range open {
+		if c.top == st {
+			i = j
+			break
+		}
+	}
+	c := open[i]
 	if len(open) == 1 {
 		delete(t.stacks, id)
 	} else {
-		t.stacks[id] = open[1:]
+		t.stacks[id] = slices.Delete(slices.Clone(open), i, i+1)
 	}
 	t.mu.Unlock()
 	return c.Close()

@@ -12,9 +12,9 @@ import (
 	"github.com/memtool/memtool/storeurl"
 )
 
-// The server releases a tenant's memory before it opens it again, so
-// release closes the tenant's oldest stack (its audit log file among its
-// resources) and leaves the newer one working; Close closes the rest.
+// release closes the stack whose store the server names (its audit log
+// file among its resources), whatever its age, and leaves the others
+// working; Close closes the rest.
 func TestTenantStacksRelease(t *testing.T) {
 	dir := t.TempDir()
 	policy, logFile := filepath.Join(dir, "policy.json"), filepath.Join(dir, "audit.log")
@@ -37,6 +37,21 @@ func TestTenantStacksRelease(t *testing.T) {
 	newer, err := stacks.open(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
+	}
+	newest, err := stacks.open(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stacks.release("alice", newest); err != nil {
+		t.Fatal(err)
+	}
+	newest.WriteFile(ctx, "n.md", []byte("x"), memtool.CreateOnly)
+	if !strings.Contains(stderr.String(), "audit log") {
+		t.Errorf("a write through the released newest stack logged to its audit file: %q", stderr.String())
+	}
+	stderr.Reset()
+	if err := old.WriteFile(ctx, "o.md", []byte("y"), memtool.CreateOnly); err != nil || stderr.Len() != 0 {
+		t.Errorf("the oldest stack after the newest's release: %v %q", err, stderr.String())
 	}
 	if err := stacks.release("alice", old); err != nil {
 		t.Fatal(err)
