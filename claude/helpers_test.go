@@ -1,12 +1,8 @@
 package claude_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"strings"
 	"testing"
 
@@ -15,6 +11,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/testpng"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 )
@@ -56,13 +53,7 @@ func newFixture(t *testing.T, script []claudetest.Turn) *fixture {
 // pngBytes returns a small, real PNG image.
 func pngBytes(t *testing.T) []byte {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
-	img.Set(0, 0, color.RGBA{R: 255, A: 255})
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testpng.PNG()
 }
 
 // readFile returns a file's content from the store, or fails the test.

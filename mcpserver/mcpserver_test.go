@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/internal/testpng"
 	"github.com/memtool/memtool/mcpserver"
 	"github.com/memtool/memtool/memstore"
 )
@@ -192,16 +190,10 @@ func checkTool(t *testing.T, tool *mcp.Tool) {
 	}
 }
 
-// pngFile is a small real PNG.
+// pngFile returns a small, real PNG image.
 func pngFile(t *testing.T) []byte {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
-	img.Set(0, 0, color.RGBA{R: 255, A: 255})
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testpng.PNG()
 }
 
 func TestImageView(t *testing.T) {
