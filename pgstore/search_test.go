@@ -2,9 +2,12 @@ package pgstore_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/memtool/memtool"
@@ -98,13 +101,46 @@ func TestSearchIndexMigration(t *testing.T) {
 
 // A writer killed (SIGKILL) in the middle of its writes leaves an index
 // that finds exactly the lines a scan finds: the server aborts the
-// transaction of a client that is gone, index entries with it.
+// transaction of a client that is gone, index entries with it. A killed
+// client's last COMMIT may still be running on the server when the kill
+// returns, so each check first waits until the writer's sessions have left
+// the server (their application_name marks them); otherwise that commit can
+// land between the indexed search and the scan it is compared with.
 func TestSearchIndexAfterCrash(t *testing.T) {
 	url := os.Getenv("PGSTORE_TEST_CHURN")
 	if url == "" {
 		url = pgtest.URL(t)
 	}
-	storetest.ChurnKilled(t, "PGSTORE_TEST_CHURN", url, func(url string) (memtool.Store, error) { return pgstore.Open(context.Background(), url, nil) }, 4, func(t *testing.T) {
+	app := fmt.Sprintf("memtool_churn_%d", time.Now().UnixNano())
+	writer := url + "&application_name=" + app
+	if !strings.Contains(url, "?") {
+		writer = url + "?application_name=" + app
+	}
+	storetest.ChurnKilled(t, "PGSTORE_TEST_CHURN", writer, func(url string) (memtool.Store, error) { return pgstore.Open(context.Background(), url, nil) }, 4, func(t *testing.T) {
+		waitSessionsGone(t, url, app)
 		storetest.CheckSearchIndex(t, open(t, url), storetest.ChurnQueries...)
 	})
+}
+
+// waitSessionsGone waits until no session named app is left on the server
+// of url, for up to 30 seconds.
+func waitSessionsGone(t *testing.T, url, app string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var n int
+		if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions of the killed writer still on the server after 30 s", n)
+		}
+	}
 }
