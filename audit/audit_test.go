@@ -45,12 +45,9 @@ func entries(t *testing.T, log string) []audit.Entry {
 // TestEntries runs a few commands and checks every entry they log, except
 // time and duration.
 func TestEntries(t *testing.T) {
-	for _, backend := range []string{"memstore", "filestore"} {
-		t.Run(backend, func(t *testing.T) {
-			var inner memtool.Store = memstore.New()
-			if backend == "filestore" {
-				inner = backendtest.FileStore(t)
-			}
+	for _, backend := range backendtest.Local() {
+		t.Run(backend.Name, func(t *testing.T) {
+			inner := backend.Open(t)
 			var log syncbuf.Buffer
 			before := time.Now().UTC()
 			mem := memtool.New(audit.New(inner, &log, &audit.Options{Tenant: "alice"}), nil)

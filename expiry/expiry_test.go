@@ -52,12 +52,9 @@ func visible(t *testing.T, s memtool.Store) []string {
 // used for 30 days, dry-run changes nothing, restore brings a file back,
 // and the trash is purged after the grace period.
 func TestCollect(t *testing.T) {
-	for _, backend := range []string{"memstore", "filestore"} {
-		t.Run(backend, func(t *testing.T) {
-			var inner memtool.Store = memstore.New()
-			if backend == "filestore" {
-				inner = backendtest.FileStore(t)
-			}
+	for _, backend := range backendtest.Local() {
+		t.Run(backend.Name, func(t *testing.T) {
+			inner := backend.Open(t)
 			collectOn(t, inner)
 		})
 	}

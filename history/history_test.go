@@ -3,27 +3,21 @@ package history_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 )
 
-func newFileStore(t *testing.T) *filestore.Store {
-	t.Helper()
-	return openFileStore(t, filepath.Join(t.TempDir(), "memories"))
-}
-
 func TestWrapper(t *testing.T) {
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
 		func(t *testing.T, inner memtool.Store) memtool.Store { return history.New(inner, nil) }, nil)
 }
 
@@ -31,12 +25,9 @@ func TestWrapper(t *testing.T) {
 // content; a failed edit keeps nothing; revert brings a version back and
 // keeps the content it replaces.
 func TestVersions(t *testing.T) {
-	for _, backend := range []string{"memstore", "filestore"} {
-		t.Run(backend, func(t *testing.T) {
-			var inner memtool.Store = memstore.New()
-			if backend == "filestore" {
-				inner = newFileStore(t)
-			}
+	for _, backend := range backendtest.Local() {
+		t.Run(backend.Name, func(t *testing.T) {
+			inner := backend.Open(t)
 			ctx := context.Background()
 			s := history.New(inner, nil)
 			mem := memtool.New(s, &memtool.Options{Overwrite: true})

@@ -186,12 +186,9 @@ func TestLimits(t *testing.T) {
 		},
 	}
 	for _, c := range cases {
-		for _, backend := range []string{"memstore", "filestore"} {
-			t.Run(c.name+"/"+backend, func(t *testing.T) {
-				var inner memtool.Store = memstore.New()
-				if backend == "filestore" {
-					inner = backendtest.FileStore(t)
-				}
+		for _, backend := range backendtest.Local() {
+			t.Run(c.name+"/"+backend.Name, func(t *testing.T) {
+				inner := backend.Open(t)
 				store := limits.New(inner, &c.opts)
 				mem := memtool.New(store, nil)
 				for _, in := range c.setup {
@@ -341,17 +338,14 @@ func BenchmarkEdit(b *testing.B)   { benchCommand(b, true) }
 
 func benchCommand(b *testing.B, edit bool) {
 	text := strings.Repeat("abcdefghijklmno\n", 256) // 4 KiB
-	for _, backend := range []string{"memstore", "filestore"} {
+	for _, backend := range backendtest.Local() {
 		for _, wrapped := range []bool{false, true} {
-			name := backend + "/plain"
+			name := backend.Name + "/plain"
 			if wrapped {
-				name = backend + "/limits"
+				name = backend.Name + "/limits"
 			}
 			b.Run(name, func(b *testing.B) {
-				var inner memtool.Store = memstore.New()
-				if backend == "filestore" {
-					inner = backendtest.FileStore(b)
-				}
+				inner := backend.Open(b)
 				store := inner
 				if wrapped {
 					store = limits.New(inner, &generous)

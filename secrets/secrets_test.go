@@ -121,8 +121,9 @@ func TestScanPassesNearMisses(t *testing.T) {
 }
 
 func backends(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
-	t.Run("memstore", func(t *testing.T) { fn(t, memstore.New()) })
-	t.Run("filestore", func(t *testing.T) { fn(t, backendtest.FileStore(t)) })
+	for _, backend := range backendtest.Local() {
+		t.Run(backend.Name, func(t *testing.T) { fn(t, backend.Open(t)) })
+	}
 }
 
 // TestWrapper runs the wrapper suite under both policies. A name with a

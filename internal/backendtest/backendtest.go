@@ -54,6 +54,18 @@ var all = []Backend{
 // All returns every backend available here.
 func All() []Backend { return append([]Backend(nil), all...) }
 
+// Local returns the two backends a policy's own tests wrap: memstore (in
+// memory) and filestore (in a directory).
+func Local() []Backend {
+	var local []Backend
+	for _, b := range all {
+		if b.Name == "memstore" || b.Name == "filestore" {
+			local = append(local, b)
+		}
+	}
+	return local
+}
+
 // Open opens a new, empty store of the backend, closed when t ends.
 func (b Backend) Open(t testing.TB) memtool.Store {
 	t.Helper()
