@@ -31,13 +31,8 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 	case k == missing:
 		return pathErr("rename", oldname, memtool.ErrNotExist)
 	}
-	if err := s.checkParent(ctx, "rename", newname); err != nil {
+	if err := s.checkFree(ctx, "rename", newname); err != nil {
 		return err
-	}
-	if nk, _, err := s.kindOf(ctx, newname); err != nil {
-		return err
-	} else if nk != missing {
-		return pathErr("rename", newname, memtool.ErrExist)
 	}
 	if s.bk.s3 != nil {
 		if err := s.bk.checkDeleteConditions(ctx); err != nil {
@@ -54,11 +49,7 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 		if err != nil {
 			return err
 		}
-		err = s.bk.b.write(ctx, s.fileKey(newname), data, true)
-		if errors.Is(err, errExists) {
-			return pathErr("rename", newname, memtool.ErrExist)
-		}
-		if err != nil {
+		if err := s.put(ctx, "rename", newname, s.fileKey(newname), data, true); err != nil {
 			return err
 		}
 		return s.bk.b.remove(ctx, s.fileKey(oldname))
@@ -67,11 +58,7 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	err = s.bk.b.write(ctx, s.markerKey(newname), nil, true)
-	if errors.Is(err, errExists) {
-		return pathErr("rename", newname, memtool.ErrExist)
-	}
-	if err != nil {
+	if err := s.put(ctx, "rename", newname, s.markerKey(newname), nil, true); err != nil {
 		return err
 	}
 	from, to := s.dirPrefix(oldname), s.dirPrefix(newname)
