@@ -24,10 +24,9 @@ import (
 // TestWrapper runs the wrapper suite, logging every operation, Stat too.
 func TestWrapper(t *testing.T) {
 	opts := &audit.Options{Tenant: "t1", Stat: true}
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store {
-			return audit.New(inner, &syncbuf.Buffer{}, opts)
-		}, nil)
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store {
+		return audit.New(inner, &syncbuf.Buffer{}, opts)
+	}, nil)
 }
 
 func entries(t *testing.T, log string) []audit.Entry {

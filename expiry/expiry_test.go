@@ -16,12 +16,10 @@ import (
 	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/memstore"
-	"github.com/memtool/memtool/storetest"
 )
 
 func TestWrapper(t *testing.T) {
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store { return expiry.New(inner, nil) }, nil)
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store { return expiry.New(inner, nil) }, nil)
 }
 
 func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {

@@ -17,8 +17,7 @@ import (
 )
 
 func TestWrapper(t *testing.T) {
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store { return history.New(inner, nil) }, nil)
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store { return history.New(inner, nil) }, nil)
 }
 
 // TestVersions: every edit, overwrite and delete keeps the previous

@@ -57,8 +57,7 @@ func TestWrapper(t *testing.T) {
 			return s.(memtool.Renamer).Rename(ctx, "x", deep+"/y")
 		}},
 	}
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store { return limits.New(inner, &walled) }, refusals)
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store { return limits.New(inner, &walled) }, refusals)
 }
 
 func run(t *testing.T, mem *memtool.Memory, input string) memtool.Result {

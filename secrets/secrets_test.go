@@ -155,10 +155,9 @@ func TestWrapper(t *testing.T) {
 		secrets.Redact: names,
 	} {
 		t.Run(fmt.Sprint("policy", p), func(t *testing.T) {
-			storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-				func(t *testing.T, inner memtool.Store) memtool.Store {
-					return secrets.New(inner, &secrets.Options{Policy: p})
-				}, refusals)
+			backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store {
+				return secrets.New(inner, &secrets.Options{Policy: p})
+			}, refusals)
 		})
 	}
 }

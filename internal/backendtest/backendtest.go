@@ -19,6 +19,7 @@ import (
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/objectstore/s3test"
 	"github.com/memtool/memtool/pgstore/pgtest"
+	"github.com/memtool/memtool/storetest"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -90,6 +91,13 @@ func FileStore(t testing.TB) *filestore.Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// RunWrapper runs storetest's wrapper suite on the policy wrap over a new
+// directory store (FileStore) for each check.
+func RunWrapper(t *testing.T, wrap func(t *testing.T, inner memtool.Store) memtool.Store, refusals []storetest.Refusal) {
+	t.Helper()
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return FileStore(t) }, wrap, refusals)
 }
 
 // S3URL starts an S3-compatible server (package s3test) with one bucket,
