@@ -50,12 +50,9 @@ func visible(t *testing.T, s memtool.Store) []string {
 // used for 30 days, dry-run changes nothing, restore brings a file back,
 // and the trash is purged after the grace period.
 func TestCollect(t *testing.T) {
-	for _, backend := range backendtest.Local() {
-		t.Run(backend.Name, func(t *testing.T) {
-			inner := backend.Open(t)
-			collectOn(t, inner)
-		})
-	}
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		collectOn(t, inner)
+	})
 }
 
 // collectOn runs TestCollect on the empty store inner.

@@ -185,9 +185,8 @@ func TestLimits(t *testing.T) {
 		},
 	}
 	for _, c := range cases {
-		for _, backend := range backendtest.Local() {
-			t.Run(c.name+"/"+backend.Name, func(t *testing.T) {
-				inner := backend.Open(t)
+		t.Run(c.name, func(t *testing.T) {
+			backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
 				store := limits.New(inner, &c.opts)
 				mem := memtool.New(store, nil)
 				for _, in := range c.setup {
@@ -212,7 +211,7 @@ func TestLimits(t *testing.T) {
 					}
 				}
 			})
-		}
+		})
 	}
 }
 

@@ -93,6 +93,14 @@ func FileStore(t testing.TB) *filestore.Store {
 	return s
 }
 
+// OnLocal runs fn in a subtest for each of the Local backends, on a new,
+// empty store of it.
+func OnLocal(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
+	for _, b := range Local() {
+		t.Run(b.Name, func(t *testing.T) { fn(t, b.Open(t)) })
+	}
+}
+
 // RunWrapper runs storetest's wrapper suite on the policy wrap over a new
 // directory store (FileStore) for each check.
 func RunWrapper(t *testing.T, wrap func(t *testing.T, inner memtool.Store) memtool.Store, refusals []storetest.Refusal) {

@@ -1,36 +1,38 @@
 package backendtest_test
 
 import (
+	"fmt"
+	"path"
+	"slices"
 	"testing"
 
-	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/backendtest"
-	"github.com/memtool/memtool/memstore"
 )
 
-// Local is memstore and filestore, in that order, and each opens a new,
-// empty store of its kind.
+// Local is memstore and filestore, in that order (TestOnLocal opens them).
 func TestLocal(t *testing.T) {
 	local := backendtest.Local()
 	if len(local) != 2 || local[0].Name != "memstore" || local[1].Name != "filestore" {
 		t.Fatalf("Local() = %v, want memstore and filestore", local)
 	}
-	for _, b := range local {
-		s := b.Open(t)
-		switch s.(type) {
-		case *memstore.Store:
-			if b.Name != "memstore" {
-				t.Errorf("%s opens a %T", b.Name, s)
-			}
-		case *filestore.Store:
-			if b.Name != "filestore" {
-				t.Errorf("%s opens a %T", b.Name, s)
-			}
-		default:
-			t.Errorf("%s opens a %T", b.Name, s)
+}
+
+// OnLocal runs fn once for each Local backend, in a subtest of its name,
+// on a new, empty store of it.
+func TestOnLocal(t *testing.T) {
+	var ran []string
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ran = append(ran, path.Base(t.Name())+" "+fmt.Sprintf("%T", inner))
+		if entries, err := inner.ReadDir(t.Context(), ""); err != nil || len(entries) != 0 {
+			t.Errorf("a new store lists %v, %v; want nothing", entries, err)
 		}
-		if entries, err := s.ReadDir(t.Context(), ""); err != nil || len(entries) != 0 {
-			t.Errorf("%s: a new store lists %v, %v; want nothing", b.Name, entries, err)
+		// Each run gets its own store: this file is not in the next one.
+		if err := inner.WriteFile(t.Context(), "f", []byte("x"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
 		}
+	})
+	if want := []string{"memstore *memstore.Store", "filestore *filestore.Store"}; !slices.Equal(ran, want) {
+		t.Errorf("OnLocal ran %q, want %q", ran, want)
 	}
 }
