@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/backendtest"
+	"github.com/memtool/memtool/limits"
 )
 
 // Local is memstore and filestore, in that order (TestOnLocal opens them).
@@ -34,5 +37,29 @@ func TestOnLocal(t *testing.T) {
 	})
 	if want := []string{"memstore *memstore.Store", "filestore *filestore.Store"}; !slices.Equal(ran, want) {
 		t.Errorf("OnLocal ran %q, want %q", ran, want)
+	}
+}
+
+// RunWrapper gives the policy a new directory store for each check (or,
+// for the checks of a store without capabilities, one hidden by
+// storetest.Bare).
+func TestRunWrapper(t *testing.T) {
+	var mu sync.Mutex
+	inners := map[string]int{}
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store {
+		mu.Lock()
+		inners[fmt.Sprintf("%T", inner)]++
+		mu.Unlock()
+		return limits.New(inner, nil)
+	}, nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(inners) != 2 || inners["*filestore.Store"] == 0 {
+		t.Errorf("the wrapped stores were %v, want directory stores and Bare ones", inners)
+	}
+	for typ := range inners {
+		if typ != "*filestore.Store" && !strings.HasPrefix(typ, "storetest.") {
+			t.Errorf("a wrapped store is a %s", typ)
+		}
 	}
 }
