@@ -226,6 +226,16 @@ func (s *Store) kindOf(ctx context.Context, name string) (kind, int64, error) {
 	return directory, 0, nil
 }
 
+// existing is kindOf for op on an entry that must be there: ErrNotExist if
+// nothing is at name.
+func (s *Store) existing(ctx context.Context, op, name string) (kind, int64, error) {
+	k, size, err := s.kindOf(ctx, name)
+	if err == nil && k == missing {
+		err = pathErr(op, name, memtool.ErrNotExist)
+	}
+	return k, size, err
+}
+
 // checkParent returns the error for op on name unless name's parent is a
 // directory.
 func (s *Store) checkParent(ctx context.Context, op, name string) error {

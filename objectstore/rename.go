@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-
-	"github.com/memtool/memtool"
 )
 
 // Rename moves the file or directory at oldname to newname. Object
@@ -24,12 +22,9 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 }
 
 func (s *Store) rename(ctx context.Context, oldname, newname string) error {
-	k, _, err := s.kindOf(ctx, oldname)
-	switch {
-	case err != nil:
+	k, _, err := s.existing(ctx, "rename", oldname)
+	if err != nil {
 		return err
-	case k == missing:
-		return pathErr("rename", oldname, memtool.ErrNotExist)
 	}
 	if err := s.checkFree(ctx, "rename", newname); err != nil {
 		return err
