@@ -32,7 +32,7 @@ func testWriteCreateOnlyExisting(t *testing.T, s memtool.Store) {
 	before := makeTree(t, s, someTree)
 	for _, name := range []string{"f", "d", "empty", "d/x"} {
 		err := s.WriteFile(t.Context(), name, []byte("new"), memtool.CreateOnly)
-		wantErr(t, fmt.Sprintf("WriteFile(%q, CreateOnly)", name), err, memtool.ErrExist)
+		WantErr(t, fmt.Sprintf("WriteFile(%q, CreateOnly)", name), err, memtool.ErrExist)
 	}
 	unchanged(t, s, before, "WriteFile(CreateOnly) onto existing names")
 }
@@ -68,7 +68,7 @@ func testWriteMissingParent(t *testing.T, s memtool.Store) {
 	for _, mode := range []memtool.WriteMode{memtool.CreateOnly, memtool.Replace} {
 		for _, name := range []string{"nope/f", "d/nope/f", "nope/deeper/f"} {
 			err := s.WriteFile(t.Context(), name, []byte("x"), mode)
-			wantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotExist)
+			WantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotExist)
 		}
 	}
 	unchanged(t, s, before, "WriteFile under missing directories")
@@ -84,10 +84,10 @@ func testWriteParentIsFile(t *testing.T, s memtool.Store) {
 	for _, mode := range []memtool.WriteMode{memtool.CreateOnly, memtool.Replace} {
 		for _, name := range []string{"f/x", "d/g/x"} {
 			err := s.WriteFile(t.Context(), name, []byte("x"), mode)
-			wantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotDir)
+			WantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotDir)
 		}
 		err := s.WriteFile(t.Context(), "f/x/y", []byte("x"), mode)
-		wantErr(t, fmt.Sprintf("WriteFile(\"f/x/y\", %s)", modeName(mode)), err, memtool.ErrNotExist)
+		WantErr(t, fmt.Sprintf("WriteFile(\"f/x/y\", %s)", modeName(mode)), err, memtool.ErrNotExist)
 	}
 	unchanged(t, s, before, "WriteFile under a file")
 }
@@ -171,7 +171,7 @@ func testUpdateLimit(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "ten", "0123456789")
 	before := snapshot(t, s)
 	err := s.Update(t.Context(), "ten", 9, func([]byte) ([]byte, error) { return []byte("short"), nil })
-	wantErr(t, "Update(ten, limit 9)", err, memtool.ErrTooLarge)
+	WantErr(t, "Update(ten, limit 9)", err, memtool.ErrTooLarge)
 	unchanged(t, s, before, "Update over the limit")
 	err = s.Update(t.Context(), "ten", 10, func(old []byte) ([]byte, error) { return append(old, "!"...), nil })
 	wantNoErr(t, "Update(ten, limit 10)", err)
@@ -248,8 +248,8 @@ func testMkdirMissingParent(t *testing.T, s memtool.Store) {
 func testMkdirParentIsFile(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "f", "file")
 	before := snapshot(t, s)
-	wantErr(t, `Mkdir("f/e")`, s.Mkdir(t.Context(), "f/e"), memtool.ErrNotDir)
-	wantErr(t, `Mkdir("f/e/g")`, s.Mkdir(t.Context(), "f/e/g"), memtool.ErrNotExist)
+	WantErr(t, `Mkdir("f/e")`, s.Mkdir(t.Context(), "f/e"), memtool.ErrNotDir)
+	WantErr(t, `Mkdir("f/e/g")`, s.Mkdir(t.Context(), "f/e/g"), memtool.ErrNotExist)
 	unchanged(t, s, before, "Mkdir under a file")
 }
 
@@ -299,7 +299,7 @@ func refuseEach(t *testing.T, s memtool.Store, what string, target error, callNa
 	t.Helper()
 	before := snapshot(t, s)
 	for _, name := range names {
-		wantErr(t, fmt.Sprintf(callName, name), call(t.Context(), name), target)
+		WantErr(t, fmt.Sprintf(callName, name), call(t.Context(), name), target)
 	}
 	unchanged(t, s, before, what)
 }
@@ -312,7 +312,7 @@ func checkRemoveMissing(t *testing.T, s memtool.Store, op string, remove func(ct
 	mustMkdir(t, s, "d")
 	before := snapshot(t, s)
 	for _, name := range []string{"nope", "d/nope", "nope/x"} {
-		wantErr(t, fmt.Sprintf("%s(%q)", op, name), remove(t.Context(), name), memtool.ErrNotExist)
+		WantErr(t, fmt.Sprintf("%s(%q)", op, name), remove(t.Context(), name), memtool.ErrNotExist)
 	}
 	wantErrUnderFile(t, op+`("f/x")`, remove(t.Context(), "f/x"))
 	unchanged(t, s, before, op+" of missing names")
