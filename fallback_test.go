@@ -176,6 +176,17 @@ func seedTree(t *testing.T, s memtool.Store, files map[string]string) {
 	}
 }
 
+// writeFiles writes n new files into the root of s, the i-th (in the
+// order written) named name(i), each holding data.
+func writeFiles(t *testing.T, s memtool.Store, n int, name func(i int) string, data string) {
+	t.Helper()
+	for i := range n {
+		if err := s.WriteFile(t.Context(), name(i), []byte(data), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func checkTree(t *testing.T, s memtool.Store, files map[string]string) {
 	t.Helper()
 	for name, want := range files {

@@ -52,11 +52,7 @@ func (s *namesStore) ListNames(ctx context.Context, name string, fn func(string)
 func TestListingStatsOnlyWhatItShows(t *testing.T) {
 	ctx := context.Background()
 	inner := memstore.New()
-	for i := range 3000 {
-		if err := inner.WriteFile(ctx, fmt.Sprintf("n%04d.md", 2999-i), []byte("x"), memtool.CreateOnly); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("n%04d.md", 2999-i) }, "x")
 	s := &namesStore{Store: inner}
 	in := []byte(`{"command":"view","path":"/memories"}`)
 	got := memtool.New(s, nil).Run(ctx, in)
@@ -83,11 +79,7 @@ func TestListingStatsOnlyWhatItShows(t *testing.T) {
 func TestListingByNamesSkipsUnusable(t *testing.T) {
 	ctx := context.Background()
 	inner := memstore.New()
-	for i := range 3000 {
-		if err := inner.WriteFile(ctx, fmt.Sprintf("n%04d.md", i), []byte("x"), memtool.CreateOnly); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("n%04d.md", i) }, "x")
 	// More unusable names, all smaller than every usable one, than one
 	// batch holds (a batch is at most 16,000/15 names here).
 	var phantoms []string

@@ -30,11 +30,7 @@ func (s failingReads) ReadFile(ctx context.Context, name string, limit int64) ([
 func TestSearchScanErrors(t *testing.T) {
 	ctx := context.Background()
 	inner := memstore.New()
-	for i := range 50 {
-		if err := inner.WriteFile(ctx, fmt.Sprintf("f%02d.md", i), []byte("tea\n"), memtool.CreateOnly); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, inner, 50, func(i int) string { return fmt.Sprintf("f%02d.md", i) }, "tea\n")
 	broken := errors.New("disk on fire")
 	if _, err := memtool.Search(ctx, failingReads{inner, "f17.md", broken}, memtool.SearchQuery{Query: "tea"}, 0); !errors.Is(err, broken) {
 		t.Errorf("Search with a failing read: %v, want %v", err, broken)

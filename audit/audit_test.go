@@ -24,10 +24,9 @@ import (
 // TestWrapper runs the wrapper suite, logging every operation, Stat too.
 func TestWrapper(t *testing.T) {
 	opts := &audit.Options{Tenant: "t1", Stat: true}
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store {
-			return audit.New(inner, &syncbuf.Buffer{}, opts)
-		}, nil)
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store {
+		return audit.New(inner, &syncbuf.Buffer{}, opts)
+	}, nil)
 }
 
 func entries(t *testing.T, log string) []audit.Entry {
@@ -45,55 +44,49 @@ func entries(t *testing.T, log string) []audit.Entry {
 // TestEntries runs a few commands and checks every entry they log, except
 // time and duration.
 func TestEntries(t *testing.T) {
-	for _, backend := range []string{"memstore", "filestore"} {
-		t.Run(backend, func(t *testing.T) {
-			var inner memtool.Store = memstore.New()
-			if backend == "filestore" {
-				inner = backendtest.FileStore(t)
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		var log syncbuf.Buffer
+		before := time.Now().UTC()
+		mem := memtool.New(audit.New(inner, &log, &audit.Options{Tenant: "alice"}), nil)
+		steps := []map[string]any{
+			{"command": "create", "path": "/memories/d/a.md", "file_text": "CONTENT-ONE"},
+			{"command": "view", "path": "/memories/d/a.md"},
+			{"command": "str_replace", "path": "/memories/d/a.md", "old_str": "NOT-THERE-XYZ", "new_str": "y"},
+			{"command": "str_replace", "path": "/memories/d/a.md", "old_str": "ONE", "new_str": "TWO-LONGER"},
+			{"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"},
+			{"command": "create", "path": "/memories/e/a.md", "file_text": "x"},
+			{"command": "delete", "path": "/memories/e"},
+		}
+		for _, s := range steps {
+			storetest.Call(t, mem, s)
+		}
+		got := entries(t, log.String())
+		want := []audit.Entry{
+			{Op: "mkdir", Path: "/memories/d", Outcome: "ok"},
+			{Op: "create", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 11},
+			{Op: "read", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 11},
+			{Op: "update", Path: "/memories/d/a.md", Outcome: "edit_failed"},
+			{Op: "update", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 18},
+			{Op: "rename", Path: "/memories/d", NewPath: "/memories/e", Outcome: "ok"},
+			{Op: "mkdir", Path: "/memories/e", Outcome: "exist"},
+			{Op: "create", Path: "/memories/e/a.md", Outcome: "exist", Bytes: 1},
+			{Op: "remove_all", Path: "/memories/e", Outcome: "ok"},
+		}
+		for i := range got {
+			if got[i].Time.Before(before.Add(-time.Second)) || got[i].Micros < 0 || got[i].Tenant != "alice" {
+				t.Errorf("entry %d: time %v, duration %d, tenant %q", i, got[i].Time, got[i].Micros, got[i].Tenant)
 			}
-			var log syncbuf.Buffer
-			before := time.Now().UTC()
-			mem := memtool.New(audit.New(inner, &log, &audit.Options{Tenant: "alice"}), nil)
-			steps := []map[string]any{
-				{"command": "create", "path": "/memories/d/a.md", "file_text": "CONTENT-ONE"},
-				{"command": "view", "path": "/memories/d/a.md"},
-				{"command": "str_replace", "path": "/memories/d/a.md", "old_str": "NOT-THERE-XYZ", "new_str": "y"},
-				{"command": "str_replace", "path": "/memories/d/a.md", "old_str": "ONE", "new_str": "TWO-LONGER"},
-				{"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"},
-				{"command": "create", "path": "/memories/e/a.md", "file_text": "x"},
-				{"command": "delete", "path": "/memories/e"},
+			got[i].Time, got[i].Micros, got[i].Tenant = time.Time{}, 0, ""
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("got\n%+v\nwant\n%+v", got, want)
+		}
+		for _, secret := range []string{"CONTENT", "NOT-THERE", "LONGER"} {
+			if strings.Contains(log.String(), secret) {
+				t.Errorf("the log holds file contents %q:\n%s", secret, log.String())
 			}
-			for _, s := range steps {
-				storetest.Call(t, mem, s)
-			}
-			got := entries(t, log.String())
-			want := []audit.Entry{
-				{Op: "mkdir", Path: "/memories/d", Outcome: "ok"},
-				{Op: "create", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 11},
-				{Op: "read", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 11},
-				{Op: "update", Path: "/memories/d/a.md", Outcome: "edit_failed"},
-				{Op: "update", Path: "/memories/d/a.md", Outcome: "ok", Bytes: 18},
-				{Op: "rename", Path: "/memories/d", NewPath: "/memories/e", Outcome: "ok"},
-				{Op: "mkdir", Path: "/memories/e", Outcome: "exist"},
-				{Op: "create", Path: "/memories/e/a.md", Outcome: "exist", Bytes: 1},
-				{Op: "remove_all", Path: "/memories/e", Outcome: "ok"},
-			}
-			for i := range got {
-				if got[i].Time.Before(before.Add(-time.Second)) || got[i].Micros < 0 || got[i].Tenant != "alice" {
-					t.Errorf("entry %d: time %v, duration %d, tenant %q", i, got[i].Time, got[i].Micros, got[i].Tenant)
-				}
-				got[i].Time, got[i].Micros, got[i].Tenant = time.Time{}, 0, ""
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got\n%+v\nwant\n%+v", got, want)
-			}
-			for _, secret := range []string{"CONTENT", "NOT-THERE", "LONGER"} {
-				if strings.Contains(log.String(), secret) {
-					t.Errorf("the log holds file contents %q:\n%s", secret, log.String())
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestRefusedByAnotherWrapper: an audit log outside the secrets wrapper

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"time"
+
+	"github.com/memtool/memtool/bench/internal/execproc"
 )
 
 // result is one timed run of one workload by one implementation.
@@ -62,21 +61,11 @@ func runExecDriver(args []string) error {
 		workloads = append(workloads, w)
 	}
 
-	cmd := exec.Command(*bin, "exec", "--store", *store)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	p, err := execproc.Start(*bin, *store)
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	p := &pipe{in: stdin, out: bufio.NewReaderSize(stdout, 1<<20)}
-	if _, err := p.roundTrip(warmUp); err != nil {
+	if _, err := p.RoundTrip(warmUp); err != nil {
 		return err
 	}
 
@@ -89,7 +78,7 @@ func runExecDriver(args []string) error {
 		start := time.Now()
 		for i, in := range w.Inputs {
 			t := time.Now()
-			raw[i], err = p.roundTrip(in)
+			raw[i], err = p.RoundTrip(in)
 			if err != nil {
 				return fmt.Errorf("%s command %d: %v", w.Name, i, err)
 			}
@@ -120,33 +109,11 @@ func runExecDriver(args []string) error {
 			return err
 		}
 	}
-	if err := stdin.Close(); err != nil {
+	if err := p.Close(); err != nil {
 		return err
-	}
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("memtool exec: %v", err)
 	}
 	if *answersTo != "" {
 		return os.WriteFile(*answersTo, append(bytes.Join(answers, []byte("\n")), '\n'), 0o644)
 	}
 	return nil
-}
-
-// pipe talks to `memtool exec`: one input line out, one answer line back.
-type pipe struct {
-	in  io.Writer
-	out *bufio.Reader
-}
-
-func (p *pipe) roundTrip(input []byte) ([]byte, error) {
-	line := make([]byte, 0, len(input)+1)
-	line = append(append(line, input...), '\n')
-	if _, err := p.in.Write(line); err != nil {
-		return nil, err
-	}
-	ans, err := p.out.ReadBytes('\n')
-	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %v", err)
-	}
-	return bytes.TrimSuffix(ans, []byte("\n")), nil
 }

@@ -16,12 +16,10 @@ import (
 	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/memstore"
-	"github.com/memtool/memtool/storetest"
 )
 
 func TestWrapper(t *testing.T) {
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store { return expiry.New(inner, nil) }, nil)
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store { return expiry.New(inner, nil) }, nil)
 }
 
 func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
@@ -52,15 +50,9 @@ func visible(t *testing.T, s memtool.Store) []string {
 // used for 30 days, dry-run changes nothing, restore brings a file back,
 // and the trash is purged after the grace period.
 func TestCollect(t *testing.T) {
-	for _, backend := range []string{"memstore", "filestore"} {
-		t.Run(backend, func(t *testing.T) {
-			var inner memtool.Store = memstore.New()
-			if backend == "filestore" {
-				inner = backendtest.FileStore(t)
-			}
-			collectOn(t, inner)
-		})
-	}
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		collectOn(t, inner)
+	})
 }
 
 // collectOn runs TestCollect on the empty store inner.

@@ -30,6 +30,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // needRoot skips a test that needs root, unless CI=true (CI runs as root),
@@ -315,7 +316,7 @@ func TestFullDisk(t *testing.T) {
 		"WriteFile(keep.txt, Replace)":   s.WriteFile(ctx, "keep.txt", big, memtool.Replace),
 		"Update(keep.txt)":               s.Update(ctx, "keep.txt", 1<<20, func(old []byte) ([]byte, error) { return append(old, big...), nil }),
 	} {
-		wantErr(t, call, err, memtool.ErrNoSpace)
+		storetest.WantErr(t, call, err, memtool.ErrNoSpace)
 		noHostPath(t, call, err, mnt)
 	}
 	run(t, mem, mnt, `{"command":"create","path":"/memories/f/new.txt","file_text":"`+strings.Repeat("y", 8192)+`"}`,
@@ -444,7 +445,7 @@ func checkReadOnly(t *testing.T, s *filestore.Store, hostDir string) {
 		"RemoveAll":             s.RemoveAll(ctx, "d"),
 		"Rename":                s.Rename(ctx, "d/a.txt", "b.txt"),
 	} {
-		wantErr(t, call, err, memtool.ErrReadOnly)
+		storetest.WantErr(t, call, err, memtool.ErrReadOnly)
 		noHostPath(t, call, err, hostDir)
 	}
 	mem := quietMemory(t, s)
@@ -756,8 +757,8 @@ func TestBusyLock(t *testing.T) {
 	ctx := t.Context()
 
 	s := open(t, dir, &filestore.Options{BusyTimeout: 50 * time.Millisecond})
-	wantErr(t, "WriteFile while locked", s.WriteFile(ctx, "b.txt", []byte("b"), memtool.CreateOnly), memtool.ErrBusy)
-	wantErr(t, "RemoveAll while locked", s.RemoveAll(ctx, "a.txt"), memtool.ErrBusy)
+	storetest.WantErr(t, "WriteFile while locked", s.WriteFile(ctx, "b.txt", []byte("b"), memtool.CreateOnly), memtool.ErrBusy)
+	storetest.WantErr(t, "RemoveAll while locked", s.RemoveAll(ctx, "a.txt"), memtool.ErrBusy)
 	run(t, quietMemory(t, s), dir, `{"command":"create","path":"/memories/c.txt","file_text":"c"}`,
 		"Error: The memory store is busy (another process holds it); the create command on /memories/c.txt changed nothing. Try again")
 	if data, err := s.ReadFile(ctx, "a.txt", 100); err != nil || string(data) != "a" {
@@ -777,7 +778,7 @@ func TestBusyLock(t *testing.T) {
 	patient := open(t, dir, &filestore.Options{BusyTimeout: time.Hour})
 	cctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(20*time.Millisecond, cancel)
-	wantErr(t, "WriteFile with a cancelled context", patient.WriteFile(cctx, "b.txt", []byte("b"), memtool.CreateOnly), context.Canceled)
+	storetest.WantErr(t, "WriteFile with a cancelled context", patient.WriteFile(cctx, "b.txt", []byte("b"), memtool.CreateOnly), context.Canceled)
 
 	release()
 	if err := patient.WriteFile(ctx, "b.txt", []byte("b"), memtool.CreateOnly); err != nil {
@@ -824,7 +825,7 @@ func TestBusyRawFlock(t *testing.T) {
 			// A store that waits forever fails the test instead of hanging it.
 			watchdog := time.AfterFunc(time.Minute, func() { unix.Flock(fd, unix.LOCK_UN) })
 			defer watchdog.Stop()
-			wantErr(t, "WriteFile while flocked", s.WriteFile(t.Context(), "a", nil, memtool.CreateOnly), memtool.ErrBusy)
+			storetest.WantErr(t, "WriteFile while flocked", s.WriteFile(t.Context(), "a", nil, memtool.CreateOnly), memtool.ErrBusy)
 			if err := unix.Flock(fd, unix.LOCK_UN); err != nil {
 				t.Fatal(err)
 			}
@@ -857,5 +858,5 @@ func TestLockFileReplacedByDirectory(t *testing.T) {
 	release, _ := holdLock(t, dir)
 	defer release()
 	other := open(t, dir, &filestore.Options{BusyTimeout: 20 * time.Millisecond, Logger: testLogger(t, nil)})
-	wantErr(t, "WriteFile while another writer works", other.WriteFile(t.Context(), "b.txt", nil, memtool.CreateOnly), memtool.ErrBusy)
+	storetest.WantErr(t, "WriteFile while another writer works", other.WriteFile(t.Context(), "b.txt", nil, memtool.CreateOnly), memtool.ErrBusy)
 }

@@ -54,16 +54,6 @@ func hostContent(t *testing.T, name string) string {
 	return string(data)
 }
 
-func wantErr(t *testing.T, call string, err, target error) {
-	t.Helper()
-	switch {
-	case err == nil:
-		t.Errorf("%s succeeded, want %v", call, target)
-	case !errors.Is(err, target):
-		t.Errorf("%s = %v, want %v", call, err, target)
-	}
-}
-
 func names(entries []memtool.FileInfo) []string {
 	var out []string
 	for _, e := range entries {
@@ -273,9 +263,9 @@ func TestSymlinkOutsideRefused(t *testing.T) {
 	for _, name := range []string{"outfile", "absfile", "d/deepout", "sneaky", "outdir/secret.txt", "d/viaparent", "prefixsib", "absinside", "loop"} {
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
 			_, err := s.Stat(ctx, name)
-			wantErr(t, "Stat", err, memtool.ErrEscapes)
+			storetest.WantErr(t, "Stat", err, memtool.ErrEscapes)
 			data, err := s.ReadFile(ctx, name, 1<<20)
-			wantErr(t, "ReadFile", err, memtool.ErrEscapes)
+			storetest.WantErr(t, "ReadFile", err, memtool.ErrEscapes)
 			if len(data) > 0 {
 				t.Errorf("ReadFile returned %d bytes", len(data))
 			}
@@ -284,22 +274,22 @@ func TestSymlinkOutsideRefused(t *testing.T) {
 				called = true
 				return []byte("PWNED"), nil
 			})
-			wantErr(t, "Update", err, memtool.ErrEscapes)
+			storetest.WantErr(t, "Update", err, memtool.ErrEscapes)
 			if called {
 				t.Errorf("Update called fn with the content behind the link")
 			}
 		})
 	}
 	// Writing, creating and removing through an escaping directory link.
-	wantErr(t, "WriteFile(outdir/new, CreateOnly)", s.WriteFile(ctx, "outdir/new", []byte("PWNED"), memtool.CreateOnly), memtool.ErrEscapes)
-	wantErr(t, "WriteFile(outdir/secret.txt, Replace)", s.WriteFile(ctx, "outdir/secret.txt", []byte("PWNED"), memtool.Replace), memtool.ErrEscapes)
-	wantErr(t, "Mkdir(outdir/newdir)", s.Mkdir(ctx, "outdir/newdir"), memtool.ErrEscapes)
-	wantErr(t, "Remove(outdir/secret.txt)", s.Remove(ctx, "outdir/secret.txt"), memtool.ErrEscapes)
-	wantErr(t, "RemoveAll(outdir/secret.txt)", s.RemoveAll(ctx, "outdir/secret.txt"), memtool.ErrEscapes)
-	wantErr(t, "Rename(outdir/secret.txt, stolen)", s.Rename(ctx, "outdir/secret.txt", "stolen"), memtool.ErrEscapes)
-	wantErr(t, "Rename(d/inside.txt, outdir/planted)", s.Rename(ctx, "d/inside.txt", "outdir/planted"), memtool.ErrEscapes)
+	storetest.WantErr(t, "WriteFile(outdir/new, CreateOnly)", s.WriteFile(ctx, "outdir/new", []byte("PWNED"), memtool.CreateOnly), memtool.ErrEscapes)
+	storetest.WantErr(t, "WriteFile(outdir/secret.txt, Replace)", s.WriteFile(ctx, "outdir/secret.txt", []byte("PWNED"), memtool.Replace), memtool.ErrEscapes)
+	storetest.WantErr(t, "Mkdir(outdir/newdir)", s.Mkdir(ctx, "outdir/newdir"), memtool.ErrEscapes)
+	storetest.WantErr(t, "Remove(outdir/secret.txt)", s.Remove(ctx, "outdir/secret.txt"), memtool.ErrEscapes)
+	storetest.WantErr(t, "RemoveAll(outdir/secret.txt)", s.RemoveAll(ctx, "outdir/secret.txt"), memtool.ErrEscapes)
+	storetest.WantErr(t, "Rename(outdir/secret.txt, stolen)", s.Rename(ctx, "outdir/secret.txt", "stolen"), memtool.ErrEscapes)
+	storetest.WantErr(t, "Rename(d/inside.txt, outdir/planted)", s.Rename(ctx, "d/inside.txt", "outdir/planted"), memtool.ErrEscapes)
 	_, err := s.ReadDir(ctx, "outdir")
-	wantErr(t, "ReadDir(outdir)", err, memtool.ErrEscapes)
+	storetest.WantErr(t, "ReadDir(outdir)", err, memtool.ErrEscapes)
 	// Replacing or removing the link itself may succeed, but only the link
 	// is affected.
 	s.WriteFile(ctx, "outfile", []byte("replaces the link, not the target"), memtool.Replace)
@@ -437,17 +427,17 @@ func TestIrregularFiles(t *testing.T) {
 				t.Errorf("Stat = %+v, %v; want ModeIrregular and size 0", fi, err)
 			}
 			data, err := s.ReadFile(ctx, name, 1<<20)
-			wantErr(t, "ReadFile", err, memtool.ErrIrregular)
+			storetest.WantErr(t, "ReadFile", err, memtool.ErrIrregular)
 			if len(data) > 0 {
 				t.Errorf("ReadFile returned %q", data)
 			}
 			called := false
 			err = s.Update(ctx, name, 1<<20, func([]byte) ([]byte, error) { called = true; return []byte("x"), nil })
-			wantErr(t, "Update", err, memtool.ErrIrregular)
+			storetest.WantErr(t, "Update", err, memtool.ErrIrregular)
 			if called {
 				t.Errorf("Update called fn")
 			}
-			wantErr(t, "WriteFile(CreateOnly)", s.WriteFile(ctx, name, []byte("x"), memtool.CreateOnly), memtool.ErrExist)
+			storetest.WantErr(t, "WriteFile(CreateOnly)", s.WriteFile(ctx, name, []byte("x"), memtool.CreateOnly), memtool.ErrExist)
 		})
 	}
 	entries, err := s.ReadDir(ctx, "")
@@ -485,7 +475,7 @@ func TestReplaceIrregular(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = s.WriteFile(t.Context(), name, []byte("x"), memtool.Replace)
-			wantErr(t, "WriteFile(Replace)", err, memtool.ErrIrregular)
+			storetest.WantErr(t, "WriteFile(Replace)", err, memtool.ErrIrregular)
 			after, err := os.Lstat(filepath.Join(dir, name))
 			if err != nil || !os.SameFile(before, after) {
 				t.Errorf("%s is no longer the entry it was", name)

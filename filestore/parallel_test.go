@@ -181,7 +181,7 @@ func TestUpdateConflict(t *testing.T) {
 				return append(old, "A\n"...), nil
 			})
 			if c.want == "" {
-				wantErr(t, "Update of a file removed meanwhile", err, memtool.ErrNotExist)
+				storetest.WantErr(t, "Update of a file removed meanwhile", err, memtool.ErrNotExist)
 				if _, err := os.Lstat(filepath.Join(dir, "log")); err == nil {
 					t.Errorf("the Update brought the removed file back")
 				}

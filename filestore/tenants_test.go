@@ -12,6 +12,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/storetest"
 )
 
 func tenanted(t *testing.T, s memtool.Store) memtool.Tenanted {
@@ -75,7 +76,7 @@ func TestTenantsOldLayout(t *testing.T) {
 		t.Errorf("Tenants = %q, %v; want %q", ids, err, want)
 	}
 	_, err = s.Stat(t.Context(), "")
-	wantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
+	storetest.WantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
 }
 
 // A store opened before a tenant was claimed through another handle (as in
@@ -91,11 +92,11 @@ func TestTenantlessViewRefusesAfterClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := plain.ReadDir(ctx, "")
-	wantErr(t, "ReadDir", err, memtool.ErrTenancy)
-	wantErr(t, "WriteFile", plain.WriteFile(ctx, "b.txt", []byte("x"), memtool.Replace), memtool.ErrTenancy)
-	wantErr(t, "Update", plain.Update(ctx, "a.txt", 100, func(b []byte) ([]byte, error) { return b, nil }), memtool.ErrTenancy)
-	wantErr(t, "Rename", plain.Rename(ctx, "a.txt", "b.txt"), memtool.ErrTenancy)
-	wantErr(t, "RemoveAll", plain.RemoveAll(ctx, "a.txt"), memtool.ErrTenancy)
+	storetest.WantErr(t, "ReadDir", err, memtool.ErrTenancy)
+	storetest.WantErr(t, "WriteFile", plain.WriteFile(ctx, "b.txt", []byte("x"), memtool.Replace), memtool.ErrTenancy)
+	storetest.WantErr(t, "Update", plain.Update(ctx, "a.txt", 100, func(b []byte) ([]byte, error) { return b, nil }), memtool.ErrTenancy)
+	storetest.WantErr(t, "Rename", plain.Rename(ctx, "a.txt", "b.txt"), memtool.ErrTenancy)
+	storetest.WantErr(t, "RemoveAll", plain.RemoveAll(ctx, "a.txt"), memtool.ErrTenancy)
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 2 {
 		t.Errorf("store directory holds %v, %v; want only the lock and the tenants", entries, err)
 	}
@@ -112,9 +113,9 @@ func TestTenancyAcrossHandles(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := tenanted(t, other).Tenant(ctx, "t1")
-		wantErr(t, "Tenant", err, memtool.ErrTenancy)
+		storetest.WantErr(t, "Tenant", err, memtool.ErrTenancy)
 		_, err = tenants(t, other)
-		wantErr(t, "Tenants", err, memtool.ErrTenancy)
+		storetest.WantErr(t, "Tenants", err, memtool.ErrTenancy)
 		if _, err := os.Lstat(filepath.Join(dir, ".memtool-tenants")); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a refused claim left the tenants directory: %v", err)
 		}
@@ -123,8 +124,8 @@ func TestTenancyAcrossHandles(t *testing.T) {
 		dir := t.TempDir()
 		plain, other := open(t, dir, nil), open(t, dir, nil)
 		claim(t, other, "t1")
-		wantErr(t, "WriteFile", plain.WriteFile(ctx, "a.txt", []byte("plain"), memtool.CreateOnly), memtool.ErrTenancy)
-		wantErr(t, "Mkdir", plain.Mkdir(ctx, "d"), memtool.ErrTenancy)
+		storetest.WantErr(t, "WriteFile", plain.WriteFile(ctx, "a.txt", []byte("plain"), memtool.CreateOnly), memtool.ErrTenancy)
+		storetest.WantErr(t, "Mkdir", plain.Mkdir(ctx, "d"), memtool.ErrTenancy)
 	})
 }
 
@@ -168,7 +169,7 @@ func TestTenancyReservedNames(t *testing.T) {
 		dir := t.TempDir()
 		writeHostFile(t, filepath.Join(dir, name), "x")
 		_, err := tenanted(t, open(t, dir, nil)).Tenant(t.Context(), "t1")
-		wantErr(t, "Tenant beside "+name, err, memtool.ErrTenancy)
+		storetest.WantErr(t, "Tenant beside "+name, err, memtool.ErrTenancy)
 	}
 	dir := t.TempDir()
 	writeHostFile(t, filepath.Join(dir, ".memtool-tmp-0123"), "x")
@@ -195,7 +196,7 @@ func TestTenantStoreOwnership(t *testing.T) {
 		t.Errorf("a second Tenant(t1) gave another store")
 	}
 	_, err = tenanted(t, t1).Tenant(ctx, "sub")
-	wantErr(t, "Tenant of a tenant", err, memtool.ErrTenancy)
+	storetest.WantErr(t, "Tenant of a tenant", err, memtool.ErrTenancy)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -259,9 +260,9 @@ func TestTenancyMixed(t *testing.T) {
 	}
 	s := open(t, dir, nil)
 	_, err := s.Stat(t.Context(), "plain.md")
-	wantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
+	storetest.WantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
 	_, err = tenanted(t, s).Tenant(t.Context(), "t1")
-	wantErr(t, "Tenant", err, memtool.ErrTenancy)
+	storetest.WantErr(t, "Tenant", err, memtool.ErrTenancy)
 	if ids, err := tenants(t, s); err != nil || !slices.Equal(ids, []string{"t1"}) {
 		t.Errorf("Tenants = %q, %v; want [t1]", ids, err)
 	}

@@ -3,105 +3,92 @@ package history_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 )
 
-func newFileStore(t *testing.T) *filestore.Store {
-	t.Helper()
-	return openFileStore(t, filepath.Join(t.TempDir(), "memories"))
-}
-
 func TestWrapper(t *testing.T) {
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return newFileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store { return history.New(inner, nil) }, nil)
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store { return history.New(inner, nil) }, nil)
 }
 
 // TestVersions: every edit, overwrite and delete keeps the previous
 // content; a failed edit keeps nothing; revert brings a version back and
 // keeps the content it replaces.
 func TestVersions(t *testing.T) {
-	for _, backend := range []string{"memstore", "filestore"} {
-		t.Run(backend, func(t *testing.T) {
-			var inner memtool.Store = memstore.New()
-			if backend == "filestore" {
-				inner = newFileStore(t)
-			}
-			ctx := context.Background()
-			s := history.New(inner, nil)
-			mem := memtool.New(s, &memtool.Options{Overwrite: true})
-			p := "/memories/d/notes.md"
-			storetest.Call(t, mem, map[string]any{"command": "create", "path": p, "file_text": "one\ntwo\nthree"})
-			storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "two", "new_str": "TWO"})
-			if r := storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "absent", "new_str": "x"}); !r.IsError {
-				t.Fatal("a failing edit succeeded")
-			}
-			storetest.Call(t, mem, map[string]any{"command": "insert", "path": p, "insert_line": 3, "insert_text": "four"})
-			storetest.Call(t, mem, map[string]any{"command": "create", "path": p, "file_text": "replaced"})
-			storetest.Call(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		s := history.New(inner, nil)
+		mem := memtool.New(s, &memtool.Options{Overwrite: true})
+		p := "/memories/d/notes.md"
+		storetest.Call(t, mem, map[string]any{"command": "create", "path": p, "file_text": "one\ntwo\nthree"})
+		storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "two", "new_str": "TWO"})
+		if r := storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": p, "old_str": "absent", "new_str": "x"}); !r.IsError {
+			t.Fatal("a failing edit succeeded")
+		}
+		storetest.Call(t, mem, map[string]any{"command": "insert", "path": p, "insert_line": 3, "insert_text": "four"})
+		storetest.Call(t, mem, map[string]any{"command": "create", "path": p, "file_text": "replaced"})
+		storetest.Call(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
 
-			vs, err := history.Versions(ctx, inner, p)
-			if err != nil {
-				t.Fatal(err)
+		vs, err := history.Versions(ctx, inner, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []string
+		var texts []string
+		for _, v := range vs {
+			ops = append(ops, v.Op)
+			data, err := history.Read(ctx, inner, p, v.N)
+			if err != nil || int64(len(data)) != v.Size {
+				t.Errorf("version %d: %q, %v (size %d)", v.N, data, err, v.Size)
 			}
-			var ops []string
-			var texts []string
-			for _, v := range vs {
-				ops = append(ops, v.Op)
-				data, err := history.Read(ctx, inner, p, v.N)
-				if err != nil || int64(len(data)) != v.Size {
-					t.Errorf("version %d: %q, %v (size %d)", v.N, data, err, v.Size)
-				}
-				texts = append(texts, string(data))
-			}
-			wantOps := []string{"update", "update", "update", "delete"}
-			wantTexts := []string{"one\ntwo\nthree", "one\nTWO\nthree", "one\nTWO\nthree\nfour", "replaced"}
-			if !reflect.DeepEqual(ops, wantOps) || !reflect.DeepEqual(texts, wantTexts) {
-				t.Errorf("versions:\n ops %v, want %v\n texts %q\n want  %q", ops, wantOps, texts, wantTexts)
-			}
-			// The model sees none of it.
-			if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": "/memories"}); strings.Contains(r.Text, "history") {
-				t.Errorf("listing shows the history: %q", r.Text)
-			}
+			texts = append(texts, string(data))
+		}
+		wantOps := []string{"update", "update", "update", "delete"}
+		wantTexts := []string{"one\ntwo\nthree", "one\nTWO\nthree", "one\nTWO\nthree\nfour", "replaced"}
+		if !reflect.DeepEqual(ops, wantOps) || !reflect.DeepEqual(texts, wantTexts) {
+			t.Errorf("versions:\n ops %v, want %v\n texts %q\n want  %q", ops, wantOps, texts, wantTexts)
+		}
+		// The model sees none of it.
+		if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": "/memories"}); strings.Contains(r.Text, "history") {
+			t.Errorf("listing shows the history: %q", r.Text)
+		}
 
-			// Revert the deleted file to version 2.
-			if err := history.Revert(ctx, s, inner, p, 2); err != nil {
-				t.Fatal(err)
-			}
-			if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": p}); !strings.Contains(r.Text, "TWO") || strings.Contains(r.Text, "four") {
-				t.Errorf("after revert: %q", r.Text)
-			}
-			if err := history.Revert(ctx, s, inner, p, 3); err != nil {
-				t.Fatal(err)
-			}
-			vs, _ = history.Versions(ctx, inner, p)
-			if last := vs[len(vs)-1]; last.Op != "write" {
-				t.Errorf("a revert over a file keeps it as a version: last %+v", last)
-			}
-			if err := history.Revert(ctx, s, inner, p, 99); !errors.Is(err, history.ErrNoVersion) {
-				t.Errorf("revert to a missing version: %v", err)
-			}
-			// A file where a parent directory was: ErrNotDir, and the file stays.
-			storetest.Call(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
-			storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/d", "file_text": "a file"})
-			if err := history.Revert(ctx, s, inner, p, 2); !errors.Is(err, memtool.ErrNotDir) {
-				t.Errorf("revert below a file: %v, want ErrNotDir", err)
-			}
-			if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": "/memories/d"}); !strings.Contains(r.Text, "a file") {
-				t.Errorf("after a failed revert: %q", r.Text)
-			}
-		})
-	}
+		// Revert the deleted file to version 2.
+		if err := history.Revert(ctx, s, inner, p, 2); err != nil {
+			t.Fatal(err)
+		}
+		if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": p}); !strings.Contains(r.Text, "TWO") || strings.Contains(r.Text, "four") {
+			t.Errorf("after revert: %q", r.Text)
+		}
+		if err := history.Revert(ctx, s, inner, p, 3); err != nil {
+			t.Fatal(err)
+		}
+		vs, _ = history.Versions(ctx, inner, p)
+		if last := vs[len(vs)-1]; last.Op != "write" {
+			t.Errorf("a revert over a file keeps it as a version: last %+v", last)
+		}
+		if err := history.Revert(ctx, s, inner, p, 99); !errors.Is(err, history.ErrNoVersion) {
+			t.Errorf("revert to a missing version: %v", err)
+		}
+		// A file where a parent directory was: ErrNotDir, and the file stays.
+		storetest.Call(t, mem, map[string]any{"command": "delete", "path": "/memories/d"})
+		storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/d", "file_text": "a file"})
+		if err := history.Revert(ctx, s, inner, p, 2); !errors.Is(err, memtool.ErrNotDir) {
+			t.Errorf("revert below a file: %v, want ErrNotDir", err)
+		}
+		if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": "/memories/d"}); !strings.Contains(r.Text, "a file") {
+			t.Errorf("after a failed revert: %q", r.Text)
+		}
+	})
 }
 
 func TestBounds(t *testing.T) {

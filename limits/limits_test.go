@@ -57,8 +57,7 @@ func TestWrapper(t *testing.T) {
 			return s.(memtool.Renamer).Rename(ctx, "x", deep+"/y")
 		}},
 	}
-	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-		func(t *testing.T, inner memtool.Store) memtool.Store { return limits.New(inner, &walled) }, refusals)
+	backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store { return limits.New(inner, &walled) }, refusals)
 }
 
 func run(t *testing.T, mem *memtool.Memory, input string) memtool.Result {
@@ -186,12 +185,8 @@ func TestLimits(t *testing.T) {
 		},
 	}
 	for _, c := range cases {
-		for _, backend := range []string{"memstore", "filestore"} {
-			t.Run(c.name+"/"+backend, func(t *testing.T) {
-				var inner memtool.Store = memstore.New()
-				if backend == "filestore" {
-					inner = backendtest.FileStore(t)
-				}
+		t.Run(c.name, func(t *testing.T) {
+			backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
 				store := limits.New(inner, &c.opts)
 				mem := memtool.New(store, nil)
 				for _, in := range c.setup {
@@ -216,7 +211,7 @@ func TestLimits(t *testing.T) {
 					}
 				}
 			})
-		}
+		})
 	}
 }
 
@@ -341,17 +336,14 @@ func BenchmarkEdit(b *testing.B)   { benchCommand(b, true) }
 
 func benchCommand(b *testing.B, edit bool) {
 	text := strings.Repeat("abcdefghijklmno\n", 256) // 4 KiB
-	for _, backend := range []string{"memstore", "filestore"} {
+	for _, backend := range backendtest.Local() {
 		for _, wrapped := range []bool{false, true} {
-			name := backend + "/plain"
+			name := backend.Name + "/plain"
 			if wrapped {
-				name = backend + "/limits"
+				name = backend.Name + "/limits"
 			}
 			b.Run(name, func(b *testing.B) {
-				var inner memtool.Store = memstore.New()
-				if backend == "filestore" {
-					inner = backendtest.FileStore(b)
-				}
+				inner := backend.Open(b)
 				store := inner
 				if wrapped {
 					store = limits.New(inner, &generous)

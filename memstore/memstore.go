@@ -77,6 +77,19 @@ func (s *Store) parent(op, name string) (*node, string, error) {
 	return p, base, nil
 }
 
+// free returns name's parent directory and base name, as parent does, for
+// an entry to be made at name: ErrExist if one is there.
+func (s *Store) free(op, name string) (*node, string, error) {
+	p, base, err := s.parent(op, name)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, ok := p.children[base]; ok {
+		return nil, "", pathErr(op, name, memtool.ErrExist)
+	}
+	return p, base, nil
+}
+
 func info(name string, n *node) memtool.FileInfo {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
@@ -201,12 +214,9 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 	if name == "" {
 		return pathErr("mkdir", name, memtool.ErrExist)
 	}
-	p, base, err := s.parent("mkdir", name)
+	p, base, err := s.free("mkdir", name)
 	if err != nil {
 		return err
-	}
-	if _, ok := p.children[base]; ok {
-		return pathErr("mkdir", name, memtool.ErrExist)
 	}
 	p.children[base] = &node{dir: true, children: map[string]*node{}}
 	return nil
@@ -261,12 +271,9 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if !ok {
 		return pathErr("rename", oldname, memtool.ErrNotExist)
 	}
-	np, nbase, err := s.parent("rename", newname)
+	np, nbase, err := s.free("rename", newname)
 	if err != nil {
 		return err
-	}
-	if _, ok := np.children[nbase]; ok {
-		return pathErr("rename", newname, memtool.ErrExist)
 	}
 	delete(op.children, obase)
 	np.children[nbase] = c

@@ -226,6 +226,16 @@ func (s *Store) kindOf(ctx context.Context, name string) (kind, int64, error) {
 	return directory, 0, nil
 }
 
+// existing is kindOf for op on an entry that must be there: ErrNotExist if
+// nothing is at name.
+func (s *Store) existing(ctx context.Context, op, name string) (kind, int64, error) {
+	k, size, err := s.kindOf(ctx, name)
+	if err == nil && k == missing {
+		err = pathErr(op, name, memtool.ErrNotExist)
+	}
+	return k, size, err
+}
+
 // checkParent returns the error for op on name unless name's parent is a
 // directory.
 func (s *Store) checkParent(ctx context.Context, op, name string) error {
@@ -239,4 +249,29 @@ func (s *Store) checkParent(ctx context.Context, op, name string) error {
 		return pathErr(op, name, memtool.ErrNotDir)
 	}
 	return nil
+}
+
+// checkFree returns the error for op on name unless an entry can be made
+// at name: its parent is a directory and nothing is at name.
+func (s *Store) checkFree(ctx context.Context, op, name string) error {
+	if err := s.checkParent(ctx, op, name); err != nil {
+		return err
+	}
+	if k, _, err := s.kindOf(ctx, name); err != nil {
+		return err
+	} else if k != missing {
+		return pathErr(op, name, memtool.ErrExist)
+	}
+	return nil
+}
+
+// put writes data to the object key of the entry name, for op. With
+// createOnly it writes only if no object is at key, and ErrExist says that
+// another process made one since we looked.
+func (s *Store) put(ctx context.Context, op, name, key string, data []byte, createOnly bool) error {
+	err := s.bk.b.write(ctx, key, data, createOnly)
+	if errors.Is(err, errExists) {
+		return pathErr(op, name, memtool.ErrExist)
+	}
+	return err
 }

@@ -75,24 +75,24 @@ func (srv s3Server) open(t *testing.T, name string, opts *objectstore.Options) *
 	return storetest.Opened(t, s, err)
 }
 
-func TestConformance(t *testing.T) {
+// onEachBucket runs a storetest suite on stores on each kind of bucket: in
+// memory, in a directory (under a prefix) and on an S3 server.
+func onEachBucket(t *testing.T, suite func(*testing.T, func(*testing.T) memtool.Store)) {
 	t.Run("memblob", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return newStore(t, memBucket, "")
-		})
+		suite(t, func(t *testing.T) memtool.Store { return newStore(t, memBucket, "") })
 	})
 	t.Run("fileblob", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return newStore(t, fileBucket(t.TempDir()), "some/prefix")
-		})
+		suite(t, func(t *testing.T) memtool.Store { return newStore(t, fileBucket(t.TempDir()), "some/prefix") })
 	})
 	t.Run("s3", func(t *testing.T) {
 		srv := startS3(t)
-		storetest.Run(t, func(t *testing.T) memtool.Store {
-			return srv.open(t, srv.newBucket(t), nil)
-		})
+		suite(t, func(t *testing.T) memtool.Store { return srv.open(t, srv.newBucket(t), nil) })
 	})
 }
+
+func TestConformance(t *testing.T) { onEachBucket(t, storetest.Run) }
+
+func TestTenantSuite(t *testing.T) { onEachBucket(t, storetest.RunTenants) }
 
 // TestTenancy runs the tenancy checks RunTenants lacks (see tenancytest),
 // and checks that another prefix of the same bucket is another store.

@@ -13,12 +13,10 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 	if err := s.ready(ctx); err != nil {
 		return memtool.FileInfo{}, err
 	}
-	k, size, err := s.kindOf(ctx, name)
+	k, size, err := s.existing(ctx, "stat", name)
 	switch {
 	case err != nil:
 		return memtool.FileInfo{}, blobErr(ctx, "stat", name, err)
-	case k == missing:
-		return memtool.FileInfo{}, pathErr("stat", name, memtool.ErrNotExist)
 	case k == directory:
 		return memtool.FileInfo{Name: baseOf(name), Type: fs.ModeDir}, nil
 	}
@@ -65,12 +63,10 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
-	k, _, err := s.kindOf(ctx, name)
+	k, _, err := s.existing(ctx, "readdir", name)
 	switch {
 	case err != nil:
 		return nil, blobErr(ctx, "readdir", name, err)
-	case k == missing:
-		return nil, pathErr("readdir", name, memtool.ErrNotExist)
 	case k == regular:
 		return nil, pathErr("readdir", name, memtool.ErrNotDir)
 	}

@@ -16,12 +16,10 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 // remove removes the file or the empty directory at name, or with all the
 // directory and everything in it.
 func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
-	k, _, err := s.kindOf(ctx, name)
+	k, _, err := s.existing(ctx, op, name)
 	switch {
 	case err != nil:
 		return err
-	case k == missing:
-		return pathErr(op, name, memtool.ErrNotExist)
 	case k == regular:
 		return s.bk.b.remove(ctx, s.fileKey(name))
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-
-	"github.com/memtool/memtool"
 )
 
 // Rename moves the file or directory at oldname to newname. Object
@@ -24,20 +22,12 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 }
 
 func (s *Store) rename(ctx context.Context, oldname, newname string) error {
-	k, _, err := s.kindOf(ctx, oldname)
-	switch {
-	case err != nil:
-		return err
-	case k == missing:
-		return pathErr("rename", oldname, memtool.ErrNotExist)
-	}
-	if err := s.checkParent(ctx, "rename", newname); err != nil {
+	k, _, err := s.existing(ctx, "rename", oldname)
+	if err != nil {
 		return err
 	}
-	if nk, _, err := s.kindOf(ctx, newname); err != nil {
+	if err := s.checkFree(ctx, "rename", newname); err != nil {
 		return err
-	} else if nk != missing {
-		return pathErr("rename", newname, memtool.ErrExist)
 	}
 	if s.bk.s3 != nil {
 		if err := s.bk.checkDeleteConditions(ctx); err != nil {
@@ -54,11 +44,7 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 		if err != nil {
 			return err
 		}
-		err = s.bk.b.write(ctx, s.fileKey(newname), data, true)
-		if errors.Is(err, errExists) {
-			return pathErr("rename", newname, memtool.ErrExist)
-		}
-		if err != nil {
+		if err := s.put(ctx, "rename", newname, s.fileKey(newname), data, true); err != nil {
 			return err
 		}
 		return s.bk.b.remove(ctx, s.fileKey(oldname))
@@ -67,11 +53,7 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 	if err != nil {
 		return err
 	}
-	err = s.bk.b.write(ctx, s.markerKey(newname), nil, true)
-	if errors.Is(err, errExists) {
-		return pathErr("rename", newname, memtool.ErrExist)
-	}
-	if err != nil {
+	if err := s.put(ctx, "rename", newname, s.markerKey(newname), nil, true); err != nil {
 		return err
 	}
 	from, to := s.dirPrefix(oldname), s.dirPrefix(newname)

@@ -101,6 +101,17 @@ func content(t *testing.T, s memtool.Store, name string) string {
 	return string(data)
 }
 
+// checkContents wants each name in want to hold its text in s, or to be
+// missing where want says "(missing)".
+func checkContents(t *testing.T, s memtool.Store, want map[string]string) {
+	t.Helper()
+	for name, w := range want {
+		if got := content(t, s, name); got != w {
+			t.Errorf("%s holds %q, want %q", name, got, w)
+		}
+	}
+}
+
 // renameDuring makes files (name: text, in at most one directory level)
 // in a store whose server runs il, renames from to to, and returns the
 // store and what Rename returned.
@@ -190,11 +201,7 @@ func TestS3RenameCopyRefusesChangesUntilDone(t *testing.T) {
 	if !errors.Is(editErr, memtool.ErrBusy) || !errors.Is(renameErr, memtool.ErrBusy) {
 		t.Errorf("editing the copy during the rename: %v; renaming it: %v; want ErrBusy for both", editErr, renameErr)
 	}
-	for name, want := range map[string]string{"old.txt": "(missing)", "new.txt": "v1", "other.txt": "(missing)"} {
-		if got := content(t, mine, name); got != want {
-			t.Errorf("%s holds %q, want %q", name, got, want)
-		}
-	}
+	checkContents(t, mine, map[string]string{"old.txt": "(missing)", "new.txt": "v1", "other.txt": "(missing)"})
 	if err := appendText(il.theirs, "new.txt", " edited"); err != nil {
 		t.Errorf("editing new.txt after the rename: %v", err)
 	}
@@ -311,11 +318,7 @@ func TestS3DirRenameNeverOverwritesCreateInDestination(t *testing.T) {
 	if got := content(t, mine, "new/a.txt"); got != "(missing)" {
 		t.Errorf("new/a.txt holds %q after the failed rename", got)
 	}
-	for name, want := range map[string]string{"old/a.txt": "a", "old/b.txt": "mine"} {
-		if got := content(t, mine, name); got != want {
-			t.Errorf("%s holds %q, want %q", name, got, want)
-		}
-	}
+	checkContents(t, mine, map[string]string{"old/a.txt": "a", "old/b.txt": "mine"})
 	if fi, err := mine.Stat(ctx, "new"); err != nil || !fi.IsDir() {
 		t.Errorf("new is %v, %v; want the directory holding the create", fi, err)
 	}
@@ -337,11 +340,7 @@ func TestS3DirRenameLeavesFileThatKeepsChanging(t *testing.T) {
 		t.Fatalf("the edits: %v", err)
 	}
 	n := int(il.fired.Load())
-	for name, want := range map[string]string{"old/a.txt": "a" + strings.Repeat("+", n), "new/b.txt": "b", "new/a.txt": "(missing)", "old/b.txt": "(missing)"} {
-		if got := content(t, mine, name); got != want {
-			t.Errorf("%s holds %q, want %q", name, got, want)
-		}
-	}
+	checkContents(t, mine, map[string]string{"old/a.txt": "a" + strings.Repeat("+", n), "new/b.txt": "b", "new/a.txt": "(missing)", "old/b.txt": "(missing)"})
 	if fi, err := mine.Stat(ctx, "old"); err != nil || !fi.IsDir() {
 		t.Errorf("old is %v, %v; want the directory holding a.txt", fi, err)
 	}
@@ -365,11 +364,7 @@ func TestS3DirRenameLeavesCreateItCannotMove(t *testing.T) {
 	if err := il.err(t); err != nil {
 		t.Fatalf("the creates: %v", err)
 	}
-	for name, want := range map[string]string{"old/late.txt": "late in old", "new/late.txt": "late in new", "new/a.txt": "a", "old/a.txt": "(missing)"} {
-		if got := content(t, mine, name); got != want {
-			t.Errorf("%s holds %q, want %q", name, got, want)
-		}
-	}
+	checkContents(t, mine, map[string]string{"old/late.txt": "late in old", "new/late.txt": "late in new", "new/a.txt": "a", "old/a.txt": "(missing)"})
 	if fi, err := mine.Stat(ctx, "old"); err != nil || !fi.IsDir() {
 		t.Errorf("old is %v, %v; want the directory holding late.txt", fi, err)
 	}
@@ -393,11 +388,7 @@ func TestS3CreateIntoDirectoryRenamedAwayIsUndone(t *testing.T) {
 	if err := il.err(t); err != nil {
 		t.Fatalf("the rename: %v", err)
 	}
-	for name, want := range map[string]string{"old/late.txt": "(missing)", "new/late.txt": "(missing)", "new/a.txt": "a"} {
-		if got := content(t, mine, name); got != want {
-			t.Errorf("%s holds %q, want %q", name, got, want)
-		}
-	}
+	checkContents(t, mine, map[string]string{"old/late.txt": "(missing)", "new/late.txt": "(missing)", "new/a.txt": "a"})
 	if entries, err := mine.ReadDir(ctx, ""); err != nil || len(entries) != 1 || entries[0].Name != "new" {
 		t.Errorf("the root lists %v, %v; want just new", entries, err)
 	}

@@ -3,7 +3,6 @@ package objectstore
 import (
 	"bytes"
 	"context"
-	"errors"
 
 	"github.com/memtool/memtool"
 )
@@ -28,12 +27,7 @@ func (s *Store) writeFile(ctx context.Context, name string, data []byte, mode me
 	if s.bk.s3 != nil && mode == memtool.CreateOnly {
 		return s.createS3(ctx, "write", name, s.fileKey(name), data)
 	}
-	err = s.bk.b.write(ctx, s.fileKey(name), data, mode == memtool.CreateOnly)
-	if errors.Is(err, errExists) {
-		// Another process created it since we looked.
-		return pathErr("write", name, memtool.ErrExist)
-	}
-	return err
+	return s.put(ctx, "write", name, s.fileKey(name), data, mode == memtool.CreateOnly)
 }
 
 // createS3 writes a new object at key for the entry name (a file, or a
@@ -90,20 +84,11 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 }
 
 func (s *Store) mkdir(ctx context.Context, name string) error {
-	if err := s.checkParent(ctx, "mkdir", name); err != nil {
+	if err := s.checkFree(ctx, "mkdir", name); err != nil {
 		return err
-	}
-	if k, _, err := s.kindOf(ctx, name); err != nil {
-		return err
-	} else if k != missing {
-		return pathErr("mkdir", name, memtool.ErrExist)
 	}
 	if s.bk.s3 != nil {
 		return s.createS3(ctx, "mkdir", name, s.markerKey(name), markerBody())
 	}
-	err := s.bk.b.write(ctx, s.markerKey(name), nil, true)
-	if errors.Is(err, errExists) {
-		return pathErr("mkdir", name, memtool.ErrExist)
-	}
-	return err
+	return s.put(ctx, "mkdir", name, s.markerKey(name), nil, true)
 }

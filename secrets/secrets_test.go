@@ -120,11 +120,6 @@ func TestScanPassesNearMisses(t *testing.T) {
 	}
 }
 
-func backends(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
-	t.Run("memstore", func(t *testing.T) { fn(t, memstore.New()) })
-	t.Run("filestore", func(t *testing.T) { fn(t, backendtest.FileStore(t)) })
-}
-
 // TestWrapper runs the wrapper suite under both policies. A name with a
 // secret is refused under both; content with one only by Reject (Redact
 // writes it redacted).
@@ -154,10 +149,9 @@ func TestWrapper(t *testing.T) {
 		secrets.Redact: names,
 	} {
 		t.Run(fmt.Sprint("policy", p), func(t *testing.T) {
-			storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return backendtest.FileStore(t) },
-				func(t *testing.T, inner memtool.Store) memtool.Store {
-					return secrets.New(inner, &secrets.Options{Policy: p})
-				}, refusals)
+			backendtest.RunWrapper(t, func(t *testing.T, inner memtool.Store) memtool.Store {
+				return secrets.New(inner, &secrets.Options{Policy: p})
+			}, refusals)
 		})
 	}
 }
@@ -171,7 +165,7 @@ func js(m map[string]any) []byte {
 // insert: each is refused with the kind and line, the token never appears in
 // the answer, and the store is unchanged.
 func TestRejectThroughMemory(t *testing.T) {
-	backends(t, func(t *testing.T, inner memtool.Store) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
 		mem := memtool.New(secrets.New(inner, nil), nil)
 		ctx := context.Background()
 		if r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/notes.md", "file_text": "line one\nline two\nTOKEN\n"})); r.IsError {
@@ -224,7 +218,7 @@ func TestExactMessage(t *testing.T) {
 // TestAssembledOverTwoEdits: neither edit's new text is a secret, the file
 // they leave is.
 func TestAssembledOverTwoEdits(t *testing.T) {
-	backends(t, func(t *testing.T, inner memtool.Store) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
 		mem := memtool.New(secrets.New(inner, nil), nil)
 		ctx := context.Background()
 		half, rest := github[:20], github[20:]
@@ -254,7 +248,7 @@ func TestAssembledOverTwoEdits(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	backends(t, func(t *testing.T, inner memtool.Store) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
 		mem := memtool.New(secrets.New(inner, &secrets.Options{Policy: secrets.Redact}), nil)
 		ctx := context.Background()
 		r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": "db " + urlPass + "\nkey " + aws + " end\n" + rsaKey + "\nafter"}))

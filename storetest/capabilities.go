@@ -73,7 +73,7 @@ func testRenameExistingDestination(t *testing.T, s memtool.Store) {
 		{"d", "f"}, {"d", "empty"}, {"empty", "empty2"}, {"empty", "d"},
 	} {
 		err := r.Rename(t.Context(), c[0], c[1])
-		wantErr(t, fmt.Sprintf("Rename(%q, %q)", c[0], c[1]), err, memtool.ErrExist)
+		WantErr(t, fmt.Sprintf("Rename(%q, %q)", c[0], c[1]), err, memtool.ErrExist)
 	}
 	unchanged(t, s, before, "Rename onto existing names")
 }
@@ -86,7 +86,7 @@ func testRenameMissingSource(t *testing.T, s memtool.Store) {
 	before := snapshot(t, s)
 	for _, old := range []string{"nope", "d/nope", "nope/x"} {
 		err := r.Rename(t.Context(), old, "new")
-		wantErr(t, fmt.Sprintf("Rename(%q, new)", old), err, memtool.ErrNotExist)
+		WantErr(t, fmt.Sprintf("Rename(%q, new)", old), err, memtool.ErrNotExist)
 	}
 	wantErrUnderFile(t, `Rename("f/x", new)`, r.Rename(t.Context(), "f/x", "new"))
 	unchanged(t, s, before, "Rename of missing names")

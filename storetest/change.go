@@ -32,7 +32,7 @@ func testWriteCreateOnlyExisting(t *testing.T, s memtool.Store) {
 	before := makeTree(t, s, someTree)
 	for _, name := range []string{"f", "d", "empty", "d/x"} {
 		err := s.WriteFile(t.Context(), name, []byte("new"), memtool.CreateOnly)
-		wantErr(t, fmt.Sprintf("WriteFile(%q, CreateOnly)", name), err, memtool.ErrExist)
+		WantErr(t, fmt.Sprintf("WriteFile(%q, CreateOnly)", name), err, memtool.ErrExist)
 	}
 	unchanged(t, s, before, "WriteFile(CreateOnly) onto existing names")
 }
@@ -56,12 +56,9 @@ func testWriteReplaceDir(t *testing.T, s memtool.Store) {
 	mustMkdir(t, s, "d")
 	mustMkdir(t, s, "full")
 	mustWrite(t, s, "full/x", "x")
-	before := snapshot(t, s)
-	for _, name := range []string{"d", "full"} {
-		err := s.WriteFile(t.Context(), name, []byte("new"), memtool.Replace)
-		wantErr(t, fmt.Sprintf("WriteFile(%q, Replace)", name), err, memtool.ErrIsDir)
-	}
-	unchanged(t, s, before, "WriteFile(Replace) onto directories")
+	refuseEach(t, s, "WriteFile(Replace) onto directories", memtool.ErrIsDir, "WriteFile(%q, Replace)", func(ctx context.Context, name string) error {
+		return s.WriteFile(ctx, name, []byte("new"), memtool.Replace)
+	}, "d", "full")
 }
 
 // "whose parent directory must exist (else ErrNotExist …)"
@@ -71,7 +68,7 @@ func testWriteMissingParent(t *testing.T, s memtool.Store) {
 	for _, mode := range []memtool.WriteMode{memtool.CreateOnly, memtool.Replace} {
 		for _, name := range []string{"nope/f", "d/nope/f", "nope/deeper/f"} {
 			err := s.WriteFile(t.Context(), name, []byte("x"), mode)
-			wantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotExist)
+			WantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotExist)
 		}
 	}
 	unchanged(t, s, before, "WriteFile under missing directories")
@@ -87,10 +84,10 @@ func testWriteParentIsFile(t *testing.T, s memtool.Store) {
 	for _, mode := range []memtool.WriteMode{memtool.CreateOnly, memtool.Replace} {
 		for _, name := range []string{"f/x", "d/g/x"} {
 			err := s.WriteFile(t.Context(), name, []byte("x"), mode)
-			wantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotDir)
+			WantErr(t, fmt.Sprintf("WriteFile(%q, %s)", name, modeName(mode)), err, memtool.ErrNotDir)
 		}
 		err := s.WriteFile(t.Context(), "f/x/y", []byte("x"), mode)
-		wantErr(t, fmt.Sprintf("WriteFile(\"f/x/y\", %s)", modeName(mode)), err, memtool.ErrNotExist)
+		WantErr(t, fmt.Sprintf("WriteFile(\"f/x/y\", %s)", modeName(mode)), err, memtool.ErrNotExist)
 	}
 	unchanged(t, s, before, "WriteFile under a file")
 }
@@ -155,24 +152,18 @@ func testUpdateFnError(t *testing.T, s memtool.Store) {
 func testUpdateMissing(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "f", "x")
 	mustMkdir(t, s, "d")
-	before := snapshot(t, s)
-	for _, name := range []string{"nope", "d/nope", "nope/x", "f/x"} {
-		err := s.Update(t.Context(), name, noLimit, func([]byte) ([]byte, error) { return []byte("created?"), nil })
-		wantErr(t, fmt.Sprintf("Update(%q)", name), err, memtool.ErrNotExist)
-	}
-	unchanged(t, s, before, "Update of missing files")
+	refuseEach(t, s, "Update of missing files", memtool.ErrNotExist, "Update(%q)", func(ctx context.Context, name string) error {
+		return s.Update(ctx, name, noLimit, func([]byte) ([]byte, error) { return []byte("created?"), nil })
+	}, "nope", "d/nope", "nope/x", "f/x")
 }
 
 // "Errors for name are those of ReadFile": a directory.
 func testUpdateDir(t *testing.T, s memtool.Store) {
 	mustMkdir(t, s, "d")
 	mustWrite(t, s, "d/f", "x")
-	before := snapshot(t, s)
-	for _, name := range []string{"d", ""} {
-		err := s.Update(t.Context(), name, noLimit, func([]byte) ([]byte, error) { return []byte("replaced?"), nil })
-		wantErr(t, fmt.Sprintf("Update(%q)", name), err, memtool.ErrIsDir)
-	}
-	unchanged(t, s, before, "Update of directories")
+	refuseEach(t, s, "Update of directories", memtool.ErrIsDir, "Update(%q)", func(ctx context.Context, name string) error {
+		return s.Update(ctx, name, noLimit, func([]byte) ([]byte, error) { return []byte("replaced?"), nil })
+	}, "d", "")
 }
 
 // "Errors for name are those of ReadFile": the limit.
@@ -180,7 +171,7 @@ func testUpdateLimit(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "ten", "0123456789")
 	before := snapshot(t, s)
 	err := s.Update(t.Context(), "ten", 9, func([]byte) ([]byte, error) { return []byte("short"), nil })
-	wantErr(t, "Update(ten, limit 9)", err, memtool.ErrTooLarge)
+	WantErr(t, "Update(ten, limit 9)", err, memtool.ErrTooLarge)
 	unchanged(t, s, before, "Update over the limit")
 	err = s.Update(t.Context(), "ten", 10, func(old []byte) ([]byte, error) { return append(old, "!"...), nil })
 	wantNoErr(t, "Update(ten, limit 10)", err)
@@ -244,29 +235,21 @@ func testMkdirExisting(t *testing.T, s memtool.Store) {
 	mustMkdir(t, s, "d")
 	mustWrite(t, s, "d/x", "x")
 	mustWrite(t, s, "f", "file")
-	before := snapshot(t, s)
-	for _, name := range []string{"d", "f", "d/x", ""} {
-		wantErr(t, fmt.Sprintf("Mkdir(%q)", name), s.Mkdir(t.Context(), name), memtool.ErrExist)
-	}
-	unchanged(t, s, before, "Mkdir of existing names")
+	refuseEach(t, s, "Mkdir of existing names", memtool.ErrExist, "Mkdir(%q)", s.Mkdir, "d", "f", "d/x", "")
 }
 
 // "whose parent must exist (else ErrNotExist …)"
 func testMkdirMissingParent(t *testing.T, s memtool.Store) {
 	mustMkdir(t, s, "d")
-	before := snapshot(t, s)
-	for _, name := range []string{"nope/e", "d/nope/e"} {
-		wantErr(t, fmt.Sprintf("Mkdir(%q)", name), s.Mkdir(t.Context(), name), memtool.ErrNotExist)
-	}
-	unchanged(t, s, before, "Mkdir under missing directories")
+	refuseEach(t, s, "Mkdir under missing directories", memtool.ErrNotExist, "Mkdir(%q)", s.Mkdir, "nope/e", "d/nope/e")
 }
 
 // "(… or ErrNotDir if it is a file)"
 func testMkdirParentIsFile(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "f", "file")
 	before := snapshot(t, s)
-	wantErr(t, `Mkdir("f/e")`, s.Mkdir(t.Context(), "f/e"), memtool.ErrNotDir)
-	wantErr(t, `Mkdir("f/e/g")`, s.Mkdir(t.Context(), "f/e/g"), memtool.ErrNotExist)
+	WantErr(t, `Mkdir("f/e")`, s.Mkdir(t.Context(), "f/e"), memtool.ErrNotDir)
+	WantErr(t, `Mkdir("f/e/g")`, s.Mkdir(t.Context(), "f/e/g"), memtool.ErrNotExist)
 	unchanged(t, s, before, "Mkdir under a file")
 }
 
@@ -301,16 +284,24 @@ func testRemoveNotEmpty(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "d/x", "x")
 	mustMkdir(t, s, "e")
 	mustMkdir(t, s, "e/sub")
-	before := snapshot(t, s)
-	for _, name := range []string{"d", "e"} {
-		wantErr(t, fmt.Sprintf("Remove(%q)", name), s.Remove(t.Context(), name), memtool.ErrNotEmpty)
-	}
-	unchanged(t, s, before, "Remove of non-empty directories")
+	refuseEach(t, s, "Remove of non-empty directories", memtool.ErrNotEmpty, "Remove(%q)", s.Remove, "d", "e")
 }
 
 // "Missing: ErrNotExist."
 func testRemoveMissing(t *testing.T, s memtool.Store) {
 	checkRemoveMissing(t, s, "Remove", s.Remove)
+}
+
+// refuseEach calls call, named by the format callName (%q: the name), on
+// each of names, wants target from each, and wants s unchanged after them
+// all (what: the calls, for the message).
+func refuseEach(t *testing.T, s memtool.Store, what string, target error, callName string, call func(ctx context.Context, name string) error, names ...string) {
+	t.Helper()
+	before := snapshot(t, s)
+	for _, name := range names {
+		WantErr(t, fmt.Sprintf(callName, name), call(t.Context(), name), target)
+	}
+	unchanged(t, s, before, what)
 }
 
 // checkRemoveMissing checks that remove, which is the method op of s,
@@ -321,7 +312,7 @@ func checkRemoveMissing(t *testing.T, s memtool.Store, op string, remove func(ct
 	mustMkdir(t, s, "d")
 	before := snapshot(t, s)
 	for _, name := range []string{"nope", "d/nope", "nope/x"} {
-		wantErr(t, fmt.Sprintf("%s(%q)", op, name), remove(t.Context(), name), memtool.ErrNotExist)
+		WantErr(t, fmt.Sprintf("%s(%q)", op, name), remove(t.Context(), name), memtool.ErrNotExist)
 	}
 	wantErrUnderFile(t, op+`("f/x")`, remove(t.Context(), "f/x"))
 	unchanged(t, s, before, op+" of missing names")

@@ -54,8 +54,8 @@ func makeTree(t *testing.T, s memtool.Store, want tree) tree {
 // directory: a store with one of everything.
 var someTree = tree{"f": "file:old", "d": "dir", "d/x": "file:x", "empty": "dir"}
 
-// wantErr reports unless errors.Is(err, target).
-func wantErr(t *testing.T, call string, err, target error) {
+// WantErr reports, naming the call, unless errors.Is(err, target).
+func WantErr(t testing.TB, call string, err, target error) {
 	t.Helper()
 	switch {
 	case err == nil:
@@ -65,7 +65,7 @@ func wantErr(t *testing.T, call string, err, target error) {
 	}
 }
 
-// wantErrUnderFile is wantErr for a name whose parent is a file, where the
+// wantErrUnderFile is WantErr for a name whose parent is a file, where the
 // contract of Remove, Rename and RemoveAll allows either class: the name is
 // missing (ErrNotExist), and a directory was needed as its parent (ErrNotDir).
 func wantErrUnderFile(t *testing.T, call string, err error) {

@@ -132,7 +132,7 @@ func testAlreadyCancelled(t *testing.T, s memtool.Store) {
 	cancel()
 	check := func(call string, err error) {
 		t.Helper()
-		wantErr(t, call+" with a cancelled context", err, context.Canceled)
+		WantErr(t, call+" with a cancelled context", err, context.Canceled)
 	}
 	_, err := s.Stat(ctx, "f")
 	check("Stat(f)", err)

@@ -106,7 +106,7 @@ func testReadFileMissing(t *testing.T, s memtool.Store) {
 	mustMkdir(t, s, "d")
 	for _, name := range []string{"nope", "d/nope", "nope/x", "f/x"} {
 		data, err := s.ReadFile(t.Context(), name, noLimit)
-		wantErr(t, fmt.Sprintf("ReadFile(%q)", name), err, memtool.ErrNotExist)
+		WantErr(t, fmt.Sprintf("ReadFile(%q)", name), err, memtool.ErrNotExist)
 		if data != nil {
 			t.Errorf("ReadFile(%q) returned %q with its error", name, data)
 		}
@@ -119,7 +119,7 @@ func testReadFileDir(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "d/f", "x")
 	for _, name := range []string{"d", ""} {
 		_, err := s.ReadFile(t.Context(), name, noLimit)
-		wantErr(t, fmt.Sprintf("ReadFile(%q)", name), err, memtool.ErrIsDir)
+		WantErr(t, fmt.Sprintf("ReadFile(%q)", name), err, memtool.ErrIsDir)
 	}
 }
 
@@ -135,7 +135,7 @@ func testReadFileLimit(t *testing.T, s memtool.Store) {
 	}
 	for _, limit := range []int64{9, 1, 0} {
 		data, err := s.ReadFile(t.Context(), "ten", limit)
-		wantErr(t, fmt.Sprintf("ReadFile(ten, limit %d)", limit), err, memtool.ErrTooLarge)
+		WantErr(t, fmt.Sprintf("ReadFile(ten, limit %d)", limit), err, memtool.ErrTooLarge)
 		if data != nil {
 			t.Errorf("ReadFile(ten, limit %d) returned %q with its error", limit, data)
 		}
@@ -185,7 +185,7 @@ func testReadDirEmptyRoot(t *testing.T, s memtool.Store) {
 func testReadDirFile(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "f", "x")
 	_, err := s.ReadDir(t.Context(), "f")
-	wantErr(t, `ReadDir("f")`, err, memtool.ErrNotDir)
+	WantErr(t, `ReadDir("f")`, err, memtool.ErrNotDir)
 }
 
 // "Missing: ErrNotExist."
@@ -194,7 +194,7 @@ func testReadDirMissing(t *testing.T, s memtool.Store) {
 	mustMkdir(t, s, "d")
 	for _, name := range []string{"nope", "d/nope", "f/x"} {
 		entries, err := s.ReadDir(t.Context(), name)
-		wantErr(t, fmt.Sprintf("ReadDir(%q)", name), err, memtool.ErrNotExist)
+		WantErr(t, fmt.Sprintf("ReadDir(%q)", name), err, memtool.ErrNotExist)
 		if entries != nil {
 			t.Errorf("ReadDir(%q) returned %+v with its error", name, entries)
 		}

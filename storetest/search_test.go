@@ -9,10 +9,10 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
-	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/objectstore"
@@ -56,21 +56,8 @@ func TestSearchObjectstore(t *testing.T) {
 	})
 }
 
-func newEncrypted(t *testing.T, inner memtool.Store) memtool.Store {
-	t.Helper()
-	k, err := encrypt.NewKey("k1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := encrypt.New(inner, []encrypt.Key{k}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestSearchEncrypted(t *testing.T) {
-	storetest.RunSearch(t, func(t *testing.T) memtool.Store { return newEncrypted(t, memstore.New()) })
+	storetest.RunSearch(t, func(t *testing.T) memtool.Store { return backendtest.Encrypted(t, memstore.New()) })
 }
 
 // TestSearchEncryptedNeverIndexed: an encrypted store over an indexed one
@@ -80,7 +67,7 @@ func TestSearchEncryptedNeverIndexed(t *testing.T) {
 	dir := t.TempDir()
 	db, err := sqlitestore.Open(filepath.Join(dir, "m.db"), nil)
 	db = storetest.Opened(t, db, err)
-	s := newEncrypted(t, db)
+	s := backendtest.Encrypted(t, db)
 	if memtool.Has[memtool.Searcher](s) {
 		t.Fatal("the encrypted store claims the index of the store it wraps")
 	}

@@ -95,14 +95,14 @@ func testMultiTenantForGood(t *testing.T, s memtool.Tenanted) {
 	mustWrite(t, tenant(t, s, "t1"), "a.txt", "t1")
 	plain := s.(memtool.Store)
 	_, err := plain.Stat(ctx, "a.txt")
-	wantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
+	WantErr(t, "tenant-less Stat", err, memtool.ErrTenancy)
 	_, err = plain.ReadDir(ctx, "")
-	wantErr(t, "tenant-less ReadDir", err, memtool.ErrTenancy)
+	WantErr(t, "tenant-less ReadDir", err, memtool.ErrTenancy)
 	_, err = plain.ReadFile(ctx, "a.txt", noLimit)
-	wantErr(t, "tenant-less ReadFile", err, memtool.ErrTenancy)
-	wantErr(t, "tenant-less WriteFile", plain.WriteFile(ctx, "b.txt", []byte("x"), memtool.CreateOnly), memtool.ErrTenancy)
-	wantErr(t, "tenant-less Mkdir", plain.Mkdir(ctx, "d"), memtool.ErrTenancy)
-	wantErr(t, "tenant-less Remove", plain.Remove(ctx, "a.txt"), memtool.ErrTenancy)
+	WantErr(t, "tenant-less ReadFile", err, memtool.ErrTenancy)
+	WantErr(t, "tenant-less WriteFile", plain.WriteFile(ctx, "b.txt", []byte("x"), memtool.CreateOnly), memtool.ErrTenancy)
+	WantErr(t, "tenant-less Mkdir", plain.Mkdir(ctx, "d"), memtool.ErrTenancy)
+	WantErr(t, "tenant-less Remove", plain.Remove(ctx, "a.txt"), memtool.ErrTenancy)
 	checkFile(t, tenant(t, s, "t1"), "a.txt", "t1")
 }
 
@@ -115,10 +115,10 @@ func testSingleTenantForGood(t *testing.T, s memtool.Store) {
 		t.Fatalf("%T does not implement memtool.Tenanted", s)
 	}
 	_, err := ts.Tenant(ctx, "t1")
-	wantErr(t, "Tenant on a single-tenant store", err, memtool.ErrTenancy)
+	WantErr(t, "Tenant on a single-tenant store", err, memtool.ErrTenancy)
 	if l, ok := s.(memtool.TenantLister); ok && memtool.Has[memtool.TenantLister](s) {
 		_, err := l.Tenants(ctx)
-		wantErr(t, "Tenants on a single-tenant store", err, memtool.ErrTenancy)
+		WantErr(t, "Tenants on a single-tenant store", err, memtool.ErrTenancy)
 	}
 	checkFile(t, s, "a.txt", "plain")
 }

@@ -89,7 +89,7 @@ func testUnsupported(t *testing.T, w memtool.Store) {
 		if has {
 			t.Errorf("Has[%s] over a store without it", name)
 		}
-		wantErr(t, name, err, errors.ErrUnsupported)
+		WantErr(t, name, err, errors.ErrUnsupported)
 	}
 	r, ok := w.(memtool.Renamer)
 	if !ok {

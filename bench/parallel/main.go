@@ -14,21 +14,19 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/memtool/memtool/bench/internal/execproc"
 	"github.com/memtool/memtool/bench/internal/workfile"
 )
 
@@ -52,39 +50,20 @@ func main() {
 	}
 }
 
-// An execProc is one `memtool exec` process: one line out, one line back.
-type execProc struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
+// An execProc is one `memtool exec` process that checks its answers.
+type execProc struct{ *execproc.Proc }
 
-func startExec(bin, store string) (*execProc, error) {
-	cmd := exec.Command(bin, "exec", "--store", store)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return &execProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+func startExec(bin, store string) (execProc, error) {
+	p, err := execproc.Start(bin, store)
+	return execProc{p}, err
 }
 
 // call sends one line and checks the answer: one result, or (for an
 // array line) one per call, none of them an error.
-func (p *execProc) call(line []byte) error {
-	if _, err := p.in.Write(append(line, '\n')); err != nil {
-		return err
-	}
-	ans, err := p.out.ReadBytes('\n')
+func (p execProc) call(line []byte) error {
+	ans, err := p.RoundTrip(line)
 	if err != nil {
-		return fmt.Errorf("reading the answer: %v", err)
+		return err
 	}
 	type result struct {
 		IsError bool            `json:"is_error"`
@@ -106,11 +85,6 @@ func (p *execProc) call(line []byte) error {
 		}
 	}
 	return nil
-}
-
-func (p *execProc) close() error {
-	p.in.Close()
-	return p.cmd.Wait()
 }
 
 func mustJSON(v any) []byte {
@@ -137,7 +111,7 @@ func runTurn(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer p.close()
+	defer p.Close()
 	file := func(i int) string { return fmt.Sprintf("/memories/turn/f%02d.md", i) }
 	pad := strings.Repeat("The user prefers concise answers; keep notes short.\n", 40) // about 2 KB
 	var creates []json.RawMessage
@@ -252,14 +226,14 @@ func runProcs(args []string) error {
 // second by all of them, from when every process has started and opened
 // the store to the last answer.
 func aggregate(bin, dir string, inputs []map[string]any, n int) (float64, error) {
-	ps := make([]*execProc, n)
+	ps := make([]execProc, n)
 	lines := make([][][]byte, n)
 	for i := range n {
 		p, err := startExec(bin, dir)
 		if err != nil {
 			return 0, err
 		}
-		defer p.close()
+		defer p.Close()
 		if err := p.call([]byte(`{"command":"view","path":"/memories"}`)); err != nil {
 			return 0, err
 		}

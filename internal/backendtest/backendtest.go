@@ -19,6 +19,7 @@ import (
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/objectstore/s3test"
 	"github.com/memtool/memtool/pgstore/pgtest"
+	"github.com/memtool/memtool/storetest"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -54,6 +55,18 @@ var all = []Backend{
 // All returns every backend available here.
 func All() []Backend { return append([]Backend(nil), all...) }
 
+// Local returns the two backends a policy's own tests wrap: memstore (in
+// memory) and filestore (in a directory).
+func Local() []Backend {
+	var local []Backend
+	for _, b := range all {
+		if b.Name == "memstore" || b.Name == "filestore" {
+			local = append(local, b)
+		}
+	}
+	return local
+}
+
 // Open opens a new, empty store of the backend, closed when t ends.
 func (b Backend) Open(t testing.TB) memtool.Store {
 	t.Helper()
@@ -78,6 +91,21 @@ func FileStore(t testing.TB) *filestore.Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// OnLocal runs fn in a subtest for each of the Local backends, on a new,
+// empty store of it.
+func OnLocal(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
+	for _, b := range Local() {
+		t.Run(b.Name, func(t *testing.T) { fn(t, b.Open(t)) })
+	}
+}
+
+// RunWrapper runs storetest's wrapper suite on the policy wrap over a new
+// directory store (FileStore) for each check.
+func RunWrapper(t *testing.T, wrap func(t *testing.T, inner memtool.Store) memtool.Store, refusals []storetest.Refusal) {
+	t.Helper()
+	storetest.RunWrapper(t, func(t *testing.T) memtool.Store { return FileStore(t) }, wrap, refusals)
 }
 
 // S3URL starts an S3-compatible server (package s3test) with one bucket,
