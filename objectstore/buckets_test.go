@@ -4,38 +4,25 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/gotool"
 	"github.com/memtool/memtool/objectstore"
 )
 
 // TestDefaultBuildLeavesOutGocloud: the package imports nothing of
 // gocloud.dev (nor the gRPC it brings) unless built with gcs or azure.
 func TestDefaultBuildLeavesOutGocloud(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no go command on PATH")
-		}
-		t.Skip("no go command on PATH")
-	}
-	deps := func(tags string) string {
-		out, err := exec.Command(goCmd, "list", "-tags="+tags, "-deps", ".").CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -tags=%s: %v\n%s", tags, err, out)
-		}
-		return string(out)
-	}
-	for _, pkg := range strings.Fields(deps("")) {
+	for _, pkg := range gotool.Deps(t, "", ".") {
 		if strings.HasPrefix(pkg, "gocloud.dev") || strings.HasPrefix(pkg, "google.golang.org/grpc") {
 			t.Errorf("the default build imports %s", pkg)
 		}
 	}
-	if !strings.Contains(deps("gcs"), "gocloud.dev/blob\n") {
+	if !slices.Contains(gotool.Deps(t, "gcs", "."), "gocloud.dev/blob") {
 		t.Errorf("the build with gcs does not import gocloud.dev/blob: the check above looks for the wrong names")
 	}
 }

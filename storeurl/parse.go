@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/memtool/memtool/claude"
 )
 
 // parse finds the row of rawURL's scheme and parses the URL by it.
@@ -59,14 +57,18 @@ func absPath(row scheme, raw string) (string, error) {
 }
 
 // helperDir is the directory of the Python or TypeScript SDK's memory
-// helper whose base directory is given: helper:./memory.
+// helper whose base directory is given: helper:./memory. It is
+// <base>/memories, as claude.HelperDir says; written out here so that
+// storeurl (and every program that opens store URLs) does not link the
+// Anthropic SDK for one path join. TestHelperDirIsClaudes holds the two
+// together.
 func helperDir(_ scheme, raw string) (string, error) {
 	_, rest, _ := strings.Cut(raw, ":")
 	if rest == "" {
 		return "", fmt.Errorf("store URL %q: give the helper's base directory, as in helper:./memory", raw)
 	}
 	base, err := expandHome(rest)
-	return claude.HelperDir(base), err
+	return filepath.Join(base, "memories"), err
 }
 
 func noRest(_ scheme, raw string) (string, error) {

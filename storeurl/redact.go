@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // # Secrets in store URLs
@@ -19,10 +20,19 @@ const Masked = "xxxxx"
 // a parameter that carries a credential: password, sslpassword, token,
 // secret and access keys, and the signatures and credentials of signed
 // URLs. The value runs to the next separator or is quoted with '.
-var secretKey = regexp.MustCompile(`(?i)((?:^|[^a-z0-9])[a-z0-9_.-]*(?:password|passwd|pwd|token|secret|access[_-]?key|api[_-]?key|credentials?|signature|sig|sas)(?:[_-]?(?:key|id|token))*\s*=\s*)('[^']*'|[^\s&;'"]+)`)
+//
+// Both patterns are compiled on first use, not at package initialisation:
+// most runs of memtool never redact anything (the message is for a
+// failure), and every process that links storeurl would otherwise pay
+// for them before main.
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)((?:^|[^a-z0-9])[a-z0-9_.-]*(?:password|passwd|pwd|token|secret|access[_-]?key|api[_-]?key|credentials?|signature|sig|sas)(?:[_-]?(?:key|id|token))*\s*=\s*)('[^']*'|[^\s&;'"]+)`)
+})
 
 // userinfo matches the password of a URL's userinfo: scheme://user:PASSWORD@.
-var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\s:@]*:)([^/?#\s]*)@`)
+var userinfo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\s:@]*:)([^/?#\s]*)@`)
+})
 
 // Redact returns s with the secrets it holds masked: the password of every
 // URL's userinfo, the values of credential parameters, and, wherever they
@@ -38,8 +48,8 @@ func Redact(s string, urls ...string) string {
 			}
 		}
 	}
-	s = userinfo.ReplaceAllString(s, "${1}"+Masked+"@")
-	return secretKey.ReplaceAllString(s, "${1}"+Masked)
+	s = userinfo().ReplaceAllString(s, "${1}"+Masked+"@")
+	return secretKey().ReplaceAllString(s, "${1}"+Masked)
 }
 
 // urlSecrets returns the secrets of a store URL as they are written in it
@@ -55,10 +65,10 @@ func urlSecrets(raw string) []string {
 			out = append(out, d)
 		}
 	}
-	for _, m := range userinfo.FindAllStringSubmatch(raw, -1) {
+	for _, m := range userinfo().FindAllStringSubmatch(raw, -1) {
 		add(m[2])
 	}
-	for _, m := range secretKey.FindAllStringSubmatch(raw, -1) {
+	for _, m := range secretKey().FindAllStringSubmatch(raw, -1) {
 		add(strings.Trim(m[2], "'"))
 	}
 	return out
