@@ -16,8 +16,10 @@ import (
 // db is the pool of one database, shared by the stores of all its
 // tenants. It is the sqltree.DB of their trees.
 type db struct {
-	pool      *pgxpool.Pool
-	opTimeout time.Duration
+	pool        *pgxpool.Pool
+	opTimeout   time.Duration
+	lockTimeout time.Duration
+	writers     gates
 }
 
 var _ sqltree.DB = (*db)(nil)
@@ -86,7 +88,15 @@ func commitErr(conn *pgx.Conn, err error) error {
 // statement, in one round trip (a pipeline); the commit is a round trip of
 // its own, so that a commit whose answer is lost is told apart from a
 // change that was never sent.
+//
+// Within the process, the writes of one tenant take turns before they take
+// a connection (see gates).
 func (d *db) Write(ctx context.Context, tenant string, fn func(q sqltree.Querier) error) error {
+	leave, err := d.writers.enter(ctx, tenant, d.lockTimeout)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return d.run(ctx, func(conn *pgx.Conn) error {
 		w := &writer{conn: conn, lockKey: tenantLockKey(tenant)}
 		err := fn(w)

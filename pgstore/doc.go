@@ -76,7 +76,10 @@
 //   - A write waits for the tenant's write lock, a row, or a table another
 //     session holds no longer than Options.LockTimeout (DefaultLockTimeout
 //     unless set; the session's lock_timeout), and then fails with an error
-//     wrapping memtool.ErrBusy, having changed nothing. Reads wait so only
+//     wrapping memtool.ErrBusy, having changed nothing. Within one
+//     process the writes of a tenant first take turns, without a
+//     connection (so they leave the pool to reads and other tenants), and
+//     wait for that turn no longer than LockTimeout either. Reads wait so only
 //     for a lock on the whole table (LOCK TABLE, some ALTER TABLE). Open
 //     waits so for another process's migration, only when the schema is
 //     not current.
