@@ -77,9 +77,9 @@
 //     session holds no longer than Options.LockTimeout (DefaultLockTimeout
 //     unless set; the session's lock_timeout), and then fails with an error
 //     wrapping memtool.ErrBusy, having changed nothing. Within one
-//     process the writes of a tenant first take turns, without a
-//     connection (so they leave the pool to reads and other tenants), and
-//     wait for that turn no longer than LockTimeout either. Reads wait so only
+//     process at most two writes of a tenant at a time hold a connection
+//     (the others wait without one, leaving the pool to reads and other
+//     tenants), and wait for that turn no longer than LockTimeout either. Reads wait so only
 //     for a lock on the whole table (LOCK TABLE, some ALTER TABLE). Open
 //     waits so for another process's migration, only when the schema is
 //     not current.

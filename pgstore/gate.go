@@ -10,19 +10,20 @@ import (
 )
 
 // gates makes the writes of one tenant take turns within this process
-// before they take a connection of the pool: only one of them at a time
-// holds a connection while it waits for, or holds, the tenant's lock in
-// the server, so that writers queued behind one tenant's lock do not hold
-// every connection of the pool while reads and other tenants' writes wait
-// for one. The lock in the server is still what serialises the writes
-// (across processes); a gate only orders them within one.
+// before they take a connection of the pool: at most writersPerTenant of
+// them at a time hold a connection while they wait for, or hold, the
+// tenant's lock in the server, so that writers queued behind one tenant's
+// lock do not hold every connection of the pool while reads and other
+// tenants' writes wait for one. The lock in the server is still what
+// serialises the writes (across processes); a gate only bounds how many
+// wait for it from one process.
 type gates struct {
 	mu sync.Mutex
 	m  map[string]*gate
 }
 
-// gate is one tenant's turn: its channel holds a token while a write of
-// the tenant runs.
+// gate is one tenant's turns: its channel holds a token for each write of
+// the tenant that holds a connection.
 type gate struct {
 	turn  chan struct{}
 	users int // writes holding or waiting for the turn; guarded by gates.mu
@@ -38,7 +39,7 @@ func (g *gates) enter(ctx context.Context, tenant string, timeout time.Duration)
 	}
 	t := g.m[tenant]
 	if t == nil {
-		t = &gate{turn: make(chan struct{}, 1)}
+		t = &gate{turn: make(chan struct{}, writersPerTenant)}
 		g.m[tenant] = t
 	}
 	t.users++
@@ -60,6 +61,12 @@ func (g *gates) enter(ctx context.Context, tenant string, timeout time.Duration)
 		return nil, ctx.Err()
 	case <-timer.C:
 		done()
-		return nil, fmt.Errorf("%w: another write of this tenant in this process held its lock for %v", memtool.ErrBusy, timeout)
+		return nil, fmt.Errorf("%w: other writes of this tenant in this process held its lock for %v", memtool.ErrBusy, timeout)
 	}
 }
+
+// writersPerTenant is how many writes of one tenant may hold a connection
+// at once: one holds the tenant's lock, and the next waits for it in the
+// server, which hands the lock over as the first commits, sooner than the
+// process could send the next write once the first returns.
+const writersPerTenant = 2

@@ -12,13 +12,14 @@ import (
 )
 
 // TestQueuedWritersLeaveConnections: writes of one tenant queued behind
-// its lock (held here by another session) hold one connection of the
-// pool between them, not all, so a read of the tenant still gets one and
-// answers while they wait; once the lock is released every write is made.
+// its lock (held here by another session) hold two connections of the
+// pool between them, not all three, so a read of the tenant still gets
+// one and answers while they wait; once the lock is released every write
+// is made.
 func TestQueuedWritersLeaveConnections(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
-	opts := pgstore.Options{MaxConns: 2, LockTimeout: 30 * time.Second, OpTimeout: time.Minute}
+	opts := pgstore.Options{MaxConns: 3, LockTimeout: 30 * time.Second, OpTimeout: time.Minute}
 	root := openWith(t, url, opts)
 	s, err := root.Tenant(ctx, "t1")
 	if err != nil {
@@ -35,19 +36,19 @@ func TestQueuedWritersLeaveConnections(t *testing.T) {
 	if _, err := tx.Exec(ctx, pgstore.TenantLockQuery, pgstore.TenantLockKey("t1")); err != nil {
 		t.Fatal(err)
 	}
-	const writers = 4
+	const writers = 6
 	var wg sync.WaitGroup
 	errs := make([]error, writers)
 	for i := range writers {
 		wg.Go(func() { errs[i] = s.WriteFile(ctx, "f"+string(rune('a'+i)), []byte("y"), memtool.CreateOnly) })
 	}
-	// Until one of them waits for the lock in the server.
+	// Until two of them wait for the lock in the server.
 	for {
 		var waiting int
 		if err := holder.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
-		if waiting > 0 {
+		if waiting >= 2 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
