@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # serve.sh: memtool serve under load over loopback, 64 clients on the mixed
 # workload, on memstore, a directory, SQLite and PostgreSQL, each beside
-# one memtool exec process running as many commands on the same store
-# (and the ratio of their CPU times per command); the clients share one
+# one memtool exec process running as many commands on the same store,
+# in the clients' interleaved order (and the ratio of their CPU times per
+# command); the clients share one
 # tenant, and for a directory and PostgreSQL also each have their own
 # (writes to one tenant take turns there). See docs/serve.md.
 #

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/lru"
 )
 
 // Scope is what a key may do. Scopes are ordered: each allows what the
@@ -125,7 +126,7 @@ type Keyring struct {
 	now      func() time.Time
 
 	mu    sync.Mutex
-	cache map[string]cached // by key id
+	cache *lru.Cache[cached] // by key id
 }
 
 type cached struct {
@@ -135,7 +136,7 @@ type cached struct {
 }
 
 func newKeyring(b backend, opts *Options) *Keyring {
-	k := &Keyring{b: b, cacheFor: DefaultCacheFor, now: time.Now, cache: map[string]cached{}}
+	k := &Keyring{b: b, cacheFor: DefaultCacheFor, now: time.Now}
 	if opts != nil {
 		if opts.CacheFor != 0 {
 			k.cacheFor = opts.CacheFor
@@ -144,6 +145,8 @@ func newKeyring(b backend, opts *Options) *Keyring {
 			k.now = opts.Now
 		}
 	}
+	// What was read longer ago than cacheFor is read again anyway.
+	k.cache = lru.New[cached](maxCached, max(k.cacheFor, 0))
 	return k
 }
 
@@ -211,7 +214,7 @@ func (k *Keyring) Revoke(ctx context.Context, id string) error {
 		return fmt.Errorf("keys: revoke %s: %w", id, err)
 	}
 	k.mu.Lock()
-	delete(k.cache, id)
+	k.cache.Remove(id, func(cached) bool { return true })
 	k.mu.Unlock()
 	return nil
 }
@@ -227,7 +230,7 @@ func (k *Keyring) Verify(ctx context.Context, token string) (Key, error) {
 	}
 	now := k.now()
 	k.mu.Lock()
-	c, hit := k.cache[id]
+	c, hit := k.cache.Get(id, now)
 	k.mu.Unlock()
 	if !hit || k.cacheFor < 0 || now.Sub(c.read) >= k.cacheFor || now.Before(c.read) {
 		rec, err := k.b.get(ctx, id)
@@ -240,10 +243,8 @@ func (k *Keyring) Verify(ctx context.Context, token string) (Key, error) {
 			return Key{}, fmt.Errorf("keys: verify: %w", err)
 		}
 		k.mu.Lock()
-		if len(k.cache) >= maxCached {
-			clear(k.cache)
-		}
-		k.cache[id] = c
+		k.cache.Put(id, c, now)
+		k.cache.Evict(now, func(cached) bool { return true })
 		k.mu.Unlock()
 	}
 	sum := sha256.Sum256([]byte(secret))
@@ -257,8 +258,9 @@ func (k *Keyring) Verify(ctx context.Context, token string) (Key, error) {
 }
 
 // maxCached bounds the cache: a flood of made-up ids cannot grow it
-// without end.
-const maxCached = 100000
+// without end, and drops the least recently used keys first, so that the
+// keys in use stay cached through it. A variable for tests.
+var maxCached = 100000
 
 // A token is tokenPrefix, the key id (idBytes random bytes in hex), "_"
 // and the secret (secretBytes random bytes in hex).

@@ -16,8 +16,10 @@ import (
 // db is the pool of one database, shared by the stores of all its
 // tenants. It is the sqltree.DB of their trees.
 type db struct {
-	pool      *pgxpool.Pool
-	opTimeout time.Duration
+	pool        *pgxpool.Pool
+	opTimeout   time.Duration
+	lockTimeout time.Duration
+	writers     gates
 }
 
 var _ sqltree.DB = (*db)(nil)
@@ -83,10 +85,22 @@ func commitErr(conn *pgx.Conn, err error) error {
 // renames exactly one wins. Readers take no lock.
 //
 // The transaction's BEGIN and the lock go to the server with fn's first
-// statement, in one round trip (a pipeline); the commit is a round trip of
-// its own, so that a commit whose answer is lost is told apart from a
-// change that was never sent.
+// statement, in one round trip (a pipeline); the statements without rows
+// that follow it go with the COMMIT, in one more, so that the tenant's
+// lock is held for two round trips of a write, not three. An answer to
+// that last round trip lost with the connection is errCommitUnknown (the
+// change may or may not have been made); a failed statement aborts the
+// transaction, so that the COMMIT commits nothing, and is what Write
+// returns.
+//
+// Within the process, the writes of one tenant take turns before they take
+// a connection (see gates).
 func (d *db) Write(ctx context.Context, tenant string, fn func(q sqltree.Querier) error) error {
+	leave, err := d.writers.enter(ctx, tenant, d.lockTimeout)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return d.run(ctx, func(conn *pgx.Conn) error {
 		w := &writer{conn: conn, lockKey: tenantLockKey(tenant)}
 		err := fn(w)
@@ -97,8 +111,45 @@ func (d *db) Write(ctx context.Context, tenant string, fn func(q sqltree.Querier
 			w.tx.Rollback(ctx)
 			return err
 		}
-		return commitErr(conn, w.tx.Commit(ctx))
+		return w.commit(ctx)
 	})
+}
+
+// commit sends the statements w holds back with the COMMIT, in one batch.
+func (w *writer) commit(ctx context.Context) error {
+	if w.pending == nil {
+		return commitErr(w.conn, w.tx.Commit(ctx))
+	}
+	b := w.pending
+	w.pending = nil
+	b.Queue("commit") // as pgx spells it
+	br := w.tx.SendBatch(ctx, b)
+	var err error
+	for range b.Len() {
+		if _, err = br.Exec(); err != nil {
+			break
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil && !w.conn.IsClosed() {
+		// A statement failed, so the transaction was aborted and the
+		// COMMIT not run: end it.
+		w.tx.Rollback(ctx)
+	}
+	return commitErr(w.conn, err)
+}
+
+// flush sends the statements w holds back, before a statement whose rows
+// fn reads.
+func (w *writer) flush(ctx context.Context) error {
+	if w.pending == nil {
+		return nil
+	}
+	b := w.pending
+	w.pending = nil
+	return w.tx.SendBatch(ctx, b).Close()
 }
 
 // tenantLockQuery takes the write lock of the tenant tenantLockKey names,
@@ -113,7 +164,8 @@ func tenantLockKey(tenant string) string { return "memtool tenant " + tenant }
 type writer struct {
 	conn    *pgx.Conn
 	lockKey string
-	tx      pgx.Tx // nil until the first statement
+	tx      pgx.Tx     // nil until the first statement
+	pending *pgx.Batch // statements without rows after the first, not sent yet
 }
 
 // begin sends BEGIN, the lock and query in one batch, and reads query's
@@ -147,10 +199,18 @@ func execResult(br pgx.BatchResults) error {
 
 func (w *writer) QueryRow(ctx context.Context, query string, args ...any) sqltree.Row {
 	if w.tx != nil {
+		if err := w.flush(ctx); err != nil {
+			return errRow{err}
+		}
 		return w.tx.QueryRow(ctx, query, args...)
 	}
 	return firstRow{w, ctx, query, args}
 }
+
+// errRow is a row whose statement was not sent, for err.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // firstRow is the row of the first statement of a writer, sent when it is
 // scanned.
@@ -175,15 +235,24 @@ func (w *writer) Query(ctx context.Context, query string, args ...any) (sqltree.
 			return nil, err
 		}
 	}
+	if err := w.flush(ctx); err != nil {
+		return nil, err
+	}
 	return w.tx.Query(ctx, query, args...)
 }
 
+// Exec sends the first statement of a write; it holds back the others,
+// which go with the COMMIT (or the next statement whose rows are read), so
+// their errors are the commit's.
 func (w *writer) Exec(ctx context.Context, query string, args ...any) error {
 	if w.tx == nil {
 		return w.begin(ctx, execResult, query, args...)
 	}
-	_, err := w.tx.Exec(ctx, query, args...)
-	return err
+	if w.pending == nil {
+		w.pending = &pgx.Batch{}
+	}
+	w.pending.Queue(query, args...)
+	return nil
 }
 
 // The PostgreSQL error codes (SQLSTATE) the store acts on.

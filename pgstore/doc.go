@@ -50,13 +50,17 @@
 // prepared its statements (pgx's statement cache: the first use of a
 // statement on a connection costs one more): a read is one round trip; a
 // write sends BEGIN, the tenant's lock and its first statement (which
-// reads all that the write checks) together, then its change, then
-// COMMIT, alone, so that a commit whose answer is lost is told apart from
-// a change never sent: three round trips (Update, WriteFile, Remove of a
-// file, Rename of a file). Mkdir of a directory that exists is one
-// statement, without a transaction. A failed write costs a ROLLBACK too.
-// Through memtool.Memory, str_replace and insert cost 4 (a Stat, then
-// Update), view of a file 2 (Stat, ReadFile), create at the root 3;
+// reads all that the write checks) together, then its changes with the
+// COMMIT: two round trips (Update, WriteFile, Remove of a file, Rename of
+// a file), so that the tenant's lock is held for one exchange with the
+// server after it is granted. Should the answer to the second be lost with
+// the connection, the write fails with an error that says the change may
+// or may not have been made, and is not tried again; should the server
+// refuse a change, the transaction is aborted, the COMMIT commits nothing
+// and the write fails with the server's error. Mkdir of a directory that
+// exists is one statement, without a transaction. A failed write costs a
+// ROLLBACK too. Through memtool.Memory, str_replace and insert cost 3 (a
+// Stat, then Update), view of a file 1, create at the root 2;
 // TestRoundTrips counts them on the wire. A pooled connection is not
 // pinged before use: one found dead is replaced and the method runs again
 // (see below).
@@ -76,7 +80,10 @@
 //   - A write waits for the tenant's write lock, a row, or a table another
 //     session holds no longer than Options.LockTimeout (DefaultLockTimeout
 //     unless set; the session's lock_timeout), and then fails with an error
-//     wrapping memtool.ErrBusy, having changed nothing. Reads wait so only
+//     wrapping memtool.ErrBusy, having changed nothing. Within one
+//     process at most two writes of a tenant at a time hold a connection
+//     (the others wait without one, leaving the pool to reads and other
+//     tenants), and wait for that turn no longer than LockTimeout either. Reads wait so only
 //     for a lock on the whole table (LOCK TABLE, some ALTER TABLE). Open
 //     waits so for another process's migration, only when the schema is
 //     not current.

@@ -175,17 +175,18 @@ func TestLostCommitAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.close) // as in TestFrozenServer
-	// pgx commits with the simple query "commit".
-	p.freezeAfter([]byte("commit\x00"))
+	// The write-back and the COMMIT go to the server together: freeze once
+	// the new content has gone.
+	p.freezeAfter([]byte("b-lost-answer\n"))
 	err := storetest.Answer(t, "Update", func() error {
-		return s.Update(ctx, "log", 100, func(old []byte) ([]byte, error) { return append(old, "b\n"...), nil })
+		return s.Update(ctx, "log", 100, func(old []byte) ([]byte, error) { return append(old, "b-lost-answer\n"...), nil })
 	})
 	if err == nil || !strings.Contains(err.Error(), "may or may not have been made") ||
 		errors.Is(err, memtool.ErrBusy) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Update whose commit got no answer: %v, want an error that says the change may have been made", err)
 	}
 	p.resume()
-	if got, err := openWith(t, direct, short).ReadFile(ctx, "log", 100); err != nil || string(got) != "a\nb\n" {
+	if got, err := openWith(t, direct, short).ReadFile(ctx, "log", 100); err != nil || string(got) != "a\nb-lost-answer\n" {
 		t.Errorf("after the commit without answer: %q, %v; want the change once", got, err)
 	}
 }

@@ -15,7 +15,8 @@ import (
 
 // Options configures a Store. nil, or a zero field, means the default.
 type Options struct {
-	// MaxConns is the most connections of the pool (default: pgxpool's).
+	// MaxConns is the most connections of the pool (default: the URL's
+	// pool_max_conns, else DefaultMaxConns).
 	MaxConns int32
 	// ConnectTimeout bounds connecting to the server, one connection's
 	// dial and start-up (default: the URL's connect_timeout, else
@@ -42,6 +43,11 @@ const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultOpTimeout      = 30 * time.Second
 	DefaultLockTimeout    = 5 * time.Second
+	// DefaultMaxConns lets a server's requests to many tenants run at
+	// once: pgxpool's own default (4 on a machine of up to 4 cores) made
+	// 64 clients of 64 tenants queue for a connection. The pool opens
+	// connections only as they are needed.
+	DefaultMaxConns = 16
 )
 
 // dialect is PostgreSQL's spelling of the tree's statements.
@@ -137,8 +143,11 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.MaxConns > 0 {
+	switch {
+	case o.MaxConns > 0:
 		cfg.MaxConns = o.MaxConns
+	case !strings.Contains(url, "pool_max_conns"):
+		cfg.MaxConns = DefaultMaxConns
 	}
 	switch {
 	case o.ConnectTimeout > 0:
@@ -168,7 +177,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	d := &db{pool: pool, opTimeout: o.OpTimeout}
+	d := &db{pool: pool, opTimeout: o.OpTimeout, lockTimeout: o.LockTimeout}
 	ctx, cancel := d.Op(ctx)
 	defer cancel()
 	if err := d.migrate(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/turn"
 	"github.com/memtool/memtool/server/resource"
 )
@@ -57,9 +58,8 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "empty body: send one tool input object, or an array of them")
 		return
 	}
-	m, _, err := s.Memory(r)
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "the memory cannot be opened")
+	m, ok := s.memoryOf(w, r)
+	if !ok {
 		return
 	}
 	rec.command = commandOf(line)
@@ -90,4 +90,15 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 		return buf, nil
 	}
 	return io.ReadAll(body)
+}
+
+// memoryOf is Memory for the server's own routes: the memory r is served
+// with, or false once it has answered 503 because it cannot be opened.
+func (s *Server) memoryOf(w http.ResponseWriter, r *http.Request) (*memtool.Memory, bool) {
+	m, _, err := s.Memory(r)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "the memory cannot be opened")
+		return nil, false
+	}
+	return m, true
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,21 +21,7 @@ import (
 // catch-all 404 or the mux's 405, with an admin key); any other method on
 // a documented path is not served.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
-	var srv *server.Server
-	f := newFixture(t, func(c *server.Config) {
-		res := resource.New(func(r *http.Request) (memtool.Store, bool, error) {
-			mem, canWrite, err := srv.Memory(r)
-			if err != nil {
-				return nil, false, err
-			}
-			return mem.Store(), canWrite, nil
-		}, nil)
-		c.Mount = map[string]http.Handler{}
-		for _, p := range resource.Patterns() {
-			c.Mount[p] = res
-		}
-	})
-	srv = f.server
+	f := withResourceAPI(t)
 	_, admin := f.key(t, "alice", keys.Admin)
 
 	got := f.do(t, "GET", resource.OpenAPIPath, "", "")
@@ -70,4 +57,107 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withResourceAPI is a server that mounts the resource API, as memtool
+// serve does.
+func withResourceAPI(t *testing.T) *fixture {
+	var srv *server.Server
+	f := newFixture(t, func(c *server.Config) {
+		res := resource.New(func(r *http.Request) (memtool.Store, bool, error) {
+			mem, canWrite, err := srv.Memory(r)
+			if err != nil {
+				return nil, false, err
+			}
+			return mem.Store(), canWrite, nil
+		}, nil)
+		c.Mount = map[string]http.Handler{}
+		for _, p := range resource.Patterns() {
+			c.Mount[p] = res
+		}
+	})
+	srv = f.server
+	return f
+}
+
+// TestOpenAPIUnauthorizedBodies: every operation's 401 without a token,
+// resource API included, has the body its OpenAPI document describes.
+func TestOpenAPIUnauthorizedBodies(t *testing.T) {
+	f := withResourceAPI(t)
+	var doc struct {
+		Paths      map[string]map[string]struct{ Responses map[string]json.RawMessage }
+		Components struct{ Schemas map[string]json.RawMessage }
+	}
+	if err := json.Unmarshal(resource.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for p, ops := range doc.Paths {
+		for method, op := range ops {
+			documented, ok := op.Responses["401"]
+			if !ok {
+				continue
+			}
+			var resp struct {
+				Content map[string]struct{ Schema json.RawMessage }
+			}
+			if err := json.Unmarshal(documented, &resp); err != nil {
+				t.Fatal(err)
+			}
+			got := f.do(t, strings.ToUpper(method), p+"?path=/memories/x&q=x", "", "{}")
+			var body any
+			if err := json.Unmarshal([]byte(got.body), &body); got.status != http.StatusUnauthorized || err != nil {
+				t.Errorf("%s %s without a token: %d %s", method, p, got.status, got.body)
+				continue
+			}
+			if err := conforms(body, resp.Content["application/json"].Schema, doc.Components.Schemas); err != nil {
+				t.Errorf("%s %s: the 401 body %s is not what the document says: %v", method, p, got.body, err)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d operations document a 401", checked)
+	}
+}
+
+// conforms checks v against the parts of a JSON schema the document's
+// error schemas use: $ref, type (object or string), required, properties.
+func conforms(v any, schema json.RawMessage, components map[string]json.RawMessage) error {
+	var s struct {
+		Ref        string `json:"$ref"`
+		Type       string
+		Required   []string
+		Properties map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return err
+	}
+	if name, ok := strings.CutPrefix(s.Ref, "#/components/schemas/"); ok {
+		return conforms(v, components[name], components)
+	}
+	switch s.Type {
+	case "string":
+		if _, ok := v.(string); !ok {
+			return fmt.Errorf("%v is not a string", v)
+		}
+	case "object":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%v is not an object", v)
+		}
+		for _, k := range s.Required {
+			if _, ok := m[k]; !ok {
+				return fmt.Errorf("no %q in %v", k, m)
+			}
+		}
+		for k, sub := range s.Properties {
+			if x, ok := m[k]; ok {
+				if err := conforms(x, sub, components); err != nil {
+					return fmt.Errorf("%s: %w", k, err)
+				}
+			}
+		}
+	}
+	return nil
 }

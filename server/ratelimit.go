@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/memtool/memtool/internal/lru"
 )
 
 // maxLimiters bounds the rate limiters kept, of keys and of client
@@ -23,14 +25,14 @@ func limiterIdle(r float64, burst int) time.Duration {
 }
 
 // limiter returns the limiter of id in c, made on first use.
-func (s *Server) limiter(c *lru[*rate.Limiter], id string, r float64, burst int, now time.Time) *rate.Limiter {
+func (s *Server) limiter(c *lru.Cache[*rate.Limiter], id string, r float64, burst int, now time.Time) *rate.Limiter {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l, ok := c.get(id, now)
+	l, ok := c.Get(id, now)
 	if !ok {
 		l = rate.NewLimiter(rate.Limit(r), burst)
-		c.add(id, l, now)
-		c.evict(now, func(*rate.Limiter) bool { return true })
+		c.Add(id, l, now)
+		c.Evict(now, func(*rate.Limiter) bool { return true })
 	}
 	return l
 }

@@ -42,9 +42,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	mem, _, err := s.Memory(r)
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "the memory cannot be opened")
+	mem, ok := s.memoryOf(w, r)
+	if !ok {
 		return
 	}
 	res, err := mem.Search(r.Context(), query)

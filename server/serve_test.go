@@ -37,20 +37,28 @@ func serve(t *testing.T, f *fixture, cfg server.Config, cert, key string) string
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr, stop, done := listen(t, srv, cert, key)
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return addr
+}
+
+// listen runs srv.Serve on a new loopback listener, until stop; done
+// gives what Serve returned.
+func listen(t *testing.T, srv *server.Server, cert, key string) (addr string, stop func(), done <-chan error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln, cert, key) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-	return ln.Addr().String()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln, cert, key) }()
+	return ln.Addr().String(), cancel, served
 }
 
 // A client that sends its headers too slowly is cut off.

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/lru"
 	"github.com/memtool/memtool/internal/turn"
 	"github.com/memtool/memtool/keys"
 	"github.com/memtool/memtool/server/resource"
@@ -196,9 +197,9 @@ type Server struct {
 	ids *requestIDs
 
 	mu       sync.Mutex
-	tenants  *lru[*tenantMemory]
-	limits   *lru[*rate.Limiter] // by key id
-	failures *lru[*rate.Limiter] // failed authentications, by client address
+	tenants  *lru.Cache[*tenantMemory]
+	limits   *lru.Cache[*rate.Limiter] // by key id
+	failures *lru.Cache[*rate.Limiter] // failed authentications, by client address
 }
 
 // New returns a Server.
@@ -256,9 +257,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry), ids: newRequestIDs(),
-		tenants:  newLRU[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
-		limits:   newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)),
-		failures: newLRU[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst)),
+		tenants:  lru.New[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
+		limits:   lru.New[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)),
+		failures: lru.New[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst)),
 	}
 	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	for _, rt := range ownRoutes {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -385,15 +384,9 @@ func TestServeShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln, "", "") }()
+	addr, cancel, served := listen(t, srv, "", "")
 	answered := make(chan reply, 1)
-	g := &fixture{url: "http://" + ln.Addr().String()}
+	g := &fixture{url: "http://" + addr}
 	go func() { answered <- g.do(t, "POST", "/v1/memory", a, fmt.Sprintf(create, "alice")) }()
 	<-started
 	cancel()

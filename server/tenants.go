@@ -71,10 +71,10 @@ func (s *Server) releaseAll(st *requestState) {
 func (s *Server) acquire(ctx context.Context, id string) (*tenantMemory, error) {
 	now := time.Now()
 	s.mu.Lock()
-	t, ok := s.tenants.get(id, now)
+	t, ok := s.tenants.Get(id, now)
 	if !ok {
 		t = &tenantMemory{id: id, ready: make(chan struct{}), refs: 1}
-		s.tenants.add(id, t, now)
+		s.tenants.Add(id, t, now)
 		evicted := s.evictTenants(now)
 		s.mu.Unlock()
 		s.closeTenants(evicted)
@@ -83,7 +83,7 @@ func (s *Server) acquire(ctx context.Context, id string) (*tenantMemory, error) 
 			t.err = err
 			s.mu.Lock()
 			t.refs--
-			s.tenants.remove(id, func(v *tenantMemory) bool { return v == t }) // tried again by the next request
+			s.tenants.Remove(id, func(v *tenantMemory) bool { return v == t }) // tried again by the next request
 			s.mu.Unlock()
 		} else {
 			opts := s.cfg.Memory
@@ -123,7 +123,7 @@ func (s *Server) release(t *tenantMemory) {
 		s.mu.Unlock()
 		return
 	}
-	s.tenants.touch(t.id, now)
+	s.tenants.Touch(t.id, now)
 	evicted := s.evictTenants(now)
 	s.mu.Unlock()
 	s.closeTenants(evicted)
@@ -132,7 +132,7 @@ func (s *Server) release(t *tenantMemory) {
 // evictTenants drops the memories over the cache's bounds that no request
 // uses and that opened. s.mu is held.
 func (s *Server) evictTenants(now time.Time) []*tenantMemory {
-	return s.tenants.evict(now, func(t *tenantMemory) bool {
+	return s.tenants.Evict(now, func(t *tenantMemory) bool {
 		if t.refs > 0 {
 			return false
 		}

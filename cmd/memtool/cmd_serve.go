@@ -37,6 +37,19 @@ SIGINT or SIGTERM stops taking requests and finishes those in flight
 everything, keys included. See docs/serve.md.`
 
 func setupServe(fs *flag.FlagSet) runFunc {
+	options := serveFlags(fs)
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		o, err := options()
+		if err != nil {
+			return inv.usageError("%v", err)
+		}
+		return runServe(ctx, inv, o)
+	}
+}
+
+// serveFlags defines memtool serve's flags on fs, and returns the function
+// that checks them, once parsed, and gives their options.
+func serveFlags(fs *flag.FlagSet) func() (serveOptions, error) {
 	listen := fs.String("listen", "127.0.0.1:8080", "the address to listen on (HOST:PORT; loopback by default)")
 	keysURL := fs.String("keys", "", "the store whose keys to accept (default: --store; needed for a store that keeps no keys, such as mem:)")
 	cert := fs.String("tls-cert", "", "serve HTTPS with this certificate file (with --tls-key)")
@@ -45,6 +58,10 @@ func setupServe(fs *flag.FlagSet) runFunc {
 	shutdown := fs.Duration("shutdown-timeout", 30*time.Second, "how long SIGTERM waits for the requests in flight")
 	rate := fs.Float64("rate", server.DefaultRate, "requests per second each key may make (negative: no limit)")
 	burst := fs.Int("burst", server.DefaultBurst, "the burst of --rate")
+	failRate := fs.Float64("fail-rate", server.DefaultFailRate, "failed authentications per second each client address may make before its requests get 429 (negative: no limit)")
+	failBurst := fs.Int("fail-burst", server.DefaultFailBurst, "the burst of --fail-rate (0: --fail-rate rounded up)")
+	maxTenants := fs.Int("max-tenants", server.DefaultMaxTenants, "the most tenants' memories kept open; past it the least recently used is closed")
+	tenantIdle := fs.Duration("tenant-idle", server.DefaultTenantIdle, "how long a tenant's memory stays open unused")
 	hosts := fs.String("allowed-hosts", "", "comma-separated host names that /mcp accepts in the Host header (default: on loopback, only loopback names; elsewhere any)")
 	var oc mcpserver.OAuthConfig
 	fs.StringVar(&oc.Issuer, "oauth-issuer", "", "accept on /mcp the OAuth access tokens (JWTs) of this authorization server: its issuer URL, the tokens' exact \"iss\" (with --oauth-resource)")
@@ -53,31 +70,46 @@ func setupServe(fs *flag.FlagSet) runFunc {
 	fs.StringVar(&oc.TenantClaim, "oauth-tenant-claim", mcpserver.DefaultTenantClaim, "the token claim whose value is the tenant")
 	fs.StringVar(&oc.ReadScope, "oauth-read-scope", mcpserver.DefaultReadScope, "the scope that lets a token view and search")
 	fs.StringVar(&oc.WriteScope, "oauth-write-scope", mcpserver.DefaultWriteScope, "the scope that lets a token view and change")
-	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+	return func() (serveOptions, error) {
 		oa, err := oauthOf(fs, oc)
 		if err != nil {
-			return inv.usageError("%v", err)
+			return serveOptions{}, err
 		}
 		switch {
 		case (*cert == "") != (*key == ""):
-			return inv.usageError("--tls-cert and --tls-key go together")
+			return serveOptions{}, errors.New("--tls-cert and --tls-key go together")
 		case *timeout <= 0 || *shutdown <= 0:
-			return inv.usageError("--timeout and --shutdown-timeout must be positive")
+			return serveOptions{}, errors.New("--timeout and --shutdown-timeout must be positive")
 		case *rate == 0:
-			return inv.usageError("--rate 0 would refuse every request; a negative rate means no limit")
+			return serveOptions{}, errors.New("--rate 0 would refuse every request; a negative rate means no limit")
+		case *failRate == 0:
+			return serveOptions{}, errors.New("--fail-rate 0 would refuse every token after the first failures; a negative rate means no limit")
+		case *maxTenants <= 0 || *tenantIdle <= 0:
+			return serveOptions{}, errors.New("--max-tenants and --tenant-idle must be positive")
 		}
-		return runServe(ctx, inv, serveOptions{listen: *listen, keys: *keysURL, cert: *cert, key: *key,
-			timeout: *timeout, shutdown: *shutdown, rate: *rate, burst: *burst, hosts: splitList(*hosts), oauth: oa})
+		return serveOptions{listen: *listen, keys: *keysURL, cert: *cert, key: *key,
+			timeout: *timeout, shutdown: *shutdown, rate: *rate, burst: *burst, failRate: *failRate, failBurst: *failBurst,
+			maxTenants: *maxTenants, tenantIdle: *tenantIdle, hosts: splitList(*hosts), oauth: oa}, nil
 	}
 }
 
 type serveOptions struct {
 	listen, keys, cert, key string
 	timeout, shutdown       time.Duration
-	rate                    float64
-	burst                   int
+	rate, failRate          float64
+	burst, failBurst        int
+	maxTenants              int
+	tenantIdle              time.Duration
 	hosts                   []string
 	oauth                   *mcpserver.OAuth // nil: memtool keys alone
+}
+
+// bound sets the limits and timeouts of cfg that o gives.
+func (o serveOptions) bound(cfg *server.Config) {
+	cfg.CallTimeout, cfg.ShutdownTimeout = o.timeout, o.shutdown
+	cfg.Rate, cfg.Burst = o.rate, o.burst
+	cfg.FailRate, cfg.FailBurst = o.failRate, o.failBurst
+	cfg.MaxTenants, cfg.TenantIdle = o.maxTenants, o.tenantIdle
 }
 
 // oauthOf checks the --oauth-* flags of fs and returns the resource server
@@ -229,15 +261,12 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 		Tenants: closer.Tenants,
 		Release: stacks.release,
 		// The keys are read from the store's database or directory.
-		Ready:           func(ctx context.Context) error { _, err := ring.List(ctx); return err },
-		Memory:          memtool.Options{Overwrite: inv.sf.overwrite},
-		CallTimeout:     o.timeout,
-		Rate:            o.rate,
-		Burst:           o.burst,
-		Logger:          logger,
-		AccessLog:       access,
-		ShutdownTimeout: o.shutdown,
+		Ready:     func(ctx context.Context) error { _, err := ring.List(ctx); return err },
+		Memory:    memtool.Options{Overwrite: inv.sf.overwrite},
+		Logger:    logger,
+		AccessLog: access,
 	}
+	o.bound(&cfg)
 	if o.oauth != nil {
 		// OAuth tokens name /mcp as their audience: they reach /mcp alone.
 		cfg.OAuth, cfg.OAuthRoutes, cfg.ResourceMetadata = oauthKeys{o.oauth}, []string{"/mcp"}, o.oauth.MetadataURL()

@@ -45,7 +45,8 @@ import (
 )
 
 // Querier runs statements: in a transaction, or on the database outside
-// one.
+// one. In DB.Write's transaction, Exec may hold a statement back and send
+// it with the next statement or the commit: its error is then Write's.
 type Querier interface {
 	QueryRow(ctx context.Context, query string, args ...any) Row
 	Query(ctx context.Context, query string, args ...any) (Rows, error)
