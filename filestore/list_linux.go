@@ -10,15 +10,20 @@ import (
 )
 
 // readNames reads the names with getdents64 directly, 64 KiB of entries
-// at a time: the names of one read go into one string (one allocation,
-// not one each), and the entries' types come from d_type.
+// at a time (the first read 4 KiB, which holds all of a directory of up to
+// about a hundred names, so that listing a small directory costs a small
+// buffer): the names of one read go into one string (one allocation, not
+// one each), and the entries' types come from d_type.
 func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 	var (
-		buf   = make([]byte, 64<<10)
+		buf   = make([]byte, 4<<10)
 		arena []byte
 		ends  []int
 	)
-	for {
+	for first := true; ; first = false {
+		if !first && len(buf) < 64<<10 {
+			buf = make([]byte, 64<<10)
+		}
 		arena, ends = arena[:0], ends[:0]
 		var n int
 		err := withFd(d, func(fd int) error {
