@@ -10,9 +10,9 @@ import (
 )
 
 // readNames reads the names with getdents64 directly, 64 KiB of entries
-// at a time (the first read 4 KiB, which holds all of a directory of up to
-// about a hundred names, so that listing a small directory costs a small
-// buffer): the names of one read go into one string (one allocation, not
+// at a time, except that the buffer starts at 4 KiB and grows only once a
+// read half fills it, so that listing a small directory costs a small
+// buffer: the names of one read go into one string (one allocation, not
 // one each), and the entries' types come from d_type.
 func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 	var (
@@ -20,10 +20,7 @@ func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 		arena []byte
 		ends  []int
 	)
-	for first := true; ; first = false {
-		if !first && len(buf) < 64<<10 {
-			buf = make([]byte, 64<<10)
-		}
+	for {
 		arena, ends = arena[:0], ends[:0]
 		var n int
 		err := withFd(d, func(fd int) error {
@@ -71,6 +68,9 @@ func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if n > len(buf)/2 && len(buf) < 64<<10 {
+			buf = make([]byte, 64<<10)
 		}
 	}
 }
