@@ -95,3 +95,62 @@ func TestFileOpenerViewIsReadFileView(t *testing.T) {
 		t.Errorf("only %d of 1500 views went through OpenFile", streamed)
 	}
 }
+
+// readCountingOpener is a FileOpener over a memory store that counts ReadFile
+// calls; with unsupported set, its OpenFile says it cannot open files, as
+// a wrapper over a store without FileOpener does.
+type readCountingOpener struct {
+	memtool.Store
+	unsupported bool
+	reads       atomic.Int64
+}
+
+func (s *readCountingOpener) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	s.reads.Add(1)
+	return s.Store.ReadFile(ctx, name, limit)
+}
+
+func (s *readCountingOpener) OpenFile(ctx context.Context, name string, limit int64) (io.ReadCloser, int64, error) {
+	if s.unsupported {
+		return memtool.ForwardOpenFile(ctx, struct{ memtool.Store }{s.Store}, name, limit)
+	}
+	data, err := s.Store.ReadFile(ctx, name, limit) // not counted
+	if err != nil {
+		return nil, 0, err
+	}
+	return io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
+}
+
+// A view whose OpenFile the store refused (a directory, a missing file)
+// is answered from Stat without reading the path again, and answers as
+// without FileOpener; a store that cannot open files is still read.
+func TestViewRefusedOpenIsNotReadAgain(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	if err := inner.Mkdir(ctx, "dir"); err != nil {
+		t.Fatal(err)
+	}
+	if err := inner.WriteFile(ctx, "dir/a.md", []byte("alpha"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	plain := memtool.New(struct{ memtool.Store }{inner}, nil) // no FileOpener
+	for _, tc := range []struct {
+		path        string
+		unsupported bool
+		wantReads   int64
+	}{
+		{"/memories/dir", false, 0},
+		{"/memories/missing.md", false, 0},
+		{"/memories/dir/a.md", true, 1},
+	} {
+		s := &readCountingOpener{Store: inner, unsupported: tc.unsupported}
+		in := []byte(`{"command":"view","path":"` + tc.path + `"}`)
+		got, want := memtool.New(s, nil).Run(ctx, in), plain.Run(ctx, in)
+		if got != want {
+			t.Errorf("view %s: got %q, want %q", tc.path, got.Text, want.Text)
+		}
+		if n := s.reads.Load(); n != tc.wantReads {
+			t.Errorf("view %s (OpenFile unsupported: %v): %d ReadFile calls, want %d", tc.path, tc.unsupported, n, tc.wantReads)
+		}
+	}
+}

@@ -274,8 +274,10 @@ type smallestNames struct {
 	less func(i, j int) bool
 }
 
+// newSmallestNames starts small: most directories hold far fewer names
+// than a view has room for, and the heap grows only as names come.
 func newSmallestNames(k int) *smallestNames {
-	s := &smallestNames{k: k, h: make([]string, 0, min(k, 4096))}
+	s := &smallestNames{k: k, h: make([]string, 0, min(k, 64))}
 	s.less = func(i, j int) bool { return compareNames(s.h[i], s.h[j]) < 0 }
 	return s
 }

@@ -22,14 +22,18 @@ func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
 		return Result{}, err
 	}
 	if name != "" && !wantDir {
-		if r, answered, err := m.viewStream(ctx, c, name); answered {
+		r, answered, refused, err := m.viewStream(ctx, c, name)
+		if answered {
 			return r, err
 		}
 		// Most views are of a file: one store call reads it. Anything
 		// else (a directory, a missing or irregular file, a store error)
-		// is looked at again below, as if this read had not happened.
-		if data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize); err == nil {
-			return m.viewData(c, name, data)
+		// is looked at again below, as if this read had not happened;
+		// a file the store just refused to open is not read again.
+		if !refused {
+			if data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize); err == nil {
+				return m.viewData(c, name, data)
+			}
 		}
 	}
 	fi, err := m.store.Stat(ctx, name)

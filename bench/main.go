@@ -6,6 +6,10 @@
 //	bench exec -memtool BIN -store DIR [-run N -answers FILE] WORKLOAD.jsonl...
 //	    runs the workloads through one `memtool exec` process and prints
 //	    one result line per workload
+//	bench bare -bare BIN -memtool BIN[,BIN...] -store DIR [-runs N] READS.jsonl
+//	    runs a read-only workload through the bare exec loop (bareexec)
+//	    and through memtool exec, in turns, and prints their throughputs
+//	    and ratios (see bare.md)
 //	bench report -results FILE [-answers-memtool FILE -answers-ts FILE]
 //	    prints ops/s of both, their ratio, and per-command latencies
 //
@@ -23,7 +27,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench gen|exec|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: bench gen|exec|bare|report [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -32,6 +36,8 @@ func main() {
 		err = runGen(os.Args[2:])
 	case "exec":
 		err = runExecDriver(os.Args[2:])
+	case "bare":
+		err = runBare(os.Args[2:], os.Stdout)
 	case "report":
 		err = runReport(os.Args[2:], os.Stdout)
 	default:

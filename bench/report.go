@@ -45,6 +45,11 @@ func opsPerSecond(rs []result) stats {
 	for _, r := range rs {
 		v = append(v, float64(r.Ops)/r.Seconds)
 	}
+	return summarize(v)
+}
+
+// summarize returns the median, smallest and largest of v, which it sorts.
+func summarize(v []float64) stats {
 	slices.Sort(v)
 	s := stats{min: v[0], max: v[len(v)-1], runs: len(v)}
 	if n := len(v); n%2 == 1 {

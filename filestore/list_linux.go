@@ -10,11 +10,13 @@ import (
 )
 
 // readNames reads the names with getdents64 directly, 64 KiB of entries
-// at a time: the names of one read go into one string (one allocation,
-// not one each), and the entries' types come from d_type.
+// at a time, except that the buffer starts at 4 KiB and grows only once a
+// read half fills it, so that listing a small directory costs a small
+// buffer: the names of one read go into one string (one allocation, not
+// one each), and the entries' types come from d_type.
 func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 	var (
-		buf   = make([]byte, 64<<10)
+		buf   = make([]byte, 4<<10)
 		arena []byte
 		ends  []int
 	)
@@ -66,6 +68,9 @@ func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if n > len(buf)/2 && len(buf) < 64<<10 {
+			buf = make([]byte, 64<<10)
 		}
 	}
 }

@@ -62,12 +62,21 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 // name (reached through the root). One it may not is reported as irregular,
 // so that a listing leaves it out instead of failing on it.
 func (s *Store) listable(name string) bool {
-	d, err := s.root.Open(rootName(name))
+	d, err := s.openForListing(name)
 	if err != nil {
 		return false
 	}
 	defer d.Close()
 	return withFd(d, func(fd int) error { return unix.Faccessat(fd, ".", unix.R_OK|unix.X_OK, unix.AT_EACCESS) }) == nil
+}
+
+// openForListing opens the directory name (reached through the root) to
+// read or search it. O_NONBLOCK spares the four fcntl calls with which
+// os.Open puts a descriptor into non-blocking mode and back, only to find
+// that the poller does not take a directory; it changes nothing for a
+// directory.
+func (s *Store) openForListing(name string) (*os.File, error) {
+	return s.root.OpenFile(rootName(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
 // openRegular opens a regular file for reading without blocking on FIFOs
@@ -160,7 +169,7 @@ func (s *Store) openDir(ctx context.Context, name string) (*os.File, error) {
 	if err := s.checkTenancy("readdir", name); err != nil {
 		return nil, err
 	}
-	d, err := s.root.Open(rootName(name))
+	d, err := s.openForListing(name)
 	if err != nil {
 		return nil, mapErr("readdir", name, err)
 	}

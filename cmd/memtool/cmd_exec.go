@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
@@ -128,63 +129,97 @@ type execEnd struct {
 //
 // Only sigs stops serve: the calls run on a context that keeps ctx's values
 // but not its cancellation, so that one signal cannot reach them by two
-// ways at once. serve reads in on another goroutine, and leaves it behind
-// if it ends while that goroutine waits for input.
+// ways at once. serve reads and answers lines on another goroutine, and
+// leaves it behind if it ends while that goroutine waits for input; a
+// line read after that is not answered.
 func (x *execServer) serve(ctx context.Context, in io.Reader, out io.Writer, sigs <-chan os.Signal) execEnd {
 	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	r := bufio.NewReaderSize(in, 64<<10)
-	type read struct {
-		line    []byte
-		tooLong bool
-		err     error
-	}
-	reads := make(chan read, 1)
+	l := &execLoop{ended: make(chan execEnd, 1)}
+	go l.run(work, x, in, out)
+	var sig os.Signal
+	var grace <-chan time.Time
 	for {
-		go func() {
-			line, tooLong, err := readLine(r, maxExecLine)
-			reads <- read{line, tooLong, err}
-		}()
-		var rd read
 		select {
-		case rd = <-reads:
-		case <-sigs:
-			return execEnd{code: exitOK}
-		}
-		if rd.err != nil && rd.err != io.EOF {
-			return execEnd{code: exitBrokenIO, msg: fmt.Sprintf("reading stdin: %v", rd.err)}
-		}
-
-		answered := make(chan lineEnd, 1)
-		go func() { answered <- x.answerLine(work, out, rd.line, rd.tooLong) }()
-		var sig os.Signal
-		var grace <-chan time.Time
-		var end lineEnd
-	wait:
-		for {
-			select {
-			case end = <-answered:
-				break wait
-			case s := <-sigs:
-				if sig != nil {
-					return execEnd{code: signalStatus(sig), busy: true,
-						msg: fmt.Sprintf("a second signal (%v): the line in progress got no answer", s)}
-				}
-				sig = s
-				cancel()
-				grace = time.After(shutdownGrace)
-			case <-grace:
+		case end := <-l.ended:
+			return end
+		case s := <-sigs:
+			if sig != nil {
 				return execEnd{code: signalStatus(sig), busy: true,
-					msg: fmt.Sprintf("%v: the line in progress did not end after it was cancelled, and got no answer", sig)}
+					msg: fmt.Sprintf("a second signal (%v): the line in progress got no answer", s)}
 			}
+			if !l.signalled(s) {
+				return execEnd{code: exitOK}
+			}
+			sig = s
+			cancel()
+			grace = time.After(shutdownGrace)
+		case <-grace:
+			return execEnd{code: signalStatus(sig), busy: true,
+				msg: fmt.Sprintf("%v: the line in progress did not end after it was cancelled, and got no answer", sig)}
 		}
+	}
+}
+
+// An execLoop reads and answers lines, one after another, on one
+// goroutine: a line costs no hand-over between goroutines, only two
+// uncontended locks. serve learns of the loop's end on ended, and tells
+// the loop of a signal through signalled.
+type execLoop struct {
+	ended chan execEnd // receives the loop's one end; buffered
+
+	mu        sync.Mutex
+	answering bool      // a line has been read and is not answered yet
+	stopped   bool      // serve has returned: answer no more lines
+	sig       os.Signal // the signal that came while a line was answered
+}
+
+// signalled tells the loop of sig. If a line is being answered, it
+// returns true, and the loop ends once that line is answered. Otherwise it
+// returns false, and the loop answers no further line.
+func (l *execLoop) signalled(sig os.Signal) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.answering {
+		l.stopped = true
+		return false
+	}
+	l.sig = sig
+	return true
+}
+
+// run reads and answers lines until input ends, I/O fails, or a signal
+// came while a line was being answered; it sends how it ended on l.ended.
+func (l *execLoop) run(ctx context.Context, x *execServer, in io.Reader, out io.Writer) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, tooLong, err := readLine(r, maxExecLine)
+		l.mu.Lock()
+		if l.stopped {
+			l.mu.Unlock()
+			return
+		}
+		l.answering = true
+		l.mu.Unlock()
+		if err != nil && err != io.EOF {
+			l.ended <- execEnd{code: exitBrokenIO, msg: fmt.Sprintf("reading stdin: %v", err)}
+			return
+		}
+		end := x.answerLine(ctx, out, line, tooLong)
+		l.mu.Lock()
+		l.answering = false
+		sig := l.sig
+		l.mu.Unlock()
 		switch {
 		case end.err != nil:
-			return execEnd{code: exitBrokenIO, msg: end.err.Error()}
+			l.ended <- execEnd{code: exitBrokenIO, msg: end.err.Error()}
+			return
 		case end.cut:
-			return execEnd{code: signalStatus(sig), msg: fmt.Sprintf("%v: the line in progress was cancelled and answered", sig)}
-		case sig != nil, rd.err == io.EOF:
-			return execEnd{code: exitOK}
+			l.ended <- execEnd{code: signalStatus(sig), msg: fmt.Sprintf("%v: the line in progress was cancelled and answered", sig)}
+			return
+		case sig != nil, err == io.EOF:
+			l.ended <- execEnd{code: exitOK}
+			return
 		}
 	}
 }

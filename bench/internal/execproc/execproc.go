@@ -8,8 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // A Proc is one running `memtool exec` process on one store. Its stderr
@@ -51,6 +56,34 @@ func (p *Proc) RoundTrip(input []byte) ([]byte, error) {
 		return nil, fmt.Errorf("reading the answer: %v", err)
 	}
 	return bytes.TrimSuffix(ans, []byte("\n")), nil
+}
+
+// CPU returns the CPU time the process's threads have run so far, as
+// /proc/PID/task/*/schedstat gives it, in nanoseconds: unlike the wall
+// time of a run, it leaves out the time the process waited for a core on
+// a busy machine. (Threads that have already exited are not counted; Go
+// seldom ends one.) Linux only.
+func (p *Proc) CPU() (time.Duration, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", p.cmd.Process.Pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("reading the CPU time of process %d: no /proc/PID/task/*/schedstat (%v)", p.cmd.Process.Pid, err)
+	}
+	var sum time.Duration
+	for _, name := range tasks {
+		b, err := os.ReadFile(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // the thread ended meanwhile
+		}
+		if err != nil {
+			return 0, err
+		}
+		ns, err := strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", name, err)
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, nil
 }
 
 // Close ends the input and waits for the process to exit.

@@ -52,6 +52,19 @@ func TestRoundTrip(t *testing.T) {
 	if got := buf[:len(create)+1][len(create)]; got != 'X' {
 		t.Errorf("RoundTrip wrote %q past the input", got)
 	}
+	// CPU counts the process's threads' time, which answering grows.
+	before, err := p.CPU()
+	if err != nil || before <= 0 {
+		t.Fatalf("CPU() = %v, %v; want a positive time", before, err)
+	}
+	for range 200 {
+		if _, err := p.RoundTrip([]byte(`{"command":"view","path":"/memories"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, err := p.CPU(); err != nil || after <= before {
+		t.Errorf("CPU() = %v, %v after 200 more answers; want more than %v", after, err, before)
+	}
 	if err := p.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
