@@ -16,9 +16,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/backendtest"
-	"github.com/memtool/memtool/pgstore"
-	"github.com/memtool/memtool/sqlitestore"
-	"github.com/memtool/memtool/storetest"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // These tests check tenant isolation on every store that has tenants (a
@@ -124,22 +122,16 @@ func (l corpusLine) wire(t *testing.T) []byte {
 }
 
 // tenantStores returns a function that opens the tenants of the store at
-// url: a database is opened once, and each tenant is a Tenant of it.
+// url, all through one handle, as a server opens them.
 func tenantStores(t *testing.T, url string) func(id string) memtool.Store {
 	t.Helper()
-	var base memtool.Tenanted
-	switch {
-	case strings.HasPrefix(url, "sqlite://"):
-		s, err := sqlitestore.Open(strings.TrimPrefix(url, "sqlite://"), nil)
-		base = storetest.Opened(t, s, err)
-	case strings.HasPrefix(url, "postgres://"):
-		s, err := pgstore.Open(context.Background(), url, nil)
-		base = storetest.Opened(t, s, err)
-	default:
-		return func(id string) memtool.Store { return openTestStore(t, url, id) }
+	open, closer, err := storeurl.OpenTenants(context.Background(), url, &storeurl.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { closer.Close() })
 	return func(id string) memtool.Store {
-		s, err := base.Tenant(context.Background(), id)
+		s, err := open(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,50 +185,57 @@ func attack(t *testing.T, url string, lines []corpusLine) []string {
 }
 
 // TestTenantIsolation runs the hostile corpus as some 200 attacking tenants
-// beside victim tenants whose files have the names the corpus attacks. No
-// answer may hold a victim's bytes, every victim's memory must be as it
-// was, and every answer must be the same as on a store without the victims
-// (so not even the existence of a victim's file shows).
+// beside victim tenants whose files have the names the corpus attacks, on
+// every store with tenants (a directory, the databases, S3). No answer may
+// hold a victim's bytes, every victim's memory must be as it was, and every
+// answer must be the one the attackers get from a store without the
+// victims (so not even the existence of a victim's file shows). Those
+// answers are taken once, from a directory store: every backend answers as
+// the directory store does (TestReferenceBatteryOnBackends), so a backend
+// whose answers differ fails here too.
 func TestTenantIsolation(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("the corpus runs as some 200 tenants; skipped in -short")
 	}
-	lines := readCorpus(t)
-	for _, be := range tenantBackends() {
-		t.Run(be.Name, func(t *testing.T) {
-			t.Parallel()
-			checkTenantIsolation(t, be, lines, attack)
-		})
-	}
+	checkTenantIsolation(t, append(tenantBackends(), backends(true)...), attack)
 }
 
-// checkTenantIsolation runs the corpus lines through attack on a new store
-// of be, alone and then beside the victims (see TestTenantIsolation).
-func checkTenantIsolation(t *testing.T, be backendtest.Backend, lines []corpusLine, attack func(t *testing.T, url string, lines []corpusLine) []string) {
-	alone := attack(t, be.URL(t), lines)
-
-	url := be.URL(t)
-	before := map[string]string{}
-	for _, v := range victims {
-		before[v] = seedVictim(t, url, v)
+// checkTenantIsolation runs the corpus lines through attack on a new
+// directory store alone, then, in a subtest for each of backends, on a new
+// store beside the victims (see TestTenantIsolation).
+func checkTenantIsolation(t *testing.T, backends []backendtest.Backend, attack func(t *testing.T, url string, lines []corpusLine) []string) {
+	lines := readCorpus(t)
+	alone := attack(t, tenantBackends()[0].URL(t), lines)
+	if len(alone) < 150 {
+		t.Fatalf("only %d answers", len(alone))
 	}
-	beside := attack(t, url, lines)
-	if len(beside) != len(alone) || len(alone) < 150 {
-		t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
-	}
-	for i := range alone {
-		if strings.Contains(beside[i], "VICTIM-SECRET") {
-			t.Errorf("an attacker read a victim's file: %.400s", beside[i])
-		}
-		if beside[i] != alone[i] {
-			t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
-		}
-	}
-	for _, v := range victims {
-		if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
-			t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
-		}
+	for _, be := range backends {
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			url := be.URL(t)
+			before := map[string]string{}
+			for _, v := range victims {
+				before[v] = seedVictim(t, url, v)
+			}
+			beside := attack(t, url, lines)
+			if len(beside) != len(alone) {
+				t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
+			}
+			for i := range alone {
+				if strings.Contains(beside[i], "VICTIM-SECRET") {
+					t.Errorf("an attacker read a victim's file: %.400s", beside[i])
+				}
+				if beside[i] != alone[i] {
+					t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
+				}
+			}
+			for _, v := range victims {
+				if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
+					t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
+				}
+			}
+		})
 	}
 }
 
