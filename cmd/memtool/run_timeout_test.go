@@ -14,6 +14,7 @@ import (
 // A stalled API ends memtool run with a timeout message and exit status 5
 // once --timeout has passed, instead of hanging.
 func TestRunTimeout(t *testing.T) {
+	t.Parallel()
 	hang := claudetest.Turn{Text: "Thinking", Hang: true}
 	srv := claudetest.NewServer(hang, hang)
 	defer srv.Close()
@@ -47,6 +48,7 @@ func runAgainstHungAPI(t *testing.T, srv *claudetest.Server, stdin string, args 
 // Numeric flags the API would refuse, or that would silently mean
 // something else, are usage errors that name the flag; nothing is sent.
 func TestRunRefusesBadNumbers(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
@@ -77,6 +79,7 @@ func TestRunRefusesBadNumbers(t *testing.T) {
 // memtool chat takes the same flags: a stalled API ends the turn with the
 // timeout message, and the chat's exit status says a turn failed.
 func TestChatTimeout(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(claudetest.Turn{Text: "Thinking", Hang: true})
 	defer srv.Close()
 	errOut, code := runAgainstHungAPI(t, srv, "hello\n", "chat", "--store", t.TempDir(), "--timeout", "1s", "--retries", "0")

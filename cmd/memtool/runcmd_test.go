@@ -29,6 +29,7 @@ func apiEnv(srv *claudetest.Server) []string {
 // A user seeds the dev template, then runs a task: Claude reads the files,
 // edits them, writes a new one, hits an error, and answers.
 func TestRunDevSession(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "mem")
 	out, errOut, code := runMemtool(t, childEnv(), "", "init", "--template", "dev", "--store", dir)
 	if code != 0 {
@@ -162,6 +163,7 @@ func TestRunDevSession(t *testing.T) {
 
 // An API failure ends run with exit status 5 and the API's message.
 func TestRunAPIFailure(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(claudetest.Turn{Error: &claudetest.Error{Status: 401, Type: "authentication_error", Message: "invalid x-api-key"}})
 	defer srv.Close()
 	dir := t.TempDir()
@@ -175,6 +177,7 @@ func TestRunAPIFailure(t *testing.T) {
 }
 
 func TestRunUsage(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
@@ -202,6 +205,7 @@ func TestRunUsage(t *testing.T) {
 
 // A run that hits --max-iterations says so and fails.
 func TestRunMaxIterations(t *testing.T) {
+	t.Parallel()
 	loop := claudetest.Turn{Text: "Looking.", Calls: []claudetest.ToolUse{{Input: `{"command":"view","path":"/memories"}`}}}
 	srv := claudetest.NewServer(loop, loop, loop)
 	defer srv.Close()
@@ -222,6 +226,7 @@ func TestRunMaxIterations(t *testing.T) {
 
 // Ctrl-C ends a run with exit status 130 and leaves what was saved.
 func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(
 		claudetest.Turn{Calls: []claudetest.ToolUse{{Input: `{"command":"create","path":"/memories/a.md","file_text":"saved\n"}`}}},
 		claudetest.Turn{Text: "Now thinking for a long time", Hang: true},
@@ -251,6 +256,7 @@ func TestRunInterrupted(t *testing.T) {
 }
 
 func TestInitKeepsFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, errOut, code := runMemtool(t, childEnv(), "", "init", "--store", dir); code != 0 {
 		t.Fatalf("init: %d %s", code, errOut)
@@ -328,6 +334,7 @@ func (w *watcher) String() string {
 // Ctrl-C while Claude streams, a turn after it on a valid conversation, and
 // Ctrl-D.
 func TestChat(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(
 		claudetest.Turn{Text: "Hello! Let me look.", Calls: []claudetest.ToolUse{{Input: `{"command":"view","path":"/memories"}`}}},
 		claudetest.Turn{Text: "Nothing stored yet."},
