@@ -195,9 +195,6 @@ func attack(t *testing.T, url string, lines []corpusLine) []string {
 // whose answers differ fails here too.
 func TestTenantIsolation(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("the corpus runs as some 200 tenants; skipped in -short")
-	}
 	checkTenantIsolation(t, append(tenantBackends(), backends(true)...), attack)
 }
 
@@ -205,6 +202,9 @@ func TestTenantIsolation(t *testing.T) {
 // directory store alone, then, in a subtest for each of backends, on a new
 // store beside the victims (see TestTenantIsolation).
 func checkTenantIsolation(t *testing.T, backends []backendtest.Backend, attack func(t *testing.T, url string, lines []corpusLine) []string) {
+	if testing.Short() {
+		t.Skip("the corpus runs as some 200 tenants per store; skipped in -short")
+	}
 	lines := readCorpus(t)
 	alone := attack(t, tenantBackends()[0].URL(t), lines)
 	if len(alone) < 150 {
