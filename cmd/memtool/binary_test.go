@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,6 +154,23 @@ func runMemtool(t *testing.T, env []string, stdin string, args ...string) (stdou
 		t.Fatalf("memtool %v: %v", args, err)
 	}
 	return out.String(), errOut.String(), code
+}
+
+// startPiped starts cmd with a pipe to its stdin and one from its stdout
+// (what cmd.Stderr names stays); it fails t if cmd cannot start.
+func startPiped(t testing.TB, cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout, err = cmd.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
 }
 
 // answer is one line of `memtool exec` output for one tool input.

@@ -582,19 +582,9 @@ func TestMCPSignal(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(memtoolBinary(t), "mcp", "--store", t.TempDir())
 	cmd.Env = childEnv()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, out := startPiped(t, cmd)
 	defer stdin.Close()
 	fmt.Fprintln(stdin, rawInitialize)
 	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil { // initialized: the server is serving

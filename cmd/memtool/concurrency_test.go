@@ -286,18 +286,8 @@ func startChildEnv(t *testing.T, env []string, args ...string) *child {
 	cmd.Env = childEnv(env...)
 	c := &child{cmd: cmd, stderr: new(strings.Builder)}
 	cmd.Stderr = c.stderr
-	var err error
-	if c.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.stdout = bufio.NewReader(out)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, out := startPiped(t, cmd)
+	c.stdin, c.stdout = stdin, bufio.NewReader(out)
 	return c
 }
 

@@ -350,15 +350,11 @@ func TestChat(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, memtoolBinary(t), "chat", "--store", dir)
 	cmd.Env = apiEnv(srv)
-	stdin, err := cmd.StdinPipe()
+	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdoutPipe, _ := cmd.StdoutPipe()
-	stderrPipe, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdoutPipe := startPiped(t, cmd)
 	stdout, stderr := watch(stdoutPipe), watch(stderrPipe)
 
 	e := stderr.waitFor(t, 0, "> ")
