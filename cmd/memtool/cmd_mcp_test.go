@@ -552,6 +552,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	inputs := mcpCalls(t)
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
 			dir := newStoreDir(t)
 			var cmd *exec.Cmd
 			if transport == "stdio" {
@@ -652,6 +653,7 @@ func TestMCPSecondSignal(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			ls := fileStoreToLock(t)
 			inR, inW, err := os.Pipe()
 			if err != nil {

@@ -319,6 +319,7 @@ func TestMigrateCarriesPolicyData(t *testing.T) {
 		{"encrypted", `{"encrypt":true,"history":{},"expiry":true}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
 			env := policyEnv(t, c.policy, key)

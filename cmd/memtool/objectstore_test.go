@@ -55,14 +55,16 @@ func eachRenameRace(t *testing.T, race func(t *testing.T, procs int, url string)
 	}
 }
 
-// startChildren starts n memtool exec processes on the store at url and
-// waits until each has opened it.
+// startChildren starts n memtool exec processes on the store at url, all
+// at once, and waits until each has opened it.
 func startChildren(t *testing.T, url string, n int) []*child {
 	t.Helper()
 	children := make([]*child, n)
 	for i := range children {
 		children[i] = startChild(t, "--store", url)
-		if _, err := children[i].ask(jsonLine(map[string]any{"command": "view", "path": "/memories"})); err != nil {
+	}
+	for _, c := range children {
+		if _, err := c.ask(jsonLine(map[string]any{"command": "view", "path": "/memories"})); err != nil {
 			t.Fatal(err)
 		}
 	}

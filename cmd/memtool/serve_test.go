@@ -135,6 +135,7 @@ func TestServeBattery(t *testing.T) {
 	inputs := reference.Inputs(t)
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			served := be.URL(t)
 			token := addKey(t, served, "alice", "write")
 			p := startServe(t, plainBinary(t), served)

@@ -246,6 +246,7 @@ func TestReferenceBatteryOnBackends(t *testing.T) {
 	}
 	for _, be := range testBackends {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			got := runBattery(t, be.URL(t))
 			if len(got.answers) != len(want.answers) {
 				t.Fatalf("%d answers, want %d", len(got.answers), len(want.answers))
@@ -270,6 +271,7 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 	}
 	for _, be := range backends(false) {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			url := be.URL(t)
 			concurrentEdits(t, plan, url, "")
 		})
@@ -282,7 +284,10 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 func TestRacingOnDatabases(t *testing.T) {
 	t.Parallel()
 	for _, be := range backends(false) {
-		t.Run(be.Name, func(t *testing.T) { checkRaces(t, be.URL(t), true) })
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			checkRaces(t, be.URL(t), true)
+		})
 	}
 }
 

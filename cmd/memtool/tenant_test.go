@@ -255,6 +255,7 @@ func TestTenantCorpusLines(t *testing.T) {
 	}
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			url := be.URL(t)
 			before := map[string]string{}
@@ -302,6 +303,7 @@ func TestTenantsThroughTheBinary(t *testing.T) {
 	t.Parallel()
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			url := be.URL(t)
 			for _, tenant := range []string{"alice", "bob"} {
 				out := execMemtool(t, jsonLine(createInput("/memories/notes.md", "notes of "+tenant))+
@@ -342,6 +344,7 @@ func TestTenancyIsExclusive(t *testing.T) {
 	t.Parallel()
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			multi, single := be.URL(t), be.URL(t)
 			execMemtool(t, jsonLine(createInput("/memories/a.md", "A")), "--store", multi, "--tenant", "t1")
 			execMemtool(t, jsonLine(createInput("/memories/a.md", "A")), "--store", single)
