@@ -181,18 +181,29 @@ func TestRunUsage(t *testing.T) {
 	srv := claudetest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	for _, tc := range []struct {
-		env  []string
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, srv, []usageCase{
 		{childEnv(), []string{"run", "--store", dir, "task"}, "ANTHROPIC_API_KEY is not set"},
 		{apiEnv(srv), []string{"run", "--store", dir}, "give the task as one argument"},
 		{apiEnv(srv), []string{"run", "--store", dir, "--template", "nope", "task"}, `unknown template "nope"`},
 		{apiEnv(srv), []string{"chat", "--store", dir, "extra"}, `unexpected argument "extra"`},
 		{childEnv(), []string{"chat", "--store", dir}, "ANTHROPIC_API_KEY is not set"},
 		{childEnv(), []string{"init", "--template", "nope", "--store", dir}, `unknown template "nope"`},
-	} {
+	})
+}
+
+// A usageCase is a command line that memtool must refuse as a usage error
+// whose message holds want.
+type usageCase struct {
+	env  []string
+	args []string
+	want string
+}
+
+// checkUsageErrors runs the cases, each of which must end with exit status
+// exitUsage and its message, and checks that none sent srv a request.
+func checkUsageErrors(t *testing.T, srv *claudetest.Server, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
 		_, errOut, code := runMemtool(t, tc.env, "", tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("memtool %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, exitUsage, tc.want)

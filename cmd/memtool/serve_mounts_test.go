@@ -69,16 +69,7 @@ func TestServeMounts(t *testing.T) {
 	if status, _ := request(t, "PUT", p.url, "/v1/file?path=/memories/notes.md", read, "gone"); status != http.StatusForbidden {
 		t.Errorf("PUT /v1/file with a read key: %d, want 403", status)
 	}
-	readMCP := httpClient(t, p.url+"/mcp", read)
-	tools, err := readMCP.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
-	if !slices.Equal(names, []string{"memory_search", "memory_view"}) {
+	if names := toolNames(t, httpClient(t, p.url+"/mcp", read)); !slices.Equal(names, []string{"memory_search", "memory_view"}) {
 		t.Errorf("a read key's MCP tools: %v", names)
 	}
 
