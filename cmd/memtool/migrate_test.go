@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,20 +23,7 @@ import (
 // and exit status.
 func runMigrateBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(memtoolBinary(t), append([]string{"migrate"}, args...)...)
-	cmd.Env = childEnv()
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	checkNoRace(t, errOut.String())
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	return runMemtool(t, childEnv(), "", append([]string{"migrate"}, args...)...)
 }
 
 // migrateOK runs a migration that must succeed quietly: a summary on

@@ -6,10 +6,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -327,10 +325,8 @@ func TestTenantsThroughTheBinary(t *testing.T) {
 				}
 			}
 			// Every subcommand takes --tenant.
-			cmd := exec.Command(memtoolBinary(t), "view", "--store", url, "--tenant", "bob", "/memories/notes.md")
-			cmd.Env = childEnv()
-			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "notes of bob") {
-				t.Errorf("memtool view --tenant bob: %v\n%s", err, out)
+			if out, errOut, code := runMemtool(t, childEnv(), "", "view", "--store", url, "--tenant", "bob", "/memories/notes.md"); code != 0 || !strings.Contains(out, "notes of bob") {
+				t.Errorf("memtool view --tenant bob: exit %d\n%s%s", code, out, errOut)
 			}
 		})
 	}
@@ -354,15 +350,12 @@ func TestTenancyIsExclusive(t *testing.T) {
 				{"--store", multi, "--tenant", "../t1"},
 				{"--store", multi, "--tenant", "T1"},
 			} {
-				cmd := exec.Command(memtoolBinary(t), append([]string{"exec"}, args...)...)
-				cmd.Env = childEnv()
-				cmd.Stdin = strings.NewReader(jsonLine(map[string]any{"command": "view", "path": "/memories"}))
-				out, err := cmd.CombinedOutput()
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != exitStore {
-					t.Errorf("memtool exec %q: %v, want exit status %d\n%s", args, err, exitStore, out)
+				out, errOut, code := runMemtool(t, childEnv(), jsonLine(map[string]any{"command": "view", "path": "/memories"}), append([]string{"exec"}, args...)...)
+				out += errOut
+				if code != exitStore {
+					t.Errorf("memtool exec %q: exit %d, want %d\n%s", args, code, exitStore, out)
 				}
-				if strings.Contains(string(out), "a.md") {
+				if strings.Contains(out, "a.md") {
 					t.Errorf("memtool exec %q revealed a file: %s", args, out)
 				}
 			}
