@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +33,13 @@ var binaries [2]struct {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// Most tests here wait on memtool children (their start, the locks and
+	// timeouts they wait out) more than they use a CPU, so unless -parallel
+	// is given, four times as many run at once as there are CPUs.
+	if !flagGiven("test.parallel") {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 	// The S3 tests run in parallel, and their memtool processes inherit
 	// the credentials of the S3 test server.
 	if err := backendtest.SetS3Env(); err != nil {
@@ -44,6 +53,13 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // memtoolBinary returns the path of the memtool binary, building it on first
