@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +33,13 @@ var binaries [2]struct {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// Most tests here wait on memtool children (their start, the locks and
+	// timeouts they wait out) more than they use a CPU, so unless -parallel
+	// is given, four times as many run at once as there are CPUs.
+	if !flagGiven("test.parallel") {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 	// The S3 tests run in parallel, and their memtool processes inherit
 	// the credentials of the S3 test server.
 	if err := backendtest.SetS3Env(); err != nil {
@@ -43,6 +53,13 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // memtoolBinary returns the path of the memtool binary, building it on first
@@ -153,6 +170,23 @@ func runMemtool(t *testing.T, env []string, stdin string, args ...string) (stdou
 		t.Fatalf("memtool %v: %v", args, err)
 	}
 	return out.String(), errOut.String(), code
+}
+
+// startPiped starts cmd with a pipe to its stdin and one from its stdout
+// (what cmd.Stderr names stays); it fails t if cmd cannot start.
+func startPiped(t testing.TB, cmd *exec.Cmd) (stdin io.WriteCloser, stdout io.ReadCloser) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout, err = cmd.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout
 }
 
 // answer is one line of `memtool exec` output for one tool input.

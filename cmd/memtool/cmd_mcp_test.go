@@ -161,6 +161,7 @@ func sameResults(t *testing.T, inputs [][]byte, got, want []memtool.Result) {
 // TestMCPStdioBattery: memtool mcp answers the battery, and an image view,
 // as memtool exec does, through the go-sdk client.
 func TestMCPStdioBattery(t *testing.T) {
+	t.Parallel()
 	inputs := mcpCalls(t)
 	want := execResults(t, newStoreDir(t), inputs)
 	cs, _ := mcpSession(t, memtoolBinary(t), "--store", newStoreDir(t))
@@ -199,6 +200,7 @@ const (
 // 1; a store that cannot be opened is reported on stderr, with nothing on
 // stdout.
 func TestMCPStdoutIsProtocol(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := strings.Join([]string{
 		rawInitialize, rawInitialized,
@@ -243,6 +245,7 @@ func TestMCPStdoutIsProtocol(t *testing.T) {
 // TestMCPReadOnlyFlag: with --read-only the client sees memory_view alone
 // and cannot change anything, and a store that is not there is not made.
 func TestMCPReadOnlyFlag(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "missing")
 	if _, _, code := rawMCP(t, rawInitialize+"\n", "--read-only", "--store", missing); code != exitStore {
 		t.Errorf("--read-only on a missing store: exit %d, want %d", code, exitStore)
@@ -293,6 +296,7 @@ func checkNoWrites(t *testing.T, cs *mcp.ClientSession, dir string) {
 // TestMCPPolicy: memtool mcp opens the store with the policies of
 // --policy, as exec does, and answers as exec does under them.
 func TestMCPPolicy(t *testing.T) {
+	t.Parallel()
 	policy := filepath.Join(t.TempDir(), "policy.json")
 	if err := os.WriteFile(policy, []byte(`{"limits":{"max_file_size":100},"secrets":"reject"}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -367,6 +371,7 @@ func (tok tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestMCPReadTokenHTTP: over HTTP, a read token on a store the CLI opened
 // cannot change it through any tool.
 func TestMCPReadTokenHTTP(t *testing.T) {
+	t.Parallel()
 	dir := newStoreDir(t)
 	execMemtool(t, `{"command":"create","path":"/memories/a.txt","file_text":"one\ntwo"}`+"\n", "--store", dir)
 	checkNoWrites(t, httpClient(t, serveHTTP(t, dir), "read-token"), dir)
@@ -376,6 +381,7 @@ func TestMCPReadTokenHTTP(t *testing.T) {
 // one file of one store at once; every acknowledged edit is there once and
 // nothing else changed.
 func TestMCPNoLostUpdate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plan := editPlan{writers: 3, ops: 40}
 	if testing.Short() {
@@ -542,9 +548,11 @@ func checkTSHead(t *testing.T, head tsOutput) {
 // (memtool mcp) and over streamable HTTP with a bearer token, lists the
 // tools and gets exec's answers to the battery and an image view.
 func TestMCPTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	inputs := mcpCalls(t)
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
 			dir := newStoreDir(t)
 			var cmd *exec.Cmd
 			if transport == "stdio" {
@@ -572,21 +580,12 @@ func TestMCPTypeScriptClient(t *testing.T) {
 // TestMCPSignal: SIGTERM ends memtool mcp with status 0 while it waits
 // for the client.
 func TestMCPSignal(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(memtoolBinary(t), "mcp", "--store", t.TempDir())
 	cmd.Env = childEnv()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, out := startPiped(t, cmd)
 	defer stdin.Close()
 	fmt.Fprintln(stdin, rawInitialize)
 	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil { // initialized: the server is serving
@@ -601,6 +600,7 @@ func TestMCPSignal(t *testing.T) {
 // TestMCPTenants: --tenant picks the tenant's memory of a multi-tenant
 // store, as for every verb: one tenant's file is not the other's.
 func TestMCPTenants(t *testing.T) {
+	t.Parallel()
 	store := "sqlite://" + filepath.Join(t.TempDir(), "memory.db")
 	ctx := context.Background()
 	alice, _ := mcpSession(t, memtoolBinary(t), "--store", store, "--tenant", "alice")
@@ -650,8 +650,10 @@ func TestMCPServeOverwrite(t *testing.T) {
 // a call waiting for a held lock does not; a second signal ends memtool
 // mcp at once, with 128 + its number, and the call changes nothing.
 func TestMCPSecondSignal(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			ls := fileStoreToLock(t)
 			inR, inW, err := os.Pipe()
 			if err != nil {

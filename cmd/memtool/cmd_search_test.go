@@ -57,6 +57,7 @@ func TestSearchCommand(t *testing.T) {
 
 // memtool run --search gives the model memory_search next to memory.
 func TestRunWithSearch(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(
 		// A search runs beside the memory calls of its turn, not after
 		// them: it comes in the next turn.

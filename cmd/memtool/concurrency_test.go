@@ -137,6 +137,7 @@ func TestConcurrentEditsInProcess(t *testing.T) {
 	}
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			store := st.open(t)
 			mem := memtool.New(store, nil)
@@ -286,18 +287,8 @@ func startChildEnv(t *testing.T, env []string, args ...string) *child {
 	cmd.Env = childEnv(env...)
 	c := &child{cmd: cmd, stderr: new(strings.Builder)}
 	cmd.Stderr = c.stderr
-	var err error
-	if c.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.stdout = bufio.NewReader(out)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, out := startPiped(t, cmd)
+	c.stdin, c.stdout = stdin, bufio.NewReader(out)
 	return c
 }
 
@@ -338,13 +329,7 @@ func (c *child) stop(t *testing.T) {
 // returns the answers, in the order of lines.
 func raceProcesses(t *testing.T, dir string, lines []string) []answer {
 	t.Helper()
-	children := make([]*child, len(lines))
-	for i := range children {
-		children[i] = startChild(t, "--store", dir)
-		if _, err := children[i].ask(jsonLine(map[string]any{"command": "view", "path": "/memories"})); err != nil {
-			t.Fatal(err)
-		}
-	}
+	children := startChildren(t, dir, len(lines))
 	answers := make([]answer, len(lines))
 	errs := make([]error, len(lines))
 	start := make(chan struct{})
@@ -545,6 +530,7 @@ func TestRacingInOneLine(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"file", "mem"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			store := "mem:"
 			if kind == "file" {

@@ -164,19 +164,9 @@ func (h *history) start(s state) { h.states, h.acked = []state{s}, 0 }
 func crashRound(t *testing.T, dir string, env []string, subjects []subject, rng *rand.Rand, fromStart bool, delay time.Duration, st *crashStats) {
 	cmd := exec.Command(memtoolBinary(t), "exec", "--overwrite", "--store", dir)
 	cmd.Env = childEnv(env...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 
 	type sentCmd struct {
 		h   *history

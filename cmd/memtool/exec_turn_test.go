@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -78,14 +77,12 @@ func TestExecTurnWorkers(t *testing.T) {
 func TestExecTimeoutFlag(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{"0", "-1s", "soon"} {
-		cmd := exec.Command(memtoolBinary(t), "exec", "--store", "mem:", "--timeout", bad)
-		cmd.Env = childEnv()
-		out, err := cmd.CombinedOutput()
-		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != exitUsage {
-			t.Errorf("memtool exec --timeout %s: %v, want exit status %d\n%s", bad, err, exitUsage, out)
+		_, errOut, code := runMemtool(t, childEnv(), "", "exec", "--store", "mem:", "--timeout", bad)
+		if code != exitUsage {
+			t.Errorf("memtool exec --timeout %s: exit %d, want %d\n%s", bad, code, exitUsage, errOut)
 		}
-		if !strings.Contains(string(out), "timeout") {
-			t.Errorf("memtool exec --timeout %s said %q", bad, out)
+		if !strings.Contains(errOut, "timeout") {
+			t.Errorf("memtool exec --timeout %s said %q", bad, errOut)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 // that walkMemory visits first, on a store that lists names, and gives up
 // ("") on one that does not, leaving the walk to findFile.
 func TestFirstListed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fs, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
@@ -61,6 +62,7 @@ func TestFirstListed(t *testing.T) {
 // quick look at the root finds its smallest regular file among the first
 // names the directory gives.
 func TestProberReadsHeads(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	fs, err := filestore.Open(dir, nil)

@@ -21,6 +21,7 @@ import (
 // refused a write outside the work directory and a write into the memory
 // directory that lies inside it.
 func TestRunWithWorkdir(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	store := filepath.Join(work, "memories") // inside the work directory: read-only to the file tools
 	outside := filepath.Join(t.TempDir(), "outside.txt")
@@ -98,6 +99,7 @@ func TestRunWithWorkdir(t *testing.T) {
 
 // --allow-bash without --workdir is a usage error; with it, a warning.
 func TestAllowBashNeedsWorkdir(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := runCLI(t, map[string]string{"ANTHROPIC_API_KEY": "k"}, "", "run", "--store", "mem:", "--allow-bash", "task")
 	if code != exitUsage || !strings.Contains(errOut, "--allow-bash needs --workdir") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
@@ -108,6 +110,7 @@ func TestAllowBashNeedsWorkdir(t *testing.T) {
 // process, named in a Claude Desktop-shaped file, called by the model next
 // to memory.
 func TestRunWithMCPConfig(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "shout", Description: "Upper-cases text."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in struct {
@@ -149,6 +152,7 @@ func TestRunWithMCPConfig(t *testing.T) {
 
 // --allow-bash adds the bash tool and says on stderr that it is not confined.
 func TestAllowBashWarns(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(claudetest.Turn{Text: "Nothing to do."})
 	defer srv.Close()
 	_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", filepath.Join(t.TempDir(), "m"), "--workdir", t.TempDir(), "--allow-bash", "Look.")

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
 	versions "github.com/memtool/memtool/history"
 )
 
@@ -16,21 +14,12 @@ import (
 func TestHistoryDiffRevert(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
-	fs, err := filestore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := memtool.New(versions.New(fs, nil), nil)
-	for _, in := range []string{
+	wrap := func(s memtool.Store) memtool.Store { return versions.New(s, nil) }
+	runThrough(t, dir, wrap,
 		`{"command":"create","path":"/memories/n.md","file_text":"tea\nno sugar\n"}`,
 		`{"command":"str_replace","path":"/memories/n.md","old_str":"no sugar","new_str":"two sugars"}`,
 		`{"command":"insert","path":"/memories/n.md","insert_line":0,"insert_text":"# Prefs"}`,
-	} {
-		if r := mem.Run(context.Background(), []byte(in)); r.IsError {
-			t.Fatal(r.Text)
-		}
-	}
-	fs.Close()
+	)
 
 	out, stderr, code := runBinary(t, "", "history", "--store", dir, "/memories/n.md")
 	lines := strings.Split(strings.TrimSpace(out), "\n")

@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,20 +23,7 @@ import (
 // and exit status.
 func runMigrateBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(memtoolBinary(t), append([]string{"migrate"}, args...)...)
-	cmd.Env = childEnv()
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	checkNoRace(t, errOut.String())
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	return runMemtool(t, childEnv(), "", append([]string{"migrate"}, args...)...)
 }
 
 // migrateOK runs a migration that must succeed quietly: a summary on
@@ -319,6 +304,7 @@ func TestMigrateCarriesPolicyData(t *testing.T) {
 		{"encrypted", `{"encrypt":true,"history":{},"expiry":true}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
 			env := policyEnv(t, c.policy, key)

@@ -25,21 +25,10 @@ func TestRekey(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "memories")
 	oldKey, _ := encrypt.NewKey("old")
-	fs, err := filestore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := encrypt.New(fs, []encrypt.Key{oldKey}, nil)
-	mem := memtool.New(s, nil)
-	for _, in := range []string{
+	runThrough(t, dir, encryptedWith(t, oldKey),
 		`{"command":"create","path":"/memories/a.md","file_text":"alpha"}`,
 		`{"command":"create","path":"/memories/d/b.md","file_text":"beta"}`,
-	} {
-		if r := mem.Run(context.Background(), []byte(in)); r.IsError {
-			t.Fatal(r.Text)
-		}
-	}
-	fs.Close()
+	)
 
 	keyFile := filepath.Join(t.TempDir(), "keys")
 	os.WriteFile(keyFile, []byte(oldKey.String()+"\n"), 0o600)
@@ -51,7 +40,7 @@ func TestRekey(t *testing.T) {
 		t.Fatalf("rekey: exit %d, %q, %q", code, out, stderr)
 	}
 	keys, _ := encrypt.ParseKeys(readDisk(t, keyFile))
-	fs, err = filestore.Open(dir, nil)
+	fs, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,26 +87,17 @@ func TestRekeyPolicyEntries(t *testing.T) {
 
 	// The stack the policy file builds (encryption innermost), with the
 	// access clock 40 days back, so that gc expires what is written here.
-	fs, err := filestore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	enc, _ := encrypt.New(fs, []encrypt.Key{oldKey}, nil)
 	past := time.Now().Add(-40 * 24 * time.Hour)
-	mem := memtool.New(versions.New(expiry.New(enc, &expiry.Options{Now: func() time.Time { return past }}), nil), nil)
-	for _, in := range []string{
+	runThrough(t, dir, func(s memtool.Store) memtool.Store {
+		return versions.New(expiry.New(encryptedWith(t, oldKey)(s), &expiry.Options{Now: func() time.Time { return past }}), nil)
+	},
 		`{"command":"create","path":"/memories/a.md","file_text":"tea"}`,
 		`{"command":"str_replace","path":"/memories/a.md","old_str":"tea","new_str":"coffee"}`,
 		`{"command":"str_replace","path":"/memories/a.md","old_str":"coffee","new_str":"water"}`,
 		`{"command":"create","path":"/memories/d/gone.md","file_text":"gone"}`,
 		`{"command":"delete","path":"/memories/d/gone.md"}`,
 		`{"command":"create","path":"/memories/old.md","file_text":"old text"}`,
-	} {
-		if r := mem.Run(ctx, []byte(in)); r.IsError {
-			t.Fatal(r.Text)
-		}
-	}
-	fs.Close()
+	)
 	if out, stderr, code := runMemtoolEnv(t, env, "gc", "--store", dir, "--unused-for", "30d"); code != 0 || strings.Count(out, "expired ") != 2 {
 		t.Fatalf("gc: exit %d, %q, %q", code, out, stderr)
 	}
@@ -206,4 +186,15 @@ func sealedFiles(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// encryptedWith wraps a store in encryption with key.
+func encryptedWith(t *testing.T, key encrypt.Key) func(memtool.Store) memtool.Store {
+	return func(s memtool.Store) memtool.Store {
+		e, err := encrypt.New(s, []encrypt.Key{key}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
 }

@@ -14,6 +14,7 @@ import (
 // with grpcnotrace and the version stamped; a second build with every
 // store; SHA-256 checksums.
 func TestReleaseConfig(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../.goreleaser.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ func remoteEnv() []string { return childEnv(remotestore.TokenEnv + "=" + remoteT
 // on a directory: the answers are the same, line for line, and the
 // server's directory ends as the local one.
 func TestRemoteExec(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	remoteDir, localDir := filepath.Join(tmp, "served"), filepath.Join(tmp, "local")
 	url := memoryServer(t, remoteDir)
@@ -82,6 +83,7 @@ func TestRemoteExec(t *testing.T) {
 // `memtool migrate`, and runs the other subcommands that read a store
 // against the server.
 func TestRemoteMigrate(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	src, served, back := filepath.Join(tmp, "src"), filepath.Join(tmp, "served"), filepath.Join(tmp, "back")
 	seedTree(t, src, "")
@@ -112,6 +114,7 @@ func TestRemoteMigrate(t *testing.T) {
 // TestRemoteInHelp: the help text says a store may be a memtool server,
 // and where its token comes from.
 func TestRemoteInHelp(t *testing.T) {
+	t.Parallel()
 	out, _, _ := runMemtool(t, childEnv(), "", "help")
 	if !strings.Contains(out, "https://host") || !strings.Contains(out, "$"+remotestore.TokenEnv) {
 		t.Errorf("memtool help does not show the remote store:\n%s", out)

@@ -14,6 +14,7 @@ import (
 // A stalled API ends memtool run with a timeout message and exit status 5
 // once --timeout has passed, instead of hanging.
 func TestRunTimeout(t *testing.T) {
+	t.Parallel()
 	hang := claudetest.Turn{Text: "Thinking", Hang: true}
 	srv := claudetest.NewServer(hang, hang)
 	defer srv.Close()
@@ -47,36 +48,29 @@ func runAgainstHungAPI(t *testing.T, srv *claudetest.Server, stdin string, args 
 // Numeric flags the API would refuse, or that would silently mean
 // something else, are usage errors that name the flag; nothing is sent.
 func TestRunRefusesBadNumbers(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--keep", "0"}, "--keep must be 1 or more"},
-		{[]string{"--keep", "-2"}, "--keep must be 1 or more"},
-		{[]string{"--clear-at", "0"}, "--clear-at must be more than 0"},
-		{[]string{"--compact-at", "1000"}, "--compact-at must be at least 50000"},
-		{[]string{"--max-tokens", "0"}, "--max-tokens must be more than 0"},
-		{[]string{"--max-iterations", "-1"}, "--max-iterations must be 0"},
-		{[]string{"--timeout", "0s"}, "--timeout must be more than 0"},
-		{[]string{"--retries", "-1"}, "--retries must be 0 or more"},
-	} {
-		args := append(append([]string{"run", "--store", dir}, tc.args...), "task")
-		_, errOut, code := runMemtool(t, apiEnv(srv), "", args...)
-		if code != exitUsage || !strings.Contains(errOut, tc.want) {
-			t.Errorf("memtool %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, exitUsage, tc.want)
-		}
+	bad := func(want string, flags ...string) usageCase {
+		return usageCase{apiEnv(srv), append(append([]string{"run", "--store", dir}, flags...), "task"), want}
 	}
-	if n := len(srv.Requests()); n != 0 {
-		t.Errorf("refused flags sent %d requests", n)
-	}
+	checkUsageErrors(t, srv, []usageCase{
+		bad("--keep must be 1 or more", "--keep", "0"),
+		bad("--keep must be 1 or more", "--keep", "-2"),
+		bad("--clear-at must be more than 0", "--clear-at", "0"),
+		bad("--compact-at must be at least 50000", "--compact-at", "1000"),
+		bad("--max-tokens must be more than 0", "--max-tokens", "0"),
+		bad("--max-iterations must be 0", "--max-iterations", "-1"),
+		bad("--timeout must be more than 0", "--timeout", "0s"),
+		bad("--retries must be 0 or more", "--retries", "-1"),
+	})
 }
 
 // memtool chat takes the same flags: a stalled API ends the turn with the
 // timeout message, and the chat's exit status says a turn failed.
 func TestChatTimeout(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(claudetest.Turn{Text: "Thinking", Hang: true})
 	defer srv.Close()
 	errOut, code := runAgainstHungAPI(t, srv, "hello\n", "chat", "--store", t.TempDir(), "--timeout", "1s", "--retries", "0")

@@ -29,6 +29,7 @@ func apiEnv(srv *claudetest.Server) []string {
 // A user seeds the dev template, then runs a task: Claude reads the files,
 // edits them, writes a new one, hits an error, and answers.
 func TestRunDevSession(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "mem")
 	out, errOut, code := runMemtool(t, childEnv(), "", "init", "--template", "dev", "--store", dir)
 	if code != 0 {
@@ -162,6 +163,7 @@ func TestRunDevSession(t *testing.T) {
 
 // An API failure ends run with exit status 5 and the API's message.
 func TestRunAPIFailure(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(claudetest.Turn{Error: &claudetest.Error{Status: 401, Type: "authentication_error", Message: "invalid x-api-key"}})
 	defer srv.Close()
 	dir := t.TempDir()
@@ -175,21 +177,33 @@ func TestRunAPIFailure(t *testing.T) {
 }
 
 func TestRunUsage(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer()
 	defer srv.Close()
 	dir := t.TempDir()
-	for _, tc := range []struct {
-		env  []string
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, srv, []usageCase{
 		{childEnv(), []string{"run", "--store", dir, "task"}, "ANTHROPIC_API_KEY is not set"},
 		{apiEnv(srv), []string{"run", "--store", dir}, "give the task as one argument"},
 		{apiEnv(srv), []string{"run", "--store", dir, "--template", "nope", "task"}, `unknown template "nope"`},
 		{apiEnv(srv), []string{"chat", "--store", dir, "extra"}, `unexpected argument "extra"`},
 		{childEnv(), []string{"chat", "--store", dir}, "ANTHROPIC_API_KEY is not set"},
 		{childEnv(), []string{"init", "--template", "nope", "--store", dir}, `unknown template "nope"`},
-	} {
+	})
+}
+
+// A usageCase is a command line that memtool must refuse as a usage error
+// whose message holds want.
+type usageCase struct {
+	env  []string
+	args []string
+	want string
+}
+
+// checkUsageErrors runs the cases, each of which must end with exit status
+// exitUsage and its message, and checks that none sent srv a request.
+func checkUsageErrors(t *testing.T, srv *claudetest.Server, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
 		_, errOut, code := runMemtool(t, tc.env, "", tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("memtool %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errOut, exitUsage, tc.want)
@@ -202,6 +216,7 @@ func TestRunUsage(t *testing.T) {
 
 // A run that hits --max-iterations says so and fails.
 func TestRunMaxIterations(t *testing.T) {
+	t.Parallel()
 	loop := claudetest.Turn{Text: "Looking.", Calls: []claudetest.ToolUse{{Input: `{"command":"view","path":"/memories"}`}}}
 	srv := claudetest.NewServer(loop, loop, loop)
 	defer srv.Close()
@@ -222,6 +237,7 @@ func TestRunMaxIterations(t *testing.T) {
 
 // Ctrl-C ends a run with exit status 130 and leaves what was saved.
 func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(
 		claudetest.Turn{Calls: []claudetest.ToolUse{{Input: `{"command":"create","path":"/memories/a.md","file_text":"saved\n"}`}}},
 		claudetest.Turn{Text: "Now thinking for a long time", Hang: true},
@@ -251,6 +267,7 @@ func TestRunInterrupted(t *testing.T) {
 }
 
 func TestInitKeepsFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, errOut, code := runMemtool(t, childEnv(), "", "init", "--store", dir); code != 0 {
 		t.Fatalf("init: %d %s", code, errOut)
@@ -328,6 +345,7 @@ func (w *watcher) String() string {
 // Ctrl-C while Claude streams, a turn after it on a valid conversation, and
 // Ctrl-D.
 func TestChat(t *testing.T) {
+	t.Parallel()
 	srv := claudetest.NewServer(
 		claudetest.Turn{Text: "Hello! Let me look.", Calls: []claudetest.ToolUse{{Input: `{"command":"view","path":"/memories"}`}}},
 		claudetest.Turn{Text: "Nothing stored yet."},
@@ -343,15 +361,11 @@ func TestChat(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, memtoolBinary(t), "chat", "--store", dir)
 	cmd.Env = apiEnv(srv)
-	stdin, err := cmd.StdinPipe()
+	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdoutPipe, _ := cmd.StdoutPipe()
-	stderrPipe, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdoutPipe := startPiped(t, cmd)
 	stdout, stderr := watch(stdoutPipe), watch(stderrPipe)
 
 	e := stderr.waitFor(t, 0, "> ")

@@ -28,21 +28,12 @@ func TestServeAuditLog(t *testing.T) {
 
 	entries := func(token string, header ...string) []struct{ Tenant, Op, Path, Outcome string } {
 		t.Helper()
-		req, _ := http.NewRequest("GET", p.url+"/v1/audit", nil)
-		req.Header.Set("Authorization", "Bearer "+token)
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		resp, err := serveClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
+		status, body := request(t, "GET", p.url, "/v1/audit", token, "", header...)
 		var page struct {
 			Entries []struct{ Tenant, Op, Path, Outcome string }
 		}
-		if err := json.NewDecoder(resp.Body).Decode(&page); resp.StatusCode != 200 || err != nil {
-			t.Fatalf("GET /v1/audit: %d %v", resp.StatusCode, err)
+		if err := json.Unmarshal([]byte(body), &page); status != 200 || err != nil {
+			t.Fatalf("GET /v1/audit: %d %v", status, err)
 		}
 		return page.Entries
 	}

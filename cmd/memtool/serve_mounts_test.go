@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,24 +12,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// request sends method to base+path with token and returns the status and body.
-func request(t *testing.T, method, base, path, token, body string) (int, string) {
+// request sends method to base+path with token (and header's name-value
+// pairs) and returns the status and body; it fails t on an error.
+func request(t *testing.T, method, base, path, token, body string, header ...string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	status, answer, err := do(method, base+path, token, body, header...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := serveClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	return status, answer
 }
 
 // memtool serve also serves the resource API, GET /v1/search, and MCP at
@@ -79,16 +69,7 @@ func TestServeMounts(t *testing.T) {
 	if status, _ := request(t, "PUT", p.url, "/v1/file?path=/memories/notes.md", read, "gone"); status != http.StatusForbidden {
 		t.Errorf("PUT /v1/file with a read key: %d, want 403", status)
 	}
-	readMCP := httpClient(t, p.url+"/mcp", read)
-	tools, err := readMCP.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
-	if !slices.Equal(names, []string{"memory_search", "memory_view"}) {
+	if names := toolNames(t, httpClient(t, p.url+"/mcp", read)); !slices.Equal(names, []string{"memory_search", "memory_view"}) {
 		t.Errorf("a read key's MCP tools: %v", names)
 	}
 

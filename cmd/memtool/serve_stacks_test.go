@@ -30,41 +30,33 @@ func TestTenantStacksRelease(t *testing.T) {
 	env := &cliEnv{stdout: &stderr, stderr: &stderr, getenv: func(string) string { return "" }}
 	stacks := &tenantStacks{env: env, sf: storeFlags{policy: policy}, tenantOf: tenantOf}
 	ctx := context.Background()
-	old, err := stacks.open(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
+	open := func() memtool.Store {
+		st, err := stacks.open(ctx, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
 	}
-	newer, err := stacks.open(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
+	old, newer, newest := open(), open(), open()
+	// release releases the stack which, then checks that a write through
+	// it is reported (its audit log is closed), and that a write of name
+	// through kept is logged without a word.
+	release := func(which string, released, kept memtool.Store, name string) {
+		t.Helper()
+		if err := stacks.release("alice", released); err != nil {
+			t.Fatal(err)
+		}
+		released.WriteFile(ctx, "released-"+name, []byte("x"), memtool.CreateOnly)
+		if !strings.Contains(stderr.String(), "audit log") {
+			t.Errorf("a write through the released %s stack logged to its audit file: %q", which, stderr.String())
+		}
+		stderr.Reset()
+		if err := kept.WriteFile(ctx, name, []byte("y"), memtool.CreateOnly); err != nil || stderr.Len() != 0 {
+			t.Errorf("a stack kept after the %s's release: %v %q", which, err, stderr.String())
+		}
 	}
-	newest, err := stacks.open(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := stacks.release("alice", newest); err != nil {
-		t.Fatal(err)
-	}
-	newest.WriteFile(ctx, "n.md", []byte("x"), memtool.CreateOnly)
-	if !strings.Contains(stderr.String(), "audit log") {
-		t.Errorf("a write through the released newest stack logged to its audit file: %q", stderr.String())
-	}
-	stderr.Reset()
-	if err := old.WriteFile(ctx, "o.md", []byte("y"), memtool.CreateOnly); err != nil || stderr.Len() != 0 {
-		t.Errorf("the oldest stack after the newest's release: %v %q", err, stderr.String())
-	}
-	if err := stacks.release("alice", old); err != nil {
-		t.Fatal(err)
-	}
-	// The released stack's audit log is closed: its writes are reported.
-	old.WriteFile(ctx, "a.md", []byte("x"), memtool.CreateOnly)
-	if !strings.Contains(stderr.String(), "audit log") {
-		t.Errorf("a write through the released stack logged to its audit file: %q", stderr.String())
-	}
-	stderr.Reset()
-	if err := newer.WriteFile(ctx, "b.md", []byte("y"), memtool.CreateOnly); err != nil || stderr.Len() != 0 {
-		t.Errorf("the newer stack after the release: %v %q", err, stderr.String())
-	}
+	release("newest", newest, old, "o.md")
+	release("oldest", old, newer, "b.md")
 	if data, _ := os.ReadFile(logFile); !strings.Contains(string(data), "/memories/b.md") {
 		t.Errorf("the newer stack's audit log: %q", data)
 	}

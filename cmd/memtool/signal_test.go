@@ -39,6 +39,7 @@ func TestExecStopsOnSignal(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			c := startExec(t, "--store", t.TempDir())
 			// One command answered proves the process is up and serving.
 			if got := c.ask(t, `{"command":"create","path":"/memories/a.txt","file_text":"x"}`); !strings.Contains(got, "File created successfully") {
@@ -255,6 +256,7 @@ func TestExecSignalCancelsLockWait(t *testing.T) {
 	for _, st := range lockedStores {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(st.name+"/"+sig.String(), func(t *testing.T) {
+				t.Parallel()
 				ls := st.make(t)
 				c := startExec(t, ls.args...)
 				c.ask(t, `{"command":"view","path":"/memories"}`) // the store is open
@@ -282,6 +284,7 @@ func TestExecCallTimeout(t *testing.T) {
 	t.Parallel()
 	for _, st := range lockedStores {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			ls := st.make(t)
 			c := startExec(t, append(ls.args, "--timeout", "1s")...)
 			c.ask(t, `{"command":"view","path":"/memories"}`) // the store is open
@@ -367,6 +370,7 @@ func TestExecStuckLine(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			big := strings.Repeat(strings.Repeat("x", 99)+"\n", 200)
 			if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big), 0o600); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/storetest"
@@ -67,6 +68,24 @@ func openTestStore(t *testing.T, url, tenant string) memtool.Store {
 	}
 	t.Cleanup(func() { closer.Close() })
 	return s
+}
+
+// runThrough opens the directory store at dir in the test process, runs
+// the tool inputs through a Memory over wrap(the store), failing t on an
+// error answer, and closes the store again for a memtool child to open.
+func runThrough(t *testing.T, dir string, wrap func(memtool.Store) memtool.Store, inputs ...string) {
+	t.Helper()
+	fs, err := filestore.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	mem := memtool.New(wrap(fs), nil)
+	for _, in := range inputs {
+		if r := mem.Run(context.Background(), []byte(in)); r.IsError {
+			t.Fatal(r.Text)
+		}
+	}
 }
 
 // battery is one run of the reference battery: an answer line per command
@@ -227,6 +246,7 @@ func TestReferenceBatteryOnBackends(t *testing.T) {
 	}
 	for _, be := range testBackends {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			got := runBattery(t, be.URL(t))
 			if len(got.answers) != len(want.answers) {
 				t.Fatalf("%d answers, want %d", len(got.answers), len(want.answers))
@@ -251,6 +271,7 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 	}
 	for _, be := range backends(false) {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			url := be.URL(t)
 			concurrentEdits(t, plan, url, "")
 		})
@@ -263,7 +284,10 @@ func TestConcurrentEditsOnDatabases(t *testing.T) {
 func TestRacingOnDatabases(t *testing.T) {
 	t.Parallel()
 	for _, be := range backends(false) {
-		t.Run(be.Name, func(t *testing.T) { checkRaces(t, be.URL(t), true) })
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			checkRaces(t, be.URL(t), true)
+		})
 	}
 }
 

@@ -6,19 +6,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/backendtest"
-	"github.com/memtool/memtool/pgstore"
-	"github.com/memtool/memtool/sqlitestore"
-	"github.com/memtool/memtool/storetest"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // These tests check tenant isolation on every store that has tenants (a
@@ -124,22 +120,16 @@ func (l corpusLine) wire(t *testing.T) []byte {
 }
 
 // tenantStores returns a function that opens the tenants of the store at
-// url: a database is opened once, and each tenant is a Tenant of it.
+// url, all through one handle, as a server opens them.
 func tenantStores(t *testing.T, url string) func(id string) memtool.Store {
 	t.Helper()
-	var base memtool.Tenanted
-	switch {
-	case strings.HasPrefix(url, "sqlite://"):
-		s, err := sqlitestore.Open(strings.TrimPrefix(url, "sqlite://"), nil)
-		base = storetest.Opened(t, s, err)
-	case strings.HasPrefix(url, "postgres://"):
-		s, err := pgstore.Open(context.Background(), url, nil)
-		base = storetest.Opened(t, s, err)
-	default:
-		return func(id string) memtool.Store { return openTestStore(t, url, id) }
+	open, closer, err := storeurl.OpenTenants(context.Background(), url, &storeurl.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { closer.Close() })
 	return func(id string) memtool.Store {
-		s, err := base.Tenant(context.Background(), id)
+		s, err := open(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,50 +183,57 @@ func attack(t *testing.T, url string, lines []corpusLine) []string {
 }
 
 // TestTenantIsolation runs the hostile corpus as some 200 attacking tenants
-// beside victim tenants whose files have the names the corpus attacks. No
-// answer may hold a victim's bytes, every victim's memory must be as it
-// was, and every answer must be the same as on a store without the victims
-// (so not even the existence of a victim's file shows).
+// beside victim tenants whose files have the names the corpus attacks, on
+// every store with tenants (a directory, the databases, S3). No answer may
+// hold a victim's bytes, every victim's memory must be as it was, and every
+// answer must be the one the attackers get from a store without the
+// victims (so not even the existence of a victim's file shows). Those
+// answers are taken once, from a directory store: every backend answers as
+// the directory store does (TestReferenceBatteryOnBackends), so a backend
+// whose answers differ fails here too.
 func TestTenantIsolation(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("the corpus runs as some 200 tenants; skipped in -short")
-	}
-	lines := readCorpus(t)
-	for _, be := range tenantBackends() {
-		t.Run(be.Name, func(t *testing.T) {
-			t.Parallel()
-			checkTenantIsolation(t, be, lines, attack)
-		})
-	}
+	checkTenantIsolation(t, append(tenantBackends(), backends(true)...), attack)
 }
 
-// checkTenantIsolation runs the corpus lines through attack on a new store
-// of be, alone and then beside the victims (see TestTenantIsolation).
-func checkTenantIsolation(t *testing.T, be backendtest.Backend, lines []corpusLine, attack func(t *testing.T, url string, lines []corpusLine) []string) {
-	alone := attack(t, be.URL(t), lines)
-
-	url := be.URL(t)
-	before := map[string]string{}
-	for _, v := range victims {
-		before[v] = seedVictim(t, url, v)
+// checkTenantIsolation runs the corpus lines through attack on a new
+// directory store alone, then, in a subtest for each of backends, on a new
+// store beside the victims (see TestTenantIsolation).
+func checkTenantIsolation(t *testing.T, backends []backendtest.Backend, attack func(t *testing.T, url string, lines []corpusLine) []string) {
+	if testing.Short() {
+		t.Skip("the corpus runs as some 200 tenants per store; skipped in -short")
 	}
-	beside := attack(t, url, lines)
-	if len(beside) != len(alone) || len(alone) < 150 {
-		t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
+	lines := readCorpus(t)
+	alone := attack(t, tenantBackends()[0].URL(t), lines)
+	if len(alone) < 150 {
+		t.Fatalf("only %d answers", len(alone))
 	}
-	for i := range alone {
-		if strings.Contains(beside[i], "VICTIM-SECRET") {
-			t.Errorf("an attacker read a victim's file: %.400s", beside[i])
-		}
-		if beside[i] != alone[i] {
-			t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
-		}
-	}
-	for _, v := range victims {
-		if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
-			t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
-		}
+	for _, be := range backends {
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			url := be.URL(t)
+			before := map[string]string{}
+			for _, v := range victims {
+				before[v] = seedVictim(t, url, v)
+			}
+			beside := attack(t, url, lines)
+			if len(beside) != len(alone) {
+				t.Fatalf("%d answers beside the victims, %d alone", len(beside), len(alone))
+			}
+			for i := range alone {
+				if strings.Contains(beside[i], "VICTIM-SECRET") {
+					t.Errorf("an attacker read a victim's file: %.400s", beside[i])
+				}
+				if beside[i] != alone[i] {
+					t.Errorf("the answer depends on the victims' files:\nbeside: %.400s\n alone: %.400s", beside[i], alone[i])
+				}
+			}
+			for _, v := range victims {
+				if got := snapshot(t, openTestStore(t, url, v)); got != before[v] {
+					t.Errorf("victim %s changed:\n%s\nwas:\n%s", v, got, before[v])
+				}
+			}
+		})
 	}
 }
 
@@ -256,6 +253,7 @@ func TestTenantCorpusLines(t *testing.T) {
 	}
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			url := be.URL(t)
 			before := map[string]string{}
@@ -303,6 +301,7 @@ func TestTenantsThroughTheBinary(t *testing.T) {
 	t.Parallel()
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			url := be.URL(t)
 			for _, tenant := range []string{"alice", "bob"} {
 				out := execMemtool(t, jsonLine(createInput("/memories/notes.md", "notes of "+tenant))+
@@ -326,10 +325,8 @@ func TestTenantsThroughTheBinary(t *testing.T) {
 				}
 			}
 			// Every subcommand takes --tenant.
-			cmd := exec.Command(memtoolBinary(t), "view", "--store", url, "--tenant", "bob", "/memories/notes.md")
-			cmd.Env = childEnv()
-			if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "notes of bob") {
-				t.Errorf("memtool view --tenant bob: %v\n%s", err, out)
+			if out, errOut, code := runMemtool(t, childEnv(), "", "view", "--store", url, "--tenant", "bob", "/memories/notes.md"); code != 0 || !strings.Contains(out, "notes of bob") {
+				t.Errorf("memtool view --tenant bob: exit %d\n%s%s", code, out, errOut)
 			}
 		})
 	}
@@ -343,6 +340,7 @@ func TestTenancyIsExclusive(t *testing.T) {
 	t.Parallel()
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			multi, single := be.URL(t), be.URL(t)
 			execMemtool(t, jsonLine(createInput("/memories/a.md", "A")), "--store", multi, "--tenant", "t1")
 			execMemtool(t, jsonLine(createInput("/memories/a.md", "A")), "--store", single)
@@ -352,15 +350,12 @@ func TestTenancyIsExclusive(t *testing.T) {
 				{"--store", multi, "--tenant", "../t1"},
 				{"--store", multi, "--tenant", "T1"},
 			} {
-				cmd := exec.Command(memtoolBinary(t), append([]string{"exec"}, args...)...)
-				cmd.Env = childEnv()
-				cmd.Stdin = strings.NewReader(jsonLine(map[string]any{"command": "view", "path": "/memories"}))
-				out, err := cmd.CombinedOutput()
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != exitStore {
-					t.Errorf("memtool exec %q: %v, want exit status %d\n%s", args, err, exitStore, out)
+				out, errOut, code := runMemtool(t, childEnv(), jsonLine(map[string]any{"command": "view", "path": "/memories"}), append([]string{"exec"}, args...)...)
+				out += errOut
+				if code != exitStore {
+					t.Errorf("memtool exec %q: exit %d, want %d\n%s", args, code, exitStore, out)
 				}
-				if strings.Contains(string(out), "a.md") {
+				if strings.Contains(out, "a.md") {
 					t.Errorf("memtool exec %q revealed a file: %s", args, out)
 				}
 			}
