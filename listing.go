@@ -53,7 +53,10 @@ type listing struct {
 	m     *Memory
 	ctx   context.Context
 	names bool // the store is a NameLister
-	buf   []byte
+	// probes is how many more subdirectories may be asked for their
+	// names before they are read (see walk).
+	probes int
+	buf    []byte
 	// used is the view's length in characters so far. Once the next line
 	// would take it over MaxViewChars, cut is set and nothing more is
 	// added. kept and keptLen are how many lines fit the budget of a cut
@@ -74,7 +77,7 @@ type listing struct {
 // every subdirectory, however little the listing shows.
 func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
 	header := "Here're the files and directories up to 2 levels deep in " + p + ", excluding hidden items and node_modules:\n4K\t" + p
-	l := &listing{m: m, ctx: ctx, names: Has[NameLister](m.store), kept: -1}
+	l := &listing{m: m, ctx: ctx, names: Has[NameLister](m.store), probes: maxProbes, kept: -1}
 	l.buf = append(make([]byte, 0, len(header)+1024), header...)
 	l.used = utf8.RuneCountInString(header)
 	l.left = m.opts.MaxViewChars - l.used - viewNoteRoom
@@ -124,13 +127,27 @@ func visible(name string) bool { return !strings.HasPrefix(name, ".") && name !=
 // walk lists the directory dir, whose entries are shown under prefix, and
 // below it, while depth < 2, its subdirectories.
 func (l *listing) walk(dir, prefix string, depth int) error {
-	// Only the directory viewed (depth 1) is asked for its names first:
-	// most subdirectories are small, and asking each of them would list
-	// it twice.
-	if l.names && depth == 1 {
-		if done, err := l.walkByNames(dir, prefix); done || err != nil {
+	// The directory viewed (depth 1) is asked for its names first. Most
+	// subdirectories are small, and asking each of them would list it
+	// twice, so they are asked only while the view has at most maxProbes
+	// of them, and only until they prove to hold more names than the view
+	// has room for: one large subdirectory then costs what the view shows
+	// of it, not a Stat per entry, and the probes cost a view at most
+	// maxProbes short reads of names (none when it has more
+	// subdirectories than that).
+	if l.names && (depth == 1 || l.probes > 0) {
+		if depth > 1 {
+			l.probes--
+		}
+		done, err := l.walkByNames(dir, prefix, depth)
+		switch {
+		case depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)):
+			return nil // removed while we listed
+		case done, err != nil && depth == 1:
 			return err
 		}
+		// A subdirectory whose names could not be read is read below,
+		// where a failure is handled as for every subdirectory.
 	}
 	infos, err := l.m.store.ReadDir(l.ctx, dir)
 	if err != nil {
@@ -153,6 +170,9 @@ func (l *listing) walk(dir, prefix string, depth int) error {
 	}
 	if depth == 1 {
 		l.topLevelCounts = len(es)
+		if dirs := countDirs(es); dirs > maxProbes {
+			l.probes = 0 // each subdirectory has but a small part of the view
+		}
 	}
 	// Sort only as many entries as could be shown.
 	if !l.cut {
@@ -171,6 +191,21 @@ func (l *listing) walk(dir, prefix string, depth int) error {
 
 func fileInfoName(fi FileInfo) string { return fi.Name }
 
+// maxProbes bounds the subdirectories one view asks for their names
+// before reading them (walk); a directory with more subdirectories than
+// that has none of them asked.
+const maxProbes = 16
+
+func countDirs(es []FileInfo) int {
+	n := 0
+	for _, fi := range es {
+		if fi.IsDir() {
+			n++
+		}
+	}
+	return n
+}
+
 // walkByNames lists the directory dir from the store's names
 // (NameLister) if it holds more names than the view can show: it keeps
 // only the smallest of them as they are read, and Stats only those it
@@ -179,9 +214,26 @@ func fileInfoName(fi FileInfo) string { return fi.Name }
 // having shown nothing, when the directory is better read with ReadDir:
 // it holds few names (ReadDir examines each entry more cheaply than a
 // Stat each), or the store cannot list names.
-func (l *listing) walkByNames(dir, prefix string) (done bool, err error) {
+func (l *listing) walkByNames(dir, prefix string, depth int) (done bool, err error) {
 	lister := l.m.store.(NameLister)
 	room := l.room(prefix)
+	if depth > 1 {
+		// A subdirectory: first only count its names, as far as room.
+		all := 0
+		err := lister.ListNames(l.ctx, dir, func(string) bool {
+			all++
+			return all <= room
+		})
+		switch {
+		case unsupported(err):
+			l.names = false
+			return false, nil
+		case err != nil:
+			return false, err
+		case all <= room:
+			return false, nil
+		}
+	}
 	top := newSmallestNames(room)
 	all, shown := 0, 0
 	err = lister.ListNames(l.ctx, dir, func(n string) bool {
@@ -201,14 +253,16 @@ func (l *listing) walkByNames(dir, prefix string) (done bool, err error) {
 	case all <= room:
 		return false, nil
 	}
-	l.topLevelCounts = shown
+	if depth == 1 {
+		l.topLevelCounts = shown
+	}
 	for {
 		batch := top.sorted()
 		for _, n := range batch {
 			if l.cut {
 				return true, nil
 			}
-			if err := l.show(dir, prefix, 1, FileInfo{Name: n}, false); err != nil {
+			if err := l.show(dir, prefix, depth, FileInfo{Name: n}, false); err != nil {
 				return true, err
 			}
 		}

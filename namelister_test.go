@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -19,6 +20,21 @@ type namesStore struct {
 	memtool.Store
 	phantoms    []string
 	stats, list atomic.Int64
+	readDirs    sync.Map // directory name → *atomic.Int64, ReadDir calls
+}
+
+func (s *namesStore) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	n, _ := s.readDirs.LoadOrStore(name, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
+	return s.Store.ReadDir(ctx, name)
+}
+
+// readDirCalls is how many times ReadDir read the directory name.
+func (s *namesStore) readDirCalls(name string) int64 {
+	if n, ok := s.readDirs.Load(name); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
 }
 
 func (s *namesStore) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
@@ -97,5 +113,78 @@ func TestListingByNamesSkipsUnusable(t *testing.T) {
 	}
 	if n := s.list.Load(); n < 3 {
 		t.Errorf("ListNames was called %d times; the phantoms fill more than two batches", n)
+	}
+}
+
+// A large subdirectory one level down is listed by names too: the view
+// answers as the listing by ReadDir does, and Stats only what it shows,
+// while small subdirectories beside it are read as before.
+func TestListingLargeSubdirectoryByNames(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	for _, d := range []string{"a", "big", "c"} {
+		if err := inner.Mkdir(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("a/s%d.md", i) }, "x")
+	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("big/n%04d.md", 2999-i) }, "x")
+	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("c/s%d.md", i) }, "x")
+	s := &namesStore{Store: inner}
+	in := []byte(`{"command":"view","path":"/memories"}`)
+	got := memtool.New(s, nil).Run(ctx, in)
+	want := memtool.New(inner, nil).Run(ctx, in)
+	if got != want {
+		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
+	}
+	shown := strings.Count(got.Text, "\n1B\t/memories/big/")
+	if shown < 500 || !strings.Contains(got.Text, "/memories/a/s2.md") {
+		t.Fatalf("unexpected listing (%d entries of big shown):\n%.300s", shown, got.Text)
+	}
+	// big is never read whole, the small ones are; the Stats are the
+	// root's own, one for each entry of big shown, and the few measured
+	// past the cut (as in TestListingStatsOnlyWhatItShows).
+	if n := s.readDirCalls("big"); n != 0 {
+		t.Errorf("big was read with ReadDir %d times; want its names only", n)
+	}
+	if n := s.readDirCalls("a"); n != 1 {
+		t.Errorf("a was read with ReadDir %d times; want once", n)
+	}
+	if n := s.stats.Load(); n > int64(shown)+1+300/20 {
+		t.Errorf("the listing made %d Stat calls for %d entries shown", n, shown)
+	}
+}
+
+// Small subdirectories cost a view at most 16 extra reads of names: one
+// each while there are at most 16, none when there are more.
+func TestListingProbesFewSubdirectories(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	for i := range 40 {
+		d := fmt.Sprintf("d%02d", i)
+		if err := inner.Mkdir(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, inner, 2, func(j int) string { return fmt.Sprintf("%s/f%d.md", d, j) }, "x")
+	}
+	s := &namesStore{Store: inner}
+	in := []byte(`{"command":"view","path":"/memories"}`)
+	if got, want := memtool.New(s, nil).Run(ctx, in), memtool.New(inner, nil).Run(ctx, in); got != want {
+		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
+	}
+	if n := s.list.Load(); n != 1 {
+		t.Errorf("ListNames was called %d times over 40 subdirectories; want the root's alone", n)
+	}
+	for i := 16; i < 40; i++ {
+		if err := memtool.RemoveAll(ctx, inner, fmt.Sprintf("d%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.list.Store(0)
+	if got, want := memtool.New(s, nil).Run(ctx, in), memtool.New(inner, nil).Run(ctx, in); got != want {
+		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
+	}
+	if n := s.list.Load(); n != 1+16 {
+		t.Errorf("ListNames was called %d times over 16 subdirectories; want the root's and each one's", n)
 	}
 }
