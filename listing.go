@@ -224,14 +224,8 @@ func (l *listing) walkByNames(dir, prefix string, depth int) (done bool, err err
 			all++
 			return all <= room
 		})
-		switch {
-		case unsupported(err):
-			l.names = false
-			return false, nil
-		case err != nil:
+		if many, err := l.manyNames(err, all, room); !many {
 			return false, err
-		case all <= room:
-			return false, nil
 		}
 	}
 	top := newSmallestNames(room)
@@ -244,14 +238,8 @@ func (l *listing) walkByNames(dir, prefix string, depth int) (done bool, err err
 		}
 		return true
 	})
-	switch {
-	case unsupported(err):
-		l.names = false
-		return false, nil
-	case err != nil:
+	if many, err := l.manyNames(err, all, room); !many {
 		return false, err
-	case all <= room:
-		return false, nil
 	}
 	if depth == 1 {
 		l.topLevelCounts = shown
@@ -283,6 +271,17 @@ func (l *listing) walkByNames(dir, prefix string, depth int) (done bool, err err
 			return true, err
 		}
 	}
+}
+
+// manyNames reports whether a directory from which ListNames read all
+// names (with err) is to be listed by names: it holds more than room.
+// A store that cannot list names is not asked again.
+func (l *listing) manyNames(err error, all, room int) (bool, error) {
+	if unsupported(err) {
+		l.names = false
+		return false, nil
+	}
+	return err == nil && all > room, err
 }
 
 // show adds the line of the entry fi of dir and, for a directory while

@@ -66,16 +66,10 @@ func (s *namesStore) ListNames(ctx context.Context, name string, fn func(string)
 // Over a NameLister, a listing of a large directory Stats only the
 // entries it shows, and answers as the listing by ReadDir does.
 func TestListingStatsOnlyWhatItShows(t *testing.T) {
-	ctx := context.Background()
 	inner := memstore.New()
 	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("n%04d.md", 2999-i) }, "x")
 	s := &namesStore{Store: inner}
-	in := []byte(`{"command":"view","path":"/memories"}`)
-	got := memtool.New(s, nil).Run(ctx, in)
-	want := memtool.New(inner, nil).Run(ctx, in)
-	if got != want {
-		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
-	}
+	got := viewAsReadDir(t, s, inner)
 	shown := strings.Count(got.Text, "\n1B\t")
 	if !strings.Contains(got.Text, "itself holds 3000 names") || shown < 500 {
 		t.Fatalf("unexpected listing (%d entries shown):\n%.300s", shown, got.Text)
@@ -131,12 +125,7 @@ func TestListingLargeSubdirectoryByNames(t *testing.T) {
 	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("big/n%04d.md", 2999-i) }, "x")
 	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("c/s%d.md", i) }, "x")
 	s := &namesStore{Store: inner}
-	in := []byte(`{"command":"view","path":"/memories"}`)
-	got := memtool.New(s, nil).Run(ctx, in)
-	want := memtool.New(inner, nil).Run(ctx, in)
-	if got != want {
-		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
-	}
+	got := viewAsReadDir(t, s, inner)
 	shown := strings.Count(got.Text, "\n1B\t/memories/big/")
 	if shown < 500 || !strings.Contains(got.Text, "/memories/a/s2.md") {
 		t.Fatalf("unexpected listing (%d entries of big shown):\n%.300s", shown, got.Text)
@@ -168,10 +157,7 @@ func TestListingProbesFewSubdirectories(t *testing.T) {
 		writeFiles(t, inner, 2, func(j int) string { return fmt.Sprintf("%s/f%d.md", d, j) }, "x")
 	}
 	s := &namesStore{Store: inner}
-	in := []byte(`{"command":"view","path":"/memories"}`)
-	if got, want := memtool.New(s, nil).Run(ctx, in), memtool.New(inner, nil).Run(ctx, in); got != want {
-		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
-	}
+	viewAsReadDir(t, s, inner)
 	if n := s.list.Load(); n != 1 {
 		t.Errorf("ListNames was called %d times over 40 subdirectories; want the root's alone", n)
 	}
@@ -181,10 +167,20 @@ func TestListingProbesFewSubdirectories(t *testing.T) {
 		}
 	}
 	s.list.Store(0)
-	if got, want := memtool.New(s, nil).Run(ctx, in), memtool.New(inner, nil).Run(ctx, in); got != want {
-		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
-	}
+	viewAsReadDir(t, s, inner)
 	if n := s.list.Load(); n != 1+16 {
 		t.Errorf("ListNames was called %d times over 16 subdirectories; want the root's and each one's", n)
 	}
+}
+
+// viewAsReadDir views /memories through s and checks that the answer is
+// the one of inner, which s wraps, listed by ReadDir.
+func viewAsReadDir(t *testing.T, s *namesStore, inner memtool.Store) memtool.Result {
+	t.Helper()
+	in := []byte(`{"command":"view","path":"/memories"}`)
+	got, want := memtool.New(s, nil).Run(t.Context(), in), memtool.New(inner, nil).Run(t.Context(), in)
+	if got != want {
+		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
+	}
+	return got
 }
