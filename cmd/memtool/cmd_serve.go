@@ -54,14 +54,15 @@ func serveFlags(fs *flag.FlagSet) func() (serveOptions, error) {
 	keysURL := fs.String("keys", "", "the store whose keys to accept (default: --store; needed for a store that keeps no keys, such as mem:)")
 	cert := fs.String("tls-cert", "", "serve HTTPS with this certificate file (with --tls-key)")
 	key := fs.String("tls-key", "", "the private key file of --tls-cert")
-	timeout := fs.Duration("timeout", defaultCallTimeout, "the deadline of each tool call")
-	shutdown := fs.Duration("shutdown-timeout", 30*time.Second, "how long SIGTERM waits for the requests in flight")
-	rate := fs.Float64("rate", server.DefaultRate, "requests per second each key may make (negative: no limit)")
-	burst := fs.Int("burst", server.DefaultBurst, "the burst of --rate")
-	failRate := fs.Float64("fail-rate", server.DefaultFailRate, "failed authentications per second each client address may make before its requests get 429 (negative: no limit)")
-	failBurst := fs.Int("fail-burst", server.DefaultFailBurst, "the burst of --fail-rate (0: --fail-rate rounded up)")
-	maxTenants := fs.Int("max-tenants", server.DefaultMaxTenants, "the most tenants' memories kept open; past it the least recently used is closed")
-	tenantIdle := fs.Duration("tenant-idle", server.DefaultTenantIdle, "how long a tenant's memory stays open unused")
+	var b server.Config // the bounds the flags set
+	fs.DurationVar(&b.CallTimeout, "timeout", defaultCallTimeout, "the deadline of each tool call")
+	fs.DurationVar(&b.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for the requests in flight")
+	fs.Float64Var(&b.Rate, "rate", server.DefaultRate, "requests per second each key may make (negative: no limit)")
+	fs.IntVar(&b.Burst, "burst", server.DefaultBurst, "the burst of --rate")
+	fs.Float64Var(&b.FailRate, "fail-rate", server.DefaultFailRate, "failed authentications per second each client address may make before its requests get 429 (negative: no limit)")
+	fs.IntVar(&b.FailBurst, "fail-burst", server.DefaultFailBurst, "the burst of --fail-rate (0: --fail-rate rounded up)")
+	fs.IntVar(&b.MaxTenants, "max-tenants", server.DefaultMaxTenants, "the most tenants' memories kept open; past it the least recently used is closed")
+	fs.DurationVar(&b.TenantIdle, "tenant-idle", server.DefaultTenantIdle, "how long a tenant's memory stays open unused")
 	hosts := fs.String("allowed-hosts", "", "comma-separated host names that /mcp accepts in the Host header (default: on loopback, only loopback names; elsewhere any)")
 	var oc mcpserver.OAuthConfig
 	fs.StringVar(&oc.Issuer, "oauth-issuer", "", "accept on /mcp the OAuth access tokens (JWTs) of this authorization server: its issuer URL, the tokens' exact \"iss\" (with --oauth-resource)")
@@ -78,38 +79,28 @@ func serveFlags(fs *flag.FlagSet) func() (serveOptions, error) {
 		switch {
 		case (*cert == "") != (*key == ""):
 			return serveOptions{}, errors.New("--tls-cert and --tls-key go together")
-		case *timeout <= 0 || *shutdown <= 0:
+		case b.CallTimeout <= 0 || b.ShutdownTimeout <= 0:
 			return serveOptions{}, errors.New("--timeout and --shutdown-timeout must be positive")
-		case *rate == 0:
+		case b.Rate == 0:
 			return serveOptions{}, errors.New("--rate 0 would refuse every request; a negative rate means no limit")
-		case *failRate == 0:
+		case b.FailRate == 0:
 			return serveOptions{}, errors.New("--fail-rate 0 would refuse every token after the first failures; a negative rate means no limit")
-		case *maxTenants <= 0 || *tenantIdle <= 0:
+		case b.MaxTenants <= 0 || b.TenantIdle <= 0:
 			return serveOptions{}, errors.New("--max-tenants and --tenant-idle must be positive")
 		}
 		return serveOptions{listen: *listen, keys: *keysURL, cert: *cert, key: *key,
-			timeout: *timeout, shutdown: *shutdown, rate: *rate, burst: *burst, failRate: *failRate, failBurst: *failBurst,
-			maxTenants: *maxTenants, tenantIdle: *tenantIdle, hosts: splitList(*hosts), oauth: oa}, nil
+			bounds: b, hosts: splitList(*hosts), oauth: oa}, nil
 	}
 }
 
 type serveOptions struct {
 	listen, keys, cert, key string
-	timeout, shutdown       time.Duration
-	rate, failRate          float64
-	burst, failBurst        int
-	maxTenants              int
-	tenantIdle              time.Duration
-	hosts                   []string
-	oauth                   *mcpserver.OAuth // nil: memtool keys alone
-}
-
-// bound sets the limits and timeouts of cfg that o gives.
-func (o serveOptions) bound(cfg *server.Config) {
-	cfg.CallTimeout, cfg.ShutdownTimeout = o.timeout, o.shutdown
-	cfg.Rate, cfg.Burst = o.rate, o.burst
-	cfg.FailRate, cfg.FailBurst = o.failRate, o.failBurst
-	cfg.MaxTenants, cfg.TenantIdle = o.maxTenants, o.tenantIdle
+	// bounds holds the server's timeouts and limits: CallTimeout,
+	// ShutdownTimeout, Rate, Burst, FailRate, FailBurst, MaxTenants and
+	// TenantIdle, and nothing else.
+	bounds server.Config
+	hosts  []string
+	oauth  *mcpserver.OAuth // nil: memtool keys alone
 }
 
 // oauthOf checks the --oauth-* flags of fs and returns the resource server
@@ -255,18 +246,12 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	stacks := &tenantStacks{env: env, sf: inv.sf, tenantOf: tenantOf}
 	defer stacks.Close()
 
-	cfg := server.Config{
-		Keys:    ring,
-		Open:    stacks.open,
-		Tenants: closer.Tenants,
-		Release: stacks.release,
-		// The keys are read from the store's database or directory.
-		Ready:     func(ctx context.Context) error { _, err := ring.List(ctx); return err },
-		Memory:    memtool.Options{Overwrite: inv.sf.overwrite},
-		Logger:    logger,
-		AccessLog: access,
-	}
-	o.bound(&cfg)
+	cfg := o.bounds
+	cfg.Keys, cfg.Open, cfg.Tenants, cfg.Release = ring, stacks.open, closer.Tenants, stacks.release
+	// The keys are read from the store's database or directory.
+	cfg.Ready = func(ctx context.Context) error { _, err := ring.List(ctx); return err }
+	cfg.Memory = memtool.Options{Overwrite: inv.sf.overwrite}
+	cfg.Logger, cfg.AccessLog = logger, access
 	if o.oauth != nil {
 		// OAuth tokens name /mcp as their audience: they reach /mcp alone.
 		cfg.OAuth, cfg.OAuthRoutes, cfg.ResourceMetadata = oauthKeys{o.oauth}, []string{"/mcp"}, o.oauth.MetadataURL()

@@ -22,9 +22,7 @@ func TestServeFlagBounds(t *testing.T) {
 			return server.Config{}, err
 		}
 		o, err := options()
-		var cfg server.Config
-		o.bound(&cfg)
-		return cfg, err
+		return o.bounds, err
 	}
 	cfg, err := parse()
 	if err != nil {
