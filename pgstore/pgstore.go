@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -146,7 +147,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	switch {
 	case o.MaxConns > 0:
 		cfg.MaxConns = o.MaxConns
-	case !strings.Contains(url, "pool_max_conns"):
+	case !namesMaxConns(url):
 		cfg.MaxConns = DefaultMaxConns
 	}
 	switch {
@@ -206,4 +207,20 @@ func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
 		return nil, err
 	}
 	return &Store{Tree: t, db: s.db}, nil
+}
+
+// namesMaxConns reports whether the connection string conn sets
+// pool_max_conns: a URL's query parameter, or a keyword of the
+// keyword=value form (not a word inside a password).
+func namesMaxConns(conn string) bool {
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
+		u, err := neturl.Parse(conn)
+		return err == nil && u.Query().Has("pool_max_conns")
+	}
+	for _, f := range strings.Fields(conn) {
+		if strings.HasPrefix(f, "pool_max_conns=") {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +31,48 @@ func TestSessionSettings(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%s = %s, want %s", setting, got, want)
+		}
+	}
+}
+
+// The pool holds DefaultMaxConns connections unless the URL's
+// pool_max_conns or Options.MaxConns says otherwise; the word inside a
+// password is no such setting.
+func TestPoolSize(t *testing.T) {
+	ctx := context.Background()
+	base := pgtest.URL(t)
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	for _, c := range []struct {
+		url  string
+		opts *Options
+		want int32
+	}{
+		{base, nil, DefaultMaxConns},
+		{base + sep + "pool_max_conns=3", nil, 3},
+		{base + sep + "pool_max_conns=3", &Options{MaxConns: 5}, 5},
+	} {
+		s, err := Open(ctx, c.url, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.db.pool.Config().MaxConns; got != c.want {
+			t.Errorf("Open(…%s, %+v): a pool of %d, want %d", strings.TrimPrefix(c.url, base), c.opts, got, c.want)
+		}
+		s.Close()
+	}
+	for conn, want := range map[string]bool{
+		"postgres://u@h/db?pool_max_conns=3":                 true,
+		"postgres://u:pool_max_conns@h/db":                   false,
+		"postgresql://u@h/db?search_path=s&pool_max_conns=2": true,
+		"host=h user=u pool_max_conns=4":                     true,
+		"host=h user=u password=xpool_max_conns=4":           false,
+		"host=h dbname=db":                                   false,
+	} {
+		if got := namesMaxConns(conn); got != want {
+			t.Errorf("namesMaxConns(%q) = %v, want %v", conn, got, want)
 		}
 	}
 }
