@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/time/rate"
 
 	"github.com/memtool/memtool"
@@ -134,10 +132,6 @@ type Config struct {
 	// masking of secrets that an error's detail may need.
 	Logger    *slog.Logger
 	AccessLog *slog.Logger
-	// Registry is where the metrics are registered and what /metrics
-	// serves (default: a new registry, with Go and process collectors).
-	Registry *prometheus.Registry
-
 	// The timeouts of the HTTP server (defaults: 10 s for headers, 1 min
 	// to read a request, CallTimeout + 1 min to write the answer, 2 min
 	// idle), and how long a shutdown waits for the requests in flight
@@ -170,7 +164,7 @@ var ownRoutes = []struct {
 }{
 	{"GET /healthz", "/healthz", false, (*Server).healthz},
 	{"GET /readyz", "/readyz", false, (*Server).readyz},
-	{"GET /metrics", "/metrics", false, nil}, // promhttp's handler, made in New
+	{"GET /metrics", "/metrics", false, nil}, // metrics.serveMetrics, set in New
 	{"GET " + resource.OpenAPIPath, resource.OpenAPIPath, false, (*Server).openAPI},
 	{"POST /v1/memory", "/v1/memory", true, (*Server).memory},
 	{"GET /v1/tenants", "/v1/tenants", true, (*Server).listTenants},
@@ -237,10 +231,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AccessLog == nil {
 		cfg.AccessLog = cfg.Logger
 	}
-	if cfg.Registry == nil {
-		cfg.Registry = prometheus.NewRegistry()
-		cfg.Registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
-	}
 	if cfg.ReadHeaderTimeout <= 0 {
 		cfg.ReadHeaderTimeout = 10 * time.Second
 	}
@@ -256,16 +246,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: newMetrics(cfg.Registry), ids: newRequestIDs(),
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: new(metrics), ids: newRequestIDs(),
 		tenants:  lru.New[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
 		limits:   lru.New[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)),
 		failures: lru.New[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst)),
 	}
-	metricsHandler := promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{})
 	for _, rt := range ownRoutes {
 		h := func(w http.ResponseWriter, r *http.Request) { rt.serve(s, w, r) }
 		if rt.pattern == "GET /metrics" {
-			h = metricsHandler.ServeHTTP
+			h = s.metrics.serveMetrics
 		}
 		s.handle(rt.pattern, rt.route, rt.auth, h)
 	}
@@ -324,16 +313,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile s
 // handle registers a route with its access log and metrics, and, if auth,
 // behind authentication and the rate limit.
 func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
-	latency := s.metrics.latency.WithLabelValues(route)
+	latency := s.metrics.latencyOf(route)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := s.ids.next()
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		rec.Header()["X-Request-Id"] = []string{id}
-		s.metrics.inFlight.Inc()
+		s.metrics.inFlight.Add(1)
 		var p Principal
 		defer func() {
-			s.metrics.inFlight.Dec()
+			s.metrics.inFlight.Add(-1)
 			d := time.Since(start)
 			command := rec.command
 			if command == "" {

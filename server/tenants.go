@@ -87,7 +87,7 @@ func (s *Server) acquire(ctx context.Context, id string) (*tenantMemory, error) 
 			s.mu.Unlock()
 		} else {
 			opts := s.cfg.Memory
-			opts.Logger = slog.New(countingHandler{s.log.Handler(), s.metrics.storeErrors}).With("tenant", id)
+			opts.Logger = slog.New(countingHandler{s.log.Handler(), &s.metrics.storeErrors}).With("tenant", id)
 			t.store = store
 			t.rw = memtool.New(store, &opts)
 			t.read = memtool.New(newReadOnly(store), &opts)
