@@ -13,9 +13,9 @@ import (
 // that store lacks one; callers then behave as if the capability were
 // absent (Move and RemoveAll fall back, Memory with them). Adding a
 // capability adds one method to every wrapper, never a new combination.
-// NameLister and FileOpener are the exceptions: a wrapper has one only if
-// it opts in (see each), since listing by names bypasses the wrapper's
-// ReadDir, and reading a stream its ReadFile.
+// DirLister, NameLister and FileOpener are the exceptions: a wrapper has
+// one only if it opts in (see each), since listing by names bypasses the
+// wrapper's ReadDir, and reading a stream its ReadFile.
 
 // A Wrapper is a Store that wraps another: a policy such as encryption or
 // quotas. It implements every optional capability, forwarding each to the

@@ -30,8 +30,9 @@
 //  3. Memory executes the command: it alone writes text the model reads, and
 //     it writes it once, for every backend, so every backend answers alike.
 //  4. A Store keeps bytes and directories. Its interface is seven methods;
-//     Renamer, RemoveAller, NameLister (a listing without a look at
-//     each entry) and FileOpener (a file read as a stream) are optional
+//     Renamer, RemoveAller, DirLister and NameLister (a listing that
+//     reads a directory once, and without a look at each entry when it is
+//     large) and FileOpener (a file read as a stream) are optional
 //     capabilities with fallbacks, and
 //     Tenanted gives one isolated Store per tenant (TenantLister lists
 //     them). A policy that wraps a store is a Wrapper: it implements every

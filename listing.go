@@ -52,7 +52,7 @@ func ForwardListNames(ctx context.Context, s Store, name string, fn func(name st
 type listing struct {
 	m     *Memory
 	ctx   context.Context
-	names bool // the store is a NameLister
+	names bool // the store is a DirLister or a NameLister
 	// probes is how many more subdirectories may be asked for their
 	// names before they are read (see walk).
 	probes int
@@ -77,7 +77,7 @@ type listing struct {
 // every subdirectory, however little the listing shows.
 func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
 	header := "Here're the files and directories up to 2 levels deep in " + p + ", excluding hidden items and node_modules:\n4K\t" + p
-	l := &listing{m: m, ctx: ctx, names: Has[NameLister](m.store), probes: maxProbes, kept: -1}
+	l := &listing{m: m, ctx: ctx, names: Has[NameLister](m.store) || Has[DirLister](m.store), probes: maxProbes, kept: -1}
 	l.buf = append(make([]byte, 0, len(header)+1024), header...)
 	l.used = utf8.RuneCountInString(header)
 	l.left = m.opts.MaxViewChars - l.used - viewNoteRoom
@@ -127,29 +127,39 @@ func visible(name string) bool { return !strings.HasPrefix(name, ".") && name !=
 // walk lists the directory dir, whose entries are shown under prefix, and
 // below it, while depth < 2, its subdirectories.
 func (l *listing) walk(dir, prefix string, depth int) error {
-	// The directory viewed (depth 1) is asked for its names first. Most
-	// subdirectories are small, and asking each of them would list it
-	// twice, so they are asked only while the view has at most maxProbes
-	// of them, and only until they prove to hold more names than the view
-	// has room for: one large subdirectory then costs what the view shows
-	// of it, not a Stat per entry, and the probes cost a view at most
-	// maxProbes short reads of names (none when it has more
-	// subdirectories than that).
+	// The directory viewed (depth 1) is read by names if the store can
+	// (readDir): if it holds more names than the view has room for, only
+	// the smallest are kept and examined, so that a large directory costs
+	// what the view shows of it, not a stat per entry. Its subdirectories
+	// are read so only while the view has at most maxProbes of them (with
+	// a store that lists names apart from entries, each one read so costs
+	// a second read of its names); with more, each of them has but a
+	// small part of the view.
+	var (
+		es   []FileInfo
+		many bool
+		err  error
+		top  *smallestNames
+	)
 	if l.names && (depth == 1 || l.probes > 0) {
 		if depth > 1 {
 			l.probes--
 		}
-		done, err := l.walkByNames(dir, prefix, depth)
-		switch {
-		case depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)):
-			return nil // removed while we listed
-		case done, err != nil && depth == 1:
-			return err
+		top = newSmallestNames(l.room(prefix))
+		shown := 0
+		es, many, err = l.readDir(dir, top.k, func(n string) bool {
+			if visible(n) {
+				shown++
+				top.add(n)
+			}
+			return true
+		})
+		if many && depth == 1 {
+			l.topLevelCounts = shown
 		}
-		// A subdirectory whose names could not be read is read below,
-		// where a failure is handled as for every subdirectory.
+	} else {
+		es, err = l.m.store.ReadDir(l.ctx, dir)
 	}
-	infos, err := l.m.store.ReadDir(l.ctx, dir)
 	if err != nil {
 		if depth > 1 && (errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir)) {
 			return nil // removed while we listed
@@ -162,12 +172,16 @@ func (l *listing) walk(dir, prefix string, depth int) error {
 		}
 		return err
 	}
-	es := infos[:0]
-	for _, fi := range infos {
+	if many {
+		return l.showNames(dir, prefix, depth, top)
+	}
+	kept := es[:0]
+	for _, fi := range es {
 		if visible(fi.Name) && (fi.IsDir() || fi.IsRegular()) {
-			es = append(es, fi)
+			kept = append(kept, fi)
 		}
 	}
+	es = kept
 	if depth == 1 {
 		l.topLevelCounts = len(es)
 		if dirs := countDirs(es); dirs > maxProbes {
@@ -206,82 +220,39 @@ func countDirs(es []FileInfo) int {
 	return n
 }
 
-// walkByNames lists the directory dir from the store's names
-// (NameLister) if it holds more names than the view can show: it keeps
-// only the smallest of them as they are read, and Stats only those it
-// shows. If some turn out to be unusable and the view still has room, it
-// reads the names again for the next smallest. It reports done = false,
-// having shown nothing, when the directory is better read with ReadDir:
-// it holds few names (ReadDir examines each entry more cheaply than a
-// Stat each), or the store cannot list names.
-func (l *listing) walkByNames(dir, prefix string, depth int) (done bool, err error) {
-	lister := l.m.store.(NameLister)
-	room := l.room(prefix)
-	if depth > 1 {
-		// A subdirectory: first only count its names, as far as room.
-		all := 0
-		err := lister.ListNames(l.ctx, dir, func(string) bool {
-			all++
-			return all <= room
-		})
-		if many, err := l.manyNames(err, all, room); !many {
-			return false, err
-		}
-	}
-	top := newSmallestNames(room)
-	all, shown := 0, 0
-	err = lister.ListNames(l.ctx, dir, func(n string) bool {
-		all++
-		if visible(n) {
-			shown++
-			top.add(n)
-		}
-		return true
-	})
-	if many, err := l.manyNames(err, all, room); !many {
-		return false, err
-	}
-	if depth == 1 {
-		l.topLevelCounts = shown
-	}
+// showNames shows the directory dir, which holds more names than the
+// view has room for, from the smallest of its names, kept in top as
+// they were read: it Stats only those it shows. If some turn out to be
+// unusable and the view still has room, it reads the names again for
+// the next smallest.
+func (l *listing) showNames(dir, prefix string, depth int, top *smallestNames) error {
 	for {
 		batch := top.sorted()
 		for _, n := range batch {
 			if l.cut {
-				return true, nil
+				return nil
 			}
 			if err := l.show(dir, prefix, depth, FileInfo{Name: n}, false); err != nil {
-				return true, err
+				return err
 			}
 		}
 		if l.cut || len(batch) < top.k {
-			return true, nil
+			return nil
 		}
 		// Some names were unusable and there is room left: the next
 		// smallest, after the last one shown.
 		after := batch[len(batch)-1]
 		top = newSmallestNames(l.room(prefix))
-		err := lister.ListNames(l.ctx, dir, func(n string) bool {
+		_, _, err := l.readDir(dir, 0, func(n string) bool {
 			if visible(n) && compareNames(n, after) > 0 {
 				top.add(n)
 			}
 			return true
 		})
 		if err != nil {
-			return true, err
+			return err
 		}
 	}
-}
-
-// manyNames reports whether a directory from which ListNames read all
-// names (with err) is to be listed by names: it holds more than room.
-// A store that cannot list names is not asked again.
-func (l *listing) manyNames(err error, all, room int) (bool, error) {
-	if unsupported(err) {
-		l.names = false
-		return false, nil
-	}
-	return err == nil && all > room, err
 }
 
 // show adds the line of the entry fi of dir and, for a directory while

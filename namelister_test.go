@@ -175,7 +175,7 @@ func TestListingProbesFewSubdirectories(t *testing.T) {
 
 // viewAsReadDir views /memories through s and checks that the answer is
 // the one of inner, which s wraps, listed by ReadDir.
-func viewAsReadDir(t *testing.T, s *namesStore, inner memtool.Store) memtool.Result {
+func viewAsReadDir(t *testing.T, s, inner memtool.Store) memtool.Result {
 	t.Helper()
 	in := []byte(`{"command":"view","path":"/memories"}`)
 	got, want := memtool.New(s, nil).Run(t.Context(), in), memtool.New(inner, nil).Run(t.Context(), in)
@@ -183,4 +183,103 @@ func viewAsReadDir(t *testing.T, s *namesStore, inner memtool.Store) memtool.Res
 		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
 	}
 	return got
+}
+
+// dirsStore is a DirLister over a namesStore: it counts its ListDir calls
+// per directory, and its names for a many answer include the phantoms.
+type dirsStore struct {
+	*namesStore
+	listDirs sync.Map // directory name → *atomic.Int64
+}
+
+func (s *dirsStore) ListDir(ctx context.Context, name string, max int, fn func(string) bool) ([]memtool.FileInfo, bool, error) {
+	n, _ := s.listDirs.LoadOrStore(name, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
+	infos, err := s.Store.ReadDir(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+	var phantoms []string
+	if name == "" {
+		phantoms = s.phantoms
+	}
+	if len(infos)+len(phantoms) <= max {
+		return infos, false, nil
+	}
+	for _, fi := range infos {
+		if !fn(fi.Name) {
+			return nil, true, nil
+		}
+	}
+	for _, p := range phantoms {
+		if !fn(p) {
+			break
+		}
+	}
+	return nil, true, nil
+}
+
+func (s *dirsStore) listDirCalls(name string) int64 {
+	if n, ok := s.listDirs.Load(name); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// Over a DirLister, a view reads each directory it lists once: neither
+// ReadDir nor ListNames is called, small subdirectories included, while
+// it has at most 16 of them; a large subdirectory is listed by its
+// names, Stat'ing only what is shown; unusable smallest names are read
+// past with ListDir again. Every answer is the listing by ReadDir's.
+func TestListingReadsEachDirectoryOnce(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	for _, d := range []string{"a", "big", "c"} {
+		if err := inner.Mkdir(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("a/s%d.md", i) }, "x")
+	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("big/n%04d.md", 2999-i) }, "x")
+	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("c/s%d.md", i) }, "x")
+	s := &dirsStore{namesStore: &namesStore{Store: inner}}
+	got := viewAsReadDir(t, s, inner)
+	shown := strings.Count(got.Text, "\n1B\t/memories/big/")
+	if shown < 500 || !strings.Contains(got.Text, "/memories/a/s2.md") {
+		t.Fatalf("unexpected listing (%d entries of big shown):\n%.300s", shown, got.Text)
+	}
+	for _, d := range []string{"", "a", "big"} { // c comes after the cut
+		if n := s.listDirCalls(d); n != 1 {
+			t.Errorf("ListDir(%q) was called %d times; want once", d, n)
+		}
+		if n := s.readDirCalls(d); n != 0 {
+			t.Errorf("ReadDir(%q) was called %d times; want none", d, n)
+		}
+	}
+	if n := s.list.Load(); n != 0 {
+		t.Errorf("ListNames was called %d times; want none", n)
+	}
+	if n := s.stats.Load(); n > int64(shown)+1+300/20 {
+		t.Errorf("the listing made %d Stat calls for %d entries of big shown", n, shown)
+	}
+
+	// The root large, its smallest names unusable (more of them than a
+	// batch holds): ListDir again for the next smallest.
+	root := memstore.New()
+	writeFiles(t, root, 3000, func(i int) string { return fmt.Sprintf("n%04d.md", i) }, "x")
+	var phantoms []string
+	for i := range 2500 {
+		phantoms = append(phantoms, fmt.Sprintf("a%04d.md", i))
+	}
+	s = &dirsStore{namesStore: &namesStore{Store: root, phantoms: phantoms}}
+	in := []byte(`{"command":"view","path":"/memories"}`)
+	res := memtool.New(s, nil).Run(ctx, in)
+	want := memtool.New(root, nil).Run(ctx, in)
+	want.Text = strings.Replace(want.Text, "itself holds 3000 names", "itself holds 5500 names", 1)
+	if res != want {
+		t.Fatalf("by ListDir:\n%.300s\nby ReadDir:\n%.300s", res.Text, want.Text)
+	}
+	if n := s.listDirCalls(""); n < 3 {
+		t.Errorf("ListDir was called %d times; the phantoms fill more than two batches", n)
+	}
 }

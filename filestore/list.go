@@ -33,6 +33,46 @@ func (s *Store) ListNames(ctx context.Context, name string, fn func(name string)
 	return nil
 }
 
+var _ memtool.DirLister = (*Store)(nil)
+
+// ListDir reads the directory name once: its names, then, if they are at
+// most max, each entry as ReadDir does, through the same descriptor;
+// otherwise it gives fn every name, as ListNames does. Entries the
+// directory types as FIFOs, sockets or devices are left out either way.
+func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name string) bool) ([]memtool.FileInfo, bool, error) {
+	d, err := s.openDir(ctx, name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer d.Close()
+	var names []string
+	many := false
+	err = readNames(ctx, d, func(n string) bool {
+		if many {
+			return fn(n)
+		}
+		names = append(names, n)
+		if len(names) <= max {
+			return true
+		}
+		many = true
+		for _, n := range names {
+			if !fn(n) {
+				return false
+			}
+		}
+		names = nil
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, false, mapErr("readdir", name, err)
+	case many:
+		return nil, true, nil
+	}
+	return s.examine(d, name, names), false, nil
+}
+
 // ownEntry reports whether a directory entry is the store's own.
 func ownEntry(name string) bool { return strings.HasPrefix(name, ownPrefix) }
 

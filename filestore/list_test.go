@@ -192,3 +192,56 @@ func TestListingByNamesIsListingByReadDir(t *testing.T) {
 		t.Errorf("the listing does not sort an astral name before U+FF61 (UTF-16 order):\n%s", r.Text)
 	}
 }
+
+// ListDir reads a directory of at most max names as ReadDir does (less a
+// FIFO, which the directory types), without calling fn; one with more
+// names gives fn every name ListNames gives, until fn stops it; a missing
+// directory or a file fails before fn is called.
+func TestListDir(t *testing.T) {
+	ctx := context.Background()
+	_, s := listTree(t)
+	called := 0
+	count := func(string) bool { called++; return true }
+	infos, err := s.ReadDir(ctx, "")
+	must(t, err)
+	entries, many, err := s.ListDir(ctx, "", len(infos), count)
+	must(t, err)
+	want := slices.DeleteFunc(slices.Clone(infos), func(fi memtool.FileInfo) bool { return fi.Name == "fifo" })
+	if many || called != 0 || !slices.Equal(entries, want) {
+		t.Errorf("ListDir(max %d) = many %v, fn called %d times, entries\n%v\nwant ReadDir's\n%v", len(infos), many, called, entries, want)
+	}
+
+	names, err := listNames(ctx, s, "")
+	must(t, err)
+	var got []string
+	entries, many, err = s.ListDir(ctx, "", 5, func(n string) bool { got = append(got, n); return true })
+	must(t, err)
+	slices.Sort(names)
+	slices.Sort(got)
+	if !many || entries != nil || !slices.Equal(got, names) {
+		t.Errorf("ListDir(max 5) = many %v, %d entries, names %q; want ListNames' %q", many, len(entries), got, names)
+	}
+	called = 0
+	if _, many, err := s.ListDir(ctx, "", 0, func(string) bool { called++; return called < 3 }); err != nil || !many || called != 3 {
+		t.Errorf("ListDir stopped at the 3rd name: many %v, %v, fn called %d times", many, err, called)
+	}
+
+	// sub holds two names: max 2 examines them, max 1 names them.
+	entries, many, err = s.ListDir(ctx, "sub", 2, count)
+	if err != nil || many || len(entries) != 2 {
+		t.Errorf("ListDir(sub, 2) = %v, %v, %v", entries, many, err)
+	}
+	if _, many, err := s.ListDir(ctx, "sub", 1, func(string) bool { return true }); err != nil || !many {
+		t.Errorf("ListDir(sub, 1): many %v, %v", many, err)
+	}
+	called = 0
+	if _, _, err := s.ListDir(ctx, "missing", 0, count); !errors.Is(err, memtool.ErrNotExist) || called != 0 {
+		t.Errorf("ListDir of a missing directory: %v (fn called %d times), want ErrNotExist", err, called)
+	}
+	if _, _, err := s.ListDir(ctx, "a.md", 0, count); !errors.Is(err, memtool.ErrNotDir) || called != 0 {
+		t.Errorf("ListDir of a file: %v (fn called %d times), want ErrNotDir", err, called)
+	}
+	if memtool.Has[memtool.DirLister](storetest.Bare(s)) {
+		t.Error("the bare store is a DirLister")
+	}
+}

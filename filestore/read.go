@@ -193,6 +193,13 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 	if err != nil {
 		return nil, mapErr("readdir", name, err)
 	}
+	return s.examine(d, name, names), nil
+}
+
+// examine gives the entries names of the directory name, open as d, as
+// ReadDir returns them: each looked at without following a link (a link
+// through the root), the store's own and the vanished left out.
+func (s *Store) examine(d *os.File, name string, names []string) []memtool.FileInfo {
 	out := make([]memtool.FileInfo, 0, len(names))
 	for _, n := range names {
 		if strings.HasPrefix(n, ownPrefix) {
@@ -232,7 +239,7 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out
 }
 
 func infoFromStat(name string, st *unix.Stat_t) memtool.FileInfo {
