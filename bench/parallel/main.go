@@ -9,6 +9,9 @@
 //	    the workload (bench gen's mixed.jsonl) through one process, against
 //	    PROCS processes at once on one store, each in its own directory
 //	    of it (/memories/pN); aggregate ops/s of each, runs alternating
+//	parallel bare -dir DIR [-calls 64 -rounds 7]
+//	    the floor of a turn on this disk: a bare Go loop replacing CALLS
+//	    files durably one after another, against 8 and all at once
 //
 // Every answer is checked: a failed call stops the measurement.
 package main
@@ -32,7 +35,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: parallel turn|procs [flags]")
+		fmt.Fprintln(os.Stderr, "usage: parallel turn|procs|bare [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -41,6 +44,8 @@ func main() {
 		err = runTurn(os.Args[2:])
 	case "procs":
 		err = runProcs(os.Args[2:])
+	case "bare":
+		err = runBare(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}

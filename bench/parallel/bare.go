@@ -1,0 +1,131 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runBare measures the floor of a turn on this disk, without memtool: a
+// bare Go loop replaces CALLS files of 2 KB durably (write a temp file,
+// sync it, rename it over the file, fsync the directory) one after
+// another, and then all at once (a goroutine each, 8 at a time as exec
+// runs a turn, or all CALLS; one directory fsync after the renames), with
+// fsync and with fdatasync. Rounds rotate the order; it prints each way's
+// median time and its ratio to the sequential one's median.
+func runBare(args []string) error {
+	fs := flag.NewFlagSet("bare", flag.ContinueOnError)
+	dir := fs.String("dir", "", "an empty directory to write in (required)")
+	calls := fs.Int("calls", 64, "files replaced per round")
+	rounds := fs.Int("rounds", 7, "rounds")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return fmt.Errorf("-dir is required")
+	}
+	data := make([]byte, 2048)
+	for i := range *calls {
+		if err := os.WriteFile(filepath.Join(*dir, fmt.Sprintf("f%02d", i)), data, 0o600); err != nil {
+			return err
+		}
+	}
+	type way struct {
+		name   string
+		at     int // how many at once
+		fdsync bool
+	}
+	ways := []way{{"sequential, fsync", 1, false}, {"8 at once, fsync", 8, false}, {"all at once, fsync", *calls, false},
+		{"8 at once, fdatasync", 8, true}, {"all at once, fdatasync", *calls, true}}
+	times := make([][]time.Duration, len(ways))
+	for r := range *rounds {
+		for k := range ways {
+			w := ways[(k+r)%len(ways)]
+			start := time.Now()
+			if err := bareRound(*dir, data, *calls, w.at, w.fdsync); err != nil {
+				return err
+			}
+			i := (k + r) % len(ways)
+			times[i] = append(times[i], time.Since(start))
+		}
+	}
+	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	seq := median(times[0])
+	for i, w := range ways {
+		m := median(times[i])
+		fmt.Printf("%-24s median %7.2f ms  (min %.2f, max %.2f)  %.2f× sequential\n", w.name,
+			ms(m), ms(times[i][0]), ms(times[i][len(times[i])-1]), float64(m)/float64(seq))
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// bareRound replaces every file once, at most at files at once; with one
+// at a time each replacement fsyncs the directory itself.
+func bareRound(dir string, data []byte, calls, at int, fdsync bool) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		sem  = make(chan struct{}, at)
+	)
+	for i := range calls {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := replace(dir, fmt.Sprintf("f%02d", i), data, fdsync, at == 1); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	if at > 1 {
+		return syncDir(dir)
+	}
+	return nil
+}
+
+func replace(dir, name string, data []byte, fdsync, dirSync bool) error {
+	tmp := filepath.Join(dir, ".tmp-"+name)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && fdsync {
+		err = unix.Fdatasync(int(f.Fd()))
+	} else if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err == nil && dirSync {
+		err = syncDir(dir)
+	}
+	return err
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
