@@ -87,24 +87,9 @@ func TestListingStatsOnlyWhatItShows(t *testing.T) {
 // names again for the next smallest, as often as it takes, and answers as
 // the listing by ReadDir does.
 func TestListingByNamesSkipsUnusable(t *testing.T) {
-	ctx := context.Background()
-	inner := memstore.New()
-	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("n%04d.md", i) }, "x")
-	// More unusable names, all smaller than every usable one, than one
-	// batch holds (a batch is at most 16,000/15 names here).
-	var phantoms []string
-	for i := range 2500 {
-		phantoms = append(phantoms, fmt.Sprintf("a%04d.md", i))
-	}
+	inner, phantoms := phantomRoot(t)
 	s := &namesStore{Store: inner, phantoms: phantoms}
-	in := []byte(`{"command":"view","path":"/memories"}`)
-	got := memtool.New(s, nil).Run(ctx, in)
-	want := memtool.New(inner, nil).Run(ctx, in)
-	// The note counts the names, unusable ones included (D17).
-	want.Text = strings.Replace(want.Text, "itself holds 3000 names", "itself holds 5500 names", 1)
-	if got != want {
-		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
-	}
+	viewPastPhantoms(t, s, inner)
 	if n := s.list.Load(); n < 3 {
 		t.Errorf("ListNames was called %d times; the phantoms fill more than two batches", n)
 	}
@@ -114,16 +99,7 @@ func TestListingByNamesSkipsUnusable(t *testing.T) {
 // answers as the listing by ReadDir does, and Stats only what it shows,
 // while small subdirectories beside it are read as before.
 func TestListingLargeSubdirectoryByNames(t *testing.T) {
-	ctx := context.Background()
-	inner := memstore.New()
-	for _, d := range []string{"a", "big", "c"} {
-		if err := inner.Mkdir(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("a/s%d.md", i) }, "x")
-	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("big/n%04d.md", 2999-i) }, "x")
-	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("c/s%d.md", i) }, "x")
+	inner := bigBetweenSmall(t)
 	s := &namesStore{Store: inner}
 	got := viewAsReadDir(t, s, inner)
 	shown := strings.Count(got.Text, "\n1B\t/memories/big/")
@@ -171,6 +147,47 @@ func TestListingProbesFewSubdirectories(t *testing.T) {
 	if n := s.list.Load(); n != 1+16 {
 		t.Errorf("ListNames was called %d times over 16 subdirectories; want the root's and each one's", n)
 	}
+}
+
+// phantomRoot is a memory store of 3,000 files and, for a namesStore
+// over it, more unusable names, all smaller than every usable one, than
+// one batch of a listing by names holds (at most 16,000/15 names here).
+func phantomRoot(t *testing.T) (memtool.Store, []string) {
+	inner := memstore.New()
+	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("n%04d.md", i) }, "x")
+	var phantoms []string
+	for i := range 2500 {
+		phantoms = append(phantoms, fmt.Sprintf("a%04d.md", i))
+	}
+	return inner, phantoms
+}
+
+// viewPastPhantoms checks that a view of phantomRoot's store through s
+// is the listing by ReadDir, with the phantoms counted in its note (D17).
+func viewPastPhantoms(t *testing.T, s, inner memtool.Store) {
+	t.Helper()
+	in := []byte(`{"command":"view","path":"/memories"}`)
+	got := memtool.New(s, nil).Run(t.Context(), in)
+	want := memtool.New(inner, nil).Run(t.Context(), in)
+	want.Text = strings.Replace(want.Text, "itself holds 3000 names", "itself holds 5500 names", 1)
+	if got != want {
+		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
+	}
+}
+
+// bigBetweenSmall is a memory store holding the directories a and c of
+// three files each and, between them, big of 3,000 files.
+func bigBetweenSmall(t *testing.T) memtool.Store {
+	inner := memstore.New()
+	for _, d := range []string{"a", "big", "c"} {
+		if err := inner.Mkdir(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("a/s%d.md", i) }, "x")
+	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("big/n%04d.md", 2999-i) }, "x")
+	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("c/s%d.md", i) }, "x")
+	return inner
 }
 
 // viewAsReadDir views /memories through s and checks that the answer is
@@ -232,16 +249,7 @@ func (s *dirsStore) listDirCalls(name string) int64 {
 // names, Stat'ing only what is shown; unusable smallest names are read
 // past with ListDir again. Every answer is the listing by ReadDir's.
 func TestListingReadsEachDirectoryOnce(t *testing.T) {
-	ctx := context.Background()
-	inner := memstore.New()
-	for _, d := range []string{"a", "big", "c"} {
-		if err := inner.Mkdir(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("a/s%d.md", i) }, "x")
-	writeFiles(t, inner, 3000, func(i int) string { return fmt.Sprintf("big/n%04d.md", 2999-i) }, "x")
-	writeFiles(t, inner, 3, func(i int) string { return fmt.Sprintf("c/s%d.md", i) }, "x")
+	inner := bigBetweenSmall(t)
 	s := &dirsStore{namesStore: &namesStore{Store: inner}}
 	got := viewAsReadDir(t, s, inner)
 	shown := strings.Count(got.Text, "\n1B\t/memories/big/")
@@ -265,20 +273,9 @@ func TestListingReadsEachDirectoryOnce(t *testing.T) {
 
 	// The root large, its smallest names unusable (more of them than a
 	// batch holds): ListDir again for the next smallest.
-	root := memstore.New()
-	writeFiles(t, root, 3000, func(i int) string { return fmt.Sprintf("n%04d.md", i) }, "x")
-	var phantoms []string
-	for i := range 2500 {
-		phantoms = append(phantoms, fmt.Sprintf("a%04d.md", i))
-	}
+	root, phantoms := phantomRoot(t)
 	s = &dirsStore{namesStore: &namesStore{Store: root, phantoms: phantoms}}
-	in := []byte(`{"command":"view","path":"/memories"}`)
-	res := memtool.New(s, nil).Run(ctx, in)
-	want := memtool.New(root, nil).Run(ctx, in)
-	want.Text = strings.Replace(want.Text, "itself holds 3000 names", "itself holds 5500 names", 1)
-	if res != want {
-		t.Fatalf("by ListDir:\n%.300s\nby ReadDir:\n%.300s", res.Text, want.Text)
-	}
+	viewPastPhantoms(t, s, root)
 	if n := s.listDirCalls(""); n < 3 {
 		t.Errorf("ListDir was called %d times; the phantoms fill more than two batches", n)
 	}
