@@ -26,6 +26,14 @@
 // server, and searches read the tenant's files on the server instead.
 // HasSearchIndex tells which.
 //
+// The index has a cost on every write: the server extracts the trigrams
+// of the whole file each time a row changes, however small the edit (the
+// README's performance section has the figures). An operator who does
+// not search may drop it (DROP INDEX memtool_entries_trgm): searches then
+// scan the tenant's files on the server and find the same lines, and no
+// later Open makes the index again (TestSearchWithoutIndex). CREATE INDEX
+// with migration 2's statement brings it back.
+//
 // # Guarantees
 //
 //   - Every method is one transaction; a method that fails has changed

@@ -144,3 +144,21 @@ func waitSessionsGone(t *testing.T, url, app string) {
 		}
 	}
 }
+
+// Without its index (an operator may drop memtool_entries_trgm to spare
+// every write its upkeep; see the package doc), search finds what it
+// finds with it, by a scan on the server; opening the store again does
+// not make the index again.
+func TestSearchWithoutIndex(t *testing.T) {
+	sqltreetest.Search(t, pgtest.URL, func(t *testing.T, url string) memtool.Store {
+		s := open(t, url)
+		conn := connect(t, url)
+		if _, err := conn.Exec(t.Context(), `DROP INDEX IF EXISTS memtool_entries_trgm`); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := open(t, url).HasSearchIndex(t.Context()); err != nil || ok {
+			t.Fatalf("HasSearchIndex after DROP INDEX and a new Open: %v, %v; want no index", ok, err)
+		}
+		return s
+	})
+}
