@@ -109,7 +109,7 @@ func commands() []*command {
 		{name: "search", summary: "print the lines that match QUERY as PATH:LINE:TEXT (exit 0 matched, 1 none, 2 error)",
 			usage: "[--store URL] [--tenant ID] [--regex] [--case-sensitive] [--path PREFIX] [--limit N] QUERY", args: argCount{1, 1, "want one QUERY"}, groups: memoryFlags, setup: setupSearch},
 		{name: "mcp", summary: "serve the memory to an MCP client (Claude Desktop, Claude Code, ...) on stdio",
-			usage: "[--store URL] [--tenant ID] [--policy FILE] [--read-only] [--timeout D]", about: mcpAbout, args: none, groups: memoryFlags, setup: setupMCP},
+			usage: "[--store URL] [--tenant ID] [--policy FILE] [--read-only] [--overwrite] [--timeout D]", about: mcpAbout, args: none, groups: memoryFlags | overwriteFlag, setup: setupMCP},
 		{name: "run", summary: "do one task with Claude and its memory (needs ANTHROPIC_API_KEY)",
 			usage: `[--store URL] [flags] "task"   (task "-": read it from stdin)`, args: argCount{0, -1, ""}, groups: memoryFlags | overwriteFlag, setup: setupRun},
 		{name: "chat", summary: "talk with Claude, with its memory, in the terminal (needs ANTHROPIC_API_KEY)",

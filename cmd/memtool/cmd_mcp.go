@@ -33,6 +33,9 @@ func setupMCP(fs *flag.FlagSet) runFunc {
 		if *timeout <= 0 {
 			return inv.usageError("--timeout must be positive, got %v", *timeout)
 		}
+		if *readOnly && inv.sf.overwrite {
+			return inv.usageError("--overwrite changes what memory_create does, and --read-only offers no memory_create: use one or the other")
+		}
 		return runMCP(ctx, inv, &mcpserver.Options{ReadOnly: *readOnly, CallTimeout: *timeout})
 	}
 }

@@ -323,6 +323,52 @@ func TestMCPPolicy(t *testing.T) {
 	}
 }
 
+// TestMCPOverwrite: with --overwrite, memory_create replaces a file, as
+// exec --overwrite's create does, and its description says so; without
+// it, create refuses the file; with --read-only it is a usage error.
+func TestMCPOverwrite(t *testing.T) {
+	t.Parallel()
+	inputs := [][]byte{
+		[]byte(`{"command":"create","path":"/memories/a.txt","file_text":"one"}`),
+		[]byte(`{"command":"create","path":"/memories/a.txt","file_text":"two"}`),
+		[]byte(`{"command":"view","path":"/memories/a.txt"}`),
+	}
+	for _, overwrite := range []bool{false, true} {
+		var flags []string
+		if overwrite {
+			flags = []string{"--overwrite"}
+		}
+		want := execResults(t, t.TempDir(), inputs, flags...)
+		if want[1].IsError == overwrite {
+			t.Fatalf("exec %v: the second create: %+v", flags, want[1])
+		}
+		cs, _ := mcpSession(t, memtoolBinary(t), append([]string{"--store", t.TempDir()}, flags...)...)
+		for i, in := range inputs {
+			tool, args, _ := mcpserver.ToolCall(in)
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := asResult(t, res); got != want[i] {
+				t.Errorf("%v %s:\n got %+v\nwant %+v", flags, in, got, want[i])
+			}
+		}
+		tools, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools.Tools {
+			if tool.Name == "memory_create" && strings.Contains(tool.Description, "replace the whole text") != overwrite {
+				t.Errorf("%v: memory_create's description: %q", flags, tool.Description)
+			}
+		}
+	}
+	out, errOut, code := runMemtool(t, nil, "", "mcp", "--store", t.TempDir(), "--read-only", "--overwrite")
+	if code != 2 || !strings.Contains(errOut, "--read-only") || out != "" {
+		t.Errorf("mcp --read-only --overwrite: exit %d, stdout %q, stderr %q; want a usage error", code, out, errOut)
+	}
+}
+
 // serveHTTP serves the store in dir, opened as the CLI opens it, with the
 // MCP HTTP handler behind two static tokens: "write-token" and
 // "read-token".

@@ -52,7 +52,7 @@ func TestCommandHelp(t *testing.T) {
 		if code != exitOK || errOut != "" || out2 != out {
 			t.Errorf("memtool %s -h: exit %d, stderr %q, stdout differs from memtool help %s:\n%s", c.name, code, errOut, c.name, out2)
 		}
-		if strings.Contains(out, "-overwrite") != contains([]string{"create", "exec", "run", "chat", "serve"}, c.name) {
+		if strings.Contains(out, "-overwrite") != contains([]string{"create", "exec", "run", "chat", "serve", "mcp"}, c.name) {
 			t.Errorf("memtool %s -h and --overwrite:\n%s", c.name, out)
 		}
 	}
