@@ -81,8 +81,14 @@ func (s *Store) openForListing(name string) (*os.File, error) {
 
 // openRegular opens a regular file for reading without blocking on FIFOs
 // and checks, on the open descriptor, that it is a regular, singly linked
-// file of at most limit bytes.
-func (s *Store) openRegular(op, name string, limit int64) (*os.File, int64, error) {
+// file of at most limit bytes. It takes the short way (openDirect) where
+// that can decide, and otherwise walks the path through the root twice:
+// once to examine what is there (following links that stay inside), once
+// to open it.
+func (s *Store) openRegular(op, name string, limit int64) (io.ReadCloser, int64, error) {
+	if f, size, err, ok := s.openDirect(op, name, limit); ok {
+		return f, size, err
+	}
 	fi, err := s.root.Stat(rootName(name))
 	if err != nil {
 		return nil, 0, mapErr(op, name, err)
@@ -275,7 +281,7 @@ func (s *Store) OpenFile(ctx context.Context, name string, limit int64) (io.Read
 
 // limitedFile reads a file of at most left more bytes.
 type limitedFile struct {
-	f    *os.File
+	f    io.ReadCloser
 	name string
 	left int64
 }
