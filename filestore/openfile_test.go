@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -48,5 +49,79 @@ func TestOpenFile(t *testing.T) {
 	must(t, os.WriteFile(p, []byte(strings.Repeat("x", 100)), 0o600))
 	if _, err := io.ReadAll(r); !errors.Is(err, memtool.ErrTooLarge) {
 		t.Errorf("reading a file grown past the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+// ReadFile and OpenFile answer alike at the top and one and two levels
+// down, whichever way the file is opened (through its directory's
+// descriptor, or through the root where a link is in the way): a file's
+// bytes; a link inside followed, one out refused; a directory, a FIFO, a
+// file with two links, one over the limit, a missing one and the names
+// "." and ".." refused, each with its class.
+func TestReadFileEverywhere(t *testing.T) {
+	ctx := context.Background()
+	dir, s := listTree(t)
+	must(t, syscall.Mkfifo(filepath.Join(dir, "sub", "fifo"), 0o600))
+	must(t, os.Link(filepath.Join(dir, "sub", "x.md"), filepath.Join(dir, "sub", "x2.md")))
+	must(t, os.Symlink("../b.md", filepath.Join(dir, "sub", "link-up.md")))
+	must(t, os.Symlink("../../outside.txt", filepath.Join(dir, "sub", "link-out.md")))
+	must(t, os.Symlink("deep", filepath.Join(dir, "sub", "link-deep")))
+	b, err := os.ReadFile(filepath.Join(dir, "b.md"))
+	must(t, err)
+	y, err := os.ReadFile(filepath.Join(dir, "sub", "deep", "y.md"))
+	must(t, err)
+	for name, want := range map[string]any{
+		"b.md":                string(b),
+		"sub/deep/y.md":       string(y),
+		"link-in.md":          string(b),
+		"sub/link-up.md":      string(b),
+		"link-dir/deep/y.md":  string(y),
+		"sub/link-deep/y.md":  string(y),
+		"link-out.md":         memtool.ErrEscapes,
+		"sub/link-out.md":     memtool.ErrEscapes,
+		"sub":                 memtool.ErrIsDir,
+		"sub/deep":            memtool.ErrIsDir,
+		"link-dir":            memtool.ErrIsDir,
+		"fifo":                memtool.ErrIrregular,
+		"sub/fifo":            memtool.ErrIrregular,
+		"a2.md":               memtool.ErrIrregular,
+		"sub/x2.md":           memtool.ErrIrregular,
+		"missing.md":          memtool.ErrNotExist,
+		"sub/missing.md":      memtool.ErrNotExist,
+		"missing/x.md":        memtool.ErrNotExist,
+		"b.md/x.md":           memtool.ErrNotExist,
+		".":                   memtool.ErrIsDir,
+		"sub/.":               memtool.ErrIsDir,
+		"sub/deep/..":         memtool.ErrIsDir,
+		"locked/x.md":         nil, // any error: root may search a mode 000 directory
+		"sub/deep/y.md/extra": memtool.ErrNotExist,
+	} {
+		got, err := s.ReadFile(ctx, name, 1<<20)
+		r, size, oerr := s.OpenFile(ctx, name, 1<<20)
+		var streamed []byte
+		if oerr == nil {
+			streamed, oerr = io.ReadAll(r)
+			r.Close()
+		}
+		switch want := want.(type) {
+		case string:
+			if err != nil || string(got) != want || oerr != nil || string(streamed) != want || size != int64(len(want)) {
+				t.Errorf("%s: ReadFile %q, %v; OpenFile %q (size %d), %v; want %q", name, got, err, streamed, size, oerr, want)
+			}
+		case error:
+			if !errors.Is(err, want) || !errors.Is(oerr, want) {
+				t.Errorf("%s: ReadFile %v, OpenFile %v; want %v", name, err, oerr, want)
+			}
+		default:
+			if (err == nil) != (oerr == nil) {
+				t.Errorf("%s: ReadFile %v, OpenFile %v; want the same answer", name, err, oerr)
+			}
+		}
+	}
+	if _, err := s.ReadFile(ctx, "sub/deep/y.md", 3); !errors.Is(err, memtool.ErrTooLarge) {
+		t.Errorf("sub/deep/y.md over the limit: %v, want ErrTooLarge", err)
+	}
+	if _, _, err := s.OpenFile(ctx, "sub/deep/y.md", 3); !errors.Is(err, memtool.ErrTooLarge) {
+		t.Errorf("OpenFile(sub/deep/y.md) over the limit: %v, want ErrTooLarge", err)
 	}
 }

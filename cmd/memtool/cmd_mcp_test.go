@@ -311,6 +311,13 @@ func TestMCPPolicy(t *testing.T) {
 		t.Fatalf("exec under the policy: %+v", want)
 	}
 	cs, _ := mcpSession(t, memtoolBinary(t), "--store", t.TempDir(), "--policy", policy)
+	callAsExec(t, cs, inputs, want)
+}
+
+// callAsExec calls each input as its tool in cs and fails t for each
+// answer that is not want's.
+func callAsExec(t *testing.T, cs *mcp.ClientSession, inputs [][]byte, want []memtool.Result) {
+	t.Helper()
 	for i, in := range inputs {
 		tool, args, _ := mcpserver.ToolCall(in)
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -343,16 +350,7 @@ func TestMCPOverwrite(t *testing.T) {
 			t.Fatalf("exec %v: the second create: %+v", flags, want[1])
 		}
 		cs, _ := mcpSession(t, memtoolBinary(t), append([]string{"--store", t.TempDir()}, flags...)...)
-		for i, in := range inputs {
-			tool, args, _ := mcpserver.ToolCall(in)
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := asResult(t, res); got != want[i] {
-				t.Errorf("%v %s:\n got %+v\nwant %+v", flags, in, got, want[i])
-			}
-		}
+		callAsExec(t, cs, inputs, want)
 		tools, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
