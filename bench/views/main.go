@@ -39,9 +39,17 @@ func main() {
 	files := flag.Int("files", 100000, "files in the wide directory")
 	child := flag.Bool("child", false, "answer one view, read from stdin, on the file store -dir with memtool.Memory, and exit (what -bare runs)")
 	bare := flag.Bool("bare", false, "also run each case as a process that only opens the file store and answers the view (no CLI start-up checks)")
+	floor := flag.Bool("floor", false, "also time a process that only reads the wide directory's entries (getdents64, 64 KiB at a time): the floor under any view of it")
+	readOnly := flag.Bool("read-entries", false, "read the entries of the directory -dir and exit (what -floor runs)")
 	flag.Parse()
 	if *child {
 		answerOne(*dir)
+		return
+	}
+	if *readOnly {
+		if err := readEntries(*dir); err != nil {
+			log.Fatal(err)
+		}
 		return
 	}
 	if *dir == "" {
@@ -64,6 +72,11 @@ func main() {
 		{fmt.Sprintf("view /memories (%d files)", *files), wide, `{"command":"view","path":"/memories"}`, "cut at 16,000 characters"},
 		{"view of a 16 MiB file", big, `{"command":"view","path":"/memories/big.md"}`, "Output cut at"},
 		{"view of a 16 MiB file, view_range [200000, 200010]", big, `{"command":"view","path":"/memories/big.md","view_range":[200000,200010]}`, `200010\t`},
+	}
+	if *floor {
+		if err := timeFloor(wide, *runs); err != nil {
+			log.Fatal(err)
+		}
 	}
 	binList := strings.Split(*bins, ",")
 	if *bare {
@@ -98,6 +111,25 @@ func main() {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// timeFloor times runs processes that only read the entries of dir.
+func timeFloor(dir string, runs int) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var times []time.Duration
+	for range runs {
+		start := time.Now()
+		if out, err := exec.Command(self, "-read-entries", "-dir", dir).CombinedOutput(); err != nil {
+			return fmt.Errorf("reading the entries: %v\n%s", err, out)
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	fmt.Printf("%-52s %-22s median %7.2f ms  min %7.2f ms  (%d runs)\n", "read the entries of "+filepath.Base(dir), "floor", ms(times[len(times)/2]), ms(times[0]), runs)
+	return nil
+}
 
 // run answers one input with memtool exec and returns its wall time and
 // peak RSS (bytes).
