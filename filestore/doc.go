@@ -8,7 +8,11 @@
 // Symbolic links inside the directory are followed when they stay inside;
 // links that lead out, loop or are absolute are refused (memtool.ErrEscapes).
 // FIFOs, sockets, devices and regular files with more than one hard link are
-// never opened for reading and are reported as memtool.ErrIrregular.
+// never opened for reading and are reported as memtool.ErrIrregular. Where
+// a directory is expected (a file's parent, the tenants' directory), what
+// is found is opened without waiting (O_NONBLOCK) and refused unless it is
+// one, so a FIFO there fails the call at once instead of blocking it, and
+// the write lock with it (TestFIFOInThePath).
 //
 // # Durability
 //

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // OpenFile refuses what ReadFile refuses, at the open, and a read past
@@ -123,5 +125,46 @@ func TestReadFileEverywhere(t *testing.T) {
 	}
 	if _, _, err := s.OpenFile(ctx, "sub/deep/y.md", 3); !errors.Is(err, memtool.ErrTooLarge) {
 		t.Errorf("OpenFile(sub/deep/y.md) over the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+// A FIFO where a write expects a directory is refused at once, not waited
+// on (an open for reading of a FIFO blocks until a writer comes), and the
+// write changes nothing; so is a FIFO in the way of a read, and one named
+// as the tenants' directory.
+func TestFIFOInThePath(t *testing.T) {
+	ctx := context.Background()
+	dir, s := listTree(t)
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600))
+	for _, op := range []struct {
+		name string
+		fn   func() error
+	}{
+		{"WriteFile", func() error { return s.WriteFile(ctx, "pipe/x.md", []byte("x"), memtool.CreateOnly) }},
+		{"Update", func() error {
+			return s.Update(ctx, "pipe/x.md", 1<<20, func(b []byte) ([]byte, error) { return append(b, 'x'), nil })
+		}},
+		{"Remove", func() error { return s.Remove(ctx, "pipe/x.md") }},
+		{"Mkdir", func() error { return s.Mkdir(ctx, "pipe/d") }},
+		{"ReadFile", func() error { _, err := s.ReadFile(ctx, "pipe/x.md", 1<<20); return err }},
+		{"ReadDir", func() error { _, err := s.ReadDir(ctx, "pipe"); return err }},
+	} {
+		err := storetest.Answer(t, op.name+" under a FIFO", op.fn)
+		if err == nil {
+			t.Errorf("%s under a FIFO succeeded", op.name)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "pipe")); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO changed: %v, %v", fi, err)
+	}
+
+	// A FIFO named as the tenants' directory: listing tenants answers.
+	other := t.TempDir()
+	must(t, syscall.Mkfifo(filepath.Join(other, filestore.TenantsDir), 0o600))
+	o, err := filestore.Open(other, nil)
+	must(t, err)
+	defer o.Close()
+	if err := storetest.Answer(t, "Tenants with a FIFO for its directory", func() error { _, err := o.Tenants(ctx); return err }); err == nil {
+		t.Error("Tenants with a FIFO for its directory succeeded")
 	}
 }

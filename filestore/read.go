@@ -74,7 +74,9 @@ func (s *Store) listable(name string) bool {
 // read or search it. O_NONBLOCK spares the four fcntl calls with which
 // os.Open puts a descriptor into non-blocking mode and back, only to find
 // that the poller does not take a directory; it changes nothing for a
-// directory.
+// directory, and a FIFO found where a directory should be is not waited
+// on (an open for reading would block until a writer came): the caller's
+// check of what it opened refuses it.
 func (s *Store) openForListing(name string) (*os.File, error) {
 	return s.root.OpenFile(rootName(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }

@@ -53,7 +53,7 @@ func (s *Store) checkTenancy(op, name string) error {
 
 // checkNoMemory fails if the directory holds a tenant-less memory.
 func (s *Store) checkNoMemory(op string) error {
-	d, err := s.root.Open(".")
+	d, err := s.openForListing("")
 	if err != nil {
 		return mapErr(op, "", err)
 	}
@@ -176,7 +176,7 @@ func (s *Store) openTenant(id string) (*Store, error) {
 }
 
 func (s *Store) syncDir(name string) error {
-	d, err := s.root.Open(name)
+	d, err := s.openForListing(name) // a FIFO there fails the fsync; it is not waited on
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 	if s.owner != nil {
 		return nil, &fs.PathError{Op: "tenants", Path: "", Err: memtool.TenancyError(false)}
 	}
-	d, err := s.root.Open(TenantsDir)
+	d, err := s.openForListing(TenantsDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := s.checkNoMemory("tenants"); err != nil {
 			return nil, err

@@ -23,7 +23,7 @@ import (
 // openParent opens the directory that holds name, through the root.
 func (s *Store) openParent(op, name string) (*os.File, string, error) {
 	dir, base := split(name)
-	d, err := s.root.Open(rootName(dir))
+	d, err := s.openForListing(dir) // O_NONBLOCK: fewer system calls
 	if err != nil {
 		return nil, "", mapErr(op, name, err)
 	}
