@@ -20,9 +20,19 @@ import "context"
 // ListDir(ctx, name, 0, fn) lists every name of a directory that has any.
 //
 // Memory lists with it when the store has it. Like NameLister, a wrapper
-// has it only if it opts in: Forwarder does not forward it.
+// has it only if it opts in, with a ListDir that calls ForwardListDir:
+// Forwarder does not forward it.
 type DirLister interface {
 	ListDir(ctx context.Context, name string, max int, fn func(name string) bool) (entries []FileInfo, many bool, err error)
+}
+
+// ForwardListDir calls s's ListDir, or returns Unsupported if s has no
+// DirLister.
+func ForwardListDir(ctx context.Context, s Store, name string, max int, fn func(name string) bool) ([]FileInfo, bool, error) {
+	if d, ok := s.(DirLister); ok {
+		return d.ListDir(ctx, name, max, fn)
+	}
+	return nil, false, Unsupported("listdir", name)
 }
 
 // readDir reads the directory dir for a listing by the cheapest means

@@ -421,3 +421,12 @@ func TestWalks(t *testing.T) {
 		}
 	}
 }
+
+// Limits check writes alone and pass reads through, so the wrapper keeps
+// the directory store's ways of reading: listing by names, streaming a
+// file.
+func TestReadForwarding(t *testing.T) {
+	storetest.RunReadForwarding(t, backendtest.FileStore(t), func(s memtool.Store) memtool.Store {
+		return limits.New(s, &limits.Options{MaxFileSize: 1 << 10, MaxFiles: 10})
+	})
+}

@@ -355,3 +355,11 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// The filter looks at what is written alone and passes reads through, so
+// the wrapper keeps the directory store's ways of reading.
+func TestReadForwarding(t *testing.T) {
+	storetest.RunReadForwarding(t, backendtest.FileStore(t), func(s memtool.Store) memtool.Store {
+		return secrets.New(s, &secrets.Options{Policy: secrets.Reject})
+	})
+}
