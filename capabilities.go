@@ -3,6 +3,7 @@ package memtool
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 )
 
@@ -14,8 +15,9 @@ import (
 // absent (Move and RemoveAll fall back, Memory with them). Adding a
 // capability adds one method to every wrapper, never a new combination.
 // DirLister, NameLister and FileOpener are the exceptions: a wrapper has
-// one only if it opts in (see each), since listing by names bypasses the
-// wrapper's ReadDir, and reading a stream its ReadFile.
+// one only if it opts in (see each; ReadThrough opts in to all three),
+// since listing by names bypasses the wrapper's ReadDir, and reading a
+// stream its ReadFile.
 
 // A Wrapper is a Store that wraps another: a policy such as encryption or
 // quotas. It implements every optional capability, forwarding each to the
@@ -139,3 +141,33 @@ func ForwardTenants(ctx context.Context, s Store) ([]string, error) {
 
 // unsupported reports whether err says that a capability is missing.
 func unsupported(err error) bool { return errors.Is(err, errors.ErrUnsupported) }
+
+// A ReadThrough forwards the reading capabilities, DirLister, NameLister
+// and FileOpener, to the store it was made over. A wrapper whose Stat,
+// ReadFile and ReadDir pass entries and bytes through unchanged embeds one
+// (PassReads) to keep the cheap reads of the store below it: listing a
+// large directory by names, reading each small one once, streaming a
+// large file. A wrapper that changes, hides or records what is read must
+// not. storetest.RunReadForwarding checks a wrapper that does.
+type ReadThrough struct{ inner Store }
+
+// PassReads returns the ReadThrough of a wrapper over inner.
+func PassReads(inner Store) ReadThrough { return ReadThrough{inner} }
+
+var (
+	_ DirLister  = ReadThrough{}
+	_ NameLister = ReadThrough{}
+	_ FileOpener = ReadThrough{}
+)
+
+func (r ReadThrough) ListDir(ctx context.Context, name string, max int, fn func(string) bool) ([]FileInfo, bool, error) {
+	return ForwardListDir(ctx, r.inner, name, max, fn)
+}
+
+func (r ReadThrough) ListNames(ctx context.Context, name string, fn func(string) bool) error {
+	return ForwardListNames(ctx, r.inner, name, fn)
+}
+
+func (r ReadThrough) OpenFile(ctx context.Context, name string, limit int64) (io.ReadCloser, int64, error) {
+	return ForwardOpenFile(ctx, r.inner, name, limit)
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,9 +94,10 @@ func plural(unit string) string {
 // Store wraps a memtool.Store and refuses operations that would cross a
 // limit. Use New.
 type Store struct {
-	memtool.Forwarder // Rename is the Store's own
-	inner             memtool.Store
-	opts              Options
+	memtool.Forwarder   // Rename is the Store's own
+	memtool.ReadThrough // reads pass through unchanged: the store's cheap reads stay
+	inner               memtool.Store
+	opts                Options
 	// mu serialises the operations that may grow the store, so that the
 	// usage a check sees is still the usage when the write happens.
 	mu sync.Mutex
@@ -113,6 +113,7 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 		s.opts = *opts
 	}
 	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store { return New(t, &s.opts) })
+	s.ReadThrough = memtool.PassReads(inner)
 	return s
 }
 
@@ -128,28 +129,6 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	return s.inner.ReadDir(ctx, name)
-}
-
-// The reading capabilities are forwarded: this policy passes Stat,
-// ReadFile and ReadDir through unchanged, so listing by names and reading
-// as a stream on the store below answer as they would (a view of a large
-// directory or file then costs what it shows, as without the policy).
-var (
-	_ memtool.DirLister  = (*Store)(nil)
-	_ memtool.NameLister = (*Store)(nil)
-	_ memtool.FileOpener = (*Store)(nil)
-)
-
-func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(string) bool) ([]memtool.FileInfo, bool, error) {
-	return memtool.ForwardListDir(ctx, s.inner, name, max, fn)
-}
-
-func (s *Store) ListNames(ctx context.Context, name string, fn func(string) bool) error {
-	return memtool.ForwardListNames(ctx, s.inner, name, fn)
-}
-
-func (s *Store) OpenFile(ctx context.Context, name string, limit int64) (io.ReadCloser, int64, error) {
-	return memtool.ForwardOpenFile(ctx, s.inner, name, limit)
 }
 
 func (s *Store) Remove(ctx context.Context, name string) error {

@@ -3,7 +3,6 @@ package secrets
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/memtool/memtool"
@@ -77,9 +76,10 @@ func redact(text []byte, findings []Finding) []byte {
 // Store wraps a memtool.Store and scans every file it is asked to write,
 // whole, for secrets. Use New.
 type Store struct {
-	memtool.Forwarder // Rename is the Store's own
-	inner             memtool.Store
-	policy            Policy
+	memtool.Forwarder   // Rename is the Store's own
+	memtool.ReadThrough // reads pass through unchanged: the store's cheap reads stay
+	inner               memtool.Store
+	policy              Policy
 }
 
 // New wraps inner. opts may be nil (Reject). The result is a
@@ -93,6 +93,7 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store {
 		return New(t, &Options{Policy: s.policy})
 	})
+	s.ReadThrough = memtool.PassReads(inner)
 	return s
 }
 
@@ -108,28 +109,6 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	return s.inner.ReadDir(ctx, name)
-}
-
-// The reading capabilities are forwarded: this policy passes Stat,
-// ReadFile and ReadDir through unchanged, so listing by names and reading
-// as a stream on the store below answer as they would (a view of a large
-// directory or file then costs what it shows, as without the policy).
-var (
-	_ memtool.DirLister  = (*Store)(nil)
-	_ memtool.NameLister = (*Store)(nil)
-	_ memtool.FileOpener = (*Store)(nil)
-)
-
-func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(string) bool) ([]memtool.FileInfo, bool, error) {
-	return memtool.ForwardListDir(ctx, s.inner, name, max, fn)
-}
-
-func (s *Store) ListNames(ctx context.Context, name string, fn func(string) bool) error {
-	return memtool.ForwardListNames(ctx, s.inner, name, fn)
-}
-
-func (s *Store) OpenFile(ctx context.Context, name string, limit int64) (io.ReadCloser, int64, error) {
-	return memtool.ForwardOpenFile(ctx, s.inner, name, limit)
 }
 
 func (s *Store) Remove(ctx context.Context, name string) error {
