@@ -53,8 +53,10 @@ type listing struct {
 	m     *Memory
 	ctx   context.Context
 	names bool // the store is a DirLister or a NameLister
+	once  bool // it is a DirLister: a directory read by names is read once
 	// probes is how many more subdirectories may be asked for their
-	// names before they are read (see walk).
+	// names before they are read, where that costs a second read (see
+	// walk).
 	probes int
 	buf    []byte
 	// used is the view's length in characters so far. Once the next line
@@ -77,7 +79,8 @@ type listing struct {
 // every subdirectory, however little the listing shows.
 func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
 	header := "Here're the files and directories up to 2 levels deep in " + p + ", excluding hidden items and node_modules:\n4K\t" + p
-	l := &listing{m: m, ctx: ctx, names: Has[NameLister](m.store) || Has[DirLister](m.store), probes: maxProbes, kept: -1}
+	once := Has[DirLister](m.store)
+	l := &listing{m: m, ctx: ctx, names: once || Has[NameLister](m.store), once: once, probes: maxProbes, kept: -1}
 	l.buf = append(make([]byte, 0, len(header)+1024), header...)
 	l.used = utf8.RuneCountInString(header)
 	l.left = m.opts.MaxViewChars - l.used - viewNoteRoom
@@ -130,19 +133,19 @@ func (l *listing) walk(dir, prefix string, depth int) error {
 	// The directory viewed (depth 1) is read by names if the store can
 	// (readDir): if it holds more names than the view has room for, only
 	// the smallest are kept and examined, so that a large directory costs
-	// what the view shows of it, not a stat per entry. Its subdirectories
-	// are read so only while the view has at most maxProbes of them (with
-	// a store that lists names apart from entries, each one read so costs
-	// a second read of its names); with more, each of them has but a
-	// small part of the view.
+	// what the view shows of it, not a stat per entry. So are its
+	// subdirectories, every one where that reads a directory once
+	// (DirLister); where it costs a second read of a small one's names
+	// (NameLister alone), only while the view has at most maxProbes of
+	// them: with more, each of them has but a small part of the view.
 	var (
 		es   []FileInfo
 		many bool
 		err  error
 		top  *smallestNames
 	)
-	if l.names && (depth == 1 || l.probes > 0) {
-		if depth > 1 {
+	if l.names && (depth == 1 || l.once || l.probes > 0) {
+		if depth > 1 && !l.once {
 			l.probes--
 		}
 		top = newSmallestNames(l.room(prefix))

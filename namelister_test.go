@@ -124,14 +124,7 @@ func TestListingLargeSubdirectoryByNames(t *testing.T) {
 // each while there are at most 16, none when there are more.
 func TestListingProbesFewSubdirectories(t *testing.T) {
 	ctx := context.Background()
-	inner := memstore.New()
-	for i := range 40 {
-		d := fmt.Sprintf("d%02d", i)
-		if err := inner.Mkdir(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-		writeFiles(t, inner, 2, func(j int) string { return fmt.Sprintf("%s/f%d.md", d, j) }, "x")
-	}
+	inner := fortyDirs(t, 2)
 	s := &namesStore{Store: inner}
 	viewAsReadDir(t, s, inner)
 	if n := s.list.Load(); n != 1 {
@@ -173,6 +166,24 @@ func viewPastPhantoms(t *testing.T, s, inner memtool.Store) {
 	if got != want {
 		t.Fatalf("by names:\n%.300s\nby ReadDir:\n%.300s", got.Text, want.Text)
 	}
+}
+
+// fortyDirs is a memory store holding the directories d00 to d39, of two
+// files each but d00, which holds first.
+func fortyDirs(t *testing.T, first int) memtool.Store {
+	inner := memstore.New()
+	for i := range 40 {
+		d := fmt.Sprintf("d%02d", i)
+		if err := inner.Mkdir(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+		n := 2
+		if i == 0 {
+			n = first
+		}
+		writeFiles(t, inner, n, func(j int) string { return fmt.Sprintf("%s/f%04d.md", d, j) }, "x")
+	}
+	return inner
 }
 
 // bigBetweenSmall is a memory store holding the directories a and c of
@@ -278,5 +289,32 @@ func TestListingReadsEachDirectoryOnce(t *testing.T) {
 	viewPastPhantoms(t, s, root)
 	if n := s.listDirCalls(""); n < 3 {
 		t.Errorf("ListDir was called %d times; the phantoms fill more than two batches", n)
+	}
+}
+
+// Over a DirLister, every subdirectory is read with ListDir, however many
+// the view has (reading by names costs no second read there): among 40
+// subdirectories, a large one is listed by its names and Stats only what
+// is shown, and no directory is read with ReadDir.
+func TestListingManySubdirectoriesOnce(t *testing.T) {
+	inner := fortyDirs(t, 3000)
+	s := &dirsStore{namesStore: &namesStore{Store: inner}}
+	got := viewAsReadDir(t, s, inner)
+	shown := strings.Count(got.Text, "\n1B\t/memories/d00/")
+	if shown < 500 {
+		t.Fatalf("unexpected listing (%d entries of d00 shown):\n%.300s", shown, got.Text)
+	}
+	if n := s.stats.Load(); n > int64(shown)+1+300/20 {
+		t.Errorf("the listing made %d Stat calls for %d entries of d00 shown", n, shown)
+	}
+	for _, d := range []string{"", "d00"} {
+		if n := s.listDirCalls(d); n != 1 {
+			t.Errorf("ListDir(%q) was called %d times; want once", d, n)
+		}
+	}
+	for i := range 40 {
+		if n := s.readDirCalls(fmt.Sprintf("d%02d", i)); n != 0 {
+			t.Errorf("ReadDir(d%02d) was called %d times; want none", i, n)
+		}
 	}
 }
