@@ -168,3 +168,41 @@ func TestFIFOInThePath(t *testing.T) {
 		t.Error("Tenants with a FIFO for its directory succeeded")
 	}
 }
+
+// Stat of every entry, at the top and one and two levels down, is the
+// entry ReadDir gives for it, whichever way Stat examines it (in its
+// directory's descriptor, or through the root for a link); the root is a
+// directory; a missing name is ErrNotExist.
+func TestStatIsReadDirEntry(t *testing.T) {
+	ctx := context.Background()
+	dir, s := listTree(t)
+	must(t, os.Symlink("deep", filepath.Join(dir, "sub", "link-deep")))
+	must(t, os.Mkdir(filepath.Join(dir, "sub", "locked"), 0o000))
+	checked := 0
+	for _, d := range []string{"", "sub", "sub/deep", "link-dir"} {
+		entries, err := s.ReadDir(ctx, d)
+		must(t, err)
+		for _, want := range entries {
+			name := want.Name
+			if d != "" {
+				name = d + "/" + name
+			}
+			got, err := s.Stat(ctx, name)
+			if err != nil || got != want {
+				t.Errorf("Stat(%s) = %+v, %v; ReadDir(%q) gives %+v", name, got, err, d, want)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d entries checked", checked)
+	}
+	if fi, err := s.Stat(ctx, ""); err != nil || !fi.IsDir() || fi.Name != "" {
+		t.Errorf("Stat of the root: %+v, %v", fi, err)
+	}
+	for _, name := range []string{"missing", "sub/missing", "missing/x"} {
+		if _, err := s.Stat(ctx, name); !errors.Is(err, memtool.ErrNotExist) {
+			t.Errorf("Stat(%s): %v, want ErrNotExist", name, err)
+		}
+	}
+}

@@ -47,6 +47,9 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 	if err := s.checkTenancy("stat", name); err != nil {
 		return memtool.FileInfo{}, err
 	}
+	if fi, ok := s.statDirect(name); ok {
+		return fi, nil
+	}
 	fi, err := s.root.Stat(rootName(name))
 	if err != nil {
 		return memtool.FileInfo{}, mapErr("stat", name, err)

@@ -6,6 +6,7 @@ package filestore
 import (
 	"errors"
 	"io"
+	"io/fs"
 
 	"golang.org/x/sys/unix"
 
@@ -70,6 +71,47 @@ func (s *Store) openDirect(op, name string, limit int64) (f io.ReadCloser, size 
 		return nil, 0, err, true
 	}
 	return &fdFile{fd: fd}, st.Size, nil, true
+}
+
+// statDirect answers Stat by the short way, as ReadDir examines an entry:
+// in the descriptor of the directory that holds it (the store's own for
+// the root and the names at its top), without following a link, a
+// directory asked whether this process may read and search it there. It
+// answers ok = false where Stat's own way must decide: the entry or a
+// directory on its path missing or not examinable, a link, a "." name.
+func (s *Store) statDirect(name string) (fi memtool.FileInfo, ok bool) {
+	dir, base := split(name)
+	if base == "." || base == ".." {
+		return memtool.FileInfo{}, false
+	}
+	parent := s.self
+	if dir != "" {
+		d, err := s.root.OpenFile(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
+		if err != nil {
+			return memtool.FileInfo{}, false
+		}
+		defer d.Close()
+		parent = d
+	}
+	err := withFd(parent, func(dfd int) error {
+		var st unix.Stat_t
+		entry, search := base, unix.AT_SYMLINK_NOFOLLOW
+		if name == "" {
+			entry, search = ".", 0 // the store's directory itself
+		}
+		if err := statAt(dfd, entry, &st); err != nil {
+			return err
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			return errIndirect
+		}
+		fi = infoFromStat(base, &st)
+		if fi.IsDir() && unix.Faccessat(dfd, entry, unix.R_OK|unix.X_OK, unix.AT_EACCESS|search) != nil {
+			fi.Type = fs.ModeIrregular
+		}
+		return nil
+	})
+	return fi, err == nil
 }
 
 // errIndirect marks a link, which openDirect leaves to openRegular.
