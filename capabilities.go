@@ -142,13 +142,15 @@ func ForwardTenants(ctx context.Context, s Store) ([]string, error) {
 // unsupported reports whether err says that a capability is missing.
 func unsupported(err error) bool { return errors.Is(err, errors.ErrUnsupported) }
 
-// A ReadThrough forwards the reading capabilities, DirLister, NameLister
-// and FileOpener, to the store it was made over. A wrapper whose Stat,
-// ReadFile and ReadDir pass entries and bytes through unchanged embeds one
-// (PassReads) to keep the cheap reads of the store below it: listing a
-// large directory by names, reading each small one once, streaming a
-// large file. A wrapper that changes, hides or records what is read must
-// not. storetest.RunReadForwarding checks a wrapper that does.
+// A ReadThrough reads through to the store it was made over: Stat,
+// ReadFile and ReadDir, and the reading capabilities DirLister, NameLister
+// and FileOpener. A wrapper whose policy has no say in what is read (it
+// checks or changes writes alone) embeds one (PassReads) instead of
+// writing its reads out, and so keeps the cheap reads of the store below
+// it: listing a large directory by names, reading each small one once,
+// streaming a large file. A wrapper that changes, hides or records what
+// is read must not. storetest.RunReadForwarding checks a wrapper that
+// does.
 type ReadThrough struct{ inner Store }
 
 // PassReads returns the ReadThrough of a wrapper over inner.
@@ -159,6 +161,18 @@ var (
 	_ NameLister = ReadThrough{}
 	_ FileOpener = ReadThrough{}
 )
+
+func (r ReadThrough) Stat(ctx context.Context, name string) (FileInfo, error) {
+	return r.inner.Stat(ctx, name)
+}
+
+func (r ReadThrough) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	return r.inner.ReadFile(ctx, name, limit)
+}
+
+func (r ReadThrough) ReadDir(ctx context.Context, name string) ([]FileInfo, error) {
+	return r.inner.ReadDir(ctx, name)
+}
 
 func (r ReadThrough) ListDir(ctx context.Context, name string, max int, fn func(string) bool) ([]FileInfo, bool, error) {
 	return ForwardListDir(ctx, r.inner, name, max, fn)

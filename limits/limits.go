@@ -95,7 +95,7 @@ func plural(unit string) string {
 // limit. Use New.
 type Store struct {
 	memtool.Forwarder   // Rename is the Store's own
-	memtool.ReadThrough // reads pass through unchanged: the store's cheap reads stay
+	memtool.ReadThrough // reads pass through unchanged (Stat, ReadFile, ReadDir and the cheap ways)
 	inner               memtool.Store
 	opts                Options
 	// mu serialises the operations that may grow the store, so that the
@@ -118,18 +118,6 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 }
 
 var _ memtool.Wrapper = (*Store)(nil)
-
-func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
-	return s.inner.Stat(ctx, name)
-}
-
-func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	return s.inner.ReadFile(ctx, name, limit)
-}
-
-func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	return s.inner.ReadDir(ctx, name)
-}
 
 func (s *Store) Remove(ctx context.Context, name string) error {
 	return s.inner.Remove(ctx, name)

@@ -77,7 +77,7 @@ func redact(text []byte, findings []Finding) []byte {
 // whole, for secrets. Use New.
 type Store struct {
 	memtool.Forwarder   // Rename is the Store's own
-	memtool.ReadThrough // reads pass through unchanged: the store's cheap reads stay
+	memtool.ReadThrough // reads pass through unchanged (Stat, ReadFile, ReadDir and the cheap ways)
 	inner               memtool.Store
 	policy              Policy
 }
@@ -98,18 +98,6 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 }
 
 var _ memtool.Wrapper = (*Store)(nil)
-
-func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
-	return s.inner.Stat(ctx, name)
-}
-
-func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	return s.inner.ReadFile(ctx, name, limit)
-}
-
-func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	return s.inner.ReadDir(ctx, name)
-}
 
 func (s *Store) Remove(ctx context.Context, name string) error {
 	return s.inner.Remove(ctx, name)
