@@ -117,12 +117,19 @@ func (s *Store) openRegular(op, name string, limit int64) (io.ReadCloser, int64,
 }
 
 func checkRegular(op, name string, fi fs.FileInfo, limit int64) error {
+	return regularOrNot(op, name, fi.IsDir(), fi.Mode().IsRegular() && nlink(fi) <= 1, fi.Size(), limit)
+}
+
+// regularOrNot refuses what is not a regular, singly linked file of at
+// most limit bytes: a directory with ErrIsDir, anything else irregular
+// with ErrIrregular, a file over limit with ErrTooLarge.
+func regularOrNot(op, name string, dir, regular bool, size, limit int64) error {
 	switch {
-	case fi.IsDir():
+	case dir:
 		return classErr(op, name, memtool.ErrIsDir)
-	case !fi.Mode().IsRegular() || nlink(fi) > 1:
+	case !regular:
 		return classErr(op, name, memtool.ErrIrregular)
-	case fi.Size() > limit:
+	case size > limit:
 		return classErr(op, name, memtool.ErrTooLarge)
 	}
 	return nil
@@ -241,12 +248,10 @@ func (s *Store) examine(d *os.File, name string, names []string) []memtool.FileI
 				e.Type = fs.ModeIrregular
 			}
 		} else {
-			e = infoFromStat(n, &st)
-			if e.IsDir() && withFd(d, func(dfd int) error {
-				return unix.Faccessat(dfd, n, unix.R_OK|unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW)
-			}) != nil {
-				e.Type = fs.ModeIrregular
-			}
+			withFd(d, func(dfd int) error {
+				e = infoAt(dfd, n, n, &st)
+				return nil
+			})
 		}
 		out = append(out, e)
 	}

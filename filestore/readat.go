@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -23,19 +24,11 @@ import (
 // inside it), a name of "." or "..". A directory answers ErrIsDir, as
 // openRegular's way does.
 func (s *Store) openDirect(op, name string, limit int64) (f io.ReadCloser, size int64, err error, ok bool) {
-	dir, base := split(name)
-	if base == "" || base == "." || base == ".." {
+	parent, base, done, ok := s.parentOf(name)
+	if !ok || base == "" {
 		return nil, 0, nil, false
 	}
-	parent := s.self
-	if dir != "" {
-		d, err := s.root.OpenFile(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
-		if err != nil {
-			return nil, 0, nil, false
-		}
-		defer d.Close()
-		parent = d
-	}
+	defer done()
 	var (
 		st      unix.Stat_t
 		fd      = -1
@@ -80,55 +73,67 @@ func (s *Store) openDirect(op, name string, limit int64) (f io.ReadCloser, size 
 // answers ok = false where Stat's own way must decide: the entry or a
 // directory on its path missing or not examinable, a link, a "." name.
 func (s *Store) statDirect(name string) (fi memtool.FileInfo, ok bool) {
-	dir, base := split(name)
-	if base == "." || base == ".." {
+	parent, base, done, ok := s.parentOf(name)
+	if !ok {
 		return memtool.FileInfo{}, false
 	}
-	parent := s.self
-	if dir != "" {
-		d, err := s.root.OpenFile(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
-		if err != nil {
-			return memtool.FileInfo{}, false
-		}
-		defer d.Close()
-		parent = d
+	defer done()
+	entry := base
+	if name == "" {
+		entry = "." // the store's directory itself
 	}
 	err := withFd(parent, func(dfd int) error {
 		var st unix.Stat_t
-		entry, search := base, unix.AT_SYMLINK_NOFOLLOW
-		if name == "" {
-			entry, search = ".", 0 // the store's directory itself
-		}
 		if err := statAt(dfd, entry, &st); err != nil {
 			return err
 		}
 		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
 			return errIndirect
 		}
-		fi = infoFromStat(base, &st)
-		if fi.IsDir() && unix.Faccessat(dfd, entry, unix.R_OK|unix.X_OK, unix.AT_EACCESS|search) != nil {
-			fi.Type = fs.ModeIrregular
-		}
+		fi = infoAt(dfd, entry, base, &st)
 		return nil
 	})
 	return fi, err == nil
 }
 
+// parentOf opens the directory that holds name for the short ways: the
+// store's own descriptor for the root and the names at its top, else the
+// directory opened through the root (done closes it). It answers ok =
+// false for a name ending in "." or "..", and where that directory cannot
+// be opened.
+func (s *Store) parentOf(name string) (parent *os.File, base string, done func(), ok bool) {
+	dir, base := split(name)
+	if base == "." || base == ".." {
+		return nil, "", nil, false
+	}
+	if dir == "" {
+		return s.self, base, func() {}, true
+	}
+	d, err := s.root.OpenFile(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, "", nil, false
+	}
+	return d, base, func() { d.Close() }, true
+}
+
+// infoAt is the FileInfo, named name, of the entry examined (not a link)
+// as st in the directory dfd: a directory this process may not read and
+// search there is irregular.
+func infoAt(dfd int, entry, name string, st *unix.Stat_t) memtool.FileInfo {
+	fi := infoFromStat(name, st)
+	if fi.IsDir() && unix.Faccessat(dfd, entry, unix.R_OK|unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) != nil {
+		fi.Type = fs.ModeIrregular
+	}
+	return fi
+}
+
 // errIndirect marks a link, which openDirect leaves to openRegular.
 var errIndirect = errors.New("filestore: a link")
 
-// checkRegularStat is checkRegular on a stat: a regular, singly linked
-// file of at most limit bytes.
+// checkRegularStat is checkRegular on a stat.
 func checkRegularStat(op, name string, st *unix.Stat_t, limit int64) error {
-	switch {
-	case st.Mode&unix.S_IFMT == unix.S_IFDIR:
-		return classErr(op, name, memtool.ErrIsDir)
-	case st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink > 1:
-		return classErr(op, name, memtool.ErrIrregular)
-	case st.Size > limit:
-		return classErr(op, name, memtool.ErrTooLarge)
-	}
-	return nil
+	typ := st.Mode & unix.S_IFMT
+	return regularOrNot(op, name, typ == unix.S_IFDIR, typ == unix.S_IFREG && st.Nlink <= 1, st.Size, limit)
 }
 
 func statAt(dfd int, name string, st *unix.Stat_t) error {
