@@ -103,7 +103,8 @@ func (m *metrics) appendTo(b []byte) []byte {
 	m.latency.Range(func(k, _ any) bool { routes = append(routes, k.(string)); return true })
 	slices.Sort(routes)
 	for _, route := range routes {
-		h := m.latencyOf(route)
+		v, _ := m.latency.Load(route)
+		h := v.(*histogram)
 		var total uint64
 		for i := range h.counts {
 			total += h.counts[i].Load()
@@ -124,9 +125,7 @@ func (m *metrics) appendTo(b []byte) []byte {
 	}
 
 	b = appendGauge(b, "memtool_http_requests_in_flight", "HTTP requests being answered.", float64(m.inFlight.Load()))
-	b = appendHeader(b, "memtool_store_errors_total", "counter", "Unexpected failures of the store or the key store (each logged with its detail).")
-	b = append(b, "memtool_store_errors_total "...)
-	return appendUint(b, m.storeErrors.n.Load())
+	return appendCounter(b, "memtool_store_errors_total", "Unexpected failures of the store or the key store (each logged with its detail).", float64(m.storeErrors.n.Load()))
 }
 
 // appendRuntime writes the Go runtime's figures under the names
@@ -144,12 +143,8 @@ func appendRuntime(b []byte) []byte {
 	b = appendGauge(b, "go_memstats_alloc_bytes", "Number of bytes allocated in heap and currently in use.", float64(ms.HeapAlloc))
 	b = appendGauge(b, "go_memstats_heap_inuse_bytes", "Number of heap bytes that are in use.", float64(ms.HeapInuse))
 	b = appendGauge(b, "go_memstats_sys_bytes", "Number of bytes obtained from system.", float64(ms.Sys))
-	b = appendHeader(b, "go_memstats_alloc_bytes_total", "counter", "Total number of bytes allocated in heap until now, even if released already.")
-	b = append(b, "go_memstats_alloc_bytes_total "...)
-	b = appendUint(b, ms.TotalAlloc)
-	b = appendHeader(b, "go_gc_cycles_total", "counter", "Number of completed GC cycles.")
-	b = append(b, "go_gc_cycles_total "...)
-	b = appendUint(b, uint64(ms.NumGC))
+	b = appendCounter(b, "go_memstats_alloc_bytes_total", "Total number of bytes allocated in heap until now, even if released already.", float64(ms.TotalAlloc))
+	b = appendCounter(b, "go_gc_cycles_total", "Number of completed GC cycles.", float64(ms.NumGC))
 	return appendGauge(b, "go_gc_pause_seconds_total", "Total time the world was stopped for garbage collection.", float64(ms.PauseTotalNs)/1e9)
 }
 
@@ -166,7 +161,16 @@ func appendHeader(b []byte, name, typ, help string) []byte {
 }
 
 func appendGauge(b []byte, name, help string, v float64) []byte {
-	b = appendHeader(b, name, "gauge", help)
+	return appendOne(b, name, "gauge", help, v)
+}
+
+func appendCounter(b []byte, name, help string, v float64) []byte {
+	return appendOne(b, name, "counter", help, v)
+}
+
+// appendOne writes a metric of one series, without labels.
+func appendOne(b []byte, name, typ, help string, v float64) []byte {
+	b = appendHeader(b, name, typ, help)
 	b = append(b, name...)
 	b = append(b, ' ')
 	return appendFloat(b, v)

@@ -17,9 +17,7 @@ func appendProcess(b []byte) []byte {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		cpu := float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-		b = appendHeader(b, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.")
-		b = append(b, "process_cpu_seconds_total "...)
-		b = appendFloat(b, cpu)
+		b = appendCounter(b, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", cpu)
 	}
 	var lim syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
