@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/memtool/memtool"
 )
 
@@ -196,8 +194,4 @@ func withFd(d *os.File, fn func(fd int) error) error {
 		return err
 	}
 	return ferr
-}
-
-func fstatat(d *os.File, name string, st *unix.Stat_t, flags int) error {
-	return withFd(d, func(dfd int) error { return unix.Fstatat(dfd, name, st, flags) })
 }

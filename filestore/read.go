@@ -219,23 +219,26 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 // through the root), the store's own and the vanished left out.
 func (s *Store) examine(d *os.File, name string, names []string) []memtool.FileInfo {
 	out := make([]memtool.FileInfo, 0, len(names))
-	for _, n := range names {
-		if strings.HasPrefix(n, ownPrefix) {
-			continue
-		}
-		var st unix.Stat_t
-		err := fstatat(d, n, &st, unix.AT_SYMLINK_NOFOLLOW)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			continue // vanished meanwhile
-		case err != nil:
-			// Seen but not examinable (EACCES in a directory we may read
-			// but not search, EIO): there, but not usable.
-			out = append(out, memtool.FileInfo{Name: n, Type: fs.ModeIrregular})
-			continue
-		}
-		var e memtool.FileInfo
-		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+	withFd(d, func(dfd int) error {
+		for _, n := range names {
+			if strings.HasPrefix(n, ownPrefix) {
+				continue
+			}
+			var st unix.Stat_t
+			err := statAt(dfd, n, &st)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				continue // vanished meanwhile
+			case err != nil:
+				// Seen but not examinable (EACCES in a directory we may
+				// read but not search, EIO): there, but not usable.
+				out = append(out, memtool.FileInfo{Name: n, Type: fs.ModeIrregular})
+				continue
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+				out = append(out, infoAt(dfd, n, n, &st))
+				continue
+			}
 			// Follow links only through the root, so that one leading out
 			// reveals nothing (not even its target's size).
 			p := path.Join(rootName(name), n)
@@ -243,18 +246,14 @@ func (s *Store) examine(d *os.File, name string, names []string) []memtool.FileI
 			if err != nil {
 				continue
 			}
-			e = info(n, fi)
+			e := info(n, fi)
 			if e.IsDir() && !s.listable(p) {
 				e.Type = fs.ModeIrregular
 			}
-		} else {
-			withFd(d, func(dfd int) error {
-				e = infoAt(dfd, n, n, &st)
-				return nil
-			})
+			out = append(out, e)
 		}
-		out = append(out, e)
-	}
+		return nil
+	})
 	return out
 }
 
