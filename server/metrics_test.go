@@ -87,8 +87,16 @@ func TestMetricsParse(t *testing.T) {
 		"memtool_http_requests_in_flight":       dto.MetricType_GAUGE,
 		"memtool_store_errors_total":            dto.MetricType_COUNTER,
 		"go_goroutines":                         dto.MetricType_GAUGE,
+		"go_threads":                            dto.MetricType_GAUGE,
+		"go_info":                               dto.MetricType_GAUGE,
+		"go_memstats_alloc_bytes":               dto.MetricType_GAUGE,
+		"go_memstats_alloc_bytes_total":         dto.MetricType_COUNTER,
+		"go_memstats_heap_inuse_bytes":          dto.MetricType_GAUGE,
+		"go_memstats_sys_bytes":                 dto.MetricType_GAUGE,
 		"go_gc_cycles_total":                    dto.MetricType_COUNTER,
+		"go_gc_pause_seconds_total":             dto.MetricType_GAUGE,
 		"process_cpu_seconds_total":             dto.MetricType_COUNTER,
+		"process_max_fds":                       dto.MetricType_GAUGE,
 	} {
 		if fam := fams[name]; fam == nil || fam.GetType() != typ {
 			t.Errorf("%s: %v, want type %v", name, fam, typ)
@@ -135,7 +143,13 @@ func TestMetricsParse(t *testing.T) {
 	if got := one(t, fams, "process_cpu_seconds_total"); got <= 0 {
 		t.Errorf("process_cpu_seconds_total = %v", got)
 	}
+	if got := one(t, fams, "go_info", "version", runtime.Version()); got != 1 {
+		t.Errorf("go_info = %v", got)
+	}
 	if runtime.GOOS == "linux" {
+		if got := one(t, fams, "process_virtual_memory_bytes"); got < one(t, fams, "process_resident_memory_bytes") {
+			t.Errorf("process_virtual_memory_bytes = %v", got)
+		}
 		if got := one(t, fams, "process_resident_memory_bytes"); got < 1<<20 {
 			t.Errorf("process_resident_memory_bytes = %v", got)
 		}
