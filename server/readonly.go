@@ -6,11 +6,13 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// readOnly is the memory of a read-scope key: reads pass, and every write
-// is refused with a text the model reads, before anything is touched.
+// readOnly is the memory of a read-scope key: reads pass, with the cheap
+// ways of the store below (listing a large directory by names, streaming
+// a large file), and every write is refused with a text the model reads,
+// before anything is touched.
 type readOnly struct {
 	memtool.Forwarder
-	s memtool.Store
+	memtool.ReadThrough
 }
 
 var (
@@ -23,19 +25,7 @@ var (
 const readOnlyRefusal memtool.Refusal = "This memory is read-only for this API key (scope read): view works; create, str_replace, insert, delete and rename are refused. Nothing was changed."
 
 func newReadOnly(s memtool.Store) readOnly {
-	return readOnly{Forwarder: memtool.Forward(s, nil), s: s}
-}
-
-func (r readOnly) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
-	return r.s.Stat(ctx, name)
-}
-
-func (r readOnly) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	return r.s.ReadFile(ctx, name, limit)
-}
-
-func (r readOnly) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	return r.s.ReadDir(ctx, name)
+	return readOnly{Forwarder: memtool.Forward(s, nil), ReadThrough: memtool.PassReads(s)}
 }
 
 func (readOnly) WriteFile(context.Context, string, []byte, memtool.WriteMode) error {
