@@ -9,6 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
@@ -204,5 +207,69 @@ func TestStatIsReadDirEntry(t *testing.T) {
 		if _, err := s.Stat(ctx, name); !errors.Is(err, memtool.ErrNotExist) {
 			t.Errorf("Stat(%s): %v, want ErrNotExist", name, err)
 		}
+	}
+}
+
+// A FIFO or a device where a directory is expected is refused without
+// being opened (§4: the file store never opens FIFOs or devices): a
+// writer waiting on the FIFO is not let through, and a device whose
+// driver is missing answers ErrNotDir, not the error of its open.
+func TestNoOpenOfFIFOOrDevice(t *testing.T) {
+	ctx := context.Background()
+	dir, s := listTree(t)
+	must(t, s.WriteFile(ctx, "f.md", []byte("f"), memtool.CreateOnly))
+	ops := func(special string) map[string]func() error {
+		return map[string]func() error{
+			"ReadDir": func() error { _, err := s.ReadDir(ctx, special); return err },
+			"ListNames": func() error {
+				return s.ListNames(ctx, special, func(string) bool { return true })
+			},
+			"ListDir": func() error {
+				_, _, err := s.ListDir(ctx, special, 10, func(string) bool { return true })
+				return err
+			},
+			"WriteFile": func() error { return s.WriteFile(ctx, special+"/x", []byte("x"), memtool.CreateOnly) },
+			"Mkdir":     func() error { return s.Mkdir(ctx, special+"/x") },
+			"Rename":    func() error { return s.Rename(ctx, "f.md", special+"/x") },
+		}
+	}
+
+	fifo := filepath.Join(dir, "pipe")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	for name, op := range ops("pipe") {
+		// A writer's open of a FIFO waits until a reader opens it.
+		let := make(chan struct{})
+		go func() {
+			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				f.Close()
+			}
+			close(let)
+		}()
+		time.Sleep(20 * time.Millisecond) // let the writer reach its open
+		err := storetest.Answer(t, name+" on a FIFO", op)
+		storetest.WantErr(t, name+" on a FIFO", err, memtool.ErrNotDir)
+		select {
+		case <-let:
+			t.Errorf("%s opened the FIFO", name)
+		case <-time.After(50 * time.Millisecond):
+			fd, err := unix.Open(fifo, unix.O_RDONLY|unix.O_NONBLOCK, 0)
+			must(t, err)
+			<-let
+			unix.Close(fd)
+		}
+	}
+
+	needRoot(t, "a device node")
+	// Major 240 is for local use: no driver answers it, so an open fails
+	// with ENXIO.
+	must(t, unix.Mknod(filepath.Join(dir, "dev"), unix.S_IFCHR|0o600, int(unix.Mkdev(240, 77))))
+	for name, op := range ops("dev") {
+		storetest.WantErr(t, name+" on a device", op(), memtool.ErrNotDir)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "dev")); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("the device changed: %v, %v", fi, err)
+	}
+	if got := hostContent(t, filepath.Join(dir, "f.md")); got != "f" {
+		t.Errorf("f.md holds %q", got)
 	}
 }

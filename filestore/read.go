@@ -77,11 +77,24 @@ func (s *Store) listable(name string) bool {
 // read or search it. O_NONBLOCK spares the four fcntl calls with which
 // os.Open puts a descriptor into non-blocking mode and back, only to find
 // that the poller does not take a directory; it changes nothing for a
-// directory, and a FIFO found where a directory should be is not waited
-// on (an open for reading would block until a writer came): the caller's
-// check of what it opened refuses it.
+// directory. O_DIRECTORY refuses anything else (ENOTDIR) without opening
+// it: a FIFO found where a directory should be is neither waited on nor
+// let through to a writer waiting on it, and a device is not opened (see
+// dirErr for the error).
 func (s *Store) openForListing(name string) (*os.File, error) {
-	return s.root.OpenFile(rootName(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	return s.root.OpenFile(rootName(name), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
+}
+
+// dirErr is the error of op on name when the directory dir (name itself,
+// or its parent) would not open for listing: something at dir that is not
+// a directory is ErrNotDir, a path through a file ErrNotExist (mapErr).
+func (s *Store) dirErr(op, name, dir string, err error) error {
+	if errors.Is(err, syscall.ENOTDIR) {
+		if fi, serr := s.root.Stat(rootName(dir)); serr == nil && !fi.IsDir() {
+			return classErr(op, name, memtool.ErrNotDir)
+		}
+	}
+	return mapErr(op, name, err)
 }
 
 // openRegular opens a regular file for reading without blocking on FIFOs
@@ -189,7 +202,7 @@ func (s *Store) openDir(ctx context.Context, name string) (*os.File, error) {
 	}
 	d, err := s.openForListing(name)
 	if err != nil {
-		return nil, mapErr("readdir", name, err)
+		return nil, s.dirErr("readdir", name, name, err)
 	}
 	if fi, err := d.Stat(); err != nil {
 		d.Close()

@@ -23,9 +23,9 @@ import (
 // openParent opens the directory that holds name, through the root.
 func (s *Store) openParent(op, name string) (*os.File, string, error) {
 	dir, base := split(name)
-	d, err := s.openForListing(dir) // O_NONBLOCK: fewer system calls
+	d, err := s.openForListing(dir)
 	if err != nil {
-		return nil, "", mapErr(op, name, err)
+		return nil, "", s.dirErr(op, name, dir, err)
 	}
 	fi, err := d.Stat()
 	if err != nil {
