@@ -860,3 +860,75 @@ func TestLockFileReplacedByDirectory(t *testing.T) {
 	other := open(t, dir, &filestore.Options{BusyTimeout: 20 * time.Millisecond, Logger: testLogger(t, nil)})
 	storetest.WantErr(t, "WriteFile while another writer works", other.WriteFile(t.Context(), "b.txt", nil, memtool.CreateOnly), memtool.ErrBusy)
 }
+
+// A lock file that is another name of a memory (a symlink to it, which
+// the root would follow, or a second hard link) is never marked: Open's
+// recovery would have cut the memory to "clean\n", and every write would
+// have written its mark over the memory's first bytes. Writers log that
+// they go on without a crash mark, and their writes succeed.
+func TestLockFileNeverAMemory(t *testing.T) {
+	const memory = "precious user memory, not a lock mark\n"
+	for _, tc := range []struct {
+		name string
+		make func(target, lock string) error
+	}{
+		{"symlink", func(target, lock string) error { return os.Symlink(filepath.Base(target), lock) }},
+		{"hard link", os.Link},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			notes := filepath.Join(dir, "notes.md")
+			writeHostFile(t, notes, memory)
+			if err := tc.make(notes, filepath.Join(dir, ".memtool.lock")); err != nil {
+				t.Fatal(err)
+			}
+			var logs logRecords
+			s := open(t, dir, &filestore.Options{Logger: testLogger(t, &logs)})
+			ctx := t.Context()
+			if err := s.WriteFile(ctx, "a.txt", []byte("a"), memtool.CreateOnly); err != nil {
+				t.Fatalf("WriteFile: %v", err)
+			}
+			if err := s.Update(ctx, "a.txt", 100, func(b []byte) ([]byte, error) { return append(b, 'b'), nil }); err != nil {
+				t.Fatalf("Update: %v", err)
+			}
+			if err := s.Mkdir(ctx, "d"); err != nil {
+				t.Fatalf("Mkdir: %v", err)
+			}
+			if got := hostContent(t, notes); got != memory {
+				t.Errorf("notes.md = %q, want it unchanged", got)
+			}
+			if !strings.Contains(logs.all(), "lock file cannot be used") {
+				t.Errorf("not logged: %q", logs.all())
+			}
+		})
+	}
+}
+
+// A FIFO for a lock file is neither waited on nor used: Open answers
+// (reading a FIFO's "mark" would wait for a writer that never comes),
+// and writes go on without a crash mark.
+func TestLockFileFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, ".memtool.lock"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs logRecords
+	var s *filestore.Store
+	storetest.Answer(t, "Open with a FIFO for a lock file", func() (err error) {
+		s, err = filestore.Open(dir, &filestore.Options{Logger: testLogger(t, &logs)})
+		return err
+	})
+	if s == nil {
+		t.Fatal("Open failed")
+	}
+	defer s.Close()
+	err := storetest.Answer(t, "WriteFile with a FIFO for a lock file", func() error {
+		return s.WriteFile(t.Context(), "a.txt", []byte("a"), memtool.CreateOnly)
+	})
+	if err != nil {
+		t.Fatalf("WriteFile: %v", err)
+	}
+	if !strings.Contains(logs.all(), "lock file cannot be used") {
+		t.Errorf("not logged: %q", logs.all())
+	}
+}

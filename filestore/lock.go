@@ -50,10 +50,7 @@ func (s *Store) lock(ctx context.Context, wait time.Duration) (*held, error) {
 		return nil, err
 	}
 	h := &held{s: s}
-	// O_NONBLOCK, which changes nothing for a regular file, spares the
-	// four fcntl calls with which os puts a descriptor into non-blocking
-	// mode and back to offer it to the poller (see openForListing).
-	f, err := s.root.OpenFile(lockName, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	f, err := s.openLockFile()
 	switch {
 	case err == nil:
 		if err := flockWait(ctx, f, deadline); err != nil {
@@ -70,6 +67,72 @@ func (s *Store) lock(ctx context.Context, wait time.Duration) (*held, error) {
 		s.log.Warn("filestore: the lock file cannot be used; writing without a crash mark", "dir", s.dir, "err", err)
 	}
 	return h, nil
+}
+
+// errNotLockFile refuses a lock file that is not a regular file of one name.
+var errNotLockFile = errors.New("not a regular file of one link")
+
+// openLockFile opens the lock file, creating it, in the store's directory
+// itself rather than through the root, which would follow a link that
+// stays inside despite O_NOFOLLOW; and it refuses, once open, anything but
+// a regular file of (at most) one link. A lock file that is a link to a
+// memory, or a second name of one, would otherwise be marked: the marks
+// written over the memory's first bytes, and Open's recovery cutting it
+// to a clean mark. O_NONBLOCK, which changes nothing for a regular file,
+// spares the four fcntl calls with which os puts a descriptor into
+// non-blocking mode and back to offer it to the poller (see
+// openForListing), and a FIFO put there is not waited on.
+func (s *Store) openLockFile() (*os.File, error) {
+	fd := -1
+	err := withFd(s.self, func(dfd int) error {
+		for {
+			var err error
+			fd, err = unix.Openat(dfd, lockName, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
+			if err != unix.EINTR {
+				return err
+			}
+		}
+	})
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: lockName, Err: err}
+	}
+	var st unix.Stat_t
+	if err := fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "stat", Path: lockName, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink > 1 {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "open", Path: lockName, Err: errNotLockFile}
+	}
+	return os.NewFile(uintptr(fd), lockName), nil
+}
+
+// readMark reads the lock file's mark for a store that cannot open it for
+// writing, checking it as openLockFile does, without waiting on a FIFO.
+func (s *Store) readMark() ([]byte, error) {
+	var fd int
+	err := withFd(s.self, func(dfd int) (err error) {
+		fd, err = openNoFollow(dfd, lockName)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink > 1 {
+		return nil, errNotLockFile
+	}
+	mark := make([]byte, len(cleanMark))
+	n, err := unix.Pread(fd, mark, 0)
+	if err != nil {
+		return nil, err
+	}
+	return mark[:n], nil
 }
 
 func (h *held) unlock() {
@@ -182,7 +245,7 @@ func (s *Store) recover() {
 	}
 	defer h.unlock()
 	if h.file == nil {
-		if mark, err := s.root.ReadFile(lockName); err == nil && isDirty(mark) {
+		if mark, err := s.readMark(); err == nil && isDirty(mark) {
 			s.log.Warn("filestore: a writer was interrupted and the store cannot be written: its leftovers stay (hidden) until an Open that can write", "dir", s.dir)
 		}
 		return
