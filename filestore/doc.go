@@ -9,10 +9,11 @@
 // links that lead out, loop or are absolute are refused (memtool.ErrEscapes).
 // FIFOs, sockets, devices and regular files with more than one hard link are
 // never opened for reading and are reported as memtool.ErrIrregular. Where
-// a directory is expected (a file's parent, the tenants' directory), what
-// is found is opened without waiting (O_NONBLOCK) and refused unless it is
-// one, so a FIFO there fails the call at once instead of blocking it, and
-// the write lock with it (TestFIFOInThePath).
+// a directory is expected (a file's parent, the tenants' directory), it is
+// opened with O_DIRECTORY, which refuses anything else without opening it,
+// so a FIFO or a device there fails the call at once (memtool.ErrNotDir)
+// instead of blocking it, and the write lock with it (TestFIFOInThePath,
+// TestNoOpenOfFIFOOrDevice).
 //
 // # Durability
 //
@@ -150,8 +151,10 @@
 //   - A tampered lock file: deleting or replacing .memtool.lock does not
 //     let two writers in, since the lock that holds is the directory's; the
 //     next writer creates the file again. If it cannot be opened at all
-//     (say a directory now has its name), writers log that and go on
-//     without a crash mark.
+//     (say a directory now has its name), or what opens is not a regular
+//     file of one link (a link, even to a memory inside the store, is not
+//     followed; a second hard link of a memory, a FIFO), writers log that
+//     and go on without a crash mark, and never write a mark into it.
 //   - Unreadable entries: a directory this process may not both read and
 //     search (mode 000, or 0400) is reported by Stat and ReadDir as
 //     irregular, so listings leave it out (the model's view of it says it
