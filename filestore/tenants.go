@@ -160,7 +160,10 @@ func (s *Store) openTenant(id string) (*Store, error) {
 			return nil, mapErr("tenant", id, err)
 		}
 	}
-	root, err := s.root.OpenRoot(name)
+	// Through "/.": the root opens a path's last component without
+	// O_DIRECTORY (a FIFO there would be waited on, a device opened), its
+	// other components with it.
+	root, err := s.root.OpenRoot(name + "/.")
 	if err != nil {
 		if mkErr != nil && !errors.Is(mkErr, fs.ErrExist) {
 			err = mkErr

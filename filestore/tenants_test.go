@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/storetest"
@@ -295,5 +297,34 @@ func TestTenantOwnLockAndRecovery(t *testing.T) {
 	}
 	if err := t1.WriteFile(t.Context(), "a.txt", []byte("t1"), memtool.CreateOnly); err != nil {
 		t.Errorf("tenant WriteFile while the parent's lock is held: %v", err)
+	}
+}
+
+// A FIFO or a device where a tenant's directory should be is refused at
+// once, without being opened (an open of a FIFO waits for a writer, and
+// Tenant would hold every other tenant's first call with it); the other
+// tenants are served.
+func TestTenantDirNotADirectory(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := open(t, dir, nil)
+	claim(t, s, "first")
+	must(t, syscall.Mkfifo(filepath.Join(dir, filestore.TenantsDir, "pipe"), 0o600))
+	err := storetest.Answer(t, "Tenant whose directory is a FIFO", func() error {
+		_, err := tenanted(t, s).Tenant(ctx, "pipe")
+		return err
+	})
+	if err == nil {
+		t.Error("Tenant whose directory is a FIFO succeeded")
+	}
+	if os.Geteuid() == 0 {
+		must(t, unix.Mknod(filepath.Join(dir, filestore.TenantsDir, "dev"), unix.S_IFCHR|0o600, int(unix.Mkdev(240, 77))))
+		if _, err := tenanted(t, s).Tenant(ctx, "dev"); err == nil {
+			t.Error("Tenant whose directory is a device succeeded")
+		}
+	}
+	second := claim(t, s, "second")
+	if err := second.WriteFile(ctx, "a.md", []byte("a"), memtool.CreateOnly); err != nil {
+		t.Error(err)
 	}
 }
