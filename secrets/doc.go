@@ -64,7 +64,8 @@
 // store's optional capabilities (Renamer, RemoveAller, Tenanted,
 // TenantLister), answering errors.ErrUnsupported for those the inner store
 // lacks, and Tenant returns the inner tenant's store under the same policy.
-// A rename only checks the new name.
+// A rename checks the new path of every entry it moves (a secret may span
+// the components of a path), and reads no file.
 // Reads are not scanned. Writes and edits scan the content they write, in
 // time proportional to its size. To measure Scan and a str_replace in a
 // 4 KiB file through Memory on memstore:

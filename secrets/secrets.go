@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -164,6 +165,15 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	}
 	if err := checkName(newname); err != nil {
 		return err
+	}
+	// Every entry below oldname gets a new path too, and a secret may
+	// span path components (hooks.slack.com/services/…): scan each
+	// path the move would make.
+	err := memtool.Walk(ctx, s.inner, oldname, func(name string, _ memtool.FileInfo) error {
+		return checkName(newname + strings.TrimPrefix(name, oldname))
+	})
+	if err != nil && !errors.Is(err, memtool.ErrNotExist) && !errors.Is(err, memtool.ErrNotDir) {
+		return err // a refusal, or a failure to list: nothing moves
 	}
 	return memtool.ForwardRename(ctx, s.inner, oldname, newname)
 }
