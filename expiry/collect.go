@@ -95,6 +95,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		return rep, fmt.Errorf("expiry: reading the index: %w", err)
 	}
 	var expired, unseen []string
+	due := map[string]int64{} // the recorded access of each expired file, as read
 	files := map[string]bool{}
 	err = walkFiles(ctx, inner, "", func(name string, _ memtool.FileInfo) error {
 		files[name] = true
@@ -104,6 +105,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 			unseen = append(unseen, name)
 		case now.Sub(time.Unix(t, 0)) >= opts.UnusedFor+slack:
 			expired = append(expired, name)
+			due[name] = t
 			rep.Expired = append(rep.Expired, Expired{Path: memtool.VirtualPath(name), LastUsed: time.Unix(t, 0).UTC()})
 		}
 		return nil
@@ -133,9 +135,25 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		return rep, nil
 	}
 
+	// A file used since the index was read is not expired: a wrapper
+	// records a write before it writes, so a use that may have reached a
+	// file before its move is in the index after the move, and the file
+	// goes back. The index is read before the moves too, to leave the
+	// files used during the walk where they are.
 	batch := path.Join(trashName, now.Format(stampLayout))
 	var moved []string
+	unused := func(ix index, name string) bool {
+		t, ok := ix.Access[name]
+		return ok && t == due[name]
+	}
+	again, err := readIndex(ctx, inner)
+	if err != nil {
+		return rep, fmt.Errorf("expiry: reading the index: %w", err)
+	}
 	for _, name := range expired {
+		if !unused(again, name) {
+			continue
+		}
 		err := move(ctx, inner, name, path.Join(batch, name))
 		if errors.Is(err, memtool.ErrNotExist) {
 			continue // removed meanwhile
@@ -145,9 +163,36 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		}
 		moved = append(moved, name)
 	}
+	after, err := readIndex(ctx, inner)
+	if err != nil {
+		// Which were used is unknown: none expires.
+		_, perr := putBack(ctx, inner, batch, moved)
+		return rep, errors.Join(fmt.Errorf("expiry: reading the index: %w", err), perr)
+	}
+	var used []string
+	kept := moved[:0]
+	for _, name := range moved {
+		if unused(after, name) {
+			kept = append(kept, name)
+		} else {
+			used = append(used, name)
+		}
+	}
+	stayed, err := putBack(ctx, inner, batch, used)
+	moved = append(kept, stayed...)
+	if err != nil {
+		return rep, err
+	}
+	inTrash := map[string]bool{}
+	for _, name := range moved {
+		inTrash[memtool.VirtualPath(name)] = true
+	}
+	rep.Expired = slices.DeleteFunc(rep.Expired, func(e Expired) bool { return !inTrash[e.Path] })
 	err = updateIndex(ctx, inner, func(ix *index) {
 		for _, name := range moved {
-			delete(ix.Access, name)
+			if unused(*ix, name) {
+				delete(ix.Access, name)
+			}
 		}
 		// Forget files that are gone. One created since the walk is
 		// forgotten too, and recorded as new by the next run.
@@ -171,6 +216,24 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		}
 	}
 	return rep, nil
+}
+
+// putBack moves the files that Collect moved into batch back to their
+// places. One whose place was taken meanwhile (a new file written there)
+// stays in the trash, restorable, and is returned in stayed.
+func putBack(ctx context.Context, inner memtool.Store, batch string, names []string) (stayed []string, err error) {
+	ctx = context.WithoutCancel(ctx)
+	var errs []error
+	for _, name := range names {
+		err := move(ctx, inner, path.Join(batch, name), name)
+		switch {
+		case errors.Is(err, memtool.ErrExist):
+			stayed = append(stayed, name)
+		case err != nil:
+			errs = append(errs, fmt.Errorf("expiry: putting %s back from the trash: %w", memtool.VirtualPath(name), err))
+		}
+	}
+	return stayed, errors.Join(errs...)
 }
 
 type trashBatch struct {

@@ -38,6 +38,12 @@
 // apart. CollectOptions.Resolution must be the largest Resolution of the
 // wrappers writing to the store (both default to DefaultResolution).
 //
+// A file written while Collect runs stays, with what was written: the
+// wrapper records a write (or an edit) before it makes it, and Collect
+// reads the index again after its moves and puts back every file used
+// since it first read it. (A read is recorded after it: a file read just
+// as Collect moves it may expire right after that read.)
+//
 // A file with no recorded access (written before tracking began, or
 // around the wrapper) counts as used at the first Collect that sees it.
 // Trash batches older than Grace (default 7 days) are removed for good.

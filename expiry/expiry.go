@@ -120,20 +120,24 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 	return data, err
 }
 
+// WriteFile records the write as a use of name before it writes, so that
+// a Collect that moves the file to the trash after the write finds the
+// use recorded (and puts the file back), however the two interleave.
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
-	err := s.inner.WriteFile(ctx, name, data, mode)
-	if err == nil {
-		s.touch(ctx, name)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return err
+	s.touch(ctx, name)
+	return s.inner.WriteFile(ctx, name, data, mode)
 }
 
+// Update records the edit as a use of name before it edits (see WriteFile).
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
-	err := s.inner.Update(ctx, name, limit, fn)
-	if err == nil {
-		s.touch(ctx, name)
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return err
+	s.touch(ctx, name)
+	return s.inner.Update(ctx, name, limit, fn)
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error { return s.inner.Mkdir(ctx, name) }
