@@ -221,17 +221,26 @@ func Read(ctx context.Context, inner memtool.Store, p string, n int) ([]byte, er
 // through store (the wrapper, so that the content it replaces is kept as a
 // version too). A deleted file is created again, with its parent
 // directories (memtool.MkdirAll); a file in the way of those fails with
-// ErrNotDir.
+// ErrNotDir. A revert that fails (a policy over the wrapper refuses the
+// write) removes the directories it created.
 func Revert(ctx context.Context, store, inner memtool.Store, p string, n int) error {
 	data, err := Read(ctx, inner, p, n)
 	if err != nil {
 		return err
 	}
 	name, _ := fileName(p)
-	if _, err := memtool.MkdirAll(ctx, store, path.Dir(name)); err != nil {
+	created, err := memtool.MkdirAll(ctx, store, path.Dir(name))
+	if err != nil {
 		return err
 	}
-	return store.WriteFile(ctx, name, data, memtool.Replace)
+	err = store.WriteFile(ctx, name, data, memtool.Replace)
+	if err != nil {
+		wctx := context.WithoutCancel(ctx)
+		for i := len(created) - 1; i >= 0; i-- {
+			store.Remove(wctx, created[i]) // one that holds an entry by now stays
+		}
+	}
+	return err
 }
 
 func fileName(p string) (string, error) {
