@@ -167,6 +167,13 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		return 0, nil, nil, s.wrap(c, transportError(ctx, err))
 	}
 	defer resp.Body.Close()
+	if got := resp.Request; got.Method != req.Method || got.URL.Path != req.URL.Path {
+		// The client followed a redirect that made another request of
+		// this one (a change turned into a GET, for 301, 302 and 303;
+		// a proxy's sign-in page): its answer is not the API's to this
+		// request, and a change it answers was not made.
+		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server answered with a redirect to %s %s, not followed", got.Method, got.URL.Path))
+	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return 0, nil, nil, s.wrap(c, transportError(ctx, err))

@@ -1,0 +1,83 @@
+package remotestore_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/remotestore"
+	"github.com/memtool/memtool/server/resource"
+)
+
+// TestRedirectIsNoAnswer: a request answered with a redirect that Go's
+// client follows as another request (a change as a GET, for 301, 302 and
+// 303; anything to a proxy's sign-in page) fails: a change is never a
+// success that changed nothing, and a read never takes another page for
+// the file.
+func TestRedirectIsNoAnswer(t *testing.T) {
+	ctx := t.Context()
+	inner := memstore.New()
+	if err := inner.WriteFile(ctx, "f.md", []byte("old"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	api := resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil)
+	check := func(t *testing.T, h http.HandlerFunc) {
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		s, err := remotestore.Open(srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.WriteFile(ctx, "f.md", []byte("new"), memtool.Replace); err == nil {
+			data, _ := inner.ReadFile(ctx, "f.md", 100)
+			t.Errorf("WriteFile = nil; the file holds %q", data)
+		}
+		if err := s.Update(ctx, "f.md", 100, func([]byte) ([]byte, error) { return []byte("new"), nil }); err == nil {
+			data, _ := inner.ReadFile(ctx, "f.md", 100)
+			t.Errorf("Update = nil; the file holds %q", data)
+		}
+		if err := s.Remove(ctx, "f.md"); err == nil {
+			_, err := inner.Stat(ctx, "f.md")
+			t.Errorf("Remove = nil; Stat of the file: %v", err)
+		}
+		if err := s.Mkdir(ctx, "f.md"); err == nil {
+			t.Errorf("Mkdir over a file = nil")
+		}
+	}
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			// Every change sent on to the API's answer to a read of the
+			// same URL.
+			check(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodGet {
+					http.Redirect(w, r, r.URL.String(), status)
+					return
+				}
+				api.ServeHTTP(w, r)
+			})
+		})
+	}
+	t.Run("sign-in page", func(t *testing.T) {
+		signIn := func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/signin" {
+				w.Write([]byte("<html>sign in</html>"))
+				return
+			}
+			http.Redirect(w, r, "/signin", http.StatusFound)
+		}
+		check(t, signIn)
+		srv := httptest.NewServer(http.HandlerFunc(signIn))
+		defer srv.Close()
+		s, err := remotestore.Open(srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if data, err := s.ReadFile(ctx, "f.md", 100); err == nil {
+			t.Errorf("ReadFile = %q, nil", data)
+		}
+	})
+}
