@@ -181,7 +181,10 @@ func (s *Store) renameFileS3(ctx context.Context, oldname, newname string) error
 			return pathErr("rename", newname, memtool.ErrNotExist)
 		}
 	}
-	err = s.bk.finishMove(ctx, m)
+	// From here the rename deletes the source: a cancellation in the
+	// middle would leave the file at both names, or its copy refusing
+	// edits, so it finishes (a few requests) whatever ctx says.
+	err = s.bk.finishMove(context.WithoutCancel(ctx), m)
 	switch {
 	case err == nil:
 		return nil
@@ -248,6 +251,10 @@ func (s *Store) renameDirS3(ctx context.Context, oldname, newname string) error 
 	if err != nil {
 		return errors.Join(err, s.undoCopies(ctx, moves, claim, to))
 	}
+	// Everything is copied: from here the rename deletes sources, and a
+	// cancellation in the middle would leave the tree torn between the
+	// two names, so it finishes whatever ctx says.
+	ctx = context.WithoutCancel(ctx)
 	left := s.finishAll(ctx, moves)
 	if len(left) == 0 {
 		if err := s.bk.s3delete(ctx, oldMarker, oldMarkerETag); err != nil && !isNoSuchKey(err) && !isPrecondition(err) {
