@@ -122,9 +122,10 @@ func (d *dirObjects) write(ctx context.Context, key string, data []byte, createO
 	}
 	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
 		// The directory of a removed directory's entries (removing an
-		// object leaves its directories): make way if it is empty. One
-		// that is not stays, and the write fails.
-		os.Remove(p)
+		// object leaves its directories, and those of its
+		// subdirectories): make way if it holds no file. One that does
+		// stays, and the write fails.
+		removeEmptyTree(p)
 	}
 	if !createOnly {
 		return os.Rename(tmp, p)
@@ -134,6 +135,22 @@ func (d *dirObjects) write(ctx context.Context, key string, data []byte, createO
 		return errExists
 	}
 	return err
+}
+
+// removeEmptyTree removes the directory p if it holds nothing but
+// directories that hold nothing else, deepest first. A file anywhere in
+// it keeps it, and the directories on the way to that file.
+func removeEmptyTree(p string) {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			removeEmptyTree(filepath.Join(p, e.Name()))
+		}
+	}
+	os.Remove(p)
 }
 
 // temp writes data to a new temporary file and returns its path.
