@@ -18,7 +18,7 @@ import (
 // ETags that were copied (renameFileS3, renameDirS3); on a service that
 // ignores that condition Rename is refused with a memtool.Refusal.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
-	return s.change(ctx, "rename", oldname, oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/"), fmt.Errorf("cannot move %q to %q: %w", oldname, newname, fs.ErrInvalid), func() error { return s.rename(ctx, oldname, newname) })
+	return s.change(ctx, "rename", oldname, oldname == "" || newname == "" || strings.HasPrefix(newname, oldname+"/"), fmt.Errorf("cannot move %q to %q: %w", oldname, newname, fs.ErrInvalid), func() error { return s.rename(ctx, oldname, newname) })
 }
 
 func (s *Store) rename(ctx context.Context, oldname, newname string) error {
