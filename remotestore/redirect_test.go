@@ -81,3 +81,33 @@ func TestRedirectIsNoAnswer(t *testing.T) {
 		}
 	})
 }
+
+// roundTripper serves requests in process, with answers that, like those
+// of some RoundTrippers, do not name their request.
+type roundTripper struct{ h http.Handler }
+
+func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	rt.h.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = nil
+	return resp, nil
+}
+
+// TestAnswerWithoutRequest: a client whose answers do not name their
+// request (Options.Client with a RoundTripper of its own) works.
+func TestAnswerWithoutRequest(t *testing.T) {
+	ctx := t.Context()
+	inner := memstore.New()
+	api := resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil)
+	s, err := remotestore.Open("http://localhost", &remotestore.Options{Client: &http.Client{Transport: roundTripper{api}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteFile(ctx, "f.md", []byte("new"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := s.ReadFile(ctx, "f.md", 100); err != nil || string(data) != "new" {
+		t.Errorf("ReadFile = %q, %v", data, err)
+	}
+}

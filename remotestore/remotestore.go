@@ -167,7 +167,7 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		return 0, nil, nil, s.wrap(c, transportError(ctx, err))
 	}
 	defer resp.Body.Close()
-	if got := resp.Request; got.Method != req.Method || got.URL.Path != req.URL.Path {
+	if got := resp.Request; got != nil && (got.Method != req.Method || got.URL.Path != req.URL.Path) {
 		// The client followed a redirect that made another request of
 		// this one (a change turned into a GET, for 301, 302 and 303;
 		// a proxy's sign-in page): its answer is not the API's to this
