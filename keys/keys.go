@@ -127,6 +127,10 @@ type Keyring struct {
 
 	mu    sync.Mutex
 	cache *lru.Cache[cached] // by key id
+	// revoked counts the revocations made by this keyring: a Verify
+	// caches what it read only if none was made while it read, so that
+	// a read answered before a Revoke cannot be cached after it.
+	revoked uint64
 }
 
 type cached struct {
@@ -214,6 +218,7 @@ func (k *Keyring) Revoke(ctx context.Context, id string) error {
 		return fmt.Errorf("keys: revoke %s: %w", id, err)
 	}
 	k.mu.Lock()
+	k.revoked++
 	k.cache.Remove(id, func(cached) bool { return true })
 	k.mu.Unlock()
 	return nil
@@ -231,6 +236,7 @@ func (k *Keyring) Verify(ctx context.Context, token string) (Key, error) {
 	now := k.now()
 	k.mu.Lock()
 	c, hit := k.cache.Get(id, now)
+	revoked := k.revoked
 	k.mu.Unlock()
 	if !hit || k.cacheFor < 0 || now.Sub(c.read) >= k.cacheFor || now.Before(c.read) {
 		rec, err := k.b.get(ctx, id)
@@ -243,8 +249,10 @@ func (k *Keyring) Verify(ctx context.Context, token string) (Key, error) {
 			return Key{}, fmt.Errorf("keys: verify: %w", err)
 		}
 		k.mu.Lock()
-		k.cache.Put(id, c, now)
-		k.cache.Evict(now, func(cached) bool { return true })
+		if k.revoked == revoked {
+			k.cache.Put(id, c, now)
+			k.cache.Evict(now, func(cached) bool { return true })
+		}
 		k.mu.Unlock()
 	}
 	sum := sha256.Sum256([]byte(secret))
