@@ -101,3 +101,32 @@ func TestSearchFilesUsesIndex(t *testing.T) {
 		t.Errorf("SearchFiles(quokka): %v, %v; want %v", got, err, want)
 	}
 }
+
+// A query holding a NUL byte matches no line (search skips the files
+// that hold one), as on every other store: the index is asked for the
+// trigrams it can hold, not for a query SQLite would cut at the NUL.
+func TestSearchNUL(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "m.db"))
+	ctx := t.Context()
+	for name, text := range map[string]string{"a.md": "abc\x00def", "b.md": "abcdef\n\x00\x00\x00", "c.md": "abcdef"} {
+		if err := s.WriteFile(ctx, name, []byte(text), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []memtool.SearchQuery{
+		{Query: "abc\x00def", CaseSensitive: true},
+		{Query: "abc\x00def"},
+		{Query: "c\x00d"},
+		{Query: "\x00\x00\x00"},
+		{Query: `abc\x00`, Regex: true},
+	} {
+		res, err := memtool.Search(ctx, s, q, 0)
+		if err != nil || res.Total != 0 {
+			t.Errorf("Search(%+q) = %+v, %v; want no match", q.Query, res, err)
+		}
+	}
+	res, err := memtool.Search(ctx, s, memtool.SearchQuery{Query: "bcde"}, 0)
+	if err != nil || res.Total != 1 || res.Matches[0].Path != "/memories/c.md" {
+		t.Errorf("Search(bcde) = %+v, %v; want c.md", res, err)
+	}
+}

@@ -159,9 +159,16 @@ var dialect = sqltree.Dialect{
 		From: func(terms []string, fold bool) (string, []any) {
 			// CROSS JOIN keeps SQLite to this order: the planner would
 			// otherwise read every id of the tenant (TestPlans).
-			return `(SELECT rowid AS id FROM memtool_fts WHERE memtool_fts MATCH ? UNION SELECT id FROM memtool_fts_pending) m
+			const join = `
 				CROSS JOIN memtool_fts_id i ON i.id = m.id
-				CROSS JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name`, []any{trigramQuery(terms)}
+				CROSS JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name`
+			q := trigramQuery(terms)
+			if q == "" {
+				// No trigram the index can hold: the pending files
+				// alone (the FTS5 index holds no file that could match).
+				return `(SELECT id FROM memtool_fts_pending) m` + join, nil
+			}
+			return `(SELECT rowid AS id FROM memtool_fts WHERE memtool_fts MATCH ? UNION SELECT id FROM memtool_fts_pending) m` + join, []any{q}
 		},
 	},
 }
@@ -170,12 +177,17 @@ var dialect = sqltree.Dialect{
 // trigram of every one of terms (each of three or more characters): all
 // the files that hold the terms, and maybe a few more. The index keeps no
 // positions (detail=none: a third of the work of a write), so it cannot
-// look up a term as a phrase.
+// look up a term as a phrase. A trigram holding a NUL is left out: FTS5
+// reads its query only up to a NUL, and the index holds no file with one
+// (search skips them). With none left the query is "".
 func trigramQuery(terms []string) string {
 	var q []string
 	for _, t := range terms {
 		r := []rune(t)
 		for i := 0; i+3 <= len(r); i++ {
+			if slices.Contains(r[i:i+3], 0) {
+				continue
+			}
 			tri := `"` + strings.ReplaceAll(string(r[i:i+3]), `"`, `""`) + `"`
 			if !slices.Contains(q, tri) {
 				q = append(q, tri)
