@@ -73,8 +73,10 @@ func (s *Store) updateS3(ctx context.Context, name string, limit int64, fn func(
 			ContentType: aws.String("application/octet-stream"),
 			IfMatch:     out.ETag,
 		})
-		if isPrecondition(err) || isConflict(err) {
-			// Changed (or deleted) since we read it: read again.
+		if isPrecondition(err) || isConflict(err) || isNoSuchKey(err) {
+			// Changed (or deleted) since we read it: read again. A
+			// deletion may be answered 404 NoSuchKey rather than 412, as
+			// the rename's own conditional writes allow for.
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -8,7 +8,7 @@
 // Server checks the header itself, under a lock that every write to the
 // server takes, so that the check and the delete are one step, as on S3.
 // Conditional writes (PUT with If-Match or If-None-Match) are gofakes3's
-// own.
+// own, but for Options.MissingOnIfMatch.
 package s3test
 
 import (
@@ -36,6 +36,11 @@ type Options struct {
 	// services do.
 	IgnoreDeleteConditions bool
 
+	// MissingOnIfMatch answers a PUT with If-Match on a key that has no
+	// object 404 NoSuchKey, where gofakes3 answers 412: a service may say
+	// either, and a client must read both as "changed since you read it".
+	MissingOnIfMatch bool
+
 	// Before, if set, is called with every request before the server
 	// serves it (and before it takes its lock), so that a test can make
 	// another client's request land at an exact point of a conversation.
@@ -47,6 +52,7 @@ type Server struct {
 	URL     string
 	backend *s3mem.Backend
 	fake    http.Handler
+	opts    Options
 
 	// writes serialises every request that changes an object, so that the
 	// condition of a DELETE is checked and acted on in one step.
@@ -59,7 +65,7 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
 	}
-	srv := &Server{backend: s3mem.New()}
+	srv := &Server{backend: s3mem.New(), opts: *opts}
 	srv.fake = gofakes3.New(srv.backend).Server()
 	var h http.Handler = srv.fake
 	if !opts.IgnoreDeleteConditions {
@@ -104,18 +110,24 @@ func (srv *Server) serve(w http.ResponseWriter, r *http.Request) {
 	srv.writes.Lock()
 	defer srv.writes.Unlock()
 	if ifMatch := r.Header.Get("If-Match"); r.Method == http.MethodDelete && ifMatch != "" {
-		if code := srv.deleteCondition(r, ifMatch); code != "" {
+		if code := srv.ifMatchCondition(r, ifMatch); code != "" {
 			writeError(w, r, code)
+			return
+		}
+	}
+	if ifMatch := r.Header.Get("If-Match"); r.Method == http.MethodPut && ifMatch != "" && srv.opts.MissingOnIfMatch {
+		if srv.ifMatchCondition(r, ifMatch) == "NoSuchKey" {
+			writeError(w, r, "NoSuchKey")
 			return
 		}
 	}
 	srv.fake.ServeHTTP(w, r)
 }
 
-// deleteCondition returns "" if the object named by r's path-style URL
+// ifMatchCondition returns "" if the object named by r's path-style URL
 // exists with an ETag that ifMatch names (or ifMatch is "*"), else the S3
 // error code of the answer.
-func (srv *Server) deleteCondition(r *http.Request, ifMatch string) string {
+func (srv *Server) ifMatchCondition(r *http.Request, ifMatch string) string {
 	bucket, key, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	if !ok || key == "" || r.URL.Query().Has("versionId") {
 		return "NotImplemented"
@@ -154,6 +166,6 @@ func writeError(w http.ResponseWriter, r *http.Request, code string) {
 		Code     string
 		Message  string
 		Resource string
-	}{Code: code, Message: fmt.Sprintf("%s (If-Match on DELETE)", code), Resource: r.URL.Path}
+	}{Code: code, Message: fmt.Sprintf("%s (If-Match on %s)", code, r.Method), Resource: r.URL.Path}
 	xml.NewEncoder(w).Encode(body)
 }
