@@ -172,7 +172,7 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		// this one (a change turned into a GET, for 301, 302 and 303;
 		// a proxy's sign-in page): its answer is not the API's to this
 		// request, and a change it answers was not made.
-		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server answered with a redirect to %s %s, not followed", got.Method, got.URL.Path))
+		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server redirected the request (to %s %s) instead of answering it: check the store URL (a proxy's sign-in page?)", got.Method, got.URL.Path))
 	}
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
