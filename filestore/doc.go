@@ -115,7 +115,10 @@
 //   - Tenants lists the directories in .memtool-tenants whose names are
 //     valid tenant ids, in byte order, including tenants named but never
 //     written. A .memtool-tenants that is a link out of the store is
-//     refused like any other.
+//     refused like any other. Tenant refuses (memtool.ErrEscapes) a
+//     .memtool-tenants or a tenant's directory that is a link even inside
+//     the store: alice -> bob, made by hand, would give alice bob's memory
+//     (TestTenantDirLinkedToAnother).
 //
 // # When the host misbehaves
 //

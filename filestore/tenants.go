@@ -160,6 +160,14 @@ func (s *Store) openTenant(id string) (*Store, error) {
 			return nil, mapErr("tenant", id, err)
 		}
 	}
+	// A link, even one that stays inside the store (alice -> bob), is not
+	// a tenant's directory: following it would give one tenant another's
+	// memory.
+	for _, n := range []string{TenantsDir, name} {
+		if fi, err := s.root.Lstat(n); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, classErr("tenant", id, memtool.ErrEscapes)
+		}
+	}
 	// Through "/.": the root opens a path's last component without
 	// O_DIRECTORY (a FIFO there would be waited on, a device opened), its
 	// other components with it.

@@ -328,3 +328,30 @@ func TestTenantDirNotADirectory(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestTenantDirLinkedToAnother: a tenant's directory that is a link to
+// another tenant's, inside the store (made outside memtool, which never
+// makes links), is refused: one tenant never reads or writes another's
+// memory through it.
+func TestTenantDirLinkedToAnother(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := open(t, dir, nil)
+	bob := claim(t, s, "bob")
+	if err := bob.WriteFile(ctx, "secret.md", []byte("bob's"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.Symlink("bob", filepath.Join(dir, filestore.TenantsDir, "alice")))
+	for _, st := range []*filestore.Store{s, open(t, dir, nil)} {
+		alice, err := tenanted(t, st).Tenant(ctx, "alice")
+		if !errors.Is(err, memtool.ErrEscapes) {
+			t.Fatalf("Tenant whose directory links to another's: %v, want ErrEscapes", err)
+		}
+		if alice != nil {
+			t.Fatalf("Tenant gave a store: %v", alice)
+		}
+	}
+	if data, err := bob.ReadFile(ctx, "secret.md", 1<<20); err != nil || string(data) != "bob's" {
+		t.Fatalf("bob's file: %q, %v", data, err)
+	}
+}
