@@ -181,7 +181,7 @@ func (t *Tree) remove(ctx context.Context, op, name string, all bool) error {
 // newname in one transaction.
 func (t *Tree) Rename(ctx context.Context, oldname, newname string) error {
 	var refuse error
-	if oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/") {
+	if oldname == "" || newname == "" || strings.HasPrefix(newname, oldname+"/") {
 		refuse = fmt.Errorf("cannot move %q to %q: %w", oldname, newname, fs.ErrInvalid)
 	}
 	return t.change(ctx, "rename", oldname, refuse, func(ctx context.Context, q Querier) error {
