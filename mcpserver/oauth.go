@@ -335,7 +335,13 @@ func (c *keyCache) get(ctx context.Context, kid string) (any, error) {
 	stale := time.Since(c.fetched) > keysMaxAge
 	if (!ok || stale) && (c.tried.IsZero() || time.Since(c.tried) > keysMinInterval) {
 		c.tried = time.Now()
-		set, err := c.fetch(ctx)
+		// The fetch serves every request until the next one is due, so
+		// it does not end with the request that made it (a client that
+		// hangs up would leave the others without keys until then), only
+		// at its own deadline.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultFetchTimeout)
+		set, err := c.fetch(fctx)
+		cancel()
 		if err != nil && c.set == nil {
 			return nil, err
 		}
