@@ -73,12 +73,15 @@ func (s *Server) failuresAllowed(r *http.Request) (time.Duration, bool) {
 }
 
 // authFailed counts a failed authentication against r's client address.
+// Tokens checked at once all pass failuresAllowed before any fails, so
+// a failure past the budget is not dropped but owed: the address waits
+// for it too, and makes no more than FailBurst and FailRate over time.
 func (s *Server) authFailed(r *http.Request) {
 	if s.cfg.FailRate < 0 {
 		return
 	}
 	now := time.Now()
-	s.limiter(s.failures, clientAddress(r), s.cfg.FailRate, s.cfg.FailBurst, now).AllowN(now, 1)
+	s.limiter(s.failures, clientAddress(r), s.cfg.FailRate, s.cfg.FailBurst, now).ReserveN(now, 1)
 }
 
 // clientAddress is the IP address r came from (the connection's peer:
