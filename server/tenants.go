@@ -80,8 +80,8 @@ func (s *Server) acquire(ctx context.Context, id string) (*tenantMemory, error) 
 		s.closeTenants(evicted)
 		store, err := s.cfg.Open(ctx, id)
 		if err != nil {
+			s.mu.Lock() // a waiter that leaves reads err in release
 			t.err = err
-			s.mu.Lock()
 			t.refs--
 			s.tenants.Remove(id, func(v *tenantMemory) bool { return v == t }) // tried again by the next request
 			s.mu.Unlock()

@@ -1,0 +1,73 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/keys"
+	"github.com/memtool/memtool/server"
+)
+
+// aliceKey lets every token write alice's memory.
+type aliceKey struct{}
+
+func (aliceKey) Verify(context.Context, string) (keys.Key, error) {
+	return keys.Key{ID: "k", Tenant: "alice", Scope: keys.Write}, nil
+}
+
+// A request that stops waiting for its tenant's memory while another
+// opens it, and the open that then fails, leave the server consistent
+// (run with -race: the failure was written unlocked while the request
+// that stopped waiting read it), and the next request opens it again.
+func TestOpenFailsWhileAWaiterLeaves(t *testing.T) {
+	opening, left := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	opens := 0
+	srv, err := server.New(server.Config{Keys: aliceKey{}, Rate: -1, Logger: slog.New(slog.DiscardHandler),
+		Open: func(ctx context.Context, tenant string) (memtool.Store, error) {
+			opens++
+			if opens > 1 {
+				return nil, errors.New("still down")
+			}
+			once.Do(func() { close(opening) })
+			// Fail once the other request has left: told by no channel,
+			// which would order its leaving before this failure.
+			time.Sleep(100 * time.Millisecond)
+			return nil, errors.New("down")
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(ctx context.Context) int {
+		req := httptest.NewRequestWithContext(ctx, "POST", "/v1/memory", strings.NewReader(view))
+		req.Header.Set("Authorization", "Bearer mt_x_y")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		return w.Code
+	}
+	first := make(chan int)
+	go func() { first <- post(context.Background()) }()
+	<-opening
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	var leaving int
+	go func() { leaving = post(gone); close(left) }()
+	if code := <-first; code != http.StatusServiceUnavailable {
+		t.Errorf("the request whose open failed: %d, want 503", code)
+	}
+	<-left
+	if leaving != http.StatusServiceUnavailable {
+		t.Errorf("a request that left: %d, want 503", leaving)
+	}
+	if code := post(context.Background()); code != http.StatusServiceUnavailable || opens != 2 {
+		t.Errorf("the next request: %d after %d opens, want 503 after 2", code, opens)
+	}
+}
