@@ -8,11 +8,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/keys"
+	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/server"
 )
 
@@ -69,5 +71,47 @@ func TestOpenFailsWhileAWaiterLeaves(t *testing.T) {
 	}
 	if code := post(context.Background()); code != http.StatusServiceUnavailable || opens != 2 {
 		t.Errorf("the next request: %d after %d opens, want 503 after 2", code, opens)
+	}
+}
+
+// A tenant's memory opened for one request serves the others waiting for
+// it even if that request's client hangs up meanwhile: the open does not
+// end with the request that started it.
+func TestOpenOutlivesItsRequest(t *testing.T) {
+	opening, ready := make(chan struct{}), make(chan struct{})
+	var opens atomic.Int32
+	srv, err := server.New(server.Config{Keys: aliceKey{}, Rate: -1, Logger: slog.New(slog.DiscardHandler),
+		Open: func(ctx context.Context, tenant string) (memtool.Store, error) {
+			if opens.Add(1) == 1 {
+				close(opening)
+			}
+			select {
+			case <-ready:
+				return memstore.New(), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(ctx context.Context) int {
+		req := httptest.NewRequestWithContext(ctx, "POST", "/v1/memory", strings.NewReader(view))
+		req.Header.Set("Authorization", "Bearer mt_x_y")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		return w.Code
+	}
+	hangUp, cancel := context.WithCancel(context.Background())
+	go post(hangUp)
+	<-opening
+	waiter := make(chan int)
+	go func() { waiter <- post(context.Background()) }()
+	time.Sleep(50 * time.Millisecond) // the second request waits for the open
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	close(ready)
+	if code := <-waiter; code != http.StatusOK || opens.Load() != 1 {
+		t.Errorf("a request waiting for the memory another opened: %d after %d opens, want 200 after 1", code, opens.Load())
 	}
 }

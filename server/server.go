@@ -67,7 +67,9 @@ type Config struct {
 	// Keys checks the bearer tokens. Required.
 	Keys Verifier
 	// Open returns the memory of a tenant (with its policies). Required.
-	// The server calls it once per tenant and keeps the result.
+	// The server calls it once per tenant and keeps the result; its
+	// context ends at CallTimeout, not with the request that needed it
+	// first, since others may be waiting for it.
 	Open func(ctx context.Context, tenant string) (memtool.Store, error)
 	// Tenants lists the tenants, for GET /v1/tenants (nil: 501).
 	Tenants func(ctx context.Context) ([]string, error)

@@ -78,7 +78,11 @@ func (s *Server) acquire(ctx context.Context, id string) (*tenantMemory, error) 
 		evicted := s.evictTenants(now)
 		s.mu.Unlock()
 		s.closeTenants(evicted)
-		store, err := s.cfg.Open(ctx, id)
+		// Other requests wait for this open: it does not end with the
+		// request that started it, only at the deadline of a call.
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CallTimeout)
+		store, err := s.cfg.Open(octx, id)
+		cancel()
 		if err != nil {
 			s.mu.Lock() // a waiter that leaves reads err in release
 			t.err = err
