@@ -77,11 +77,18 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 
 var newline = []byte{'\n'}
 
+// preallocMax is the largest body readBody allocates before it arrives.
+const preallocMax = 1 << 20
+
 // readBody reads r's body, at most limit bytes (more is an
 // *http.MaxBytesError), in one buffer of the size the request declares.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
-	if n := r.ContentLength; n > 0 && n <= limit {
+	// A body of a declared length is read into one buffer of that length,
+	// but only up to preallocMax: past it the buffer grows as the bytes
+	// come, so a client that declares 64 MiB and sends little holds
+	// little.
+	if n := r.ContentLength; n > 0 && n <= min(limit, preallocMax) {
 		buf := make([]byte, n)
 		// HTTP frames the body by its Content-Length: nothing follows.
 		if _, err := io.ReadFull(body, buf); err != nil {
