@@ -258,7 +258,7 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/") {
+	if oldname == "" || newname == "" || strings.HasPrefix(newname, oldname+"/") {
 		return pathErr("rename", oldname, fmt.Errorf("cannot move %q to %q: %w", oldname, newname, fs.ErrInvalid))
 	}
 	s.mu.Lock()
