@@ -97,8 +97,9 @@ type Store interface {
 // its own lock against every other change through that Memory (views may
 // see both trees). Across processes the fallback is neither atomic nor
 // crash-safe: it removes only entries it created or copied, so another
-// process's new entries survive, but another process's edit to a file
-// already copied is lost.
+// process's new entries survive, and a source file only while it holds
+// what was copied, so another process's edit to it is carried to the
+// copy (see Move), save one that lands just as the file is removed.
 type Renamer interface {
 	Rename(ctx context.Context, oldname, newname string) error
 }

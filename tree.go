@@ -1,7 +1,9 @@
 package memtool
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -151,10 +153,10 @@ func Copy(ctx context.Context, s Store, src, dst string, limit int64) error {
 	if isBelow(dst, src) {
 		return &fs.PathError{Op: "copy", Path: dst, Err: fs.ErrInvalid}
 	}
-	var copied []string
-	err := copyTree(ctx, s, src, dst, limit, &copied)
+	var copies []copied
+	err := copyTree(ctx, s, src, dst, limit, &copies)
 	if err != nil {
-		removeCopies(ctx, s, src, dst, copied)
+		removeCopies(ctx, s, src, dst, copies)
 	}
 	return err
 }
@@ -165,11 +167,14 @@ func Copy(ctx context.Context, s Store, src, dst string, limit int64) error {
 // the tree entry by entry (limit bounds each file read) and then removes
 // the entries it copied, and only those, deepest first: an entry that
 // another process put into either tree meanwhile stays, with the
-// directories that hold it. If the copy fails, Move removes the copies it
-// made and nothing else. The fallback is not atomic: others may see both
-// trees or part of one, and another process's change to a file already
-// copied is lost when that file is removed. A crash, or a store failure
-// while removing, leaves the new tree and what remains of the old one.
+// directories that hold it. A source file is removed only while it still
+// holds what was copied: another process's change to it made meanwhile
+// is carried to its copy (or, if the copy was changed too, the source
+// stays). If the copy fails, Move removes the copies it made and nothing
+// else. The fallback is not atomic: others may see both trees or part of
+// one, and a change that lands on a source file in the instant between
+// that check and its removal is lost. A crash, or a store failure while
+// removing, leaves the new tree and what remains of the old one.
 // newname inside oldname fails with fs.ErrInvalid.
 func Move(ctx context.Context, s Store, oldname, newname string, limit int64) error {
 	if isBelow(newname, oldname) {
@@ -183,20 +188,65 @@ func Move(ctx context.Context, s Store, oldname, newname string, limit int64) er
 
 // moveTree is Move's fallback: copy, then remove what was copied.
 func moveTree(ctx context.Context, s Store, oldname, newname string, limit int64) error {
-	var copied []string // the source names, parents first
-	err := copyTree(ctx, s, oldname, newname, limit, &copied)
+	var copies []copied // the source entries, parents first
+	err := copyTree(ctx, s, oldname, newname, limit, &copies)
 	if err != nil {
-		removeCopies(ctx, s, oldname, newname, copied)
+		removeCopies(ctx, s, oldname, newname, copies)
 		return err
 	}
 	ctx = context.WithoutCancel(ctx) // from here on, finish what was begun
-	for i := len(copied) - 1; i >= 0; i-- {
-		err := s.Remove(ctx, copied[i])
+	for i := len(copies) - 1; i >= 0; i-- {
+		e := copies[i]
+		if e.file {
+			dst := newname + strings.TrimPrefix(e.name, oldname)
+			if ok, err := settle(ctx, s, e.name, dst, e.sum, limit); err != nil {
+				return err
+			} else if !ok {
+				continue // changed meanwhile: it stays
+			}
+		}
+		err := s.Remove(ctx, e.name)
 		if err != nil && !errors.Is(err, ErrNotExist) && !errors.Is(err, ErrNotEmpty) {
 			return err
 		}
 	}
 	return nil
+}
+
+// errChanged: the copy of a moved file was changed by someone else.
+var errChanged = errors.New("changed meanwhile")
+
+// settle reports whether the source file src, whose copy dst held the
+// bytes of checksum sum when made, may now be removed: it still holds
+// what its copy holds. If src was changed meanwhile, settle carries the
+// change to dst, as long as dst still holds what was copied; otherwise
+// src stays (settle answers false), and so does a src that is no longer
+// a readable file.
+func settle(ctx context.Context, s Store, src, dst string, sum [sha256.Size]byte, limit int64) (bool, error) {
+	for range 3 {
+		data, err := s.ReadFile(ctx, src, limit)
+		switch {
+		case errors.Is(err, ErrNotExist), errors.Is(err, ErrTooLarge), errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
+			return false, nil
+		case err != nil:
+			return false, err
+		}
+		now := sha256.Sum256(data)
+		if now == sum {
+			return true, nil
+		}
+		err = s.Update(ctx, dst, limit, func(old []byte) ([]byte, error) {
+			if sha256.Sum256(old) != sum && !bytes.Equal(old, data) {
+				return nil, errChanged
+			}
+			return data, nil
+		})
+		if err != nil {
+			return false, nil // the copy changed or went: both stay
+		}
+		sum = now
+	}
+	return false, nil // still changing: it stays
 }
 
 // isBelow reports whether name is inside the directory dir.
@@ -206,16 +256,24 @@ func isBelow(name, dir string) bool {
 
 // removeCopies removes the copies under dst of the source entries copied,
 // deepest first, even if ctx is done.
-func removeCopies(ctx context.Context, s Store, src, dst string, copied []string) {
+func removeCopies(ctx context.Context, s Store, src, dst string, copies []copied) {
 	ctx = context.WithoutCancel(ctx)
-	for i := len(copied) - 1; i >= 0; i-- {
-		s.Remove(ctx, dst+strings.TrimPrefix(copied[i], src))
+	for i := len(copies) - 1; i >= 0; i-- {
+		s.Remove(ctx, dst+strings.TrimPrefix(copies[i].name, src))
 	}
 }
 
+// copied is a source entry whose copy copyTree created; for a file, with
+// the checksum of the bytes copied.
+type copied struct {
+	name string
+	file bool
+	sum  [sha256.Size]byte
+}
+
 // copyTree copies the file or directory src to dst, which must not exist,
-// and appends to copied each source entry whose copy it created.
-func copyTree(ctx context.Context, s Store, src, dst string, limit int64, copied *[]string) error {
+// and appends to copies each source entry whose copy it created.
+func copyTree(ctx context.Context, s Store, src, dst string, limit int64, copies *[]copied) error {
 	fi, err := s.Stat(ctx, src)
 	if err != nil {
 		return err
@@ -225,13 +283,13 @@ func copyTree(ctx context.Context, s Store, src, dst string, limit int64, copied
 		if err := s.Mkdir(ctx, dst); err != nil {
 			return err
 		}
-		*copied = append(*copied, src)
+		*copies = append(*copies, copied{name: src})
 		entries, err := s.ReadDir(ctx, src)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if err := copyTree(ctx, s, path.Join(src, e.Name), path.Join(dst, e.Name), limit, copied); err != nil {
+			if err := copyTree(ctx, s, path.Join(src, e.Name), path.Join(dst, e.Name), limit, copies); err != nil {
 				return err
 			}
 		}
@@ -244,7 +302,7 @@ func copyTree(ctx context.Context, s Store, src, dst string, limit int64, copied
 		if err := s.WriteFile(ctx, dst, data, CreateOnly); err != nil {
 			return err
 		}
-		*copied = append(*copied, src)
+		*copies = append(*copies, copied{name: src, file: true, sum: sha256.Sum256(data)})
 		return nil
 	}
 	return fmt.Errorf("copy %s: %w", src, fs.ErrInvalid)
