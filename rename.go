@@ -39,18 +39,23 @@ func (m *Memory) rename(ctx context.Context, c *Rename, alone bool) (Result, err
 	if fi.IsDir() && strings.HasPrefix(newName, oldName+"/") {
 		return Result{}, refusef("Cannot move the directory %s into itself (%s). Nothing was changed.", c.OldPath, c.NewPath)
 	}
-	created, err := m.mkdirAll(ctx, c.NewPath, path.Dir(newName))
-	if err != nil {
-		return Result{}, err
-	}
-	// Without Renamer, m.writes is held alone (see lock), so no other
-	// change through this Memory runs while Move copies and removes.
-	if alone {
-		err = Move(ctx, m.store, oldName, newName, m.opts.MaxReadSize)
-	} else {
-		err = ForwardRename(ctx, m.store, oldName, newName)
-	}
-	if err != nil {
+	// A new parent removed by a concurrent command between mkdirAll and
+	// the move is made again, as create does; a few rounds settle it.
+	for attempt := 0; ; attempt++ {
+		created, err := m.mkdirAll(ctx, c.NewPath, path.Dir(newName))
+		if err != nil {
+			return Result{}, err
+		}
+		// Without Renamer, m.writes is held alone (see lock), so no other
+		// change through this Memory runs while Move copies and removes.
+		if alone {
+			err = Move(ctx, m.store, oldName, newName, m.opts.MaxReadSize)
+		} else {
+			err = ForwardRename(ctx, m.store, oldName, newName)
+		}
+		if err == nil {
+			return success("Successfully renamed " + c.OldPath + " to " + c.NewPath)
+		}
 		removeCreated(ctx, m.store, created)
 		switch {
 		case !alone && unsupported(err):
@@ -59,9 +64,11 @@ func (m *Memory) rename(ctx context.Context, c *Rename, alone bool) (Result, err
 		case errors.Is(err, ErrExist):
 			return Result{}, refusef("The destination %s already exists", c.NewPath)
 		case errors.Is(err, ErrNotExist):
+			if _, serr := m.store.Stat(ctx, oldName); serr == nil && attempt < 3 {
+				continue // the source is there: the new parent went
+			}
 			return Result{}, refusef("The path %s does not exist", c.OldPath)
 		}
 		return Result{}, err
 	}
-	return success("Successfully renamed " + c.OldPath + " to " + c.NewPath)
 }
