@@ -364,7 +364,7 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 }
 
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
-	if oldname == "" || newname == "" || strings.HasPrefix(newname+"/", oldname+"/") {
+	if oldname == "" || newname == "" || strings.HasPrefix(newname, oldname+"/") {
 		return classErr("rename", oldname, fs.ErrInvalid)
 	}
 	unlock, err := s.acquire(ctx, "rename", oldname, true)
