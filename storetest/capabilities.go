@@ -71,6 +71,8 @@ func testRenameExistingDestination(t *testing.T, s memtool.Store) {
 	for _, c := range [][2]string{
 		{"f", "g"}, {"f", "d"}, {"f", "empty"}, {"f", "d/x"},
 		{"d", "f"}, {"d", "empty"}, {"empty", "empty2"}, {"empty", "d"},
+		// Onto its own name: something (itself) is there.
+		{"f", "f"}, {"d", "d"}, {"d/x", "d/x"}, {"empty", "empty"},
 	} {
 		err := r.Rename(t.Context(), c[0], c[1])
 		WantErr(t, fmt.Sprintf("Rename(%q, %q)", c[0], c[1]), err, memtool.ErrExist)
