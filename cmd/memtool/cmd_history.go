@@ -117,7 +117,14 @@ func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
 	}
 	defer closer.Close()
 	inner := st.belowHistory
-	if err := versions.Revert(ctx, versions.New(inner, nil), inner, name, to); err != nil {
+	// The write goes through the history layer of the policy, which keeps
+	// (and prunes) versions as the policy says; a default one would prune
+	// at its own limits.
+	hist := st.history
+	if hist == nil {
+		hist = versions.New(inner, nil)
+	}
+	if err := versions.Revert(ctx, hist, inner, name, to); err != nil {
 		return historyError(inv, err)
 	}
 	fmt.Fprintf(inv.env.stdout, "reverted %s to version %d\n", name, to)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +49,37 @@ func TestHistoryDiffRevert(t *testing.T) {
 	}
 	if _, stderr, code := runBinary(t, "", "revert", "--store", dir, "/memories/n.md", "--to", "9"); code != exitFailed || !strings.Contains(stderr, "no such version") {
 		t.Errorf("revert to a missing version: exit %d, %q", code, stderr)
+	}
+}
+
+// TestRevertKeepsPolicyVersions: memtool revert keeps the versions the
+// store's history policy keeps: a policy that keeps 30 versions does not
+// lose ten of them to a revert, which once pruned with history's defaults
+// (20 versions).
+func TestRevertKeepsPolicyVersions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "memories")
+	policy := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"history":{"max_versions":30}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"MEMTOOL_POLICY": policy}
+	var in strings.Builder
+	in.WriteString(`{"command":"create","path":"/memories/n.md","file_text":"v0\n"}` + "\n")
+	for i := 1; i <= 25; i++ {
+		fmt.Fprintf(&in, `{"command":"str_replace","path":"/memories/n.md","old_str":"v%d","new_str":"v%d"}`+"\n", i-1, i)
+	}
+	mustRunCLI(t, vars, in.String(), "exec", "--store", store)
+	count := func() int {
+		out := mustRunCLI(t, vars, "", "history", "--store", store, "/memories/n.md")
+		return strings.Count(out, "\n")
+	}
+	if n := count(); n != 25 {
+		t.Fatalf("%d versions before the revert, want 25", n)
+	}
+	mustRunCLI(t, vars, "", "revert", "--store", store, "--to", "3", "/memories/n.md")
+	if n := count(); n != 26 {
+		t.Errorf("%d versions after the revert, want 26: the revert dropped versions the policy keeps", n)
 	}
 }

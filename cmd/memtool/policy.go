@@ -80,6 +80,7 @@ func (p *policyFile) check() error {
 type policyStack struct {
 	top          memtool.Store // what Memory runs on
 	belowHistory memtool.Store // where memtool history, diff and revert read versions
+	history      memtool.Store // the history layer, with the policy's options; nil without one
 	belowExpiry  memtool.Store // where memtool gc and restore work
 	closers      []io.Closer
 }
@@ -159,6 +160,7 @@ func applyPolicy(base memtool.Store, p *policyFile, keys []encrypt.Key, tenant s
 			opts.MaxAge = age
 		}
 		s = versions.New(s, opts)
+		st.history = s
 	}
 	if l := p.Limits; l != nil {
 		s = limits.New(s, &limits.Options{MaxFileSize: l.MaxFileSize, MaxFiles: l.MaxFiles, MaxBytes: l.MaxBytes, MaxPathLength: l.MaxPathLength, MaxDepth: l.MaxDepth})
