@@ -173,6 +173,17 @@ func Dir(rawURL string) (path string, ok bool) {
 	return t.path, true
 }
 
+// Path returns the file or directory on this machine that holds the store
+// rawURL names (what Dir returns, and an SQLite file), with ~ expanded; ok
+// is false for a store kept elsewhere.
+func Path(rawURL string) (path string, ok bool) {
+	row, t, err := parse(rawURL)
+	if err != nil || row.local == remote || t.path == "" {
+		return "", false
+	}
+	return t.path, true
+}
+
 // Open opens the store at rawURL: the memory of opts.Tenant, or the
 // tenant-less memory if that is "". The tenancy is checked (and recorded
 // on a store's first use) now, so that a mismatch fails Open, not the

@@ -201,6 +201,34 @@ func TestDir(t *testing.T) {
 	}
 }
 
+// TestPath: the stores kept on this machine name their file or
+// directory, ~ expanded; others none.
+func TestPath(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory:", err)
+	}
+	for url, want := range map[string]string{
+		"./memories":        "./memories",
+		"~/notes":           filepath.Join(home, "notes"),
+		"file:///m":         "/m",
+		"file+blob:///b":    "/b",
+		"sqlite:///m.db":    "/m.db",
+		"sqlite://~/m.db":   filepath.Join(home, "m.db"),
+		"helper:/base":      "/base/memories",
+		"postgres://u@h/db": "",
+		"s3://b":            "",
+		"mem:":              "",
+		"redis://h":         "",
+		"sqlite://m.db":     "",
+	} {
+		got, ok := storeurl.Path(url)
+		if got != want || ok != (want != "") {
+			t.Errorf("Path(%q) = %q, %v; want %q", url, got, ok, want)
+		}
+	}
+}
+
 // TestTenantsAndIsEmpty lists the tenants of each multi-tenant local
 // store and asks whether its memories are empty.
 func TestTenantsAndIsEmpty(t *testing.T) {

@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // migrateLimit is the largest file migrate copies: far above what memtool
@@ -51,6 +54,8 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		return inv.fail(exitUsage, "--tenant and --all-tenants exclude each other")
 	case from == to:
 		return inv.fail(exitUsage, "--from and --to are the same store")
+	case overlap(from, to):
+		return inv.fail(exitUsage, "--from and --to overlap: one store's file or directory is, or is inside, the other's; the copy would change the source")
 	}
 	var turnOn *policyFile
 	var err error
@@ -232,4 +237,44 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 		}
 	}
 	return exitOK
+}
+
+// overlap reports whether the stores from and to are kept on this machine
+// in the same place, or one inside the other (a directory store in the
+// other's directory, say), however their URLs spell it: a copy from one
+// into the other would change the source.
+func overlap(from, to string) bool {
+	a, okA := storeurl.Path(from)
+	b, okB := storeurl.Path(to)
+	if !okA || !okB {
+		return false
+	}
+	a, b = realPath(a), realPath(b)
+	if fa, err := os.Stat(a); err == nil {
+		if fb, err := os.Stat(b); err == nil && os.SameFile(fa, fb) {
+			return true
+		}
+	}
+	return inside(a, b) || inside(b, a)
+}
+
+// realPath returns p made absolute with the symbolic links of the part of
+// it that exists resolved.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for q := abs; ; {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(q)
+		if parent == q {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(q), rest)
+		q = parent
+	}
 }

@@ -463,3 +463,54 @@ func TestMigrateKeepsTenancy(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateRefusesOverlap: a target that is the source under another
+// spelling, inside it, or around it is refused before anything is
+// written: a copy into the source's own directory once changed the
+// source (it gained a copy of itself, or with --force a file of the
+// source was replaced by another of its files).
+func TestMigrateRefusesOverlap(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	seedTree(t, src, "")
+	inner := filepath.Join(src, "deep")
+	before, beforeInner := diskTree(t, src), diskTree(t, inner)
+	if err := os.Symlink(src, filepath.Join(tmp, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		from, to string
+		force    bool
+	}{
+		{src, filepath.Join(src, "copy"), false},               // inside the source
+		{src, "sqlite://" + filepath.Join(src, "m.db"), false}, // a file inside the source
+		{src, "file://" + src, true},                           // the same directory, spelt otherwise
+		{src, src + "/", true},
+		{src, filepath.Join(tmp, "link"), true},           // the same directory through a link
+		{src, filepath.Join(tmp, "link", "new"), false},   // inside it through a link
+		{inner, src, true},                                // around the source
+		{"helper:" + filepath.Dir(src), src + "x", false}, // not overlapping: refused for another reason or copied
+	} {
+		args := []string{"--from", c.from, "--to", c.to}
+		if c.force {
+			args = append(args, "--force")
+		}
+		out, errOut, code := runCLI(t, nil, "", append([]string{"migrate"}, args...)...)
+		if strings.HasPrefix(c.from, "helper:") {
+			if strings.Contains(errOut, "overlap") {
+				t.Errorf("migrate %q: %s", args, errOut)
+			}
+			continue
+		}
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "overlap") {
+			t.Errorf("migrate %q: exit %d\nstdout: %s\nstderr: %s", args, code, out, errOut)
+		}
+		if after := diskTree(t, src); !slices.Equal(after, before) {
+			t.Fatalf("migrate %q changed the source:\n got: %.1000q\nwant: %.1000q", args, after, before)
+		}
+		if after := diskTree(t, inner); !slices.Equal(after, beforeInner) {
+			t.Fatalf("migrate %q changed %s", args, inner)
+		}
+	}
+}
