@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -232,11 +234,58 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 		return fail(exitFailed, "the target is not empty (%s); add --force to copy into it anyway", plural(len(entries), "entry", "entries"))
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name, ".memtool") && m.plan.policy > 0 {
-			return fail(exitFailed, "the target holds policy data (%s), and so does the source: migrate does not merge two stores' histories, access indexes or trash", e.Name)
+		if !strings.HasPrefix(e.Name, ".memtool") || m.plan.policy == 0 {
+			continue
+		}
+		// What an interrupted copy of this source left is completed (as
+		// the README tells: rerun with --force); anything else would
+		// merge two stores' policy data.
+		foreign, err := m.foreignPolicyData(ctx, e.Name)
+		if err != nil {
+			return fail(exitStore, "--to: %v", err)
+		}
+		if foreign != "" {
+			return fail(exitFailed, "the target holds policy data (%s) that is not the source's (%s differs or is not in the source), and so does the source: migrate does not merge two stores' histories, access indexes or trash; --force only completes an interrupted copy of the same source", e.Name, foreign)
 		}
 	}
 	return exitOK
+}
+
+// foreignPolicyData returns the first entry under name, policy data in
+// the target, that the source does not hold as it is (a directory that
+// is not one in the source, a file whose content differs), or "" if
+// every entry is the source's: what an interrupted copy of the source
+// left behind.
+func (m *migration) foreignPolicyData(ctx context.Context, name string) (string, error) {
+	var foreign string
+	err := memtool.Walk(ctx, m.dstLayer, name, func(n string, fi memtool.FileInfo) error {
+		sfi, err := m.src.Stat(ctx, n)
+		switch {
+		case errors.Is(err, memtool.ErrNotExist):
+		case err != nil:
+			return err
+		case fi.IsDir() && sfi.IsDir():
+			return nil
+		case fi.IsRegular() && sfi.IsRegular():
+			got, err := m.dstLayer.ReadFile(ctx, n, migrateLimit)
+			if err != nil {
+				return err
+			}
+			want, err := m.src.ReadFile(ctx, n, migrateLimit)
+			if err != nil && !errors.Is(err, memtool.ErrNotExist) {
+				return err
+			}
+			if err == nil && bytes.Equal(got, want) {
+				return nil
+			}
+		}
+		foreign = n
+		return errStopWalk
+	})
+	if errors.Is(err, errStopWalk) {
+		err = nil
+	}
+	return foreign, err
 }
 
 // overlap reports whether the stores from and to are kept on this machine
