@@ -287,6 +287,9 @@ type storeFlags struct {
 	tenant    string
 	policy    string
 	overwrite bool
+	// noRecord: check the policy against the store's record, but record
+	// no policy that starts now (gc --dry-run changes nothing).
+	noRecord bool
 }
 
 // parseFlags parses args, which may mix flags and positional arguments. A

@@ -38,8 +38,9 @@ func setupGC(fs *flag.FlagSet) runFunc {
 
 // runGC expires the files of a store not used for a while (package
 // expiry): they move to a hidden trash, restorable until the grace period
-// ends. A dry run never creates the store.
+// ends. A dry run never creates the store, nor records its policy.
 func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int {
+	inv.sf.noRecord = opts.DryRun
 	st, closer, code := openStackOrFail(ctx, inv, !opts.DryRun)
 	if code != exitOK {
 		return code

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +105,37 @@ func TestGCRefusesBelowResolution(t *testing.T) {
 	}
 	if out, stderr, code := runBinary(t, "", "gc", "--store", dir, "--unused-for", "1h"); code != 0 || out != "" {
 		t.Errorf("gc --unused-for 1h: exit %d, %q, %q; want nothing expired", code, out, stderr)
+	}
+}
+
+// TestGCDryRunRecordsNothing: gc --dry-run changes nothing, also with a
+// policy the store does not record yet: it once wrote the policy record,
+// after which the store refused every command without that policy.
+func TestGCDryRunRecordsNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "memories")
+	mustRunCLI(t, nil, "", "create", "--store", store, "--text", "tea", "/memories/a.md")
+	policy := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"expiry":true,"history":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := diskTree(t, store)
+	if _, stderr, code := runCLI(t, map[string]string{"MEMTOOL_POLICY": policy}, "", "gc", "--store", store, "--unused-for", "1d", "--dry-run"); code != exitOK {
+		t.Fatalf("gc --dry-run: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(store, recordName)); err == nil {
+		t.Errorf("gc --dry-run wrote the policy record")
+	}
+	if after := diskTree(t, store); !slices.Equal(after, before) {
+		t.Errorf("gc --dry-run changed the store: %q", after)
+	}
+	if _, stderr, code := runCLI(t, nil, "", "view", "--store", store, "/memories/a.md"); code != exitOK {
+		t.Errorf("view without the policy after gc --dry-run: exit %d, %s", code, stderr)
+	}
+	// A policy that lacks what the store records is still refused.
+	mustRunCLI(t, map[string]string{"MEMTOOL_POLICY": policy}, "", "view", "--store", store, "/memories/a.md")
+	if _, stderr, code := runCLI(t, nil, "", "gc", "--store", store, "--unused-for", "1d", "--dry-run"); code != exitStore || !strings.Contains(stderr, "policy mismatch") {
+		t.Errorf("gc --dry-run without the recorded policy: exit %d, %s", code, stderr)
 	}
 }

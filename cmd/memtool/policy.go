@@ -122,7 +122,7 @@ func stackPolicies(ctx context.Context, env *cliEnv, sf *storeFlags, raw memtool
 			return nil, err
 		}
 	}
-	if err := keepPolicy(ctx, raw, p.record(), sf.tenant); err != nil {
+	if err := checkPolicy(ctx, raw, p.record(), sf.tenant, !sf.noRecord); err != nil {
 		return nil, fmt.Errorf("store %s: %w", storeLabel(storeURL(sf.store, env), sf.tenant), err)
 	}
 	return applyPolicy(raw, p, keys, sf.tenant, env)

@@ -141,6 +141,13 @@ var errRecordChanged = errors.New("the policy record changed meanwhile")
 // one with encryption and one without, are not told apart: the check and
 // the first write are not one atomic step.
 func keepPolicy(ctx context.Context, raw memtool.Store, want policyRecord, tenant string) error {
+	return checkPolicy(ctx, raw, want, tenant, true)
+}
+
+// checkPolicy is keepPolicy, which records the policies that start now
+// only if record; without it (for gc --dry-run, which changes nothing),
+// it only checks.
+func checkPolicy(ctx context.Context, raw memtool.Store, want policyRecord, tenant string, record bool) error {
 	for range 8 {
 		rec, data, found, err := readRecord(ctx, raw)
 		if err != nil {
@@ -164,7 +171,7 @@ func keepPolicy(ctx context.Context, raw memtool.Store, want policyRecord, tenan
 			}
 		}
 		next := rec.union(want)
-		if found && next == rec || !found && !want.on() {
+		if found && next == rec || !found && !want.on() || !record {
 			return nil
 		}
 		err = writeRecord(ctx, raw, data, found, next)
