@@ -14,6 +14,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -87,17 +88,26 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		if err != nil {
 			return inv.fail(exitStore, "--from: %v", err)
 		}
-		dst, dstCloser, err := openStore(ctx, to, id, true)
-		if err != nil {
-			srcCloser.Close()
-			return inv.fail(exitStore, "--to: %v", err)
-		}
-		pairs = append(pairs, &migration{tenant: id, src: src, dst: dst, closers: []io.Closer{srcCloser, dstCloser}})
+		pairs = append(pairs, &migration{tenant: id, src: src, closers: []io.Closer{srcCloser}})
 	}
 
-	// Refuse before anything is written.
+	// Refuse before anything is written: what the source holds before the
+	// target is opened (which may create it, or claim its tenancy).
 	for _, p := range pairs {
-		if code := p.prepare(ctx, env, from, turnOn, force); code != exitOK {
+		if code := p.prepareSource(ctx, env, from, turnOn); code != exitOK {
+			return code
+		}
+	}
+	for _, p := range pairs {
+		dst, dstCloser, err := openStore(ctx, to, p.tenant, true)
+		if err != nil {
+			return inv.fail(exitStore, "--to: %v", err)
+		}
+		p.dst = dst
+		p.closers = append(p.closers, dstCloser)
+	}
+	for _, p := range pairs {
+		if code := p.prepareTarget(ctx, env, force); code != exitOK {
 			return code
 		}
 	}
@@ -154,9 +164,10 @@ type migration struct {
 	src, dst memtool.Store
 	closers  []io.Closer
 
-	// Set by prepare:
+	// Set by prepareSource and prepareTarget:
 	plan     *plan
 	record   policyRecord  // what the target records
+	keys     []encrypt.Key // the keys to encrypt the copy with, if --to-policy turns encryption on
 	dstLayer memtool.Store // where the files are written: dst, or dst encrypted
 }
 
@@ -173,17 +184,19 @@ func (m *migration) close() {
 	}
 }
 
-// prepare checks that the migration can carry everything the source
-// holds, and plans it, writing nothing: the target must be empty (unless
-// force, and then hold no policy data if the source does), and turnOn (the
-// --to-policy file, or nil) may add policies to the source's but not drop
-// any. It returns an exit status, having said why on stderr if it is not
-// exitOK.
-func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnOn *policyFile, force bool) int {
-	fail := func(code int, format string, args ...any) int {
-		fmt.Fprintf(env.stderr, "memtool migrate"+m.label()+": "+format+"\n", args...)
-		return code
-	}
+// fail says why the migration is refused, on stderr, and returns code.
+func (m *migration) fail(env *cliEnv, code int, format string, args ...any) int {
+	fmt.Fprintf(env.stderr, "memtool migrate"+m.label()+": "+format+"\n", args...)
+	return code
+}
+
+// prepareSource checks that the migration can carry everything the source
+// holds, and plans it, writing nothing and before the target is opened:
+// turnOn (the --to-policy file, or nil) may add policies to the source's
+// but not drop any. It returns an exit status, having said why on stderr
+// if it is not exitOK.
+func (m *migration) prepareSource(ctx context.Context, env *cliEnv, from string, turnOn *policyFile) int {
+	fail := func(code int, format string, args ...any) int { return m.fail(env, code, format, args...) }
 	srcRec, _, srcFound, err := readRecord(ctx, m.src)
 	if err != nil {
 		return fail(exitStore, "--from: %v", err)
@@ -194,7 +207,7 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 	if m.plan, err = planCopy(ctx, m.src); err != nil {
 		return fail(exitFailed, "reading the source: %v", err)
 	}
-	m.record, m.dstLayer = srcRec, m.dst
+	m.record = srcRec
 	if turnOn != nil {
 		// A store encrypted before records existed must get its record
 		// first, or the copy would record policies without encryption.
@@ -217,13 +230,29 @@ func (m *migration) prepare(ctx context.Context, env *cliEnv, from string, turnO
 			} else if name != "" {
 				return fail(exitFailed, "the source's file %s is encrypted already, but the source records no encryption", shownName(name))
 			}
-			keys, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
-			if err != nil {
+			if m.keys, err = encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err != nil {
 				return fail(exitUsage, "--to-policy encrypts: %v", err)
 			}
-			if m.dstLayer, err = encrypt.New(m.dst, keys, &encrypt.Options{Tenant: m.tenant}); err != nil {
+			// The keys are checked now (a duplicate ID), over a store of
+			// no consequence: the target is not open yet.
+			if _, err = encrypt.New(memstore.New(), m.keys, &encrypt.Options{Tenant: m.tenant}); err != nil {
 				return fail(exitUsage, "--to-policy encrypts: %v", err)
 			}
+		}
+	}
+	return exitOK
+}
+
+// prepareTarget checks, writing nothing, that the opened target may take
+// the copy: it must be empty (unless force, and then hold no policy data
+// but the source's if the source has some).
+func (m *migration) prepareTarget(ctx context.Context, env *cliEnv, force bool) int {
+	fail := func(code int, format string, args ...any) int { return m.fail(env, code, format, args...) }
+	m.dstLayer = m.dst
+	if m.keys != nil {
+		var err error
+		if m.dstLayer, err = encrypt.New(m.dst, m.keys, &encrypt.Options{Tenant: m.tenant}); err != nil {
+			return fail(exitUsage, "--to-policy encrypts: %v", err)
 		}
 	}
 	entries, err := (&wholeView{m.dst}).ReadDir(ctx, "")

@@ -545,3 +545,41 @@ func TestMigrateForceCompletesAFailedCopy(t *testing.T) {
 	migrateOK(t, "--from", bucket, "--to", dst)
 	sameTree(t, diskTree(t, dst), diskTree(t, src))
 }
+
+// TestMigrateRefusedCreatesNothing: a migration refused for what the
+// source holds or for the flags creates no target, and claims no tenancy
+// in one: it once created the target (an empty directory, an SQLite file
+// marked multi-tenant by --tenant) before it refused.
+func TestMigrateRefusedCreatesNothing(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	seedTree(t, src, "")
+	policy := filepath.Join(tmp, "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"encrypt":true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	odd := filepath.Join(tmp, "odd")
+	seedTree(t, odd, "")
+	if err := os.Mkdir(filepath.Join(odd, ".memtool-future"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--from", src, "--to", filepath.Join(tmp, "dst1"), "--to-policy", policy}, exitUsage}, // no key
+		{[]string{"--from", src, "--to", "sqlite://" + filepath.Join(tmp, "dst2", "m.db"), "--to-policy", policy}, exitUsage},
+		{[]string{"--from", odd, "--to", filepath.Join(tmp, "dst3")}, exitFailed},
+	} {
+		_, stderr, code := runCLI(t, nil, "", append([]string{"migrate"}, c.args...)...)
+		if code != c.code {
+			t.Errorf("migrate %q: exit %d, want %d: %s", c.args, code, c.code, stderr)
+		}
+	}
+	for _, name := range []string{"dst1", "dst2", "dst3"} {
+		if _, err := os.Stat(filepath.Join(tmp, name)); err == nil {
+			t.Errorf("a refused migration created %s", name)
+		}
+	}
+}
