@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/memtool/memtool/encrypt"
 )
@@ -53,8 +54,8 @@ func runKeygen(inv *invocation, id, out, rotate string) int {
 	return exitOK
 }
 
-// writeNewFile creates name with mode 0600 and data, durably; it never
-// replaces a file.
+// writeNewFile creates name with mode 0600 and data, durably (the file and
+// its directory fsynced); it never replaces a file.
 func writeNewFile(name string, data []byte) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -70,12 +71,37 @@ func writeNewFile(name string, data []byte) error {
 		os.Remove(name)
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(name))
+}
+
+// syncDir fsyncs the directory dir, so that a name made or replaced in it
+// survives a power loss.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // rotateKeyFile puts key first in the key file name, which must hold valid
-// keys, none with key's ID. The file is replaced atomically.
+// keys, none with key's ID. The file is replaced atomically and durably,
+// under a lock on its directory, so that rotations at the same time (in
+// any processes) each keep the others' keys: a key lost after rekey used
+// it would leave the files it sealed unreadable.
 func rotateKeyFile(name string, key encrypt.Key) error {
+	dir, err := os.Open(filepath.Dir(name))
+	if err != nil {
+		return err
+	}
+	defer dir.Close() // drops the lock
+	if err := flock(dir); err != nil {
+		return fmt.Errorf("locking the key file's directory: %w", err)
+	}
 	old, err := os.ReadFile(name)
 	if err != nil {
 		return err
@@ -100,5 +126,15 @@ func rotateKeyFile(name string, key encrypt.Key) error {
 		os.Remove(tmp)
 		return err
 	}
-	return nil
+	return dir.Sync()
+}
+
+// flock takes f's exclusive flock, waiting for it.
+func flock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -80,5 +82,53 @@ func TestKeygen(t *testing.T) {
 	}
 	if _, _, code := runBinary(t, "", "keygen", "--id", "new", "--rotate", file); code != exitFailed {
 		t.Errorf("--rotate with an ID already there: exit %d", code)
+	}
+}
+
+// TestKeygenRotateAtOnce: keygen --rotate run by several processes at once
+// on one key file keeps every key each of them added (a key lost after a
+// rekey used it would leave its files unreadable), and leaves no
+// temporary file.
+func TestKeygenRotateAtOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "keys")
+	if _, stderr, code := runBinary(t, "", "keygen", "--id", "first", "--out", file); code != 0 {
+		t.Fatalf("--out: exit %d, %q", code, stderr)
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, stderr, code := runBinary(t, "", "keygen", "--id", fmt.Sprintf("k%d", i), "--rotate", file); code != 0 {
+				t.Errorf("rotate k%d: exit %d, %q", i, code, stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := encrypt.ParseKeys(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, k := range keys {
+		ids[k.ID] = true
+	}
+	for i := range n {
+		if !ids[fmt.Sprintf("k%d", i)] {
+			t.Errorf("key k%d is not in the key file after the rotations (keys: %v)", i, ids)
+		}
+	}
+	if !ids["first"] || len(keys) != n+1 {
+		t.Errorf("key file holds %d keys (%v), want first and the %d rotated in", len(keys), ids, n)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the key file's directory holds %d entries, want the key file alone", len(entries))
 	}
 }
