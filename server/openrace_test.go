@@ -48,13 +48,7 @@ func TestOpenFailsWhileAWaiterLeaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(ctx context.Context) int {
-		req := httptest.NewRequestWithContext(ctx, "POST", "/v1/memory", strings.NewReader(view))
-		req.Header.Set("Authorization", "Bearer mt_x_y")
-		w := httptest.NewRecorder()
-		srv.ServeHTTP(w, req)
-		return w.Code
-	}
+	post := func(ctx context.Context) int { return postView(ctx, srv) }
 	first := make(chan int)
 	go func() { first <- post(context.Background()) }()
 	<-opening
@@ -95,13 +89,7 @@ func TestOpenOutlivesItsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(ctx context.Context) int {
-		req := httptest.NewRequestWithContext(ctx, "POST", "/v1/memory", strings.NewReader(view))
-		req.Header.Set("Authorization", "Bearer mt_x_y")
-		w := httptest.NewRecorder()
-		srv.ServeHTTP(w, req)
-		return w.Code
-	}
+	post := func(ctx context.Context) int { return postView(ctx, srv) }
 	hangUp, cancel := context.WithCancel(context.Background())
 	go post(hangUp)
 	<-opening
@@ -114,4 +102,13 @@ func TestOpenOutlivesItsRequest(t *testing.T) {
 	if code := <-waiter; code != http.StatusOK || opens.Load() != 1 {
 		t.Errorf("a request waiting for the memory another opened: %d after %d opens, want 200 after 1", code, opens.Load())
 	}
+}
+
+// postView sends alice's view to srv in process and returns the status.
+func postView(ctx context.Context, srv http.Handler) int {
+	req := httptest.NewRequestWithContext(ctx, "POST", "/v1/memory", strings.NewReader(view))
+	req.Header.Set("Authorization", "Bearer mt_x_y")
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, req)
+	return w.Code
 }

@@ -175,56 +175,33 @@ func TestKind(t *testing.T) {
 	}
 }
 
-// TestDir: the stores kept in a directory name it, ~ expanded; others none.
-func TestDir(t *testing.T) {
+// TestDirAndPath: the stores kept on this machine name their file or
+// directory (Path), those kept in a directory that directory (Dir), ~
+// expanded; others none.
+func TestDirAndPath(t *testing.T) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Skip("no home directory:", err)
 	}
-	for url, want := range map[string]string{
-		"./memories":        "./memories",
-		"~/notes":           filepath.Join(home, "notes"),
-		"file:///m":         "/m",
-		"file+blob:///b":    "/b",
-		"sqlite:///m.db":    "",
-		"postgres://u@h/db": "",
-		"mem:":              "",
-		"redis://h":         "",
+	for url, want := range map[string]struct{ dir, path string }{
+		"./memories":        {"./memories", "./memories"},
+		"~/notes":           {filepath.Join(home, "notes"), filepath.Join(home, "notes")},
+		"file:///m":         {"/m", "/m"},
+		"file+blob:///b":    {"/b", "/b"},
+		"sqlite:///m.db":    {"", "/m.db"},
+		"sqlite://~/m.db":   {"", filepath.Join(home, "m.db")},
+		"helper:/base":      {"/base/memories", "/base/memories"},
+		"postgres://u@h/db": {},
+		"s3://b":            {},
+		"mem:":              {},
+		"redis://h":         {},
+		"sqlite://m.db":     {},
 	} {
-		got, ok := storeurl.Dir(url)
-		if got != want || ok != (want != "") {
-			t.Errorf("Dir(%q) = %q, %v; want %q", url, got, ok, want)
+		if got, ok := storeurl.Dir(url); got != want.dir || ok != (want.dir != "") {
+			t.Errorf("Dir(%q) = %q, %v; want %q", url, got, ok, want.dir)
 		}
-	}
-	if got, ok := storeurl.Dir("helper:/base"); !ok || !strings.HasPrefix(got, "/base") {
-		t.Errorf("Dir(helper:/base) = %q, %v", got, ok)
-	}
-}
-
-// TestPath: the stores kept on this machine name their file or
-// directory, ~ expanded; others none.
-func TestPath(t *testing.T) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home directory:", err)
-	}
-	for url, want := range map[string]string{
-		"./memories":        "./memories",
-		"~/notes":           filepath.Join(home, "notes"),
-		"file:///m":         "/m",
-		"file+blob:///b":    "/b",
-		"sqlite:///m.db":    "/m.db",
-		"sqlite://~/m.db":   filepath.Join(home, "m.db"),
-		"helper:/base":      "/base/memories",
-		"postgres://u@h/db": "",
-		"s3://b":            "",
-		"mem:":              "",
-		"redis://h":         "",
-		"sqlite://m.db":     "",
-	} {
-		got, ok := storeurl.Path(url)
-		if got != want || ok != (want != "") {
-			t.Errorf("Path(%q) = %q, %v; want %q", url, got, ok, want)
+		if got, ok := storeurl.Path(url); got != want.path || ok != (want.path != "") {
+			t.Errorf("Path(%q) = %q, %v; want %q", url, got, ok, want.path)
 		}
 	}
 }
