@@ -117,14 +117,17 @@ func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
 	}
 	defer closer.Close()
 	inner := st.belowHistory
-	// The write goes through the history layer of the policy, which keeps
-	// (and prunes) versions as the policy says; a default one would prune
-	// at its own limits.
-	hist := st.history
-	if hist == nil {
-		hist = versions.New(inner, nil)
+	// The write goes through the whole stack, like any other change: the
+	// audit log records it, the secrets and limits policies may refuse it
+	// (a version from before they were added can break them), and the
+	// history layer of the policy keeps the replaced content, pruning as
+	// the policy says. Without a history policy there are no versions to
+	// bring back; a default layer stands in for it only to say so.
+	through := st.top
+	if st.history == nil {
+		through = versions.New(inner, nil)
 	}
-	if err := versions.Revert(ctx, hist, inner, name, to); err != nil {
+	if err := versions.Revert(ctx, through, inner, name, to); err != nil {
 		return historyError(inv, err)
 	}
 	fmt.Fprintf(inv.env.stdout, "reverted %s to version %d\n", name, to)

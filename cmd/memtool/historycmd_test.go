@@ -83,3 +83,69 @@ func TestRevertKeepsPolicyVersions(t *testing.T) {
 		t.Errorf("%d versions after the revert, want 26: the revert dropped versions the policy keeps", n)
 	}
 }
+
+// A revert is a change to the memory like any other: it goes through the
+// whole policy stack, so the audit log records it, and the secrets and
+// limits policies refuse it (changing nothing) when the version it would
+// bring back breaks them: one written before those policies were added.
+func TestRevertThroughPolicies(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "memories")
+	logFile := filepath.Join(dir, "audit.jsonl")
+	writePolicy := func(name, policy string) map[string]string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(policy), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return map[string]string{"MEMTOOL_POLICY": p}
+	}
+	historyOnly := writePolicy("history.json", `{"history":{}}`)
+	strict := writePolicy("strict.json", fmt.Sprintf(`{"history":{},"secrets":"reject","limits":{"max_file_size":64},"audit":%q}`, logFile))
+
+	// Versions 1 and 2 of n.md break the strict policy; the current
+	// content and version 3 do not.
+	secret := "key AKIA" + "IOSFODNN7EXAMPLE\n"
+	long := strings.Repeat("long line\n", 10)
+	mustRunCLI(t, historyOnly, jsonLine(createInput("/memories/n.md", secret))+
+		jsonLine(createInput("/memories/n.md", long))+
+		jsonLine(createInput("/memories/n.md", "short\n"))+
+		jsonLine(createInput("/memories/n.md", "now\n")), "exec", "--store", store, "--overwrite")
+	current := func() string {
+		b, err := os.ReadFile(filepath.Join(store, "n.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	for _, tc := range []struct {
+		version int
+		refusal string
+	}{{1, "AWS access key"}, {2, "Limit exceeded (file size)"}} {
+		_, errOut, code := runCLI(t, strict, "", "revert", "--store", store, "--to", fmt.Sprint(tc.version), "/memories/n.md")
+		if code == exitOK || !strings.Contains(errOut, tc.refusal) {
+			t.Errorf("revert to version %d under the strict policy: exit %d, stderr %q; want a refusal naming %q", tc.version, code, errOut, tc.refusal)
+		}
+		if got := current(); got != "now\n" {
+			t.Fatalf("after the refused revert to version %d the file holds %q", tc.version, got)
+		}
+	}
+	mustRunCLI(t, strict, "", "revert", "--store", store, "--to", "3", "/memories/n.md")
+	if got := current(); got != "short\n" {
+		t.Fatalf("after the revert to version 3 the file holds %q", got)
+	}
+	log, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writes []string
+	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		if strings.Contains(line, `"path":"/memories/n.md"`) && strings.Contains(line, `"op":"write"`) {
+			writes = append(writes, line)
+		}
+	}
+	if len(writes) != 3 || !strings.Contains(writes[2], `"outcome":"ok"`) {
+		t.Errorf("audit log writes of n.md: %q; want the two refused reverts and the one made\nwhole log:\n%s", writes, log)
+	}
+}
