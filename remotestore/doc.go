@@ -60,6 +60,15 @@
 // still atomic on the server: a file has its old or its new content,
 // never a mix.
 //
+// The reverse never happens: a method succeeds only on the API's own
+// answer. A read checks the bytes it got against their ETag (the
+// server's SHA-256 of them), so an answer cut short where the transport
+// cannot tell, or a page that is not the API's, is an error and never a
+// file's content, which Update would edit and write back. A change
+// succeeds only on the API's status for it (and, for a write, its entry
+// of the file), never on another success such as a proxy's page. A read
+// takes at most limit bytes of an answer.
+//
 // # Security
 //
 // The token is sent only in the Authorization header; it is never logged,

@@ -128,11 +128,23 @@ type call struct {
 	query    url.Values
 	header   http.Header
 	body     []byte
+	// want is the status of the API's answer when the call succeeds: any
+	// other success (a page of a proxy or of another site, a 304 to a
+	// request that named no ETag) is no answer of the API, so an error,
+	// never a change reported as made or a page taken for a file.
+	want int
+	// maxBody, if not 0, is the most bytes read of a success's body: the
+	// caller checks the length of what it gets.
+	maxBody int64
 }
 
-// do sends c and returns the answer's status, headers and body for a
-// status below 300 (and 304), or an error: the server's, decoded and
-// wrapped as op name: err, or the transport's.
+// maxErrorBody is the most bytes read of a failure's body; the API's
+// errors are much shorter.
+const maxErrorBody = 1 << 20
+
+// do sends c and returns the answer's status, headers and body for the
+// status c.want, or an error: the server's, decoded and wrapped as op
+// name: err, an answer that is not the API's, or the transport's.
 func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error) {
 	if err := reachable(c.name); err != nil {
 		if c.method == "GET" {
@@ -174,12 +186,23 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		// request, and a change it answers was not made.
 		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server redirected the request (to %s %s) instead of answering it: check the store URL (a proxy's sign-in page?)", got.Method, got.URL.Path))
 	}
-	data, err := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		if err != nil {
+			return 0, nil, nil, s.wrap(c, transportError(ctx, err))
+		}
+		return resp.StatusCode, resp.Header, nil, s.wrap(c, resource.DecodeError(resp.StatusCode, data))
+	}
+	if resp.StatusCode != c.want {
+		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server answered %d %s where the API answers %d: not the API's answer, so nothing was done: check the store URL (a proxy's page?)", resp.StatusCode, http.StatusText(resp.StatusCode), c.want))
+	}
+	var r io.Reader = resp.Body
+	if c.maxBody > 0 {
+		r = io.LimitReader(r, c.maxBody)
+	}
+	data, err := io.ReadAll(r)
 	if err != nil {
 		return 0, nil, nil, s.wrap(c, transportError(ctx, err))
-	}
-	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotModified {
-		return resp.StatusCode, resp.Header, nil, s.wrap(c, resource.DecodeError(resp.StatusCode, data))
 	}
 	return resp.StatusCode, resp.Header, data, nil
 }
@@ -218,7 +241,7 @@ func pathQuery(name string, more ...string) url.Values {
 
 // Stat returns the entry at name.
 func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
-	_, _, data, err := s.do(ctx, call{op: "stat", name: name, method: "GET", route: "/v1/entry", query: pathQuery(name)})
+	_, _, data, err := s.do(ctx, call{op: "stat", name: name, method: "GET", route: "/v1/entry", query: pathQuery(name), want: http.StatusOK})
 	if err != nil {
 		return memtool.FileInfo{}, err
 	}
@@ -258,22 +281,33 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 	return data, err
 }
 
-// read returns a file's content and its ETag.
+// read returns a file's content and its ETag. The ETag is the content's
+// SHA-256, so an answer whose body does not have it is not the file: one
+// cut short where the transport cannot tell (a connection closed by a
+// proxy, no length given), or a page that is not the API's. An Update
+// that took it for the file would write its edit of it over the file.
+// A weak form of the tag (W/"…", which a proxy that compresses may make
+// of it) is the same hash.
 func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte, string, error) {
-	q := pathQuery(name, "limit", strconv.FormatInt(max(limit, 0), 10))
-	_, h, data, err := s.do(ctx, call{op: op, name: name, method: "GET", route: "/v1/file", query: q})
+	limit = max(limit, 0)
+	q := pathQuery(name, "limit", strconv.FormatInt(limit, 10))
+	_, h, data, err := s.do(ctx, call{op: op, name: name, method: "GET", route: "/v1/file", query: q, want: http.StatusOK, maxBody: limit + 1})
 	if err != nil {
 		return nil, "", err
 	}
 	if int64(len(data)) > limit {
 		return nil, "", &fs.PathError{Op: "remote " + op, Path: name, Err: memtool.ErrTooLarge}
 	}
-	return data, h.Get("ETag"), nil
+	etag := resource.ETag(data)
+	if strings.TrimPrefix(h.Get("ETag"), "W/") != etag {
+		return nil, "", &fs.PathError{Op: "remote " + op, Path: name, Err: errors.New("the answer is not the file's whole content (its ETag is not the content's SHA-256): cut short, or not the API's answer")}
+	}
+	return data, etag, nil
 }
 
 // ReadDir returns the entries of the directory at name.
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	_, _, data, err := s.do(ctx, call{op: "readdir", name: name, method: "GET", route: "/v1/dir", query: pathQuery(name)})
+	_, _, data, err := s.do(ctx, call{op: "readdir", name: name, method: "GET", route: "/v1/dir", query: pathQuery(name), want: http.StatusOK})
 	if err != nil {
 		return nil, err
 	}
@@ -295,15 +329,29 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 // WriteFile writes data as the file at name: CreateOnly with
 // If-None-Match: *, which the server turns into one atomic create.
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
-	c := call{op: "write", name: name, method: "PUT", route: "/v1/file", query: pathQuery(name), body: data, header: http.Header{}}
+	c := call{op: "write", name: name, method: "PUT", route: "/v1/file", query: pathQuery(name), body: data, header: http.Header{}, want: http.StatusOK}
 	if mode == memtool.CreateOnly {
 		c.header.Set("If-None-Match", "*")
+		c.want = http.StatusCreated
 	}
-	status, _, _, err := s.do(ctx, c)
+	status, _, answer, err := s.do(ctx, c)
 	if status == http.StatusPreconditionFailed {
 		return s.wrap(c, memtool.ErrExist)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return s.written(c, answer)
+}
+
+// written checks that the answer of a PUT is the API's, the entry of the
+// file it wrote: a success that is not is no sign the write was made.
+func (s *Store) written(c call, answer []byte) error {
+	var e resource.Entry
+	if err := json.Unmarshal(answer, &e); err != nil || e.Path != memtool.VirtualPath(c.name) || e.Type != "file" {
+		return s.wrap(c, errors.New("the server's answer is not the API's entry of the file written: check the store URL (a proxy's page?)"))
+	}
+	return nil
 }
 
 // Update reads the file with its ETag, applies fn and writes the result
@@ -320,10 +368,14 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 		if err != nil {
 			return err
 		}
-		c := call{op: "update", name: name, method: "PUT", route: "/v1/file", query: pathQuery(name), body: data, header: http.Header{"If-Match": {etag}}}
-		status, _, _, err := s.do(ctx, c)
-		if status != http.StatusPreconditionFailed {
+		c := call{op: "update", name: name, method: "PUT", route: "/v1/file", query: pathQuery(name), body: data, header: http.Header{"If-Match": {etag}}, want: http.StatusOK}
+		status, _, answer, err := s.do(ctx, c)
+		switch {
+		case status == http.StatusPreconditionFailed:
+		case err != nil:
 			return err
+		default:
+			return s.written(c, answer)
 		}
 		// Changed (or removed) since read: read it again.
 		if err := backoff(ctx, try); err != nil {
@@ -350,19 +402,19 @@ func backoff(ctx context.Context, try int) error {
 
 // Mkdir creates the directory name.
 func (s *Store) Mkdir(ctx context.Context, name string) error {
-	_, _, _, err := s.do(ctx, call{op: "mkdir", name: name, method: "POST", route: "/v1/dir", query: pathQuery(name)})
+	_, _, _, err := s.do(ctx, call{op: "mkdir", name: name, method: "POST", route: "/v1/dir", query: pathQuery(name), want: http.StatusCreated})
 	return err
 }
 
 // Remove removes the file or empty directory at name.
 func (s *Store) Remove(ctx context.Context, name string) error {
-	_, _, _, err := s.do(ctx, call{op: "remove", name: name, method: "DELETE", route: "/v1/entry", query: pathQuery(name)})
+	_, _, _, err := s.do(ctx, call{op: "remove", name: name, method: "DELETE", route: "/v1/entry", query: pathQuery(name), want: http.StatusNoContent})
 	return err
 }
 
 // RemoveAll removes name and everything below it, in one request.
 func (s *Store) RemoveAll(ctx context.Context, name string) error {
-	_, _, _, err := s.do(ctx, call{op: "removeall", name: name, method: "DELETE", route: "/v1/entry", query: pathQuery(name, "recursive", "true")})
+	_, _, _, err := s.do(ctx, call{op: "removeall", name: name, method: "DELETE", route: "/v1/entry", query: pathQuery(name, "recursive", "true"), want: http.StatusNoContent})
 	return err
 }
 
@@ -372,6 +424,6 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 		return &fs.PathError{Op: "remote rename", Path: newname, Err: err}
 	}
 	body, _ := json.Marshal(resource.Rename{From: memtool.VirtualPath(oldname), To: memtool.VirtualPath(newname)})
-	_, _, _, err := s.do(ctx, call{op: "rename", name: oldname, method: "POST", route: "/v1/rename", body: body, header: http.Header{"Content-Type": {"application/json"}}})
+	_, _, _, err := s.do(ctx, call{op: "rename", name: oldname, method: "POST", route: "/v1/rename", body: body, header: http.Header{"Content-Type": {"application/json"}}, want: http.StatusNoContent})
 	return err
 }
