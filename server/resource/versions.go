@@ -46,6 +46,11 @@ func versionArgs(r *http.Request, s memtool.Store, wantN bool) (name, virtual st
 	if err != nil {
 		return "", "", 0, nil, err
 	}
+	if name == "" {
+		// The root is a directory: history keeps files' versions only,
+		// and would fail with an error of its own, an internal one here.
+		return "", "", 0, nil, at(name, memtool.ErrIsDir)
+	}
 	if wantN {
 		v, err := q.count("n", -1, 1<<31-1)
 		if err != nil || v < 1 {

@@ -61,3 +61,14 @@ func TestVersions(t *testing.T) {
 	wantError(t, mustDo(t, plain, "GET", "/v1/versions"+p(path), nil, nil), 501, "unsupported")
 	wantError(t, mustDo(t, plain, "POST", "/v1/revert"+p(path, "n", "1"), nil, nil), 501, "unsupported")
 }
+
+// TestVersionsOfRoot: /memories itself, a directory, has no versions: the
+// versions routes answer is_dir, not an internal error.
+func TestVersionsOfRoot(t *testing.T) {
+	srv := serveStore(t, history.New(backendtest.FileStore(t), nil), true, nil)
+	for _, path := range []string{"/memories", "/memories/"} {
+		wantError(t, mustDo(t, srv, "GET", "/v1/versions"+p(path), nil, nil), 409, "is_dir")
+		wantError(t, mustDo(t, srv, "GET", "/v1/version"+p(path, "n", "1"), nil, nil), 409, "is_dir")
+		wantError(t, mustDo(t, srv, "POST", "/v1/revert"+p(path, "n", "1"), nil, nil), 409, "is_dir")
+	}
+}
