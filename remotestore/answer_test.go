@@ -1,6 +1,7 @@
 package remotestore_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -158,5 +159,21 @@ func TestEndlessAnswer(t *testing.T) {
 	}), &remotestore.Options{Timeout: 5 * time.Second})
 	if _, err := s.ReadFile(t.Context(), "f.md", 100); !errors.Is(err, memtool.ErrTooLarge) {
 		t.Errorf("ReadFile = %v, want ErrTooLarge", err)
+	}
+}
+
+// TestHostileNames: a directory's entries from the server are base names,
+// or the answer is malformed: a name such as ".." or "a/b" would take a
+// caller (Walk, a copy to another store) out of the directory it lists,
+// or back into it for ever.
+func TestHostileNames(t *testing.T) {
+	for _, name := range []string{"", ".", "..", "a/b", "../x", "a\x00b"} {
+		s := open(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(resource.Listing{Path: "/memories/d", Entries: []resource.Entry{{Name: "ok", Type: "file"}, {Name: name, Type: "dir"}}})
+		}), nil)
+		if entries, err := s.ReadDir(t.Context(), "d"); err == nil {
+			t.Errorf("an entry named %q: ReadDir = %v, nil", name, entries)
+		}
 	}
 }

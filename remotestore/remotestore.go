@@ -318,6 +318,12 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 	out := make([]memtool.FileInfo, 0, len(l.Entries))
 	for _, e := range l.Entries {
 		fi, err := info(e)
+		if err == nil && (e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsAny(e.Name, "/\x00")) {
+			// Not one element of a path: joined to name it would be
+			// name itself, its parent or a name elsewhere, and a walk
+			// of the tree would leave it or never end.
+			err = fmt.Errorf("malformed answer: entry name %q", e.Name)
+		}
 		if err != nil {
 			return nil, &fs.PathError{Op: "remote readdir", Path: name, Err: err}
 		}
