@@ -353,7 +353,7 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 // written checks that the answer of a PUT is the API's, the entry of the
 // file it wrote: a success that is not is no sign the write was made.
 func (s *Store) written(c call, answer []byte) error {
-	var e resource.Entry
+	var e resource.Written
 	if err := json.Unmarshal(answer, &e); err != nil || e.Path != memtool.VirtualPath(c.name) || e.Type != "file" {
 		return s.wrap(c, errors.New("the server's answer is not the API's entry of the file written: check the store URL (a proxy's page?)"))
 	}

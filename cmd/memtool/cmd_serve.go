@@ -192,8 +192,13 @@ func mounts(srv **server.Server, inv *invocation, o serveOptions, logger *slog.L
 	}
 	if name != "" {
 		// runServe has checked the file; one that fails now serves no log.
-		if p, err := loadPolicy(name); err == nil && p.Audit != "" && p.Audit != "-" {
-			opts.Audit = server.AuditFile(p.Audit)
+		if p, err := loadPolicy(name); err == nil {
+			if p.Audit != "" && p.Audit != "-" {
+				opts.Audit = server.AuditFile(p.Audit)
+			}
+			// A redacted write keeps other bytes than it was sent: its
+			// answer must not name the sent body's ETag as the file's.
+			opts.WritesMayChange = p.Secrets == "redact"
 		}
 	}
 	res := resource.New(func(r *http.Request) (memtool.Store, bool, error) {

@@ -5,18 +5,20 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // memtool serve with the audit policy on serves GET /v1/audit: each key
 // reads its tenant's entries of the log file, an admin key those of the
-// tenant it names; without the policy the route is 501.
+// tenant it names; without the policy the route is 501. With secrets in
+// redact mode, a PUT's answer does not describe the sent body as the file.
 func TestServeAuditLog(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "policy.json")
 	logFile := filepath.Join(dir, "audit.log")
-	if err := os.WriteFile(policy, []byte(`{"audit": "`+logFile+`"}`), 0o600); err != nil {
+	if err := os.WriteFile(policy, []byte(`{"audit": "`+logFile+`", "secrets": "redact"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	store := tenantBackends()[0].URL(t)
@@ -63,6 +65,16 @@ func TestServeAuditLog(t *testing.T) {
 	}
 	if got := entries(admin, "X-Memtool-Tenant", "bob"); !created(got, "bob", "/memories/bob-secret-name.md") {
 		t.Errorf("the admin key naming bob: no entry of bob's create in %+v", got)
+	}
+
+	// The secrets policy redacts: the answer to a PUT names no ETag, size
+	// or SHA-256 of what was sent, which is not what the file holds.
+	status, answer := request(t, "PUT", p.url, "/v1/file?path=/memories/token.md", aliceW, "ghp_"+strings.Repeat("a1B2", 9)+"\n")
+	if status != http.StatusOK || strings.Contains(answer, "sha256") || strings.Contains(answer, "size") {
+		t.Errorf("PUT of a token under the redact policy: %d %s; want 200 naming no size or sha256", status, answer)
+	}
+	if _, kept := request(t, "GET", p.url, "/v1/file?path=/memories/token.md", alice, ""); strings.Contains(kept, "ghp_") {
+		t.Errorf("the token was kept: %q", kept)
 	}
 
 	// Without the audit policy: 501.

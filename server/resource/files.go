@@ -43,6 +43,16 @@ type Rename struct {
 	To   string `json:"to"`
 }
 
+// Written is the answer to a PUT: the file written, with its size and
+// SHA-256 (which its ETag header quotes) unless the handler's
+// Options.WritesMayChange says the store may have kept other bytes.
+type Written struct {
+	Path   string `json:"path"`
+	Type   string `json:"type"`
+	Size   *int64 `json:"size,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
 // ETag returns the strong entity tag of a file's content: its hex
 // SHA-256, quoted.
 func ETag(data []byte) string { return `"` + hash(data) + `"` }
@@ -202,8 +212,13 @@ func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.St
 	if err != nil {
 		return at(name, err)
 	}
-	w.Header().Set("ETag", ETag(body))
-	writeJSON(w, status, Entry{Path: memtool.VirtualPath(name), Type: "file", Size: int64(len(body)), SHA256: hash(body)})
+	e := Written{Path: memtool.VirtualPath(name), Type: "file"}
+	if !h.opts.WritesMayChange {
+		w.Header().Set("ETag", ETag(body))
+		size := int64(len(body))
+		e.Size, e.SHA256 = &size, hash(body)
+	}
+	writeJSON(w, status, e)
 	return nil
 }
 

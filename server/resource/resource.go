@@ -33,6 +33,11 @@ type Options struct {
 	// client reads only that an internal error happened). Default
 	// slog.Default().
 	Logger *slog.Logger
+	// WritesMayChange says that the stores may keep other bytes than a
+	// write gives them (the secrets policy in redact mode): the answer to
+	// a PUT then names no ETag, size or SHA-256, which would be the sent
+	// body's and not the file's, and a client reads the file for them.
+	WritesMayChange bool
 }
 
 // Defaults of Options.
