@@ -3,12 +3,12 @@ package claude
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"sync"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/memtool/memtool"
+	memturn "github.com/memtool/memtool/internal/turn"
 )
 
 // A turn holds the memory calls of one assistant message. Each call runs
@@ -43,15 +43,15 @@ type pendingCall struct {
 
 func newTurn(calls []pendingCall) *turn {
 	tr := &turn{calls: make([]turnCall, len(calls)), broken: make(chan struct{})}
-	names := make([][]string, len(calls))
+	inputs := make([]json.RawMessage, len(calls))
 	for i, c := range calls {
-		names[i] = touchedNames(c.input)
+		inputs[i] = c.input
+	}
+	follows := memturn.Follows(inputs)
+	for i, c := range calls {
 		tc := &tr.calls[i]
-		*tc = turnCall{id: c.id, input: c.input, done: make(chan struct{}), unique: true}
+		*tc = turnCall{id: c.id, input: c.input, before: follows[i], done: make(chan struct{}), unique: true}
 		for j := range i {
-			if overlap(names[i], names[j]) {
-				tc.before = append(tc.before, j)
-			}
 			if string(calls[j].input) == string(c.input) {
 				tc.unique, tr.calls[j].unique = false, false
 			}
@@ -217,43 +217,6 @@ func (tr *turn) has(input json.RawMessage) bool {
 	for _, c := range tr.calls {
 		if string(c.input) == string(input) {
 			return true
-		}
-	}
-	return false
-}
-
-// touchedNames returns the store names a tool input refers to ("" is the
-// root); nil when the input does not parse, since such a call touches
-// nothing.
-func touchedNames(input json.RawMessage) []string {
-	cmd, err := memtool.ParseCommand(input)
-	if err != nil {
-		return nil
-	}
-	var paths []string
-	switch c := cmd.(type) {
-	case *memtool.Rename:
-		paths = []string{c.OldPath, c.NewPath}
-	default:
-		paths = []string{c.Target()}
-	}
-	var names []string
-	for _, p := range paths {
-		if name, _, err := memtool.CleanPath(p); err == nil {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// overlap reports whether two calls touch the same entry, or one touches a
-// directory the other touches something in.
-func overlap(a, b []string) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if x == y || x == "" || y == "" || strings.HasPrefix(x, y+"/") || strings.HasPrefix(y, x+"/") {
-				return true
-			}
 		}
 	}
 	return false

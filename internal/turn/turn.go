@@ -3,6 +3,11 @@
 // of them (one turn, run concurrently), answered with the JSON of its
 // result or an array of them in input order, within the bounds below. Both
 // share this one implementation, so their answers are the same bytes.
+//
+// Calls of one turn whose paths overlap (see Follows) run one after
+// another in the order they were written, so a create and then an edit of
+// that file, or a rename and then a view of the new name, mean what they
+// would one call at a time; calls on unrelated paths run at the same time.
 package turn
 
 import (
@@ -64,7 +69,8 @@ func (x *Runner) Line(ctx context.Context, line []byte) []byte {
 	return x.runTurn(ctx, inputs)
 }
 
-// call runs one tool input under its own deadline.
+// call runs one tool input under its own deadline, which starts when the
+// call does.
 func (x *Runner) call(ctx context.Context, input []byte) memtool.Result {
 	ctx, cancel := context.WithTimeout(ctx, x.Timeout)
 	defer cancel()
@@ -75,20 +81,30 @@ func (x *Runner) call(ctx context.Context, input []byte) memtool.Result {
 // JSON array in input order. A call starts only when fewer than x.Workers
 // calls have started and not yet been answered, so at most that many run
 // at once and at most that many results wait in memory: each is encoded,
-// and dropped, as soon as it and every call before it are done.
+// and dropped, as soon as it and every call before it are done. A call
+// whose paths overlap an earlier call's runs once that one is done (slots
+// are taken in input order, so the earlier call has always started); if
+// ctx ends first, it is answered as cancelled before it ran.
 func (x *Runner) runTurn(ctx context.Context, inputs []json.RawMessage) []byte {
 	results := make([]memtool.Result, len(inputs))
 	done := make([]chan struct{}, len(inputs))
 	for i := range done {
 		done[i] = make(chan struct{})
 	}
+	follows := Follows(inputs)
 	slots := make(chan struct{}, max(x.Workers, 1)) // released in input order below
 	go func() {
 		for i, in := range inputs {
 			slots <- struct{}{}
 			go func() {
+				defer close(done[i])
+				for _, j := range follows[i] {
+					select {
+					case <-done[j]:
+					case <-ctx.Done():
+					}
+				}
 				results[i] = x.call(ctx, in)
-				close(done[i])
 			}()
 		}
 	}()
