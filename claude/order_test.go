@@ -397,3 +397,46 @@ func TestExecuteWaitEnds(t *testing.T) {
 		t.Errorf("cancelled wait: %v", err)
 	}
 }
+
+// A call whose input repeats a key is run by the SDK runner with the value
+// it decodes (the first), and the runner's turn must see that call as the
+// runner runs it: on x.md, so the edits of x.md after it wait for it, and
+// with its tool_use id known.
+func TestRunnerKeepsOrderWithDuplicateKeys(t *testing.T) {
+	runs := 50
+	if testing.Short() {
+		runs = 10
+	}
+	turn := claudetest.Turn{Calls: []claudetest.ToolUse{
+		{Input: `{"command":"create","path":"/memories/x.md","path":"/memories/other.md","file_text":"alpha\nbeta\n"}`},
+		{Input: `{"command":"str_replace","path":"/memories/x.md","old_str":"beta","new_str":"BETA"}`},
+		{Input: `{"command":"insert","path":"/memories/x.md","insert_line":1,"insert_text":"between"}`},
+	}}
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streaming=%v", streaming), func(t *testing.T) {
+			inOrder := 0
+			var noID []string
+			for range runs {
+				store := memstore.New()
+				var mu sync.Mutex
+				onCall := claude.WithOnCall(func(_ context.Context, c claude.Call) {
+					if c.ID == "" {
+						mu.Lock()
+						noID = append(noID, string(c.Input))
+						mu.Unlock()
+					}
+				})
+				runScript(t, streaming, memtool.New(store, nil), []claude.Option{onCall}, turn)
+				if got, err := store.ReadFile(context.Background(), "x.md", 1<<20); err == nil && string(got) == oneFileWant {
+					inOrder++
+				}
+			}
+			if inOrder != runs {
+				t.Errorf("%d of %d runs ran the turn in order", inOrder, runs)
+			}
+			if len(noID) > 0 {
+				t.Errorf("%d calls had no tool_use id, the first: %s", len(noID), noID[0])
+			}
+		})
+	}
+}

@@ -60,7 +60,7 @@ func serialTurn(msg *anthropic.BetaMessage, names map[string]bool) *turn {
 		if block.Type != "tool_use" || !names[block.Name] {
 			continue
 		}
-		c := turnCall{id: block.ID, input: callKey(block.Name, block.Input), done: make(chan struct{}), unique: true}
+		c := turnCall{id: block.ID, input: callKey(block.Name, runnerInput(block)), done: make(chan struct{}), unique: true}
 		if n := len(tr.calls); n > 0 {
 			c.before = []int{n - 1}
 		}

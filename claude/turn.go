@@ -102,18 +102,31 @@ func (t *Tool) runTurn(ctx context.Context, calls []pendingCall) []memtool.Resul
 
 // runnerTurn builds the turn of an assistant message as the SDK's tool
 // runner will run it: the memory tool_use blocks after the last "fallback"
-// block, each with its input in canonical form.
+// block, each with its input as the runner passes it, in canonical form.
 func runnerTurn(msg *anthropic.BetaMessage) *turn {
 	var calls []pendingCall
 	for _, block := range betaMemoryCalls(msg) {
-		calls = append(calls, pendingCall{id: block.ID, input: canonical(block.Input)})
+		calls = append(calls, pendingCall{id: block.ID, input: canonical(runnerInput(block))})
 	}
 	return newTurn(calls)
 }
 
-// canonical returns input as the SDK runner passes it to Execute: decoded
-// into Go values and encoded again, so keys are sorted and space is gone.
-// Inputs that mean the same compare equal in this form.
+// runnerInput returns a tool_use block's input as the SDK runner passes it
+// to a tool's Execute: decoded by the SDK and encoded again. That is not
+// always block.Input's meaning under encoding/json: of a key given twice,
+// the SDK keeps the first value and encoding/json the last, so the turn
+// must be built from what the runner will run.
+func runnerInput(block anthropic.BetaContentBlockUnion) json.RawMessage {
+	input, err := json.Marshal(block.AsToolUse().Input)
+	if err != nil {
+		return block.Input
+	}
+	return input
+}
+
+// canonical returns input decoded into Go values and encoded again, so
+// keys are sorted and space is gone: inputs that mean the same compare
+// equal in this form, whoever encoded them.
 func canonical(input json.RawMessage) json.RawMessage {
 	var v any
 	if err := json.Unmarshal(input, &v); err != nil {
