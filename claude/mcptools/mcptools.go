@@ -11,8 +11,10 @@
 //	defer servers.Close()
 //	runner := claude.NewRunner(&client, mem, params, servers.Option())
 //
-// A tool is named as Claude Code names it, mcp__<server>__<tool>, so tools
-// of different servers, and memory, never share a name. With your own
+// A tool is named as Claude Code names it, mcp__<server>__<tool>, with
+// characters the API refuses in a name replaced by "_"; a name another
+// tool already has gets "_2" (or "_3", …) added, so no two tools, and
+// memory, ever share a name. With your own
 // loop, declare them with claude.DeclareTools and answer their calls with
 // claude.RunTools.
 //
@@ -107,9 +109,25 @@ func (t *Tools) connect(ctx context.Context, client *mcp.Client, name string, s 
 		return err
 	}
 	for _, tool := range tools {
-		t.tools = append(t.tools, &namedTool{BetaTool: tool, name: toolName(name, tool.Name())})
+		t.tools = append(t.tools, &namedTool{BetaTool: tool, name: t.freeName(toolName(name, tool.Name()))})
 	}
 	return nil
+}
+
+// freeName returns name, or when a tool already has it, name with the
+// first of "_2", "_3", … that none has. Two tools can come to one name:
+// "a.b" and "a_b" both become a_b, and server "s" tool "x__y" meets
+// server "s__x" tool "y". The runner keeps one tool per name, and the API
+// refuses a request that declares a name twice.
+func (t *Tools) freeName(name string) string {
+	taken := func(n string) bool {
+		return slices.ContainsFunc(t.tools, func(tool anthropic.BetaTool) bool { return tool.Name() == n })
+	}
+	free := name
+	for i := 2; taken(free); i++ {
+		free = fmt.Sprintf("%s_%d", name, i)
+	}
+	return free
 }
 
 func newTransport(s Server, opts *Options) (mcp.Transport, error) {

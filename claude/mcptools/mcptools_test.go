@@ -183,3 +183,46 @@ func TestOpenFails(t *testing.T) {
 		t.Error("Open of a missing file succeeded")
 	}
 }
+
+// Tools whose names differ only in characters the API refuses in a name
+// ("fail.now" and "fail_now"), or whose server and tool names meet at a
+// "__" (server "web" tool "x__y", server "web__x" tool "y"), still get
+// names of their own, and each name calls its own tool.
+func TestToolNamesUnique(t *testing.T) {
+	newServer := func(names ...string) *httptest.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		for _, name := range names {
+			mcp.AddTool(s, &mcp.Tool{Name: name, Description: "Says its name."},
+				func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil, nil
+				})
+		}
+		web := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+		t.Cleanup(web.Close)
+		return web
+	}
+	path := writeConfig(t, map[string]any{
+		"web":    map[string]any{"url": newServer("fail.now", "fail_now", "x__y").URL},
+		"web__x": map[string]any{"url": newServer("y").URL},
+	})
+	ctx := context.Background()
+	servers, err := mcptools.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer servers.Close()
+	seen := map[string]string{}
+	for _, tool := range servers.Tools() {
+		out, err := tool.Execute(ctx, json.RawMessage(`{}`))
+		if err != nil || len(out) != 1 || out[0].OfText == nil {
+			t.Fatalf("%s: %v %v", tool.Name(), out, err)
+		}
+		if other, ok := seen[tool.Name()]; ok {
+			t.Errorf("tools %s and %s are both named %s", other, out[0].OfText.Text, tool.Name())
+		}
+		seen[tool.Name()] = out[0].OfText.Text
+	}
+	if len(seen) != 4 {
+		t.Errorf("%d tool names for 4 tools: %v", len(seen), seen)
+	}
+}
