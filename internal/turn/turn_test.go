@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,5 +55,53 @@ func TestDependentCallsRunInOrder(t *testing.T) {
 		if want := fmt.Sprintf("Here's the content of /memories/s%d/a.md with line numbers:\n     1\ttwo\n     2\tthree\n     3\t", round); view != want {
 			t.Fatalf("round %d: view = %q, want %q", round, view, want)
 		}
+	}
+}
+
+// heldStore holds the first WriteFile until release is closed, after
+// telling entered; the write then lands whatever its context says.
+type heldStore struct {
+	memtool.Store
+	once             sync.Once
+	entered, release chan struct{}
+}
+
+func (s *heldStore) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	s.once.Do(func() {
+		close(s.entered)
+		<-s.release
+	})
+	return s.Store.WriteFile(context.WithoutCancel(ctx), name, data, mode)
+}
+
+// A line cancelled while a create runs answers the str_replace that waits
+// for it as not run, and leaves the file as the create's answer says.
+func TestCancelWhileWaiting(t *testing.T) {
+	store := &heldStore{Store: memstore.New(), entered: make(chan struct{}), release: make(chan struct{})}
+	x := &turn.Runner{Mem: memtool.New(store, nil), Timeout: time.Minute, Workers: 4}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan []byte, 1)
+	go func() {
+		out <- x.Line(ctx, []byte(`[{"command":"create","path":"/memories/x.md","file_text":"alpha"},`+
+			`{"command":"str_replace","path":"/memories/x.md","old_str":"alpha","new_str":"beta"}]`))
+	}()
+	<-store.entered
+	cancel()
+	close(store.release)
+	var got []answer
+	if err := json.Unmarshal(<-out, &got); err != nil || len(got) != 2 {
+		t.Fatalf("answers %v: %v", got, err)
+	}
+	var replaced string
+	_ = json.Unmarshal(got[1].Content, &replaced)
+	if want := "Error: The str_replace command was cancelled before it ran"; replaced != want {
+		t.Errorf("str_replace: %q, want %q", replaced, want)
+	}
+	data, err := store.ReadFile(context.Background(), "x.md", 1<<20)
+	if got[0].IsError != (err != nil) {
+		t.Errorf("create answered %s, and reading the file: %q, %v", got[0].Content, data, err)
+	}
+	if err == nil && string(data) != "alpha" {
+		t.Errorf("file holds %q, want alpha", data)
 	}
 }
