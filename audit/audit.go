@@ -8,10 +8,12 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/secrets"
 )
 
 // An Entry is one line of the log: one store operation. It never holds
@@ -20,8 +22,8 @@ type Entry struct {
 	Time    time.Time `json:"time"`
 	Tenant  string    `json:"tenant,omitempty"`
 	Op      string    `json:"op"`                 // stat, read, list, write, create, update, mkdir, remove, rename, remove_all
-	Path    string    `json:"path"`               // the virtual path
-	NewPath string    `json:"new_path,omitempty"` // rename: the destination
+	Path    string    `json:"path"`               // the virtual path, any secret in it cut out (see shownPath)
+	NewPath string    `json:"new_path,omitempty"` // rename: the destination, the same way
 	Outcome string    `json:"outcome"`            // see Outcome
 	Bytes   int64     `json:"bytes,omitempty"`    // read, written or the edit's result
 	Entries int       `json:"entries,omitempty"`  // list: how many entries
@@ -132,7 +134,7 @@ func (s *Store) logOutcome(op, name string, start time.Time, outcome string, e E
 	e.Time = start.UTC()
 	e.Tenant = s.opts.Tenant
 	e.Op = op
-	e.Path = memtool.VirtualPath(name)
+	e.Path = shownPath(name)
 	e.Outcome = outcome
 	e.Micros = time.Since(start).Microseconds()
 	line, merr := json.Marshal(e)
@@ -147,6 +149,27 @@ func (s *Store) logOutcome(op, name string, start time.Time, outcome string, e E
 	if werr != nil {
 		s.fail(werr)
 	}
+}
+
+// shownPath is the virtual path of name as the log shows it: each secret
+// that package secrets finds in it (secrets.Scan, as its policy scans a
+// name) replaced by "[REDACTED]". A path is the model's text: a secret
+// the secrets policy refuses to store as a name, or one in the path of a
+// read, which nothing scans, must not reach the log either.
+func shownPath(name string) string {
+	found := secrets.Scan([]byte(name))
+	if found == nil {
+		return memtool.VirtualPath(name)
+	}
+	var b strings.Builder
+	pos := 0
+	for _, f := range found {
+		b.WriteString(name[pos:f.Start])
+		b.WriteString("[REDACTED]")
+		pos = f.End
+	}
+	b.WriteString(name[pos:])
+	return memtool.VirtualPath(b.String())
 }
 
 func (s *Store) fail(err error) {
@@ -227,7 +250,7 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if errors.Is(err, errors.ErrUnsupported) {
 		return err // not an operation: the caller falls back, and that is logged
 	}
-	s.record("rename", oldname, start, err, Entry{NewPath: memtool.VirtualPath(newname)})
+	s.record("rename", oldname, start, err, Entry{NewPath: shownPath(newname)})
 	return err
 }
 

@@ -107,6 +107,47 @@ func TestRefusedByAnotherWrapper(t *testing.T) {
 	}
 }
 
+// TestSecretInPath: a path that holds a secret reaches the log with the
+// secret cut out, as the secrets policy's refusal shows it to the model:
+// whether the policy refused the operation (a create, a rename onto it),
+// or nothing refused it (a view, which the policy does not scan).
+func TestSecretInPath(t *testing.T) {
+	const key = "AKIA" + "IOSFODNN7EXAMPLE"
+	const token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		var log syncbuf.Buffer
+		mem := memtool.New(audit.New(secrets.New(inner, nil), &log, nil), nil)
+		for _, in := range []map[string]any{
+			{"command": "create", "path": "/memories/" + key + ".md", "file_text": "x"},
+			{"command": "create", "path": "/memories/a.md", "file_text": "x"},
+			{"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/d/" + token},
+			{"command": "view", "path": "/memories/notes/" + token + "/b.md"},
+		} {
+			storetest.Call(t, mem, in)
+		}
+		for _, secret := range []string{key, token} {
+			if strings.Contains(log.String(), secret) {
+				t.Errorf("the log holds the secret %s:\n%s", secret, log.String())
+			}
+		}
+		var shown []string
+		for _, e := range entries(t, log.String()) {
+			if e.Op == "create" || e.Op == "rename" || e.Op == "read" {
+				shown = append(shown, e.Op+" "+e.Path+" "+e.NewPath)
+			}
+		}
+		want := []string{
+			"create /memories/[REDACTED].md ",
+			"create /memories/a.md ",
+			"rename /memories/a.md /memories/d/[REDACTED]",
+			"read /memories/notes/[REDACTED]/b.md ",
+		}
+		if !reflect.DeepEqual(shown, want) {
+			t.Errorf("entries\n%q\nwant\n%q", shown, want)
+		}
+	})
+}
+
 func TestOutcome(t *testing.T) {
 	for err, want := range map[error]string{
 		nil:                      "ok",

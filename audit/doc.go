@@ -1,7 +1,10 @@
 // Package audit wraps a memtool.Store and writes one JSON line per store
 // operation to an io.Writer: what was done, to which path, with what
 // outcome, how many bytes, how long it took. It never writes file
-// contents, nor the text of an error (which may quote them).
+// contents, nor the text of an error (which may quote them). A path is
+// written with every secret that package secrets finds in it replaced by
+// "[REDACTED]" (the model chose the path: a token in a name the secrets
+// policy refused, or in the path of a read, stays out of the log).
 //
 //	f, _ := os.OpenFile("memory-audit.jsonl", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 //	store := audit.New(inner, f, &audit.Options{Tenant: "alice"})
@@ -38,8 +41,9 @@
 // lacks, and Tenant returns the inner tenant's store under the same policy,
 // logging with that tenant's id to the same writer. Rename and RemoveAll
 // are logged as "rename" and "remove_all" (not when unsupported: the
-// fallback's operations are logged instead). Each logged operation costs one JSON encoding of its
-// entry and one write to the log. To measure a str_replace in a 4 KiB file
+// fallback's operations are logged instead). Each logged operation costs a
+// scan of its path for secrets, one JSON encoding of its entry and one
+// write to the log. To measure a str_replace in a 4 KiB file
 // through Memory on memstore, logging to io.Discard:
 //
 //	go test -run '^$' -bench . ./audit
