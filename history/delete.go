@@ -111,9 +111,19 @@ func (s *Store) toTrash(ctx context.Context, name string) (string, error) {
 			err = s.renamer.Rename(ctx, name, path.Join(slot, treeName))
 		}
 		if err != nil {
+			// A store may answer an error for a rename it made (an fsync
+			// that failed after it, an answer the network lost): then the
+			// tree is in the slot, and the delete took place. A slot whose
+			// tree may be there keeps its path, for a sweep to keep the
+			// tree's files.
 			wctx := context.WithoutCancel(ctx)
-			s.inner.Remove(wctx, path.Join(slot, pathFile))
-			s.inner.Remove(wctx, slot)
+			switch _, serr := s.inner.Stat(wctx, path.Join(slot, treeName)); {
+			case serr == nil:
+				return slot, nil
+			case errors.Is(serr, memtool.ErrNotExist):
+				s.inner.Remove(wctx, path.Join(slot, pathFile))
+				s.inner.Remove(wctx, slot)
+			}
 			return "", err
 		}
 		return slot, nil
@@ -232,10 +242,13 @@ func (s *Store) entomb(ctx context.Context, name string) (version string, old, m
 			return "", nil, nil, err
 		}
 		err = s.inner.Update(ctx, name, 1<<40, ifUnchanged(old, content(mark)))
+		if err != nil && !errors.Is(err, errChanged) && s.holds(ctx, name, mark) {
+			err = nil // the store made the change it answered an error for
+		}
 		if err == nil {
 			return v, old, mark, nil
 		}
-		s.drop(ctx, v)
+		s.failed(ctx, name, v, old, err)
 		if !errors.Is(err, errChanged) {
 			return "", nil, nil, err
 		}

@@ -17,7 +17,10 @@
 // the file is deleted (also inside a deleted directory), the wrapper
 // stores its content as a new numbered version of its path. Creating a
 // new file and renaming keep nothing (no content is lost; a renamed file's
-// versions stay under its old path). A failed operation keeps nothing. Per
+// versions stay under its old path). A failed operation keeps nothing,
+// unless the inner store answered an error for a change it may have made
+// (an fsync that failed after a rename, a commit whose answer the network
+// lost) and the file no longer holds what was saved: that version stays. Per
 // path, at most MaxVersions versions are kept (default 20) and none older
 // than MaxAge (default 30 days); older ones are dropped after each change.
 // A revert replaces the current content like any write, so it is undone

@@ -233,19 +233,37 @@ func content(data []byte) func([]byte) ([]byte, error) {
 }
 
 // saveThen keeps old as a version of name, then runs change; if change
-// fails, the version is removed again, so that a failed operation leaves
-// nothing behind.
+// fails, the version is removed again (see failed), so that a failed
+// operation leaves nothing behind.
 func (s *Store) saveThen(ctx context.Context, name string, old []byte, op string, change func() error) error {
 	v, err := s.save(ctx, name, old, op)
 	if err != nil {
 		return err
 	}
 	if err := change(); err != nil {
-		s.drop(ctx, v)
+		s.failed(ctx, name, v, old, err)
 		return err
 	}
 	s.prune(ctx, name, v)
 	return nil
+}
+
+// failed drops the version v of old, saved for a change of name that
+// failed with err, if the change did not take effect: the update found
+// the file changed or gone, or the file still holds old. A store may
+// answer an error for a change it made (an fsync that failed after the
+// rename, a commit whose answer the network lost); then the version
+// stays, since the content it holds may be replaced.
+func (s *Store) failed(ctx context.Context, name, v string, old []byte, err error) {
+	if errors.Is(err, errChanged) || errors.Is(err, memtool.ErrNotExist) || s.holds(ctx, name, old) {
+		s.drop(ctx, v)
+	}
+}
+
+// holds reports whether the file at name in the inner store holds data.
+func (s *Store) holds(ctx context.Context, name string, data []byte) bool {
+	cur, err := s.inner.ReadFile(context.WithoutCancel(ctx), name, int64(len(data)))
+	return err == nil && bytes.Equal(cur, data)
 }
 
 func notExist(op, name string) error {
