@@ -40,8 +40,20 @@ var sharedBackends = []shared{
 		dir := filepath.Join(t.TempDir(), "memories")
 		return openFileStore(t, dir), openFileStore(t, dir)
 	}, 1},
-	// encrypt has no atomic rename: the wrapper's scheme without one.
 	{"encrypt", openEncrypted, 4},
+	// Without the inner store's rename: the wrapper's scheme without one
+	// (tombstones).
+	{"norename", func(t *testing.T) (memtool.Store, memtool.Store) {
+		s := noRename{memstore.New()}
+		return s, s
+	}, 4},
+}
+
+// noRename is a store with RemoveAll but no Rename.
+type noRename struct{ memtool.Store }
+
+func (s noRename) RemoveAll(ctx context.Context, name string) error {
+	return memtool.ForwardRemoveAll(ctx, s.Store, name)
 }
 
 // openEncrypted returns two encrypting stores over one memstore, with the
