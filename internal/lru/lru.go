@@ -38,23 +38,19 @@ func (c *Cache[V]) Get(key string, now time.Time) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	c.l.MoveToFront(e)
-	ent := e.Value.(*entry[V])
-	ent.used = now
+	ent := c.use(e, now)
 	return ent.val, true
 }
 
 // Add puts val under key (which must not be there), used at now.
 func (c *Cache[V]) Add(key string, val V, now time.Time) {
-	c.m[key] = c.l.PushFront(&entry[V]{key: key, val: val, used: now})
+	c.m[key] = c.l.PushFront(&entry[V]{key: key, val: val, used: c.latest(now)})
 }
 
 // Put sets the value of key, used at now, whether it was there or not.
 func (c *Cache[V]) Put(key string, val V, now time.Time) {
 	if e, ok := c.m[key]; ok {
-		c.l.MoveToFront(e)
-		ent := e.Value.(*entry[V])
-		ent.val, ent.used = val, now
+		c.use(e, now).val = val
 		return
 	}
 	c.Add(key, val, now)
@@ -63,12 +59,32 @@ func (c *Cache[V]) Put(key string, val V, now time.Time) {
 // Len is the number of entries.
 func (c *Cache[V]) Len() int { return c.l.Len() }
 
-// Touch marks key used at now, if it is there, without reordering the
-// entries: for the end of a use that get began.
+// Touch marks key used at now, if it is there, making it the most
+// recently used: for the end of a use that Get began.
 func (c *Cache[V]) Touch(key string, now time.Time) {
 	if e, ok := c.m[key]; ok {
-		e.Value.(*entry[V]).used = now
+		c.use(e, now)
 	}
+}
+
+// use marks e used at now and makes it the most recently used.
+func (c *Cache[V]) use(e *list.Element, now time.Time) *entry[V] {
+	ent := e.Value.(*entry[V])
+	ent.used = c.latest(now)
+	c.l.MoveToFront(e)
+	return ent
+}
+
+// latest is now, or the time of the most recent use if that is later
+// (callers' clocks, read before they lock, may disagree a little): the
+// entries stay in the order of their times, which Evict relies on.
+func (c *Cache[V]) latest(now time.Time) time.Time {
+	if f := c.l.Front(); f != nil {
+		if used := f.Value.(*entry[V]).used; now.Before(used) {
+			return used
+		}
+	}
+	return now
 }
 
 // Remove drops key if its value is val (a later value under the same key
@@ -82,7 +98,9 @@ func (c *Cache[V]) Remove(key string, is func(V) bool) {
 
 // Evict removes, least recently used first, the entries over the size
 // bound or idle since before now-idle that evictable allows, and returns
-// their values. It stops at the first entry that is within both bounds.
+// their values. An entry evictable refuses is passed over, not waited
+// for. It stops at the first entry within both bounds: the entries before
+// it were used later still.
 func (c *Cache[V]) Evict(now time.Time, evictable func(V) bool) []V {
 	var out []V
 	for e := c.l.Back(); e != nil; {

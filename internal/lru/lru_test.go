@@ -38,3 +38,29 @@ func TestCache(t *testing.T) {
 		t.Error("an entry evictable refused was dropped")
 	}
 }
+
+// An entry whose use ended last is the most recently used, whenever the
+// use began: one whose use began later but ended earlier is evicted once
+// idle, ahead of it, and whether or not that entry is still in use.
+func TestTouchOrders(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, longInUse := range []bool{false, true} {
+		c := New[int](10, time.Minute)
+		c.Add("long", 1, t0)
+		c.Add("short", 2, t0.Add(time.Second))
+		c.Touch("short", t0.Add(2*time.Second)) // short's use ends
+		c.Touch("long", t0.Add(time.Hour))      // a use of long ends much later
+		evictable := always
+		if longInUse {
+			evictable = func(v int) bool { return v != 1 }
+		}
+		// short has been idle past the bound; long has not.
+		now := t0.Add(2*time.Second + time.Minute)
+		if got := c.Evict(now, evictable); !slices.Equal(got, []int{2}) {
+			t.Errorf("long in use %v: evicted %v, want [2]: short is idle, long was used since", longInUse, got)
+		}
+		if c.Len() != 1 {
+			t.Errorf("long in use %v: %d entries left, want 1", longInUse, c.Len())
+		}
+	}
+}
