@@ -37,10 +37,11 @@
 // naming it in the X-Memtool-Tenant header; any other key naming a tenant
 // not its own gets 403. Each key may make Config.Rate requests a second
 // (bursts of Config.Burst); past that, 429 with Retry-After in seconds.
-// Each client address may fail authentication Config.FailRate times a
-// second (bursts of Config.FailBurst): past that, its requests with a
-// token get 429 with Retry-After before the token is checked, so a client
-// guessing tokens is slowed (behind a proxy, the proxy is the address).
+// Each client address (an IPv6 client's /64, which one host or link gets
+// whole) may fail authentication Config.FailRate times a second (bursts
+// of Config.FailBurst): past that, its requests with a token get 429 with
+// Retry-After before the token is checked, so a client guessing tokens is
+// slowed (behind a proxy, the proxy is the address).
 //
 // The server keeps each tenant's memory open between requests, at most
 // Config.MaxTenants of them and each for Config.TenantIdle unused; the

@@ -73,3 +73,45 @@ func TestAuthFailuresLimitedConcurrently(t *testing.T) {
 			checked, w.Code, wait, want)
 	}
 }
+
+// An IPv6 client is limited by its /64, which one host or one link gets
+// whole: rotating through its addresses earns no fresh burst. Another /64
+// is another client; an IPv4 client is its full address, however it is
+// written.
+func TestAuthFailuresLimitedPerIPv6Prefix(t *testing.T) {
+	srv, err := server.New(server.Config{Keys: tokenTable{}, FailRate: 0.001, FailBurst: 2,
+		Logger: slog.New(slog.DiscardHandler),
+		Open:   func(context.Context, string) (memtool.Store, error) { return memstore.New(), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	try := func(addr string) int {
+		req := httptest.NewRequest("POST", "/v1/memory", strings.NewReader(view))
+		req.RemoteAddr = addr
+		req.Header.Set("Authorization", "Bearer mt_0123456789abcdef_"+strings.Repeat("ab", 32))
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		return w.Code
+	}
+	for _, addr := range []string{"[2001:db8:0:1::1]:1000", "[2001:db8:0:1::2]:1000"} {
+		if code := try(addr); code != 401 {
+			t.Fatalf("%s, within the burst: %d, want 401", addr, code)
+		}
+	}
+	for _, c := range []struct {
+		addr string
+		want int
+	}{
+		{"[2001:db8:0:1:ffff:ffff:ffff:ffff]:2000", 429}, // the same /64
+		{"[2001:db8:0:1::3%eth0]:2000", 429},             // with a zone
+		{"[2001:db8:0:2::1]:1000", 401},                  // the next /64
+		{"192.0.2.1:1000", 401},
+		{"192.0.2.1:1001", 401},
+		{"[::ffff:192.0.2.1]:1002", 429}, // 192.0.2.1, mapped
+		{"192.0.2.2:1000", 401},
+	} {
+		if code := try(c.addr); code != c.want {
+			t.Errorf("%s: %d, want %d", c.addr, code, c.want)
+		}
+	}
+}

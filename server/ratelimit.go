@@ -3,6 +3,7 @@ package server
 import (
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -84,12 +85,22 @@ func (s *Server) authFailed(r *http.Request) {
 	s.limiter(s.failures, clientAddress(r), s.cfg.FailRate, s.cfg.FailBurst, now).ReserveN(now, 1)
 }
 
-// clientAddress is the IP address r came from (the connection's peer:
-// behind a proxy, the proxy's).
+// clientAddress is the client r came from (the connection's peer: behind
+// a proxy, the proxy's): an IPv4 address whole, an IPv6 address by its
+// /64, since a host or a link is given a /64 whole and could otherwise
+// take a fresh budget from each of its addresses.
 func clientAddress(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	ip = ip.WithZone("").Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	return netip.PrefixFrom(ip, 64).Masked().String()
 }

@@ -114,9 +114,10 @@ type Config struct {
 	Rate  float64
 	Burst int
 	// FailRate and FailBurst limit the failed authentications (an
-	// unknown, expired or revoked token) of each client address: past
-	// them, its requests with a token are answered 429 before the token
-	// is checked. FailRate 0 means DefaultFailRate; negative, no limit.
+	// unknown, expired or revoked token) of each client address (of an
+	// IPv6 client, its /64): past them, its requests with a token are
+	// answered 429 before the token is checked. FailRate 0 means
+	// DefaultFailRate; negative, no limit.
 	FailRate  float64
 	FailBurst int
 	// MaxTenants bounds the tenants' memories the server keeps open
