@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/memtool/memtool"
 )
@@ -99,8 +101,9 @@ type Store struct {
 	inner               memtool.Store
 	opts                Options
 	// mu serialises the operations that may grow the store, so that the
-	// usage a check sees is still the usage when the write happens.
-	mu sync.Mutex
+	// usage a check sees is still the usage when the write happens. The
+	// stores Tenant returns for one tenant share one.
+	mu *tenantLock
 }
 
 // New wraps inner. opts may be nil (no limits). The result is a
@@ -108,13 +111,54 @@ type Store struct {
 // Tenant returns the tenant's store with the same limits, counted in that
 // tenant alone.
 func New(inner memtool.Store, opts *Options) memtool.Store {
-	s := &Store{inner: inner}
+	var o Options
 	if opts != nil {
-		s.opts = *opts
+		o = *opts
 	}
-	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store { return New(t, &s.opts) })
+	return newStore(inner, o, new(tenantLock), &tenantLocks{m: map[string]weak.Pointer[tenantLock]{}})
+}
+
+func newStore(inner memtool.Store, opts Options, mu *tenantLock, tenants *tenantLocks) *Store {
+	s := &Store{inner: inner, opts: opts, mu: mu}
+	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, id string) memtool.Store {
+		return newStore(t, opts, tenants.get(id), tenants)
+	})
 	s.ReadThrough = memtool.PassReads(inner)
 	return s
+}
+
+// A tenantLock serialises the growing operations of one tenant's stores.
+type tenantLock struct {
+	sync.Mutex
+	id string // also keeps the lock out of the tiny allocator, whose objects AddCleanup may never see freed
+}
+
+// tenantLocks are the locks of the tenants whose stores are in use, one a
+// tenant however many stores Tenant made for it, so that two writes
+// through two of them cannot both pass the check. A lock lives as long
+// as a store holds it; then its entry goes.
+type tenantLocks struct {
+	mu sync.Mutex
+	m  map[string]weak.Pointer[tenantLock]
+}
+
+func (l *tenantLocks) get(id string) *tenantLock {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if tl := l.m[id].Value(); tl != nil {
+		return tl
+	}
+	tl := &tenantLock{id: id}
+	wp := weak.Make(tl)
+	l.m[id] = wp
+	runtime.AddCleanup(tl, func(id string) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.m[id] == wp {
+			delete(l.m, id)
+		}
+	}, id)
+	return tl
 }
 
 var _ memtool.Wrapper = (*Store)(nil)
