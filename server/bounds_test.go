@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -223,5 +224,39 @@ func TestAuthFailuresLimited(t *testing.T) {
 	}
 	if strings.Contains(f.log.String(), bad) {
 		t.Errorf("a token was logged")
+	}
+}
+
+// A tenant's memory left idle is closed past TenantIdle while Serve runs,
+// even when no other request comes to trigger it.
+func TestIdleTenantClosedWithoutTraffic(t *testing.T) {
+	f := newFixture(t, nil)
+	_, alice := f.key(t, "alice", keys.Write)
+	released := make(chan string, 1)
+	srv, err := server.New(server.Config{Keys: f.ring, Rate: -1, TenantIdle: 50 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler),
+		Open:   func(context.Context, string) (memtool.Store, error) { return memstore.New(), nil },
+		Release: func(tenant string, _ memtool.Store) error {
+			released <- tenant
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, stop, done := listen(t, srv, "", "")
+	defer func() {
+		stop()
+		<-done
+	}()
+	if st, answer, err := postRaw("http://"+addr, alice, view); err != nil || st != 200 {
+		t.Fatalf("alice's view: %d %s %v", st, answer, err)
+	}
+	select {
+	case tenant := <-released:
+		if tenant != "alice" {
+			t.Errorf("released %q, want alice", tenant)
+		}
+	case <-time.After(time.Minute):
+		t.Error("alice's memory, idle, was not closed in a minute (TenantIdle 50ms)")
 	}
 }

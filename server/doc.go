@@ -46,8 +46,11 @@
 // The server keeps each tenant's memory open between requests, at most
 // Config.MaxTenants of them and each for Config.TenantIdle unused; the
 // least recently used beyond that is dropped (Config.Release closes it)
-// once no request uses it, and opened again when a request needs it. The
-// rate limiters are bounded the same way.
+// once no request uses it, and opened again when a request needs it. An
+// idle memory is dropped at the latest a quarter of TenantIdle after it
+// expires while Serve runs (a handler served otherwise drops memories
+// only as requests come and go). The rate limiters are bounded the same
+// way.
 //
 // Config.OAuth adds a second kind of token on the routes of
 // Config.OAuthRoutes: one that is not a memtool key (mt_…) is verified by

@@ -279,7 +279,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // it stops taking connections and waits, at most Config.ShutdownTimeout,
 // for the requests in flight, which finish as usual. It returns nil after
 // a shutdown in which every request finished. With certFile and keyFile it
-// serves HTTPS.
+// serves HTTPS. Meanwhile it closes the tenants' memories left idle past
+// Config.TenantIdle, requests or none.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile string) error {
 	hs := &http.Server{
 		Handler:           s,
@@ -290,6 +291,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile s
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	swept := make(chan struct{})
+	defer func() { <-swept }()
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	defer stopSweep()
+	go func() {
+		defer close(swept)
+		s.sweepTenants(sweepCtx)
+	}()
 	served := make(chan error, 1)
 	go func() {
 		if certFile != "" {

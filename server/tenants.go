@@ -149,6 +149,26 @@ func (s *Server) evictTenants(now time.Time) []*tenantMemory {
 	})
 }
 
+// sweepTenants drops the memories left idle, every quarter of
+// Config.TenantIdle, until ctx ends: without it a memory would be dropped
+// only when a request comes or ends, and one left idle on a quiet server
+// would stay open.
+func (s *Server) sweepTenants(ctx context.Context) {
+	tick := time.NewTicker(max(s.cfg.TenantIdle/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			s.mu.Lock()
+			evicted := s.evictTenants(now)
+			s.mu.Unlock()
+			s.closeTenants(evicted)
+		}
+	}
+}
+
 // closeTenants hands memories the cache dropped to Config.Release.
 func (s *Server) closeTenants(ts []*tenantMemory) {
 	for _, t := range ts {
