@@ -8,12 +8,11 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/secrets"
+	"github.com/memtool/memtool/internal/secretscan"
 )
 
 // An Entry is one line of the log: one store operation. It never holds
@@ -152,24 +151,15 @@ func (s *Store) logOutcome(op, name string, start time.Time, outcome string, e E
 }
 
 // shownPath is the virtual path of name as the log shows it: each secret
-// that package secrets finds in it (secrets.Scan, as its policy scans a
-// name) replaced by "[REDACTED]". A path is the model's text: a secret
-// the secrets policy refuses to store as a name, or one in the path of a
-// read, which nothing scans, must not reach the log either.
+// that the secrets policy would find in it replaced by "[REDACTED kind]",
+// as that policy's refusal shows it to the model. A path is the model's
+// text: a secret the secrets policy refuses to store as a name, or one in
+// the path of a read, which nothing scans, must not reach the log either.
 func shownPath(name string) string {
-	found := secrets.Scan([]byte(name))
-	if found == nil {
-		return memtool.VirtualPath(name)
+	if found := secretscan.Scan([]byte(name)); found != nil {
+		name = string(secretscan.Redact([]byte(name), found))
 	}
-	var b strings.Builder
-	pos := 0
-	for _, f := range found {
-		b.WriteString(name[pos:f.Start])
-		b.WriteString("[REDACTED]")
-		pos = f.End
-	}
-	b.WriteString(name[pos:])
-	return memtool.VirtualPath(b.String())
+	return memtool.VirtualPath(name)
 }
 
 func (s *Store) fail(err error) {

@@ -137,10 +137,10 @@ func TestSecretInPath(t *testing.T) {
 			}
 		}
 		want := []string{
-			"create /memories/[REDACTED].md ",
+			"create /memories/[REDACTED AWS access key ID].md ",
 			"create /memories/a.md ",
-			"rename /memories/a.md /memories/d/[REDACTED]",
-			"read /memories/notes/[REDACTED]/b.md ",
+			"rename /memories/a.md /memories/d/[REDACTED GitHub token]",
+			"read /memories/notes/[REDACTED GitHub token]/b.md ",
 		}
 		if !reflect.DeepEqual(shown, want) {
 			t.Errorf("entries\n%q\nwant\n%q", shown, want)

@@ -3,8 +3,9 @@
 // outcome, how many bytes, how long it took. It never writes file
 // contents, nor the text of an error (which may quote them). A path is
 // written with every secret that package secrets finds in it replaced by
-// "[REDACTED]" (the model chose the path: a token in a name the secrets
-// policy refused, or in the path of a read, stays out of the log).
+// "[REDACTED kind]", as that policy's refusal shows it to the model (the
+// model chose the path: a token in a name the secrets policy refused, or in
+// the path of a read, stays out of the log).
 //
 //	f, _ := os.OpenFile("memory-audit.jsonl", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 //	store := audit.New(inner, f, &audit.Options{Tenant: "alice"})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/secretscan"
 )
 
 // Policy says what the wrapper does with a write that holds a secret.
@@ -62,17 +63,16 @@ func refuse(name string, findings []Finding, inName bool) *Error {
 	return &Error{Path: vp, Findings: findings, msg: msg}
 }
 
+// A Finding is one secret in a text: its kind, for people ("an AWS
+// access key ID", …), its line and its byte span.
+type Finding = secretscan.Finding
+
+// Scan returns the secrets in text, ordered by position. Overlapping
+// findings are merged into the first.
+func Scan(text []byte) []Finding { return secretscan.Scan(text) }
+
 // redact replaces each finding in text.
-func redact(text []byte, findings []Finding) []byte {
-	var out []byte
-	pos := 0
-	for _, f := range findings {
-		out = append(out, text[pos:f.Start]...)
-		out = append(out, "[REDACTED "+strings.TrimPrefix(strings.TrimPrefix(f.Kind, "an "), "a ")+"]"...)
-		pos = f.End
-	}
-	return append(out, text[pos:]...)
-}
+func redact(text []byte, findings []Finding) []byte { return secretscan.Redact(text, findings) }
 
 // Store wraps a memtool.Store and scans every file it is asked to write,
 // whole, for secrets. Use New.

@@ -1,9 +1,15 @@
-package secrets
+// Package secretscan finds secrets (keys, tokens, private keys, passwords
+// in URLs, card numbers) in a text. It is shared by the policies that must
+// not let one through: secrets, which refuses or redacts a write, and
+// audit, which cuts them out of the paths it logs; package secrets
+// documents the kinds it finds.
+package secretscan
 
 import (
 	"bytes"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -274,4 +280,17 @@ func luhn(d []byte) bool {
 		sum += v
 	}
 	return sum%10 == 0
+}
+
+// Redact returns text with each of its findings (from Scan) replaced by
+// "[REDACTED kind]", the kind without its article.
+func Redact(text []byte, findings []Finding) []byte {
+	var out []byte
+	pos := 0
+	for _, f := range findings {
+		out = append(out, text[pos:f.Start]...)
+		out = append(out, "[REDACTED "+strings.TrimPrefix(strings.TrimPrefix(f.Kind, "an "), "a ")+"]"...)
+		pos = f.End
+	}
+	return append(out, text[pos:]...)
 }
