@@ -12,14 +12,16 @@ import (
 // another: those whose paths overlap its own (the same entry, or a
 // directory and something in it; a rename touches both of its paths).
 // Calls on unrelated paths follow nothing of each other and may run at
-// the same time. An input that does not parse touches nothing.
+// the same time, and so may two views, which change nothing. An input that
+// does not parse touches nothing.
 func Follows(inputs []json.RawMessage) [][]int {
 	names := make([][]string, len(inputs))
+	views := make([]bool, len(inputs))
 	follows := make([][]int, len(inputs))
 	for i, in := range inputs {
-		names[i] = touchedNames(in)
+		names[i], views[i] = touchedNames(in)
 		for j := range i {
-			if overlap(names[i], names[j]) {
+			if !(views[i] && views[j]) && overlap(names[i], names[j]) {
 				follows[i] = append(follows[i], j)
 			}
 		}
@@ -28,12 +30,12 @@ func Follows(inputs []json.RawMessage) [][]int {
 }
 
 // touchedNames returns the store names a tool input refers to ("" is the
-// root); nil when the input does not parse, since such a call touches
-// nothing.
-func touchedNames(input json.RawMessage) []string {
+// root), and whether it is a view; nil when the input does not parse,
+// since such a call touches nothing.
+func touchedNames(input json.RawMessage) (names []string, view bool) {
 	cmd, err := memtool.ParseCommand(input)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	var paths []string
 	switch c := cmd.(type) {
@@ -42,13 +44,13 @@ func touchedNames(input json.RawMessage) []string {
 	default:
 		paths = []string{c.Target()}
 	}
-	var names []string
 	for _, p := range paths {
 		if name, _, err := memtool.CleanPath(p); err == nil {
 			names = append(names, name)
 		}
 	}
-	return names
+	_, view = cmd.(*memtool.View)
+	return names, view
 }
 
 // overlap reports whether two calls touch the same entry, or one touches a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -103,5 +104,27 @@ func TestCancelWhileWaiting(t *testing.T) {
 	}
 	if err == nil && string(data) != "alpha" {
 		t.Errorf("file holds %q, want alpha", data)
+	}
+}
+
+// Follows orders a call after the earlier ones whose paths overlap its
+// own, but two views of one file may run at once: they change nothing.
+func TestFollowsLetsViewsOverlap(t *testing.T) {
+	var inputs []json.RawMessage
+	for _, in := range []string{
+		`{"command":"create","path":"/memories/a.md","file_text":"x"}`,
+		`{"command":"view","path":"/memories/a.md"}`,
+		`{"command":"view","path":"/memories"}`,
+		`{"command":"str_replace","path":"/memories/a.md","old_str":"x","new_str":"y"}`,
+		`{"command":"view","path":"/memories/a.md"}`,
+		`{"command":"view","path":"/memories/b.md"}`,
+		`{"command":"rename","old_path":"/memories/b.md","new_path":"/memories/d/b.md"}`,
+	} {
+		inputs = append(inputs, json.RawMessage(in))
+	}
+	got := turn.Follows(inputs)
+	want := [][]int{nil, {0}, {0}, {0, 1, 2}, {0, 3}, nil, {2, 5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Follows = %v, want %v", got, want)
 	}
 }
