@@ -64,7 +64,9 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.command = commandOf(line)
 	runner := turn.Runner{Mem: m, Timeout: s.cfg.CallTimeout, Workers: 4 * runtime.GOMAXPROCS(0)}
-	answer := runner.Line(r.Context(), line)
+	ctx, cancel := context.WithTimeout(r.Context(), turnBudget(s.cfg.WriteTimeout))
+	defer cancel()
+	answer := runner.Line(ctx, line)
 	rec.outcome = "ok"
 	if bytes.Contains(answer, []byte(`"is_error":true`)) {
 		rec.outcome = "tool_error"
@@ -76,6 +78,16 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 }
 
 var newline = []byte{'\n'}
+
+// turnBudget is how long a turn may run when the server must have written
+// its answer within writeTimeout: a quarter of it, at most 10 s, is left
+// for the writing. A turn of many slow calls, run a few at a time, could
+// outlast the write deadline, and the connection would close with no
+// answer after some of its changes were made; cut off instead, it answers
+// every call, those it did not reach as cancelled.
+func turnBudget(writeTimeout time.Duration) time.Duration {
+	return writeTimeout - min(writeTimeout/4, 10*time.Second)
+}
 
 // preallocMax is the largest body readBody allocates before it arrives.
 const preallocMax = 1 << 20

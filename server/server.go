@@ -138,7 +138,9 @@ type Config struct {
 	// The timeouts of the HTTP server (defaults: 10 s for headers, 1 min
 	// to read a request, CallTimeout + 1 min to write the answer, 2 min
 	// idle), and how long a shutdown waits for the requests in flight
-	// (default 30 s).
+	// (default 30 s). A turn on /v1/memory is cut off in time to write its
+	// answer (WriteTimeout less a quarter of it, at most 10 s): the calls
+	// it has not reached by then are answered as cancelled.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	ShutdownTimeout                                           time.Duration
 }

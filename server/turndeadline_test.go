@@ -1,0 +1,77 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/keys"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/server"
+)
+
+// stuckStore is a memstore whose writes under slow/ never finish before
+// their context ends: it stands in for a store that hangs, for timing
+// only.
+type stuckStore struct{ memtool.Store }
+
+func (s stuckStore) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	if strings.HasPrefix(name, "slow/") {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.Store.WriteFile(ctx, name, data, mode)
+}
+
+// A turn whose calls, run a few at a time, would take longer than the
+// server may take to write its answer still gets its answer: the turn
+// ends before the write deadline, and every call is answered (those it
+// did not reach as cancelled), instead of the connection closing with no
+// answer after some of the changes were made.
+func TestTurnAnsweredBeforeWriteTimeout(t *testing.T) {
+	workers := 4 * runtime.GOMAXPROCS(0)
+	f := newFixture(t, func(c *server.Config) {
+		store := stuckStore{memstore.New()}
+		store.Mkdir(context.Background(), "slow")
+		c.Open = func(context.Context, string) (memtool.Store, error) { return store, nil }
+		c.CallTimeout = time.Second
+		c.WriteTimeout = 4 * time.Second // less than the 6 rounds of calls below
+	})
+	_, tok := f.key(t, "alice", keys.Write)
+	addr, stop, done := listen(t, f.server, "", "")
+	defer func() { stop(); <-done }()
+
+	calls := make([]map[string]any, 6*workers)
+	for i := range calls {
+		calls[i] = map[string]any{"command": "create", "path": fmt.Sprintf("/memories/slow/%d.md", i), "file_text": "x"}
+	}
+	body, _ := json.Marshal(calls)
+	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/memory", strings.NewReader(string(body)))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("no answer to the turn: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	var answers []struct {
+		IsError bool   `json:"is_error"`
+		Content string `json:"content"`
+	}
+	if err != nil || resp.StatusCode != 200 || json.Unmarshal(b, &answers) != nil || len(answers) != len(calls) {
+		t.Fatalf("answer: %d %v %.300s; want 200 and %d answers", resp.StatusCode, err, b, len(calls))
+	}
+	t.Logf("first: %s; last: %s", answers[0].Content, answers[len(answers)-1].Content)
+	for i, a := range answers {
+		if !a.IsError {
+			t.Errorf("call %d succeeded: %s", i, a.Content)
+		}
+	}
+}
