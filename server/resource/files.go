@@ -184,6 +184,12 @@ func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.St
 		return badRequest("a write takes only If-None-Match: *")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxFileBytes))
+	var tooBig *http.MaxBytesError
+	if err != nil && !errors.As(err, &tooBig) {
+		// The client's doing (it hung up, or sent less than it said):
+		// nothing was written, and nothing went wrong here.
+		return badRequest("reading the body failed; nothing was written")
+	}
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,15 @@
 package resource_test
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/secrets"
@@ -50,5 +56,32 @@ func TestWriteAnswerOnlyWhatIsKept(t *testing.T) {
 		if !mayChange && !strings.Contains(empty, `"size":0`) {
 			t.Errorf("the answer to writing an empty file gives no size: %s", empty)
 		}
+	}
+}
+
+// A PUT whose body ends before its declared length (a client that hung
+// up) writes nothing and is the client's failure, 400, not an internal
+// error logged as one.
+func TestShortBodyIsClientError(t *testing.T) {
+	var log bytes.Buffer
+	store := memstore.New()
+	srv := serveStore(t, store, true, &resource.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "PUT /v1/file?path=/memories/cut.md HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly ten b")
+	conn.(*net.TCPConn).CloseWrite()
+	conn.SetReadDeadline(time.Now().Add(time.Minute)) // a guard against a hang only
+	answer, _ := io.ReadAll(conn)
+	if !strings.HasPrefix(string(answer), "HTTP/1.1 400 ") {
+		t.Errorf("answer to a cut body: %.200q, want 400", answer)
+	}
+	if strings.Contains(log.String(), "ERROR") {
+		t.Errorf("a cut body was logged as an error: %s", log.String())
+	}
+	if _, err := store.Stat(t.Context(), "cut.md"); err == nil {
+		t.Error("a cut body was written")
 	}
 }
