@@ -265,21 +265,28 @@ type Filter struct {
 }
 
 // Match reports whether e passes the filter. A path filter matches the
-// path and everything below it, also as a rename's destination.
+// path and everything below it, also as a rename's destination, and the
+// renames and removals of a directory above it, which took it along.
 func (f Filter) Match(e Entry) bool {
-	under := func(p string) bool {
-		return p == f.Path || len(p) > len(f.Path) && p[:len(f.Path)] == f.Path && (p[len(f.Path)] == '/' || f.Path[len(f.Path)-1] == '/')
+	touches := func(p string) bool {
+		return p != "" && (within(p, f.Path) || (e.Op == "rename" || e.Op == "remove_all") && within(f.Path, p))
 	}
 	switch {
 	case f.Tenant != "" && e.Tenant != f.Tenant,
 		f.Op != "" && e.Op != f.Op,
 		f.Outcome != "" && e.Outcome != f.Outcome,
-		f.Path != "" && !under(e.Path) && !(e.NewPath != "" && under(e.NewPath)),
+		f.Path != "" && !touches(e.Path) && !touches(e.NewPath),
 		!f.Since.IsZero() && e.Time.Before(f.Since),
 		!f.Until.IsZero() && !e.Time.Before(f.Until):
 		return false
 	}
 	return true
+}
+
+// within reports whether the path p is dir or below it (dir may end in a
+// slash).
+func within(p, dir string) bool {
+	return p == dir || len(p) > len(dir) && p[:len(dir)] == dir && (p[len(dir)] == '/' || dir[len(dir)-1] == '/')
 }
 
 // Read reads a log from r and calls fn for every entry that passes f, in

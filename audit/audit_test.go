@@ -196,6 +196,9 @@ func TestFilter(t *testing.T) {
 		{Time: t0, Tenant: "a", Op: "create", Path: "/memories/x/1.md", Outcome: "ok"},
 		{Time: t0.Add(time.Minute), Tenant: "b", Op: "read", Path: "/memories/xy", Outcome: "not_exist"},
 		{Time: t0.Add(2 * time.Minute), Tenant: "a", Op: "rename", Path: "/memories/y", NewPath: "/memories/x/y", Outcome: "ok"},
+		{Time: t0.Add(3 * time.Minute), Tenant: "a", Op: "rename", Path: "/memories/x", NewPath: "/memories/z", Outcome: "ok"},
+		{Time: t0.Add(4 * time.Minute), Tenant: "a", Op: "remove_all", Path: "/memories/z", Outcome: "ok"},
+		{Time: t0.Add(5 * time.Minute), Tenant: "a", Op: "mkdir", Path: "/memories/z", Outcome: "ok"},
 	}
 	var buf bytes.Buffer
 	for _, e := range log {
@@ -206,13 +209,17 @@ func TestFilter(t *testing.T) {
 		f    audit.Filter
 		want []int
 	}{
-		{audit.Filter{}, []int{0, 1, 2}},
-		{audit.Filter{Tenant: "a"}, []int{0, 2}},
+		{audit.Filter{}, []int{0, 1, 2, 3, 4, 5}},
+		{audit.Filter{Tenant: "a"}, []int{0, 2, 3, 4, 5}},
 		{audit.Filter{Op: "read"}, []int{1}},
-		{audit.Filter{Outcome: "ok"}, []int{0, 2}},
-		{audit.Filter{Path: "/memories/x"}, []int{0, 2}},
+		{audit.Filter{Outcome: "ok"}, []int{0, 2, 3, 4, 5}},
+		{audit.Filter{Path: "/memories/x"}, []int{0, 2, 3}},
 		{audit.Filter{Path: "/memories/xy"}, []int{1}},
-		{audit.Filter{Since: t0.Add(time.Minute)}, []int{1, 2}},
+		// A file's own entries, and the renames and removals of a
+		// directory above it, which took it along.
+		{audit.Filter{Path: "/memories/x/1.md"}, []int{0, 3}},
+		{audit.Filter{Path: "/memories/z/1.md"}, []int{3, 4}},
+		{audit.Filter{Since: t0.Add(time.Minute)}, []int{1, 2, 3, 4, 5}},
 		{audit.Filter{Until: t0.Add(time.Minute)}, []int{0}},
 	} {
 		var got []int

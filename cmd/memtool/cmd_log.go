@@ -30,7 +30,7 @@ func setupLog(fs *flag.FlagSet) runFunc {
 	var since, until string
 	fs.StringVar(&f.Tenant, "tenant", "", "only this tenant's entries")
 	fs.StringVar(&f.Op, "op", "", "only this operation ("+strings.Join(auditOps, ", ")+")")
-	fs.StringVar(&f.Path, "path", "", "only this path and everything below it (/memories/...)")
+	fs.StringVar(&f.Path, "path", "", "only this path and everything below it (/memories/...), and the renames and removals of a directory above it")
 	fs.StringVar(&f.Outcome, "outcome", "", "only this outcome (ok, refused, edit_failed, not_exist, exist, error, ...)")
 	fs.StringVar(&since, "since", "", "only entries at or after this time (RFC 3339) or this long ago (a duration: 90m, 24h)")
 	fs.StringVar(&until, "until", "", "only entries before this time (RFC 3339) or this long ago")
