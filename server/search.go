@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -46,11 +47,17 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := mem.Search(r.Context(), query)
+	// A search is one call: it has the deadline of one.
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.CallTimeout)
+	defer cancel()
+	res, err := mem.Search(ctx, query)
 	var refused *memtool.SearchError
 	switch {
 	case errors.As(err, &refused):
 		writeError(w, http.StatusBadRequest, refused.Reason)
+		return
+	case err != nil && ctx.Err() != nil && r.Context().Err() == nil:
+		writeError(w, http.StatusServiceUnavailable, "the search did not finish in time")
 		return
 	case err != nil:
 		s.metrics.storeErrors.Inc()

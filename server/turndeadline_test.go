@@ -30,6 +30,41 @@ func (s stuckStore) WriteFile(ctx context.Context, name string, data []byte, mod
 	return s.Store.WriteFile(ctx, name, data, mode)
 }
 
+func (s stuckStore) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	if name == "slow" {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.Store.ReadDir(ctx, name)
+}
+
+// A search has the deadline of a call: one the store does not finish in
+// time is answered 503, not left running until the connection's write
+// deadline cuts it off with no answer.
+func TestSearchHasCallTimeout(t *testing.T) {
+	f := newFixture(t, func(c *server.Config) {
+		store := stuckStore{memstore.New()}
+		store.Mkdir(context.Background(), "slow")
+		c.Open = func(context.Context, string) (memtool.Store, error) { return store, nil }
+		c.CallTimeout = time.Second
+	})
+	_, tok := f.key(t, "alice", keys.Read)
+	addr, stop, done := listen(t, f.server, "", "")
+	defer func() { stop(); <-done }()
+	req, _ := http.NewRequest("GET", "http://"+addr+"/v1/search?q=x", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	client := &http.Client{Timeout: 30 * time.Second} // a guard against a hang only
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("no answer to the search: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), "did not finish in time") {
+		t.Errorf("search of a store that hangs: %d %s", resp.StatusCode, b)
+	}
+}
+
 // A turn whose calls, run a few at a time, would take longer than the
 // server may take to write its answer still gets its answer: the turn
 // ends before the write deadline, and every call is answered (those it
