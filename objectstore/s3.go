@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
@@ -201,13 +203,60 @@ func (bk *bucket) s3put(ctx context.Context, key string, data []byte, cond strin
 
 // s3delete deletes the object at key if its ETag is etag: S3 answers 412
 // if it has another, 404 if there is none.
+//
+// It sends the request again itself rather than through the SDK's
+// retryer, to know when an answer was lost: a 5xx or a broken connection
+// may come after S3 deleted the object, and the request sent again is then
+// answered 404. That 404 is this delete's own doing, and s3delete answers
+// success; a caller that read it as "another process removed the source"
+// would delete the only copy left (finishMove undoes its copy then).
 func (bk *bucket) s3delete(ctx context.Context, key, etag string) error {
-	for attempt := 0; ; attempt++ {
-		_, err := bk.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bk.s3name), Key: aws.String(key), IfMatch: aws.String(etag)})
-		if isConflict(err) && attempt < conflictRetries {
+	in := &s3.DeleteObjectInput{Bucket: aws.String(bk.s3name), Key: aws.String(key), IfMatch: aws.String(etag)}
+	lost := false
+	for attempt, conflicts := 1, 0; ; attempt++ {
+		_, err := bk.s3.DeleteObject(ctx, in, sendOnce)
+		switch {
+		case err == nil:
+			return nil
+		case lost && isNoSuchKey(err):
+			return nil // an earlier attempt deleted it
+		case isConflict(err) && conflicts < conflictRetries:
+			conflicts++
 			continue
+		case retryables.IsErrorRetryable(err) != aws.TrueTernary || attempt >= s3Attempts:
+			return err
 		}
-		return err
+		lost = lost || throttles.IsErrorThrottle(err) != aws.TrueTernary
+		if err := sleep(ctx, backoff, attempt, err); err != nil {
+			return err
+		}
+	}
+}
+
+// A request that s3delete sends again itself is sent at most s3Attempts
+// times (the SDK's default), after the SDK's delays.
+const s3Attempts = 3
+
+var (
+	retryables = retry.IsErrorRetryables(retry.DefaultRetryables)
+	throttles  = retry.IsErrorThrottles(retry.DefaultThrottles)
+	backoff    = retry.NewExponentialJitterBackoff(20 * time.Second)
+)
+
+// sendOnce is the option of a request that is not sent again by the SDK.
+func sendOnce(o *s3.Options) { o.RetryMaxAttempts = 1 }
+
+// sleep waits out the backoff b's delay before attempt+1, unless ctx ends.
+func sleep(ctx context.Context, b *retry.ExponentialJitterBackoff, attempt int, cause error) error {
+	d, err := b.BackoffDelay(attempt, cause)
+	if err != nil {
+		return cause
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
 	}
 }
 

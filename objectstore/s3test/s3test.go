@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,24 @@ type Options struct {
 	// serves it (and before it takes its lock), so that a test can make
 	// another client's request land at an exact point of a conversation.
 	Before func(r *http.Request)
+
+	// MaxKeys, if positive, caps the page of a listing at that many
+	// entries (S3 and gofakes3 answer at most 1000), so that a test can
+	// list many pages without writing thousands of objects.
+	MaxKeys int
+
+	// Fail, if set, is called with every request (after Before); if it
+	// returns an S3 error code (such as "SlowDown" or "InternalError"),
+	// the server answers that error without serving the request.
+	Fail func(r *http.Request) string
+
+	// LoseAnswer, if set, is called with every request that Fail let
+	// through; if it returns true, the server serves the request (its
+	// change is made) and then answers 500 InternalError instead of what
+	// it would have, as when S3 fails after a change took effect or the
+	// answer is lost on its way. The client cannot tell it from a request
+	// that changed nothing.
+	LoseAnswer func(r *http.Request) bool
 }
 
 // Server is a running S3-compatible server, closed when its test ends.
@@ -70,6 +89,10 @@ func Start(t testing.TB, opts *Options) *Server {
 	var h http.Handler = srv.fake
 	if !opts.IgnoreDeleteConditions {
 		h = http.HandlerFunc(srv.serve)
+	}
+	if opts.MaxKeys > 0 || opts.Fail != nil || opts.LoseAnswer != nil {
+		inner := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { srv.faults(w, r, inner) })
 	}
 	if before := opts.Before; before != nil {
 		inner := h
@@ -124,6 +147,29 @@ func (srv *Server) serve(w http.ResponseWriter, r *http.Request) {
 	srv.fake.ServeHTTP(w, r)
 }
 
+// faults serves r through next, with the faults and the page size that
+// the options ask for.
+func (srv *Server) faults(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if srv.opts.Fail != nil {
+		if code := srv.opts.Fail(r); code != "" {
+			writeError(w, r, code)
+			return
+		}
+	}
+	if q := r.URL.Query(); srv.opts.MaxKeys > 0 && r.Method == http.MethodGet && q.Has("list-type") {
+		if n, err := strconv.Atoi(q.Get("max-keys")); err != nil || n <= 0 || n > srv.opts.MaxKeys {
+			q.Set("max-keys", strconv.Itoa(srv.opts.MaxKeys))
+			r.URL.RawQuery = q.Encode()
+		}
+	}
+	if srv.opts.LoseAnswer != nil && srv.opts.LoseAnswer(r) {
+		next.ServeHTTP(httptest.NewRecorder(), r)
+		writeError(w, r, "InternalError")
+		return
+	}
+	next.ServeHTTP(w, r)
+}
+
 // ifMatchCondition returns "" if the object named by r's path-style URL
 // exists with an ETag that ifMatch names (or ifMatch is "*"), else the S3
 // error code of the answer.
@@ -154,6 +200,8 @@ var statusOf = map[string]int{
 	"PreconditionFailed": http.StatusPreconditionFailed,
 	"NotImplemented":     http.StatusNotImplemented,
 	"InternalError":      http.StatusInternalServerError,
+	"SlowDown":           http.StatusServiceUnavailable,
+	"ServiceUnavailable": http.StatusServiceUnavailable,
 }
 
 // writeError answers as S3 does: the status, and an XML body naming the
@@ -166,6 +214,6 @@ func writeError(w http.ResponseWriter, r *http.Request, code string) {
 		Code     string
 		Message  string
 		Resource string
-	}{Code: code, Message: fmt.Sprintf("%s (If-Match on %s)", code, r.Method), Resource: r.URL.Path}
+	}{Code: code, Message: fmt.Sprintf("%s (%s)", code, r.Method), Resource: r.URL.Path}
 	xml.NewEncoder(w).Encode(body)
 }

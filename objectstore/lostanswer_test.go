@@ -1,0 +1,52 @@
+package objectstore_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/memtool/memtool/objectstore"
+	"github.com/memtool/memtool/objectstore/s3test"
+)
+
+// loseFirstAnswer returns a store on a server that makes the first
+// request with method to a key ending in suffix, and then answers 500
+// InternalError, as S3 may after the change took effect.
+func loseFirstAnswer(t *testing.T, method, suffix string) *objectstore.Store {
+	t.Helper()
+	var lost atomic.Bool
+	srv := startS3With(t, &s3test.Options{LoseAnswer: func(r *http.Request) bool {
+		return r.Method == method && strings.HasSuffix(r.URL.Path, suffix) && lost.CompareAndSwap(false, true)
+	}})
+	return srv.open(t, srv.newBucket(t), nil)
+}
+
+// A rename whose delete of the source was made but answered 500 (and so
+// sent again, and answered 404) keeps the file: the 404 is its own
+// delete's, not another process's, and the copy is the file now.
+func TestS3RenameAfterLostDeleteAnswer(t *testing.T) {
+	t.Run("file", func(t *testing.T) {
+		s := loseFirstAnswer(t, http.MethodDelete, "/f/old.txt")
+		write(t, s, "old.txt", "v1")
+		err := s.Rename(context.Background(), "old.txt", "new.txt")
+		checkRenamed(t, s, err, "old.txt", "new.txt", map[string]string{"old.txt": "v1"})
+		if err != nil {
+			t.Errorf("Rename: %v", err)
+		}
+	})
+	t.Run("directory", func(t *testing.T) {
+		files := map[string]string{"old/a.txt": "a", "old/b.txt": "b"}
+		s := loseFirstAnswer(t, http.MethodDelete, "/f/old/a.txt")
+		mkdir(t, s, "old")
+		for name, text := range files {
+			write(t, s, name, text)
+		}
+		err := s.Rename(context.Background(), "old", "new")
+		checkRenamed(t, s, err, "old", "new", files)
+		if err != nil {
+			t.Errorf("Rename: %v", err)
+		}
+	})
+}
