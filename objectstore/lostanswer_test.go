@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/objectstore"
 	"github.com/memtool/memtool/objectstore/s3test"
 )
@@ -48,5 +49,33 @@ func TestS3RenameAfterLostDeleteAnswer(t *testing.T) {
 		if err != nil {
 			t.Errorf("Rename: %v", err)
 		}
+	})
+}
+
+// An edit or a create whose write was made but answered 500 (and so sent
+// again, and refused on its condition) is made once and answered success:
+// the edit was not made again over itself, the create did not answer
+// ErrExist for the file it made.
+func TestS3WriteAfterLostPutAnswer(t *testing.T) {
+	ctx := context.Background()
+	t.Run("edit", func(t *testing.T) {
+		var armed, lost atomic.Bool
+		srv := startS3With(t, &s3test.Options{LoseAnswer: func(r *http.Request) bool {
+			return armed.Load() && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/f/x.txt") && lost.CompareAndSwap(false, true)
+		}})
+		s := srv.open(t, srv.newBucket(t), nil)
+		write(t, s, "x.txt", "v1")
+		armed.Store(true)
+		if err := appendText(s, "x.txt", "+"); err != nil {
+			t.Errorf("Update: %v", err)
+		}
+		checkContents(t, s, map[string]string{"x.txt": "v1+"})
+	})
+	t.Run("create", func(t *testing.T) {
+		s := loseFirstAnswer(t, http.MethodPut, "/f/x.txt")
+		if err := s.WriteFile(ctx, "x.txt", []byte("v1"), memtool.CreateOnly); err != nil {
+			t.Errorf("WriteFile: %v", err)
+		}
+		checkContents(t, s, map[string]string{"x.txt": "v1"})
 	})
 }

@@ -68,13 +68,7 @@ func (s *Store) updateS3(ctx context.Context, name string, limit int64, fn func(
 		if bytes.Equal(updated, old) {
 			return nil // unchanged: nothing to write
 		}
-		_, err = s.bk.s3.PutObject(ctx, &s3.PutObjectInput{
-			Bucket:      aws.String(s.bk.s3name),
-			Key:         aws.String(key),
-			Body:        bytes.NewReader(updated),
-			ContentType: aws.String("application/octet-stream"),
-			IfMatch:     out.ETag,
-		})
+		_, err = s.bk.s3put(ctx, key, updated, aws.ToString(out.ETag), nil)
 		if isPrecondition(err) || isConflict(err) || isNoSuchKey(err) {
 			// Changed (or deleted) since we read it: read again. A
 			// deletion may be answered 404 NoSuchKey rather than 412, as
@@ -202,39 +196,53 @@ func (bk *bucket) s3put(ctx context.Context, key string, data []byte, cond strin
 }
 
 // s3delete deletes the object at key if its ETag is etag: S3 answers 412
-// if it has another, 404 if there is none.
-//
-// It sends the request again itself rather than through the SDK's
-// retryer, to know when an answer was lost: a 5xx or a broken connection
-// may come after S3 deleted the object, and the request sent again is then
-// answered 404. That 404 is this delete's own doing, and s3delete answers
-// success; a caller that read it as "another process removed the source"
-// would delete the only copy left (finishMove undoes its copy then).
+// if it has another, 404 if there is none. A 404 to a request sent again
+// after an answer that may have been lost (resend) is this delete's own
+// doing, and s3delete answers success: a caller that read it as "another
+// process removed the source" would delete the only copy left (finishMove
+// undoes its copy then).
 func (bk *bucket) s3delete(ctx context.Context, key, etag string) error {
 	in := &s3.DeleteObjectInput{Bucket: aws.String(bk.s3name), Key: aws.String(key), IfMatch: aws.String(etag)}
-	lost := false
-	for attempt, conflicts := 1, 0; ; attempt++ {
+	lost, err := resend(ctx, func() error {
 		_, err := bk.s3.DeleteObject(ctx, in, sendOnce)
+		return err
+	})
+	if lost && isNoSuchKey(err) {
+		return nil
+	}
+	return err
+}
+
+// resend sends a request (send) until it is answered, sending it again
+// after S3's 409 to two conditional requests at once (up to
+// conflictRetries times) and, after the SDK's delays, after a retryable
+// failure (up to s3Attempts requests in all). It sends again itself rather
+// than through the SDK's retryer, to know when an answer was lost: a 5xx
+// or a broken connection may come after S3 made the change, and the
+// request sent again then fails its condition. lost reports that: a
+// retryable failure that is not throttling (which S3 answers before it
+// acts) came before the answer err.
+func resend(ctx context.Context, send func() error) (lost bool, err error) {
+	for attempt, conflicts := 1, 0; ; attempt++ {
+		err := send()
 		switch {
 		case err == nil:
-			return nil
-		case lost && isNoSuchKey(err):
-			return nil // an earlier attempt deleted it
+			return lost, nil
 		case isConflict(err) && conflicts < conflictRetries:
 			conflicts++
 			continue
 		case retryables.IsErrorRetryable(err) != aws.TrueTernary || attempt >= s3Attempts:
-			return err
+			return lost, err
 		}
 		lost = lost || throttles.IsErrorThrottle(err) != aws.TrueTernary
 		if err := sleep(ctx, backoff, attempt, err); err != nil {
-			return err
+			return lost, err
 		}
 	}
 }
 
-// A request that s3delete sends again itself is sent at most s3Attempts
-// times (the SDK's default), after the SDK's delays.
+// resend sends a request at most s3Attempts times for failures that may
+// pass (the SDK's default), after the SDK's delays.
 const s3Attempts = 3
 
 var (
@@ -243,7 +251,8 @@ var (
 	backoff    = retry.NewExponentialJitterBackoff(20 * time.Second)
 )
 
-// sendOnce is the option of a request that is not sent again by the SDK.
+// sendOnce is the option of a request that the SDK sends once (resend
+// sends it again).
 func sendOnce(o *s3.Options) { o.RetryMaxAttempts = 1 }
 
 // sleep waits out the backoff b's delay before attempt+1, unless ctx ends.

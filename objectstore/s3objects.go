@@ -3,7 +3,9 @@ package objectstore
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -114,9 +116,14 @@ func (o *s3objects) close() error {
 
 // put writes data (with the user metadata meta) at key: unconditionally
 // if cond is "", if there is no object at key if cond is ifAbsent, else
-// if the object there has the ETag cond. It returns the new ETag. S3's
-// 409 to two conditional requests on one key at once is sent again, up
-// to conflictRetries times.
+// if the object there has the ETag cond. It returns the new ETag.
+//
+// A conditional write carries a random writeID in its metadata, so that
+// when an attempt's answer was lost (resend) and the attempt sent again
+// fails its condition, put can tell its own write, made by the lost
+// attempt, from another process's: an edit read as not made would be made
+// again over itself (Update starts again), and a create would answer
+// ErrExist for the file it made.
 func (o *s3objects) put(ctx context.Context, key string, data []byte, cond string, meta map[string]string) (string, error) {
 	in := &s3.PutObjectInput{
 		Bucket:      aws.String(o.name),
@@ -131,18 +138,36 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 	default:
 		in.IfMatch = aws.String(cond)
 	}
-	for attempt := 0; ; attempt++ {
-		in.Body = bytes.NewReader(data)
-		out, err := o.client.PutObject(ctx, in)
-		if isConflict(err) && attempt < conflictRetries {
-			continue
+	id := ""
+	if cond != "" {
+		id = rand.Text()
+		in.Metadata = maps.Clone(meta)
+		if in.Metadata == nil {
+			in.Metadata = map[string]string{}
 		}
-		if err != nil {
-			return "", err
-		}
-		return aws.ToString(out.ETag), nil
+		in.Metadata[writeID] = id
 	}
+	var etag string
+	lost, err := resend(ctx, func() error {
+		in.Body = bytes.NewReader(data)
+		out, err := o.client.PutObject(ctx, in, sendOnce)
+		if err == nil {
+			etag = aws.ToString(out.ETag)
+		}
+		return err
+	})
+	if err != nil && lost && id != "" {
+		// Perhaps written by the attempt whose answer was lost.
+		if head, herr := o.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)}); herr == nil && head.Metadata[writeID] == id {
+			return aws.ToString(head.ETag), nil
+		}
+	}
+	return etag, err
 }
+
+// writeID is the user metadata of a conditional write: a random text of
+// that write alone.
+const writeID = "memtool-write"
 
 // s3Params are the query parameters of an s3:// URL besides prefix, the
 // ones gocloud.dev's S3 URL opener took that memtool's docs name or that
