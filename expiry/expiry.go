@@ -175,18 +175,23 @@ func (s *Store) touch(ctx context.Context, name string) {
 	if fresh {
 		return
 	}
-	s.record(ctx, func(ix *index) { ix.Access[name] = now })
+	if !s.record(ctx, func(ix *index) { ix.Access[name] = now }) {
+		return // not recorded: the next use tries again
+	}
 	s.mu.Lock()
 	s.seen[name] = now
 	s.mu.Unlock()
 }
 
-// record changes the index, atomically in the inner store. A failure goes
-// to OnError: the operation it records has happened.
-func (s *Store) record(ctx context.Context, change func(*index)) {
-	if err := updateIndex(context.WithoutCancel(ctx), s.inner, change); err != nil && s.opts.OnError != nil {
+// record changes the index, atomically in the inner store, and reports
+// whether it did. A failure goes to OnError: the operation it records has
+// happened.
+func (s *Store) record(ctx context.Context, change func(*index)) bool {
+	err := updateIndex(context.WithoutCancel(ctx), s.inner, change)
+	if err != nil && s.opts.OnError != nil {
 		s.opts.OnError(err)
 	}
+	return err == nil
 }
 
 // updateIndex applies change to the stored index, creating it if needed.

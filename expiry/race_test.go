@@ -2,8 +2,10 @@ package expiry_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,5 +100,51 @@ func TestCollectSparesWriteInFlight(t *testing.T) {
 	}
 	if got, err := inner.ReadFile(ctx, "a.md", 1<<20); err != nil || string(got) != "new" {
 		t.Errorf("a.md holds %q, %v after its write succeeded; want %q", got, err, "new")
+	}
+}
+
+// failingIndex is a store whose next Update of the access index fails
+// when fail is set.
+type failingIndex struct {
+	memtool.Store
+	fail atomic.Bool
+}
+
+func (f *failingIndex) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
+	if name == expiry.IndexName && f.fail.CompareAndSwap(true, false) {
+		return errors.New("index write failed")
+	}
+	return f.Store.Update(ctx, name, limit, fn)
+}
+
+// TestFailedRecordIsRetried: an access whose recording failed is not
+// taken as recorded: the next use records it, so a file in use does not
+// expire because one write of the index failed.
+func TestFailedRecordIsRetried(t *testing.T) {
+	ctx := context.Background()
+	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
+	inner := &failingIndex{Store: memstore.New()}
+	var failures atomic.Int32
+	s := expiry.New(inner, &expiry.Options{Now: clk.Now, OnError: func(error) { failures.Add(1) }})
+	if err := s.WriteFile(ctx, "a.md", []byte("a"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	clk.Add(31 * 24 * time.Hour)
+	inner.fail.Store(true)
+	for range 2 {
+		if _, err := s.ReadFile(ctx, "a.md", 1<<20); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(time.Minute)
+	}
+	if failures.Load() != 1 {
+		t.Fatalf("%d failures to record, want 1", failures.Load())
+	}
+	rep, err := expiry.Collect(ctx, inner.Store, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Expired) != 0 {
+		t.Errorf("Collect expires %v, read two minutes ago", rep.Expired)
 	}
 }
