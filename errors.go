@@ -38,6 +38,13 @@ var (
 	// ErrBusy: the store's lock could not be had within its busy timeout
 	// (another process holds it). Nothing changed; the caller may retry.
 	ErrBusy = errors.New("the store is busy")
+	// ErrOutcomeUnknown: the store's answer to a change was lost (a remote
+	// store's connection ended, or its timeout struck, after the request
+	// was sent), so the change may or may not have been made. It is the one
+	// error after which a store may have changed something; Memory tells
+	// the model to look before trying again, and never that nothing
+	// changed.
+	ErrOutcomeUnknown = errors.New("the store's answer was lost: the change may or may not have been made")
 )
 
 // The error types whose message is the text the model reads (without the

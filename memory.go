@@ -160,6 +160,9 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 		return errorResult(pe.Reason)
 	case errors.Is(err, ErrEscapes):
 		return errorResult("Path would escape " + Root + " directory via symlink")
+	case errors.Is(err, ErrOutcomeUnknown):
+		// Before the context's errors: a lost answer may come with one.
+		return errorResult(fmt.Sprintf("The %s command on %s may or may not have been made: the memory store's answer was lost. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))
 	case errors.Is(err, ErrBusy):
 		return errorResult(fmt.Sprintf("The memory store is busy (another process holds it); the %s command on %s changed nothing. Try again", cmd.Name(), cmd.Target()))
 	case errors.Is(err, context.DeadlineExceeded):

@@ -43,7 +43,8 @@ const (
 // store, also from other processes sharing it: a reader sees a file's old or
 // new content, never a mix, and two writers never lose each other's update.
 // A method that returns nil has made its change durable. A method that
-// returns an error has changed nothing.
+// returns an error has changed nothing, unless the error wraps
+// ErrOutcomeUnknown (a store over a network whose answer was lost).
 type Store interface {
 	// Stat returns the entry at name. Missing (or a parent that is a file):
 	// ErrNotExist. The root always exists.

@@ -56,9 +56,13 @@
 // Every request honours its context and is bounded by Options.Timeout.
 // One limit of the network remains: if the connection is lost or the
 // timeout strikes after the server received a change, the change may
-// have been made although the method returned an error. Every change is
-// still atomic on the server: a file has its old or its new content,
-// never a mix.
+// have been made although the method returned an error. That error wraps
+// memtool.ErrOutcomeUnknown, not the context's error, so Memory tells the
+// model to look before trying again rather than that nothing changed (an
+// insert tried again would be made twice); a change that never left, the
+// server being unreachable, fails with the transport's error. Every
+// change is still atomic on the server: a file has its old or its new
+// content, never a mix.
 //
 // The reverse never happens: a method succeeds only on the API's own
 // answer. A read checks the bytes it got against their ETag (the

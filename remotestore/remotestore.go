@@ -3,6 +3,7 @@ package remotestore
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,9 +175,12 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	if s.tenant != "" {
 		req.Header.Set(tenantHeader, s.tenant)
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, nil, nil, s.wrap(c, err) // not sent
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return 0, nil, nil, s.wrap(c, transportError(ctx, err))
+		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
 	}
 	defer resp.Body.Close()
 	if got := resp.Request; got != nil && (got.Method != req.Method || got.URL.Path != req.URL.Path) {
@@ -202,9 +206,25 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	}
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return 0, nil, nil, s.wrap(c, transportError(ctx, err))
+		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
 	}
 	return resp.StatusCode, resp.Header, data, nil
+}
+
+// lostAnswer is the error of c when its answer did not come back whole
+// (err): for a change whose request may have reached the server, one that
+// wraps memtool.ErrOutcomeUnknown, and not the context's error, since the
+// change may have been made (Memory must not tell the model that nothing
+// changed); for a read, or a change that never left (the server could not
+// be reached), the transport's error.
+func lostAnswer(ctx context.Context, c call, err error) error {
+	var op *net.OpError
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	if c.method == http.MethodGet || errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &cert) {
+		return transportError(ctx, err)
+	}
+	return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
 }
 
 // transportError is err with the context's own error in its chain when the
