@@ -350,13 +350,32 @@ var errUnchanged = errors.New("unchanged")
 // upgrade seals the file name again in the current format if it is in
 // mte1; any other file stays as it is.
 func (s *Store) upgrade(ctx context.Context, name string) error {
+	_, err := s.reseal(ctx, name, isV1)
+	return err
+}
+
+func isV1(data []byte) bool { return bytes.HasPrefix(data, []byte(magicV1)) }
+
+// stale reports whether stored bytes are anything but the current format
+// under the writing key.
+func (s *Store) stale(data []byte) bool {
+	return len(data) < headerLen || !bytes.HasPrefix(data, []byte(magic)) ||
+		string(bytes.TrimRight(data[len(magic):len(magic)+MaxKeyIDLen], "\x00")) != s.write.ID
+}
+
+// reseal seals the file name again, with the writing key in the current
+// format and its text unchanged, if its stored bytes are stale, in one
+// atomic Update; any other file stays as it is, and so does one written
+// again meanwhile so as to be no longer stale. It reports whether it
+// rewrote the file. A file gone meanwhile is done.
+func (s *Store) reseal(ctx context.Context, name string, stale func([]byte) bool) (bool, error) {
 	data, err := s.inner.ReadFile(ctx, name, noLimit)
-	if err != nil || !bytes.HasPrefix(data, []byte(magicV1)) {
-		return ignoreGone(err)
+	if err != nil || !stale(data) {
+		return false, ignoreGone(err)
 	}
 	err = s.inner.Update(ctx, name, noLimit, func(old []byte) ([]byte, error) {
-		if !bytes.HasPrefix(old, []byte(magicV1)) {
-			return nil, errUnchanged // written again meanwhile
+		if !stale(old) {
+			return nil, errUnchanged
 		}
 		plain, err := s.open(name, old)
 		if err != nil {
@@ -365,9 +384,9 @@ func (s *Store) upgrade(ctx context.Context, name string) error {
 		return s.seal(plain)
 	})
 	if err == errUnchanged {
-		return nil
+		return false, nil
 	}
-	return ignoreGone(err)
+	return err == nil, ignoreGone(err)
 }
 
 // noLimit reads a stored file whatever its size.
@@ -381,10 +400,18 @@ func ignoreGone(err error) error {
 	return err
 }
 
-// Rekey re-encrypts every file of s, a store that New returned, with its
-// writing key (keys[0] of New) and in the current format, one file at a
-// time, each with one atomic Update that keeps its text, and returns how
-// many it rewrote. Afterwards the other keys are no longer needed for them.
+// ErrRekeyIncomplete: Rekey gave up because each of its passes still
+// found files under another key or in the old format.
+var ErrRekeyIncomplete = errors.New("encrypt: rekey incomplete")
+
+// rekeyPasses bounds the passes of Rekey over the store.
+const rekeyPasses = 5
+
+// Rekey re-encrypts every file of s, a store that New returned, that is
+// not yet sealed with its writing key (keys[0] of New) in the current
+// format, one file at a time, each with one atomic Update that keeps its
+// text, and returns how many times it rewrote a file. Files already under
+// the writing key are read, not written.
 //
 // It walks the tree below the root as s.ReadDir lists it, and then each
 // entry of the root named in also that exists: the entries that policies
@@ -393,20 +420,58 @@ func ignoreGone(err error) error {
 // out. Below the root, a file not in the encrypted format stops Rekey with
 // its *Error (ErrNotEncrypted); in also's entries such a file (kept there
 // before encryption was turned on) is left as it is.
+//
+// The store may be in use meanwhile. A file moved while Rekey walks, from
+// a place it has not reached to one it has passed (a rename by the model,
+// a restore out of a policy's trash), escapes that walk, and a process
+// that still seals with an old key (one not restarted since the rotation)
+// leaves new files under it. So Rekey walks the whole store again and
+// again until a walk other than the first finds no file to rewrite; when
+// it returns nil, a file can still be under an old key only if it was moved
+// that way during each of the last two walks, or written under an old key
+// during the last one. After five walks that each found some, it
+// fails with ErrRekeyIncomplete: something keeps writing under an old key
+// or moving files, the old keys are still needed, and Rekey must be run
+// again.
 func Rekey(ctx context.Context, s memtool.Store, also ...string) (int, error) {
+	es, ok := s.(*Store)
+	if !ok {
+		return 0, fmt.Errorf("encrypt: Rekey needs a store that New returned, not a %T", s)
+	}
+	n := 0
+	for pass := 1; ; pass++ {
+		found, err := es.rekeyPass(ctx, also)
+		n += found
+		switch {
+		case err != nil:
+			return n, err
+		case found == 0 && pass > 1:
+			return n, nil
+		case pass == rekeyPasses:
+			return n, fmt.Errorf("%w: each of %d passes over the store found files not yet under key %s (%d in the last one): something writes under an old key or moves files meanwhile",
+				ErrRekeyIncomplete, pass, es.write.ID, found)
+		}
+	}
+}
+
+// rekeyPass walks s once, as Rekey describes, and seals again every file
+// that is stale, returning how many it rewrote.
+func (s *Store) rekeyPass(ctx context.Context, also []string) (int, error) {
 	n := 0
 	rekey := func(keepPlain bool) func(string, memtool.FileInfo) error {
 		return func(name string, fi memtool.FileInfo) error {
 			if !fi.IsRegular() {
 				return nil
 			}
-			err := s.Update(ctx, name, noLimit, func(old []byte) ([]byte, error) { return old, nil })
+			rewrote, err := s.reseal(ctx, name, s.stale)
 			switch {
 			case err == nil:
-				n++
+				if rewrote {
+					n++
+				}
 			case keepPlain && errors.Is(err, ErrNotEncrypted):
 			default:
-				return ignoreGone(err)
+				return err
 			}
 			return nil
 		}

@@ -1,0 +1,204 @@
+package encrypt_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/memstore"
+)
+
+// The tests of Rekey on a live store: files are moved and written while
+// it walks.
+
+// listingHook is a store whose ReadDir of one directory runs a hook after
+// listing it, the moment a walk has that directory's entries in hand. It
+// stands in only for the timing of a concurrent writer: the writer's own
+// operations go to the real store.
+type listingHook struct {
+	memtool.Store
+	dir  string
+	hook func()
+}
+
+func (h *listingHook) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	entries, err := h.Store.ReadDir(ctx, name)
+	if name == h.dir && h.hook != nil {
+		h.hook()
+	}
+	return entries, err
+}
+
+// keyOf returns the ID of the key the stored file name is sealed with.
+func keyOf(t *testing.T, inner memtool.Store, name string) string {
+	t.Helper()
+	b, err := inner.ReadFile(context.Background(), name, 1<<20)
+	if err != nil || len(b) < encrypt.Overhead {
+		t.Fatalf("%s: %q, %v", name, b, err)
+	}
+	return string(bytes.TrimRight(b[4:4+encrypt.MaxKeyIDLen], "\x00"))
+}
+
+// liveStores are the real stores the tests run over.
+func liveStores(t *testing.T) map[string]func() memtool.Store {
+	return map[string]func() memtool.Store{
+		"memstore":  func() memtool.Store { return memstore.New() },
+		"filestore": func() memtool.Store { return openDir(t, filepath.Join(t.TempDir(), "m")) },
+	}
+}
+
+// TestRekeyFileMovedBehindIt: a file moved, while Rekey runs, from a place
+// it has not walked yet to one it has walked (the model renames a/x to
+// 0/x; expiry or history move a file out of their own entry into the
+// tree) is still sealed with the new key when Rekey reports success, so
+// that dropping the old key loses nothing.
+func TestRekeyFileMovedBehindIt(t *testing.T) {
+	ctx := context.Background()
+	k1, k2 := newKey(t, "k1"), newKey(t, "k2")
+	for _, tc := range []struct{ from, to string }{
+		{"a/x", "0/x"},            // a rename by the model
+		{".memtool-own/x", "0/x"}, // a restore out of a policy's entry
+	} {
+		for name, open := range liveStores(t) {
+			t.Run(name+" "+tc.from, func(t *testing.T) {
+				inner := open()
+				old := wrap(t, inner, nil, k1)
+				for _, d := range []string{"0", "a", ".memtool-own"} {
+					if err := old.Mkdir(ctx, d); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, f := range []string{"0/y", "a/z", tc.from} {
+					if err := old.WriteFile(ctx, f, []byte("text of "+f), memtool.CreateOnly); err != nil {
+						t.Fatal(err)
+					}
+				}
+				entries, _ := inner.ReadDir(ctx, "")
+				names := []string{}
+				for _, e := range entries {
+					names = append(names, e.Name)
+				}
+				if i := slices.Index(names, "0"); i < 0 || i > slices.Index(names, "a") {
+					t.Fatalf("the root lists %v; the test needs 0 walked before a", names)
+				}
+
+				// The writer is a process that already has the new key
+				// first, as the rotation asks; its rename moves the
+				// stored bytes as they are.
+				writer := wrap(t, inner, nil, k2, k1)
+				hooked := &listingHook{Store: inner, dir: "0"}
+				hooked.hook = func() {
+					hooked.hook = nil
+					if err := writer.(memtool.Renamer).Rename(ctx, tc.from, tc.to); err != nil {
+						t.Errorf("rename %s %s: %v", tc.from, tc.to, err)
+					}
+				}
+				n, err := encrypt.Rekey(ctx, wrap(t, hooked, nil, k2, k1), ".memtool-own")
+				if err != nil {
+					t.Fatalf("Rekey: %d, %v", n, err)
+				}
+				if hooked.hook != nil {
+					t.Fatal("the rename did not run")
+				}
+				if n != 3 {
+					t.Errorf("Rekey re-encrypted %d files, want 3", n)
+				}
+				onlyNew := wrap(t, inner, nil, k2)
+				for _, f := range []string{"0/y", "a/z", tc.to} {
+					if k := keyOf(t, inner, f); k != "k2" {
+						t.Errorf("%s is still sealed with key %s after Rekey reported success", f, k)
+					}
+					if got := text(t, onlyNew, f); got == "" {
+						t.Errorf("%s does not open with the new key alone", f)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRekeyWriterWithOldKey: a writer that still seals with the old key
+// while Rekey runs (a process not restarted after the rotation) leaves a
+// file under the old key behind each pass; Rekey gives up after a bounded
+// number of passes with ErrRekeyIncomplete instead of reporting success.
+// Once the writer stops, Rekey succeeds and no file is left under the old
+// key.
+func TestRekeyWriterWithOldKey(t *testing.T) {
+	ctx := context.Background()
+	k1, k2 := newKey(t, "k1"), newKey(t, "k2")
+	for name, open := range liveStores(t) {
+		t.Run(name, func(t *testing.T) {
+			inner := open()
+			old := wrap(t, inner, nil, k1)
+			if err := old.Mkdir(ctx, "0"); err != nil {
+				t.Fatal(err)
+			}
+			if err := old.WriteFile(ctx, "0/a", []byte("a"), memtool.CreateOnly); err != nil {
+				t.Fatal(err)
+			}
+			writes := 0
+			hooked := &listingHook{Store: inner, dir: "0"}
+			hooked.hook = func() {
+				writes++
+				if err := old.WriteFile(ctx, fmt.Sprintf("0/w%d", writes), []byte("w"), memtool.CreateOnly); err != nil {
+					t.Error(err)
+				}
+			}
+			both := wrap(t, hooked, nil, k2, k1)
+			n, err := encrypt.Rekey(ctx, both)
+			if !errors.Is(err, encrypt.ErrRekeyIncomplete) {
+				t.Fatalf("Rekey with an old-key writer: %d, %v; want ErrRekeyIncomplete", n, err)
+			}
+			if n != writes { // 0/a and every write but the last
+				t.Errorf("Rekey re-encrypted %d files with %d writes", n, writes)
+			}
+
+			hooked.hook = nil
+			if n, err := encrypt.Rekey(ctx, both); err != nil || n != 1 {
+				t.Fatalf("Rekey once the writer stopped: %d, %v; want 1", n, err)
+			}
+			entries, err := inner.ReadDir(ctx, "0")
+			if err != nil || len(entries) != writes+1 {
+				t.Fatalf("0 lists %v, %v", entries, err)
+			}
+			for _, e := range entries {
+				if k := keyOf(t, inner, "0/"+e.Name); k != "k2" {
+					t.Errorf("0/%s is sealed with key %s", e.Name, k)
+				}
+			}
+		})
+	}
+}
+
+// TestRekeyNothingToDo: a store already under the new key is read, not
+// written: Rekey re-encrypts nothing and leaves every stored byte as it
+// is.
+func TestRekeyNothingToDo(t *testing.T) {
+	ctx := context.Background()
+	k2 := newKey(t, "k2")
+	inner := memstore.New()
+	s := wrap(t, inner, nil, k2)
+	for _, f := range []string{"a", "b"} {
+		if err := s.WriteFile(ctx, f, []byte("text of "+f), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := map[string][]byte{}
+	for _, f := range []string{"a", "b"} {
+		before[f], _ = inner.ReadFile(ctx, f, 1<<20)
+	}
+	if n, err := encrypt.Rekey(ctx, wrap(t, inner, nil, k2, newKey(t, "k1"))); err != nil || n != 0 {
+		t.Fatalf("Rekey: %d, %v; want 0", n, err)
+	}
+	for f, b := range before {
+		if got, _ := inner.ReadFile(ctx, f, 1<<20); !slices.Equal(got, b) {
+			t.Errorf("%s was rewritten", f)
+		}
+	}
+}
