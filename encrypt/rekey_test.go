@@ -17,20 +17,20 @@ import (
 // The tests of Rekey on a live store: files are moved and written while
 // it walks.
 
-// listingHook is a store whose ReadDir of one directory runs a hook after
-// listing it, the moment a walk has that directory's entries in hand. It
-// stands in only for the timing of a concurrent writer: the writer's own
-// operations go to the real store.
+// listingHook is a store whose ReadDir of one of dirs runs hook, with the
+// directory's name, after listing it: the moment a walk has that
+// directory's entries in hand. It stands in only for the timing of a
+// concurrent writer: the writer's own operations go to the real store.
 type listingHook struct {
 	memtool.Store
-	dir  string
-	hook func()
+	dirs []string
+	hook func(dir string)
 }
 
 func (h *listingHook) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	entries, err := h.Store.ReadDir(ctx, name)
-	if name == h.dir && h.hook != nil {
-		h.hook()
+	if slices.Contains(h.dirs, name) && h.hook != nil {
+		h.hook(name)
 	}
 	return entries, err
 }
@@ -54,50 +54,51 @@ func liveStores(t *testing.T) map[string]func() memtool.Store {
 }
 
 // TestRekeyFileMovedBehindIt: a file moved, while Rekey runs, from a place
-// it has not walked yet to one it has walked (the model renames a/x to
-// 0/x; expiry or history move a file out of their own entry into the
-// tree) is still sealed with the new key when Rekey reports success, so
-// that dropping the old key loses nothing.
+// it has not walked yet to one it has walked (the model renames q/x to
+// p/moved; expiry or history move a file out of their own entry into the
+// tree) is sealed with the new key when Rekey reports success, so that
+// dropping the old key loses nothing.
 func TestRekeyFileMovedBehindIt(t *testing.T) {
 	ctx := context.Background()
 	k1, k2 := newKey(t, "k1"), newKey(t, "k2")
-	for _, tc := range []struct{ from, to string }{
-		{"a/x", "0/x"},            // a rename by the model
-		{".memtool-own/x", "0/x"}, // a restore out of a policy's entry
+	for _, tc := range []struct {
+		name string
+		from func(other string) string // the file moved, from the directory not listed yet
+	}{
+		{"a rename by the model", func(other string) string { return other + "/x" }},
+		{"a restore out of a policy's entry", func(string) string { return ".memtool-own/x" }},
 	} {
 		for name, open := range liveStores(t) {
-			t.Run(name+" "+tc.from, func(t *testing.T) {
+			t.Run(name+", "+tc.name, func(t *testing.T) {
 				inner := open()
 				old := wrap(t, inner, nil, k1)
-				for _, d := range []string{"0", "a", ".memtool-own"} {
+				files := []string{"p/x", "q/x", ".memtool-own/x"}
+				for _, d := range []string{"p", "q", ".memtool-own"} {
 					if err := old.Mkdir(ctx, d); err != nil {
 						t.Fatal(err)
 					}
 				}
-				for _, f := range []string{"0/y", "a/z", tc.from} {
+				for _, f := range files {
 					if err := old.WriteFile(ctx, f, []byte("text of "+f), memtool.CreateOnly); err != nil {
 						t.Fatal(err)
 					}
 				}
-				entries, _ := inner.ReadDir(ctx, "")
-				names := []string{}
-				for _, e := range entries {
-					names = append(names, e.Name)
-				}
-				if i := slices.Index(names, "0"); i < 0 || i > slices.Index(names, "a") {
-					t.Fatalf("the root lists %v; the test needs 0 walked before a", names)
-				}
 
 				// The writer is a process that already has the new key
 				// first, as the rotation asks; its rename moves the
-				// stored bytes as they are.
+				// stored bytes as they are. It moves a file into the
+				// first of p and q that Rekey lists (the store lists in
+				// any order), from a place Rekey walks later.
 				writer := wrap(t, inner, nil, k2, k1)
-				hooked := &listingHook{Store: inner, dir: "0"}
-				hooked.hook = func() {
+				hooked := &listingHook{Store: inner, dirs: []string{"p", "q"}}
+				hooked.hook = func(listed string) {
 					hooked.hook = nil
-					if err := writer.(memtool.Renamer).Rename(ctx, tc.from, tc.to); err != nil {
-						t.Errorf("rename %s %s: %v", tc.from, tc.to, err)
+					other := map[string]string{"p": "q", "q": "p"}[listed]
+					from, to := tc.from(other), listed+"/moved"
+					if err := writer.(memtool.Renamer).Rename(ctx, from, to); err != nil {
+						t.Errorf("rename %s %s: %v", from, to, err)
 					}
+					files[slices.Index(files, from)] = to
 				}
 				n, err := encrypt.Rekey(ctx, wrap(t, hooked, nil, k2, k1), ".memtool-own")
 				if err != nil {
@@ -110,7 +111,7 @@ func TestRekeyFileMovedBehindIt(t *testing.T) {
 					t.Errorf("Rekey re-encrypted %d files, want 3", n)
 				}
 				onlyNew := wrap(t, inner, nil, k2)
-				for _, f := range []string{"0/y", "a/z", tc.to} {
+				for _, f := range files {
 					if k := keyOf(t, inner, f); k != "k2" {
 						t.Errorf("%s is still sealed with key %s after Rekey reported success", f, k)
 					}
@@ -143,8 +144,8 @@ func TestRekeyWriterWithOldKey(t *testing.T) {
 				t.Fatal(err)
 			}
 			writes := 0
-			hooked := &listingHook{Store: inner, dir: "0"}
-			hooked.hook = func() {
+			hooked := &listingHook{Store: inner, dirs: []string{"0"}}
+			hooked.hook = func(string) {
 				writes++
 				if err := old.WriteFile(ctx, fmt.Sprintf("0/w%d", writes), []byte("w"), memtool.CreateOnly); err != nil {
 					t.Error(err)
