@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -94,14 +95,21 @@ func LoadKeys(getenv func(string) string, env, envFile string) ([]Key, error) {
 	if name == "" {
 		return nil, fmt.Errorf("encrypt: set %s to the keys or %s to a key file (make one with memtool keygen)", env, envFile)
 	}
-	fi, err := os.Stat(name)
+	// The mode checked is that of the file open, not of the name, which
+	// could be replaced between a check and a read.
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("encrypt: key file: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("encrypt: key file: %w", err)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("encrypt: key file %s is readable by others (mode %v); chmod 600 it", name, fi.Mode().Perm())
 	}
-	data, err := os.ReadFile(name)
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("encrypt: key file: %w", err)
 	}

@@ -1,0 +1,80 @@
+package encrypt_test
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/memtool/memtool/encrypt"
+)
+
+// TestLoadKeysFileSwapped: LoadKeys checks the mode of the file it reads.
+// While it runs, the key file is swapped again and again (by a rename,
+// as an editor or a script replaces a file) between one of mode 0600 and
+// one readable by others; LoadKeys must never return the keys of the
+// latter. A check of the name followed by a read of the name could see
+// the first file and read the second; checking the open file cannot. The
+// swaps make the test likely, not certain, to catch that mistake; it
+// never fails on correct code.
+func TestLoadKeysFileSwapped(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "keys")
+	private, shared := filepath.Join(dir, "private"), filepath.Join(dir, "shared")
+	for file, id := range map[string]string{private: "private", shared: "shared"} {
+		if err := os.WriteFile(file, []byte(newKey(t, id).String()+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(shared, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(private, name); err != nil {
+		t.Fatal(err)
+	}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tmp := filepath.Join(dir, "tmp")
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			from := private
+			if i%2 == 1 {
+				from = shared
+			}
+			if err := os.Link(from, tmp); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Rename(tmp, name); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	defer wg.Wait()
+	defer close(stop)
+
+	getenv := func(k string) string { return map[string]string{"KEY_FILE": name}[k] }
+	loaded := 0
+	for range 20000 {
+		keys, err := encrypt.LoadKeys(getenv, "KEY", "KEY_FILE")
+		if err != nil {
+			continue // the file readable by others, refused
+		}
+		loaded++
+		if keys[0].ID != "private" {
+			t.Fatalf("LoadKeys returned the keys of a file readable by others")
+		}
+	}
+	if loaded == 0 {
+		t.Error("LoadKeys never read the private key file")
+	}
+}
