@@ -47,13 +47,14 @@
 // or stricter) that another variable names; several keys are separated by
 // newlines, spaces or commas. The first key encrypts; all of them open the
 // files that name them. To rotate: put a new key first, keep the old ones,
-// restart every process that uses the store with them, run Rekey (it
-// rewrites every file not yet under the first key, also in the entries
-// that policies over the encryption keep for themselves, when it is told
-// their names as `memtool rekey` does), and drop the old keys only once it
-// succeeded. The store may be in use meanwhile: Rekey walks it again until
-// a walk finds no file left to rewrite, and fails with ErrRekeyIncomplete
-// if files under an old key keep turning up (see Rekey).
+// restart every process that uses the store so that it writes with the
+// new key, run Rekey (it rewrites every file not yet under the first key,
+// also in the entries that policies over the encryption keep for
+// themselves, when it is told their names as `memtool rekey` does), and
+// drop the old keys only once it succeeded. The store may be in use
+// meanwhile: Rekey walks it again until a walk finds no file left to
+// rewrite, and fails with ErrRekeyIncomplete if files under an old key
+// keep turning up (see Rekey).
 //
 // # What is not hidden
 //
@@ -97,8 +98,7 @@
 // file in the tree it moves, to find those of the old format, and seals
 // those again; it never rewrites an mte2 file. Rekey reads every file at
 // least twice (two walks) and rewrites only those not yet under the first
-// key. The benchmarks compare the
-// wrapper with memstore alone:
+// key. The benchmarks compare the wrapper with memstore alone:
 //
 //	go test -run '^$' -bench . ./encrypt
 package encrypt
