@@ -56,9 +56,19 @@ func (d *db) run(ctx context.Context, fn func(conn *pgx.Conn) error) error {
 // or may not have made the change, so it is not tried again.
 var errCommitUnknown = errors.New("the connection was lost during the commit, so the change may or may not have been made")
 
+// txOptions are those of every transaction of the store: READ COMMITTED,
+// whatever the session's default (default_transaction_isolation, set for
+// the server, the database or the role), so that each statement after
+// the one that waits for a lock reads what the lock's last holder
+// committed. At REPEATABLE READ or SERIALIZABLE the snapshot would be the
+// one the lock's statement took before it waited: a write would act on
+// what it read before the last one committed (a file written into a
+// directory RemoveAll had removed), or fail with a serialization error.
+var txOptions = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
+
 // commit runs fn in a transaction on conn and commits it.
 func (d *db) commit(ctx context.Context, conn *pgx.Conn, fn func(tx pgx.Tx) error) error {
-	tx, err := conn.Begin(ctx)
+	tx, err := conn.BeginTx(ctx, txOptions)
 	if err != nil {
 		return err
 	}
@@ -172,7 +182,7 @@ type writer struct {
 // result with read.
 func (w *writer) begin(ctx context.Context, read func(br pgx.BatchResults) error, query string, args ...any) error {
 	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{})
+	b.BeginTx(txOptions)
 	b.Queue(tenantLockQuery, w.lockKey)
 	b.Queue(query, args...)
 	br := w.conn.SendBatch(ctx, b)

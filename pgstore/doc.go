@@ -44,6 +44,9 @@
 //     under that lock, so no update is lost, and of racing creates, mkdirs
 //     or renames onto one name exactly one wins (the primary key would
 //     refuse a second row regardless). Different tenants write in parallel.
+//     Transactions run at READ COMMITTED whatever the session's default
+//     isolation level, so that a write reads what the lock's previous
+//     holder committed (TestIsolationLevel).
 //   - Readers take no lock: Stat, ReadFile and ReadDir are one statement
 //     each, outside a transaction (a statement sees one snapshot); a reader
 //     sees a file's old or new content, never a mix.
