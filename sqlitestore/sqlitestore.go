@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/sqltree"
@@ -163,10 +164,14 @@ var dialect = sqltree.Dialect{
 				CROSS JOIN memtool_fts_id i ON i.id = m.id
 				CROSS JOIN memtool_entries e ON e.tenant = i.tenant AND e.parent = i.parent AND e.name = i.name`
 			q := trigramQuery(terms)
-			if q == "" {
-				// No trigram the index can hold: the pending files
-				// alone (the FTS5 index holds no file that could match).
+			switch {
+			case q == "" && slices.ContainsFunc(terms, func(t string) bool { return strings.ContainsRune(t, 0) }):
+				// A term holds a NUL: the pending files alone (the
+				// FTS5 index holds no file that could match).
 				return `(SELECT id FROM memtool_fts_pending) m` + join, nil
+			case q == "":
+				// No trigram to look up: every file.
+				return `memtool_entries e`, nil
 			}
 			return `(SELECT rowid AS id FROM memtool_fts WHERE memtool_fts MATCH ? UNION SELECT id FROM memtool_fts_pending) m` + join, []any{q}
 		},
@@ -179,11 +184,18 @@ var dialect = sqltree.Dialect{
 // positions (detail=none: a third of the work of a write), so it cannot
 // look up a term as a phrase. A trigram holding a NUL is left out: FTS5
 // reads its query only up to a NUL, and the index holds no file with one
-// (search skips them). With none left the query is "".
+// (search skips them). So is a term's last character if it is not ASCII:
+// in a file that is not valid UTF-8, the tokenizer reads such a character
+// together with the stray continuation bytes that follow it as another
+// one, where a scan reads it as it is (and them as U+FFFD). With none
+// left the query is "".
 func trigramQuery(terms []string) string {
 	var q []string
 	for _, t := range terms {
 		r := []rune(t)
+		if len(r) > 0 && r[len(r)-1] >= utf8.RuneSelf {
+			r = r[:len(r)-1]
+		}
 		for i := 0; i+3 <= len(r); i++ {
 			if slices.Contains(r[i:i+3], 0) {
 				continue
