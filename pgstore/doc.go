@@ -19,8 +19,9 @@
 // The store is a memtool.Searcher: one statement asks the server for the
 // files that hold a search's words (LIKE, or ILIKE when case is ignored,
 // on encode(data, 'escape'), which never fails on bytes that are not
-// UTF-8), and memtool.Search checks their lines, so its results are those
-// of a scan. Migration 2 makes a pg_trgm GIN index on that expression,
+// UTF-8; ILIKE's terms are cut at the letter i, which a Turkish collation
+// lowers to a dotless ı), and memtool.Search checks their lines, so its
+// results are those of a scan. Migration 2 makes a pg_trgm GIN index on that expression,
 // which the server keeps in the transaction of every write; where the
 // extension cannot be installed it makes none and logs a warning on the
 // server, and searches read the tenant's files on the server instead.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -68,15 +69,36 @@ var dialect = sqltree.Dialect{
 			if fold {
 				op = " ILIKE ?"
 			}
-			var conds []string
+			conds := []string{"true"}
 			var args []any
-			for _, t := range terms {
+			for _, t := range foldTerms(terms, fold) {
 				conds = append(conds, `encode(data, 'escape')`+op)
 				args = append(args, "%"+likeEscape(escapeBytea(t))+"%")
 			}
 			return `(SELECT * FROM memtool_entries WHERE ` + strings.Join(conds, " AND ") + `) e`, args
 		},
 	},
+}
+
+// foldTerms returns terms as ILIKE can look them up when fold is set:
+// each cut at its letters 'i' and 'I', keeping the pieces of three
+// characters or more (what the trigram index can look up). ILIKE lowers
+// both sides with the database's collation, and a Turkish one lowers 'I'
+// to a dotless 'ı': "TITLE" ILIKE "%title%" is false there. Every file
+// that holds a term holds its pieces.
+func foldTerms(terms []string, fold bool) []string {
+	if !fold {
+		return terms
+	}
+	var pieces []string
+	for _, t := range terms {
+		for _, p := range strings.FieldsFunc(t, func(r rune) bool { return r == 'i' || r == 'I' }) {
+			if utf8.RuneCountInString(p) >= 3 {
+				pieces = append(pieces, p)
+			}
+		}
+	}
+	return pieces
 }
 
 // escapeBytea returns s as encode(data, 'escape') writes data holding

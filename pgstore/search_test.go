@@ -3,6 +3,7 @@ package pgstore_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -161,4 +162,38 @@ func TestSearchWithoutIndex(t *testing.T) {
 		}
 		return s
 	})
+}
+
+// In a database whose collation lowers ASCII letters as Turkish does ('I'
+// to dotless 'ı'), a search that ignores case finds "TITLE" for "title",
+// as a scan does: ILIKE lowers both sides with the database's collation.
+func TestSearchTurkishCollation(t *testing.T) {
+	ctx := t.Context()
+	base := os.Getenv(pgtest.EnvVar)
+	pgtest.URL(t) // skips the test without a server
+	admin := connect(t, base)
+	name := fmt.Sprintf("memtool_test_tr_%d", time.Now().UnixNano())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'tr-TR' LOCALE 'C.UTF-8'"); err != nil {
+		pgtest.Unavailable(t, "no database with a Turkish ICU collation: "+err.Error())
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	s := open(t, u.String())
+	if ok, err := s.HasSearchIndex(ctx); err != nil || !ok {
+		t.Fatalf("HasSearchIndex: %v, %v; want the index", ok, err)
+	}
+	for name, text := range map[string]string{"a.md": "TITLE of it", "b.md": "the title", "c.md": "Tıtle", "d.md": "nothing"} {
+		if err := s.WriteFile(ctx, name, []byte(text), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	storetest.CheckSearchIndex(t, s, "title", "TITLE", "le of it", "IT")
 }
