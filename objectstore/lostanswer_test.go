@@ -2,10 +2,13 @@ package objectstore_test
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/objectstore"
@@ -76,6 +79,67 @@ func TestS3WriteAfterLostPutAnswer(t *testing.T) {
 		if err := s.WriteFile(ctx, "x.txt", []byte("v1"), memtool.CreateOnly); err != nil {
 			t.Errorf("WriteFile: %v", err)
 		}
+		checkContents(t, s, map[string]string{"x.txt": "v1"})
+	})
+}
+
+// A write cancelled while its request was out (the caller's deadline
+// struck while S3 made it) is looked up: if S3 made it, it is a success,
+// an edit made once; if S3 has not (yet) made it, it may still, and the
+// error wraps memtool.ErrOutcomeUnknown, never only the deadline, which
+// Memory would tell the model meant that nothing changed.
+func TestS3WriteCancelledWhileOut(t *testing.T) {
+	short := func(t *testing.T) context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	stalled := func(method string, armed *atomic.Bool) func(*http.Request) bool {
+		return func(r *http.Request) bool {
+			return armed.Load() && r.Method == method && strings.HasSuffix(r.URL.Path, "/f/x.txt")
+		}
+	}
+	t.Run("made", func(t *testing.T) {
+		var armed atomic.Bool
+		srv := startS3With(t, &s3test.Options{StallAnswer: stalled(http.MethodPut, &armed)})
+		s := srv.open(t, srv.newBucket(t), nil)
+		write(t, s, "x.txt", "v1")
+		armed.Store(true)
+		if err := s.WriteFile(short(t), "x.txt", []byte("v2"), memtool.Replace); err != nil {
+			t.Errorf("WriteFile made while its answer stalled: %v", err)
+		}
+		err := s.Update(short(t), "x.txt", 1<<20, func(old []byte) ([]byte, error) { return append(old, '+'), nil })
+		if err != nil {
+			t.Errorf("Update made while its answer stalled: %v", err)
+		}
+		checkContents(t, s, map[string]string{"x.txt": "v2+"})
+	})
+	t.Run("not made", func(t *testing.T) {
+		var armed atomic.Bool
+		// The request is read whole (so that the server sees the client
+		// hang up), held until then, and not served.
+		srv := startS3With(t, &s3test.Options{
+			Before: func(r *http.Request) {
+				if stalled(http.MethodPut, &armed)(r) {
+					io.Copy(io.Discard, r.Body)
+					<-r.Context().Done()
+				}
+			},
+			Fail: func(r *http.Request) string {
+				if stalled(http.MethodPut, &armed)(r) {
+					return "InternalError"
+				}
+				return ""
+			},
+		})
+		s := srv.open(t, srv.newBucket(t), nil)
+		write(t, s, "x.txt", "v1")
+		armed.Store(true)
+		err := s.WriteFile(short(t), "x.txt", []byte("v2"), memtool.Replace)
+		if !errors.Is(err, memtool.ErrOutcomeUnknown) {
+			t.Errorf("WriteFile cancelled while out, not seen made: %v; want ErrOutcomeUnknown", err)
+		}
+		armed.Store(false)
 		checkContents(t, s, map[string]string{"x.txt": "v1"})
 	})
 }

@@ -182,7 +182,7 @@ func blobErr(ctx context.Context, op, name string, err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) && !errors.Is(err, memtool.ErrOutcomeUnknown) {
 		err = fmt.Errorf("%w (%v)", ctxErr, err)
 	}
 	return pathErr(op, name, err)

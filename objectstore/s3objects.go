@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/memtool/memtool"
 )
 
 // s3objects is a bucket on S3 (or an S3-compatible service), spoken to
@@ -118,13 +120,19 @@ func (o *s3objects) close() error {
 // if cond is "", if there is no object at key if cond is ifAbsent, else
 // if the object there has the ETag cond. It returns the new ETag.
 //
-// A conditional write carries a random writeID in its metadata, so that
-// when an attempt's answer was lost (resend) and the attempt sent again
-// fails its condition, put can tell its own write, made by the lost
-// attempt, from another process's: an edit read as not made would be made
-// again over itself (Update starts again), and a create would answer
-// ErrExist for the file it made.
+// A write carries a random writeID in its metadata, so that when an
+// attempt's answer was lost (resend) and the attempt sent again fails its
+// condition, put can tell its own write, made by the lost attempt, from
+// another process's: an edit read as not made would be made again over
+// itself (Update starts again), and a create would answer ErrExist for the
+// file it made. The same look tells a write cancelled while its request
+// was out (ctx ended) whether S3 made it: if not seen, S3 may still make
+// it, and the error wraps memtool.ErrOutcomeUnknown rather than the
+// context's, so the model is not told that nothing changed.
 func (o *s3objects) put(ctx context.Context, key string, data []byte, cond string, meta map[string]string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err // not sent
+	}
 	in := &s3.PutObjectInput{
 		Bucket:      aws.String(o.name),
 		Key:         aws.String(key),
@@ -138,15 +146,12 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 	default:
 		in.IfMatch = aws.String(cond)
 	}
-	id := ""
-	if cond != "" {
-		id = rand.Text()
-		in.Metadata = maps.Clone(meta)
-		if in.Metadata == nil {
-			in.Metadata = map[string]string{}
-		}
-		in.Metadata[writeID] = id
+	id := rand.Text()
+	in.Metadata = maps.Clone(meta)
+	if in.Metadata == nil {
+		in.Metadata = map[string]string{}
 	}
+	in.Metadata[writeID] = id
 	var etag string
 	lost, err := resend(ctx, func() error {
 		in.Body = bytes.NewReader(data)
@@ -156,14 +161,25 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 		}
 		return err
 	})
-	if err != nil && lost && id != "" {
-		// Perhaps written by the attempt whose answer was lost.
-		if head, herr := o.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)}); herr == nil && head.Metadata[writeID] == id {
+	if err != nil && (lost || ctx.Err() != nil) {
+		// Perhaps written by the attempt whose answer was lost, or by the
+		// one out when ctx ended: look, even if ctx has ended.
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), confirmTimeout)
+		head, herr := o.client.HeadObject(hctx, &s3.HeadObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)})
+		cancel()
+		if herr == nil && head.Metadata[writeID] == id {
 			return aws.ToString(head.ETag), nil
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
 		}
 	}
 	return etag, err
 }
+
+// confirmTimeout bounds put's look at whether its write was made after
+// its context ended.
+const confirmTimeout = 10 * time.Second
 
 // writeID is the user metadata of a conditional write: a random text of
 // that write alone.

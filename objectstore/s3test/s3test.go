@@ -64,6 +64,13 @@ type Options struct {
 	// answer is lost on its way. The client cannot tell it from a request
 	// that changed nothing.
 	LoseAnswer func(r *http.Request) bool
+
+	// StallAnswer, if set, is called with every request that LoseAnswer
+	// let through; if it returns true, the server serves the request (its
+	// change is made) and then answers nothing until the client gives up,
+	// as when the client's timeout strikes or it is cancelled while S3
+	// makes the change.
+	StallAnswer func(r *http.Request) bool
 }
 
 // Server is a running S3-compatible server, closed when its test ends.
@@ -90,7 +97,7 @@ func Start(t testing.TB, opts *Options) *Server {
 	if !opts.IgnoreDeleteConditions {
 		h = http.HandlerFunc(srv.serve)
 	}
-	if opts.MaxKeys > 0 || opts.Fail != nil || opts.LoseAnswer != nil {
+	if opts.MaxKeys > 0 || opts.Fail != nil || opts.LoseAnswer != nil || opts.StallAnswer != nil {
 		inner := h
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { srv.faults(w, r, inner) })
 	}
@@ -165,6 +172,11 @@ func (srv *Server) faults(w http.ResponseWriter, r *http.Request, next http.Hand
 	if srv.opts.LoseAnswer != nil && srv.opts.LoseAnswer(r) {
 		next.ServeHTTP(httptest.NewRecorder(), r)
 		writeError(w, r, "InternalError")
+		return
+	}
+	if srv.opts.StallAnswer != nil && srv.opts.StallAnswer(r) {
+		next.ServeHTTP(httptest.NewRecorder(), r)
+		<-r.Context().Done()
 		return
 	}
 	next.ServeHTTP(w, r)
