@@ -54,7 +54,7 @@ func (d *db) run(ctx context.Context, fn func(conn *pgx.Conn) error) error {
 
 // errCommitUnknown marks a commit whose answer never came: the server may
 // or may not have made the change, so it is not tried again.
-var errCommitUnknown = errors.New("the connection was lost during the commit, so the change may or may not have been made")
+var errCommitUnknown = fmt.Errorf("the connection was lost during the commit: %w", memtool.ErrOutcomeUnknown)
 
 // txOptions are those of every transaction of the store: READ COMMITTED,
 // whatever the session's default (default_transaction_isolation, set for

@@ -110,7 +110,9 @@
 //     sent its commit yet, drops them and runs once more on a new
 //     connection, so it succeeds once the server is back. A write whose
 //     commit got no answer is not run again: it fails with an error that
-//     says the change may or may not have been made. This is weaker than
+//     says the change may or may not have been made (it wraps
+//     memtool.ErrOutcomeUnknown, and the model is told to look before
+//     trying again). This is weaker than
 //     memtool.Store's "an error means nothing changed", which no client of
 //     a remote database can promise.
 //   - A write refused for want of disk space (SQLSTATE 53100, disk_full)

@@ -181,7 +181,7 @@ func TestLostCommitAnswer(t *testing.T) {
 	err := storetest.Answer(t, "Update", func() error {
 		return s.Update(ctx, "log", 100, func(old []byte) ([]byte, error) { return append(old, "b-lost-answer\n"...), nil })
 	})
-	if err == nil || !strings.Contains(err.Error(), "may or may not have been made") ||
+	if err == nil || !strings.Contains(err.Error(), "may or may not have been made") || !errors.Is(err, memtool.ErrOutcomeUnknown) ||
 		errors.Is(err, memtool.ErrBusy) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Update whose commit got no answer: %v, want an error that says the change may have been made", err)
 	}
