@@ -128,7 +128,7 @@ func commands() []*command {
 			usage: "[--store URL] PATH --to N", args: argCount{0, -1, ""}, groups: memoryFlags, setup: setupRevert},
 		{name: "keygen", summary: "make an encryption key (package encrypt), or rotate a key file",
 			usage: "[--id ID] [--out FILE | --rotate FILE]", about: "Prints a new encryption key (ID:base64) on stdout, or writes it to a key file (mode 0600).", args: none, setup: setupKeygen},
-		{name: "rekey", summary: "re-encrypt every file with the first key of $MEMTOOL_KEY or $MEMTOOL_KEY_FILE",
+		{name: "rekey", summary: "re-encrypt every file not yet under the first key of $MEMTOOL_KEY or $MEMTOOL_KEY_FILE",
 			usage: "[--store URL] [--tenant ID]", about: "Keys come from $MEMTOOL_KEY, else the key file $MEMTOOL_KEY_FILE; the first one encrypts.", args: none, groups: storeFlag | tenantFlag, setup: noFlags(runRekey)},
 		{name: "log", summary: "read an audit log (package audit): filter by tenant, operation, path, outcome, time",
 			usage: "[flags] [FILE ...]   (no FILE, or -: stdin)", args: argCount{0, -1, ""}, setup: setupLog},
