@@ -89,7 +89,11 @@ func listResources(ctx context.Context, mem *memtool.Memory, cursor string) (*mc
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listing the memory: %w", err)
+		// The store's words may name host paths, servers or users: the
+		// client learns only that listing failed, as memory_view's
+		// answer to a store failure says only that it failed.
+		mem.Options().Logger.ErrorContext(ctx, "mcpserver: listing resources", "err", err)
+		return nil, errors.New("internal error: the memory could not be listed")
 	}
 	slices.SortFunc(files, func(a, b memtool.FileInfo) int { return strings.Compare(a.Name, b.Name) })
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -169,5 +172,35 @@ func TestResourceRefusals(t *testing.T) {
 	}
 	if _, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: "not base64!"}); err == nil {
 		t.Error("a bad cursor was accepted")
+	}
+}
+
+// failingReadDir is a store whose ReadDir fails with an error that names
+// where the store keeps its files on the host, as an operating system's
+// or a database driver's error does.
+type failingReadDir struct {
+	memtool.Store
+}
+
+const hostPath = "/srv/memtool/private/tenant-a"
+
+func (failingReadDir) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	return nil, &fs.PathError{Op: "open", Path: hostPath + "/" + name, Err: syscall.EACCES}
+}
+
+// TestResourceListFailureHidden: a store failure while listing the
+// resources reaches the client as an internal error, as it reaches the
+// model from memory_view, without the store's own words (which may name
+// host paths, servers or users); the full error goes to the Memory's log.
+func TestResourceListFailureHidden(t *testing.T) {
+	var log bytes.Buffer
+	mem := memtool.New(failingReadDir{memstore.New()}, &memtool.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	cs := connect(t, mem, nil)
+	_, err := cs.ListResources(context.Background(), nil)
+	if err == nil || strings.Contains(err.Error(), hostPath) || strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("resources/list on a failing store: %v; want an error that does not show the store's", err)
+	}
+	if !strings.Contains(log.String(), hostPath) {
+		t.Errorf("the store's error was not logged: %q", log.String())
 	}
 }
