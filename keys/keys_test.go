@@ -13,6 +13,7 @@ import (
 
 	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/keys"
+	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/pgstore/pgtest"
 )
 
@@ -193,5 +194,26 @@ func TestOpenErrorHidesPassword(t *testing.T) {
 	_, err := keys.Open(ctx, "postgres://u:sekrit@127.0.0.1:1/db?connect_timeout=2", nil)
 	if err == nil || strings.Contains(err.Error(), "sekrit") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestPoolParameters: the keyring opens on every PostgreSQL store URL the
+// store itself opens, pgxpool's pool_* parameters included (memtool serve
+// opens its keys on the --store URL), and keeps keys there.
+func TestPoolParameters(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t) + "&pool_max_conns=3&pool_min_conns=1"
+	s, err := pgstore.Open(ctx, url, nil)
+	if err != nil {
+		t.Fatalf("the store does not open its URL: %v", err)
+	}
+	defer s.Close()
+	k := open(t, url, testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+	_, token, err := k.Add(ctx, keys.NewKey{Tenant: "alice", Scope: keys.Read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Verify(ctx, token); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/memtool/memtool/storeurl"
 	"modernc.org/sqlite"
@@ -35,11 +35,16 @@ func openBackend(ctx context.Context, raw string, create bool) (backend, error) 
 	scheme, _, _ := strings.Cut(raw, ":")
 	switch scheme {
 	case "postgres", "postgresql":
-		cfg, err := pgx.ParseConfig(raw)
+		// Parsed as pgstore parses it, so that a store URL's pool_*
+		// parameters are read as the pool's, not sent to the server
+		// (which refuses to connect with them).
+		cfg, err := pgxpool.ParseConfig(raw)
 		if err != nil {
 			return nil, err
 		}
-		return openSQL(ctx, stdlib.OpenDB(*cfg), true)
+		db := stdlib.OpenDB(*cfg.ConnConfig)
+		db.SetMaxOpenConns(int(cfg.MaxConns))
+		return openSQL(ctx, db, true)
 	case "sqlite":
 		path, err := sqlitePath(raw, create)
 		if err != nil {
