@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/lru"
@@ -174,8 +176,12 @@ func (k *Keyring) Add(ctx context.Context, nk NewKey) (Key, string, error) {
 	if nk.Scope < Read || nk.Scope > Admin {
 		return Key{}, "", fmt.Errorf("keys: invalid scope %v", nk.Scope)
 	}
-	if len(nk.Name) > 200 || strings.ContainsFunc(nk.Name, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return Key{}, "", fmt.Errorf("keys: a name is at most 200 bytes, without control characters")
+	// unicode.IsControl covers C1 (U+0080 to U+009F) as well as C0 and
+	// DEL: memtool keys list prints names to a terminal. A name that is
+	// not UTF-8 would be kept as sent by SQLite, refused by PostgreSQL,
+	// and changed by the key file's JSON.
+	if len(nk.Name) > 200 || !utf8.ValidString(nk.Name) || strings.ContainsFunc(nk.Name, unicode.IsControl) {
+		return Key{}, "", fmt.Errorf("keys: a name is at most 200 bytes of UTF-8, without control characters")
 	}
 	now := k.now().UTC().Truncate(time.Millisecond)
 	if !nk.Expires.IsZero() && !nk.Expires.After(now) {

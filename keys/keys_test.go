@@ -122,6 +122,8 @@ func TestAddRefuses(t *testing.T) {
 		{Tenant: "../x", Scope: keys.Read},
 		{Tenant: "a", Scope: 0},
 		{Tenant: "a", Scope: keys.Read, Name: "a\nb"},
+		{Tenant: "a", Scope: keys.Read, Name: "a\u009b31mb"}, // a C1 control: CSI, to a terminal showing keys list
+		{Tenant: "a", Scope: keys.Read, Name: "a\x85b"},      // not UTF-8 (NEL's code in Latin-1)
 		{Tenant: "a", Scope: keys.Read, Expires: c.Now().Add(-time.Second)},
 	} {
 		if _, _, err := k.Add(ctx, nk); err == nil {
