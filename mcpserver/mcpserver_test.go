@@ -362,7 +362,17 @@ func TestArguments(t *testing.T) {
 // does: the input the server rebuilds from its call parses to the same
 // command.
 func TestToolCall(t *testing.T) {
-	for _, in := range battery.Inputs(t) {
+	inputs := battery.Inputs(t)
+	// exec refuses a second command, however it is spelled: so must the
+	// call ToolCall makes of it, rather than run the last one.
+	for _, in := range []string{
+		`{"command":"view","command":"create","path":"/memories/x","file_text":"y"}`,
+		`{"command":"view","path":"/memories/x","\u0063ommand":"delete"}`,
+		`{"path":"/memories/x","command":"create","file_text":"y","command":"view"}`,
+	} {
+		inputs = append(inputs, []byte(in))
+	}
+	for _, in := range inputs {
 		tool, args, err := mcpserver.ToolCall(in)
 		if err != nil {
 			continue

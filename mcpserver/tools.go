@@ -295,7 +295,8 @@ func callResult(r memtool.Result) *mcp.CallToolResult {
 
 // ToolCall turns a memory tool input, as memtool exec reads it, into the
 // MCP call that does the same: the tool memory_<command> and the input's
-// other members as its arguments, in their order. It is the inverse of
+// other members as its arguments, in their order (a second "command"
+// among them, which the server refuses as exec refuses it). It is the inverse of
 // what the server does to a call, for replaying recorded inputs over MCP.
 // An input that is not a JSON object with a known "command" string is an
 // error: no tool runs it.
@@ -305,7 +306,7 @@ func ToolCall(input []byte) (tool string, args json.RawMessage, err error) {
 		return "", nil, errors.New("mcpserver: tool input is not a JSON object")
 	}
 	out := []byte{'{'}
-	command := ""
+	command, found := "", false
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -316,7 +317,11 @@ func ToolCall(input []byte) (tool string, args json.RawMessage, err error) {
 			return "", nil, fmt.Errorf("mcpserver: tool input: %w", err)
 		}
 		key := tok.(string)
-		if key == "command" {
+		// Only the first command names the tool. A second one stays in
+		// the arguments, where the server's parser refuses it as exec's
+		// refuses it: taking it as the command would run what exec did not.
+		if key == "command" && !found {
+			found = true
 			if err := json.Unmarshal(value, &command); err != nil {
 				return "", nil, errors.New(`mcpserver: tool input: "command" is not a string`)
 			}
