@@ -376,3 +376,40 @@ Run 'memtool help <command>' or 'memtool <command> -h' for one command.
 `)
 	io.WriteString(w, b.String())
 }
+
+// interruptible returns a reader of r whose Read returns ctx's error once
+// ctx ends, rather than wait on: a read of stdin (a terminal, or a pipe
+// whose writer lives on) does not end when a signal comes, and main takes
+// SIGINT and SIGTERM, so without this Ctrl-C would not stop the wait. A
+// read cut short is left running, and what it reads is dropped: the
+// command is ending.
+func interruptible(ctx context.Context, r io.Reader) io.Reader {
+	return &ctxReader{ctx: ctx, r: r}
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	buf := make([]byte, len(p)) // the abandoned read must not write into p
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.r.Read(buf)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return copy(p, buf[:r.n]), r.err
+	case <-c.ctx.Done():
+		return 0, c.ctx.Err()
+	}
+}

@@ -15,8 +15,9 @@ import (
 // insert, delete, rename. view only reads, and so never creates a store.
 
 // textArg returns --text if set, else all of stdin. On a terminal it says
-// first that it waits for the text.
-func textArg(inv *invocation, text *stringFlag) (string, error) {
+// first that it waits for the text. A signal (ctx ending) stops the wait:
+// the text may be cut short, so nothing is written.
+func textArg(ctx context.Context, inv *invocation, text *stringFlag) (string, error) {
 	if text.set {
 		return text.value, nil
 	}
@@ -24,7 +25,7 @@ func textArg(inv *invocation, text *stringFlag) (string, error) {
 	if env.stdinTerminal {
 		fmt.Fprintf(env.stderr, "memtool %s: reading the text from stdin; end it with Ctrl-D (or give --text)\n", inv.cmd.name)
 	}
-	b, err := io.ReadAll(io.LimitReader(env.stdin, memtool.MaxInputBytes+1))
+	b, err := io.ReadAll(io.LimitReader(interruptible(ctx, env.stdin), memtool.MaxInputBytes+1))
 	if err != nil {
 		return "", err
 	}
@@ -32,6 +33,15 @@ func textArg(inv *invocation, text *stringFlag) (string, error) {
 		return "", fmt.Errorf("stdin is larger than %d bytes", memtool.MaxInputBytes)
 	}
 	return string(b), nil
+}
+
+// textError reports why textArg gave no text: a signal, or stdin that
+// could not be read or was too long.
+func textError(ctx context.Context, inv *invocation, err error) int {
+	if ctx.Err() != nil {
+		return inv.fail(exitInterrupted, "interrupted while reading the text from stdin; nothing was changed")
+	}
+	return inv.usageError("%v", err)
 }
 
 // stringFlag records whether a string flag was given.
@@ -64,9 +74,9 @@ func setupCreate(fs *flag.FlagSet) runFunc {
 	var text stringFlag
 	fs.Var(&text, "text", "the file's text (default: read stdin)")
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
-		body, err := textArg(inv, &text)
+		body, err := textArg(ctx, inv, &text)
 		if err != nil {
-			return inv.usageError("%v", err)
+			return textError(ctx, inv, err)
 		}
 		return runOne(ctx, inv, &memtool.Create{Path: inv.args[0], FileText: body}, true)
 	}
@@ -92,9 +102,9 @@ func setupInsert(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return inv.usageError("LINE must be a whole number (0: before the first line)")
 		}
-		body, err := textArg(inv, &text)
+		body, err := textArg(ctx, inv, &text)
 		if err != nil {
-			return inv.usageError("%v", err)
+			return textError(ctx, inv, err)
 		}
 		return runOne(ctx, inv, &memtool.Insert{Path: inv.args[0], InsertLine: line, InsertText: body}, true)
 	}

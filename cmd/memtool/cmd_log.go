@@ -98,7 +98,7 @@ func runLog(ctx context.Context, inv *invocation, f audit.Filter, asJSON bool) i
 		return nil
 	}
 	for _, name := range files {
-		var r io.Reader = env.stdin
+		r := interruptible(ctx, env.stdin)
 		if name != "-" {
 			file, err := os.Open(name)
 			if err != nil {
@@ -108,8 +108,11 @@ func runLog(ctx context.Context, inv *invocation, f audit.Filter, asJSON bool) i
 			r = file
 		}
 		if err := audit.Read(r, f, print); err != nil {
-			if errors.Is(err, errBrokenStdout) {
+			switch {
+			case errors.Is(err, errBrokenStdout):
 				return exitBrokenIO
+			case ctx.Err() != nil:
+				return inv.fail(exitInterrupted, "interrupted")
 			}
 			return inv.fail(exitFailed, "%s: %v", name, err)
 		}

@@ -187,8 +187,11 @@ func setupRun(fs *flag.FlagSet) runFunc {
 		}
 		task := inv.args[0]
 		if task == "-" {
-			data, err := io.ReadAll(env.stdin)
-			if err != nil {
+			data, err := io.ReadAll(interruptible(ctx, env.stdin))
+			switch {
+			case ctx.Err() != nil:
+				return inv.fail(exitInterrupted, "interrupted while reading the task from stdin")
+			case err != nil:
 				return inv.fail(exitUsage, "reading the task from stdin: %v", err)
 			}
 			task = string(data)
