@@ -56,7 +56,9 @@ type Options struct {
 	// Create lets Open create a local target that is missing: a directory
 	// store's directory, an SQLite file and its folder, a file+blob
 	// directory. Without it, a missing target fails with an error
-	// wrapping fs.ErrNotExist, never opening as an empty memory.
+	// wrapping fs.ErrNotExist, never opening as an empty memory, and so
+	// does a Tenant the store does not list (a MissingTenantError): it is
+	// not claimed.
 	Create bool
 }
 
@@ -196,6 +198,11 @@ func Open(ctx context.Context, rawURL string, opts *Options) (memtool.Store, io.
 		o = *opts
 	}
 	s, closer, err := openRaw(ctx, rawURL, o.Create)
+	if err == nil && !o.Create && o.Tenant != "" {
+		if err = tenantExists(ctx, s, o.Tenant); err != nil {
+			closer.Close()
+		}
+	}
 	if err == nil {
 		s, closer, err = scopeTenant(ctx, s, closer, o.Tenant)
 	}
@@ -344,6 +351,36 @@ func scopeTenant(ctx context.Context, s memtool.Store, closer io.Closer, tenant 
 	}
 	return t, closer, nil
 }
+
+// tenantExists is nil if the store s lists tenant among its tenants (or
+// cannot list them), and a MissingTenantError if not, so that
+// an Open that is not to create anything does not claim a tenant (a
+// directory store makes the tenant's folder, and an unused store becomes
+// multi-tenant for good) for a mistyped id.
+func tenantExists(ctx context.Context, s memtool.Store, tenant string) error {
+	tl, ok := s.(memtool.TenantLister)
+	if !ok {
+		return nil
+	}
+	ids, err := tl.Tenants(ctx)
+	if errors.Is(err, errors.ErrUnsupported) || errors.Is(err, fs.ErrPermission) {
+		return nil // it cannot tell (a memtool server, to a key that is not an admin key)
+	}
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(ids, tenant) {
+		return MissingTenantError{tenant}
+	}
+	return nil
+}
+
+// A MissingTenantError is Open's error for a tenant the store does not
+// have, when Options.Create is false. It matches fs.ErrNotExist.
+type MissingTenantError struct{ Tenant string }
+
+func (e MissingTenantError) Error() string        { return "the store has no tenant " + e.Tenant }
+func (e MissingTenantError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // missingError: a local target that Open was not to create is missing.
 type missingError struct{ url string }

@@ -37,6 +37,9 @@ func storeURL(flagValue string, env *cliEnv) string {
 // or token of the URL.
 func openStore(ctx context.Context, raw, tenant string, create bool) (memtool.Store, io.Closer, error) {
 	s, closer, err := storeurl.Open(ctx, raw, &storeurl.Options{Tenant: tenant, Create: create})
+	if errors.As(err, new(storeurl.MissingTenantError)) {
+		return nil, nil, fmt.Errorf("%w (this command does not create a tenant; check --tenant, or memtool tenants)", err)
+	}
 	if errors.Is(err, os.ErrNotExist) && !create {
 		return nil, nil, fmt.Errorf("%w (this command does not create a store; check --store or $MEMTOOL_STORE)", err)
 	}
