@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -391,8 +390,10 @@ func (p *fieldParser) viewRange(raw string) *[2]int64 {
 	return &r
 }
 
-// jsonInt accepts a JSON number with an integer value that fits in int64
-// (2 and 2.0, not 1.5, "2" or 1e30).
+// jsonInt accepts a JSON number whose value is an integer that fits in
+// int64: 2, 2.0 and 2e0, not 1.5, "2", 1e30, or 1e-400 and
+// 1.0000000000000001, which a float64 would round to an integer. The
+// value is read from the decimal text exactly, never through a float.
 func jsonInt(raw string) (int64, bool) {
 	s := strings.TrimSpace(raw)
 	if s == "" || !(s[0] == '-' || '0' <= s[0] && s[0] <= '9') {
@@ -401,9 +402,35 @@ func jsonInt(raw string) (int64, bool) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, true
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
-		return 0, false
+	// raw is a valid JSON value, so s is -?int(.frac)?([eE][+-]?exp)?:
+	// its value is digits × 10^exp10.
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
 	}
-	return int64(f), true
+	mantissa, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	whole, frac, _ := strings.Cut(mantissa, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return 0, true // zero, whatever the exponent
+	}
+	exp10 := -len(frac)
+	if hasExp {
+		e, err := strconv.Atoi(exp)
+		if err != nil || e < -MaxInputBytes || e > MaxInputBytes {
+			return 0, false // far too large, or a fraction
+		}
+		exp10 += e
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	exp10 += len(digits) - len(trimmed)
+	if exp10 < 0 || len(trimmed)+exp10 > 19 {
+		return 0, false // a fraction, or too large for int64
+	}
+	text := trimmed + strings.Repeat("0", exp10)
+	if neg {
+		text = "-" + text
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	return n, err == nil
 }
