@@ -105,6 +105,23 @@ var lookalikes = map[rune]bool{
 	0xA4F8: true, // LISU LETTER TONE MYA TI (a dot)
 	0x1735: true, // PHILIPPINE SINGLE PUNCTUATION (a slash)
 	0x30FB: true, // KATAKANA MIDDLE DOT
+	// The other symbols and punctuation that Unicode's confusables.txt
+	// maps to '/', '\' or '.' (its letters and digits, such as KATAKANA
+	// LETTER NO, are left usable in names), and the heavy solidi.
+	0x2041:  true, // CARET INSERTION POINT (a slash)
+	0x2571:  true, // BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT
+	0x27CB:  true, // MATHEMATICAL RISING DIAGONAL
+	0x31D3:  true, // CJK STROKE SP (a slash)
+	0x1D23A: true, // GREEK INSTRUMENTAL NOTATION SYMBOL-47 (a slash)
+	0x1F67C: true, // VERY HEAVY SOLIDUS
+	0x2572:  true, // BOX DRAWINGS LIGHT DIAGONAL UPPER LEFT TO LOWER RIGHT
+	0x27CD:  true, // MATHEMATICAL FALLING DIAGONAL
+	0x31D4:  true, // CJK STROKE D (a backslash)
+	0x1D20F: true, // GREEK VOCAL NOTATION SYMBOL-16 (a backslash)
+	0x1D23B: true, // GREEK INSTRUMENTAL NOTATION SYMBOL-48 (a backslash)
+	0x1F67D: true, // VERY HEAVY REVERSE SOLIDUS
+	0xA60E:  true, // VAI FULL STOP
+	0x10A50: true, // KHAROSHTHI PUNCTUATION DOT
 }
 
 // refusedRune says why r may not appear in a path, or "" if it may.

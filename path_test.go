@@ -2,6 +2,7 @@ package memtool_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"strconv"
@@ -240,6 +241,27 @@ func TestCleanPathEveryRuneIsNFKCStable(t *testing.T) {
 			}
 			if _, _, err := memtool.CleanPath(p); err == nil {
 				t.Errorf("accepted %+q, which NFKC changes to %+q", p, norm.NFKC.String(p))
+			}
+		}
+	}
+}
+
+// The symbols and punctuation that Unicode's confusables.txt maps to '/',
+// '\' or '.' and that NFKC leaves alone (letters and digits of a script
+// that it also maps, such as KATAKANA LETTER NO, stay usable in names),
+// and the heavy solidi: each reads as a separator or a dot, so the gate
+// refuses it, alone in a name and between letters.
+func TestCleanPathRefusesSeparatorLookalikes(t *testing.T) {
+	for _, r := range []rune{
+		0x1735, 0x2041, 0x2044, 0x2215, 0x2571, 0x27CB, 0x29F8, 0x31D3, 0x1D23A, 0x1F67C, // '/'
+		0x2216, 0x2572, 0x27CD, 0x29F5, 0x29F9, 0x31D4, 0x1D20F, 0x1D23B, 0x1F67D, // '\'
+		0x0701, 0x0702, 0x3002, 0xA4F8, 0xA60E, 0x10A50, // '.'
+	} {
+		for _, p := range []string{"/memories/" + string(r), "/memories/a" + string(r) + "b"} {
+			want := fmt.Sprintf("Path %s contains a look-alike of '.', '/' or '\\' (U+%04X), which is not allowed", p, r)
+			_, _, err := memtool.CleanPath(p)
+			if err == nil || err.Error() != want {
+				t.Errorf("CleanPath(%q) = %v, want %q", p, err, want)
 			}
 		}
 	}
