@@ -1,0 +1,155 @@
+package remotestore
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/server/resource"
+)
+
+// call is one request of the API.
+type call struct {
+	op, name string // for errors: the operation and the Store name
+	method   string
+	route    string // /v1/…
+	query    url.Values
+	header   http.Header
+	body     []byte
+	// want is the status of the API's answer when the call succeeds: any
+	// other success (a page of a proxy or of another site, a 304 to a
+	// request that named no ETag) is no answer of the API, so an error,
+	// never a change reported as made or a page taken for a file.
+	want int
+	// maxBody, if not 0, is the most bytes read of a success's body: the
+	// caller checks the length of what it gets.
+	maxBody int64
+}
+
+// maxErrorBody is the most bytes read of a failure's body; the API's
+// errors are much shorter.
+const maxErrorBody = 1 << 20
+
+// do sends c and returns the answer's status, headers and body for the
+// status c.want, or an error: the server's, decoded and wrapped as op
+// name: err, an answer that is not the API's, or the transport's.
+func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error) {
+	if err := reachable(c.name); err != nil {
+		if c.method == "GET" {
+			err = memtool.ErrNotExist
+		}
+		return 0, nil, nil, s.wrap(c, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	u := *s.base
+	u.Path += c.route
+	u.RawQuery = c.query.Encode()
+	var body io.Reader
+	if c.body != nil {
+		body = bytes.NewReader(c.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, c.method, u.String(), body)
+	if err != nil {
+		return 0, nil, nil, s.wrap(c, err)
+	}
+	for k, v := range c.header {
+		req.Header[k] = v
+	}
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	if s.tenant != "" {
+		req.Header.Set(tenantHeader, s.tenant)
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, nil, nil, s.wrap(c, err) // not sent
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
+	}
+	defer resp.Body.Close()
+	if got := resp.Request; got != nil && (got.Method != req.Method || got.URL.Path != req.URL.Path) {
+		// The client followed a redirect that made another request of
+		// this one (a change turned into a GET, for 301, 302 and 303;
+		// a proxy's sign-in page): its answer is not the API's to this
+		// request, and a change it answers was not made.
+		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server redirected the request (to %s %s) instead of answering it: check the store URL (a proxy's sign-in page?)", got.Method, got.URL.Path))
+	}
+	if resp.StatusCode >= 300 {
+		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		if err != nil {
+			return 0, nil, nil, s.wrap(c, transportError(ctx, err))
+		}
+		return resp.StatusCode, resp.Header, nil, s.wrap(c, resource.DecodeError(resp.StatusCode, data))
+	}
+	if resp.StatusCode != c.want {
+		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server answered %d %s where the API answers %d: not the API's answer, so nothing was done: check the store URL (a proxy's page?)", resp.StatusCode, http.StatusText(resp.StatusCode), c.want))
+	}
+	var r io.Reader = resp.Body
+	if c.maxBody > 0 {
+		r = io.LimitReader(r, c.maxBody)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
+	}
+	return resp.StatusCode, resp.Header, data, nil
+}
+
+// lostAnswer is the error of c when its answer did not come back whole
+// (err): for a change whose request may have reached the server, one that
+// wraps memtool.ErrOutcomeUnknown, and not the context's error, since the
+// change may have been made (Memory must not tell the model that nothing
+// changed); for a read, or a change that never left (the server could not
+// be reached), the transport's error.
+func lostAnswer(ctx context.Context, c call, err error) error {
+	var op *net.OpError
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	if c.method == http.MethodGet || errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &cert) {
+		return transportError(ctx, err)
+	}
+	return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
+}
+
+// transportError is err with the context's own error in its chain when the
+// context ended, so errors.Is finds context.Canceled or DeadlineExceeded.
+func transportError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
+}
+
+func (s *Store) wrap(c call, err error) error {
+	return &fs.PathError{Op: "remote " + c.op, Path: c.name, Err: err}
+}
+
+// reachable says whether the API reaches name: the server's path gate
+// refuses what the model's refuses, among them the names the storage
+// layer keeps for itself (.memtool…, a policy's data on the server). Such
+// a name is, seen through the API, nothing: a read finds nothing there
+// (ErrNotExist) and a write is refused with the gate's reason, without a
+// request either way.
+func reachable(name string) error {
+	_, _, err := memtool.CleanPath(memtool.VirtualPath(name))
+	return err
+}
+
+func pathQuery(name string, more ...string) url.Values {
+	q := url.Values{"path": {memtool.VirtualPath(name)}}
+	for i := 0; i+1 < len(more); i += 2 {
+		q.Set(more[i], more[i+1])
+	}
+	return q
+}
