@@ -129,3 +129,19 @@ func TestErrorsAreRedacted(t *testing.T) {
 		t.Errorf("Open: %v; want the URL quoted with its secrets masked", err)
 	}
 }
+
+// A password holding an unescaped '@' is masked whole in Open's error,
+// also where the driver split the URL at the first '@' and quotes the
+// password's tail as part of the host ("lookup PW@127.0.0.1").
+func TestPasswordWithAtMasked(t *testing.T) {
+	const url = "postgres://bob:s3cret@Pw9@127.0.0.1:1/db?connect_timeout=2"
+	_, _, err := storeurl.Open(t.Context(), url, nil)
+	if err == nil {
+		t.Fatal("Open succeeded")
+	}
+	for _, part := range []string{"s3cret", "Pw9"} {
+		if strings.Contains(err.Error(), part) {
+			t.Errorf("Open's error shows %q of the password: %v", part, err)
+		}
+	}
+}

@@ -46,6 +46,15 @@ func Redact(s string, urls ...string) string {
 			if len(secret) >= 4 {
 				s = strings.ReplaceAll(s, secret, Masked)
 			}
+			// A password with an unescaped '@': a driver that splits the
+			// URL at the first '@' quotes the rest as part of the host
+			// ("lookup TAIL@host"), so each tail is masked before its '@'.
+			for i := strings.IndexByte(secret, '@'); i >= 0; i = strings.IndexByte(secret, '@') {
+				secret = secret[i+1:]
+				if secret != "" {
+					s = strings.ReplaceAll(s, secret+"@", Masked+"@")
+				}
+			}
 		}
 	}
 	s = userinfo().ReplaceAllString(s, "${1}"+Masked+"@")
