@@ -219,3 +219,24 @@ func TestPoolParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A keyring opened without Create for a directory store that is not there
+// is an error, as for a missing SQLite file: a mistyped store is no empty
+// keyring. One that is there, without a key file, holds no keys.
+func TestOpenMissingDirStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memories")
+	if _, err := keys.Open(t.Context(), dir, nil); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("Open of a directory store that is not there: %v; want an error that says it does not exist", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ring, err := keys.Open(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ring.Close()
+	if list, err := ring.List(t.Context()); err != nil || len(list) != 0 {
+		t.Errorf("keys of a store without a key file: %v, %v", list, err)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,8 +21,8 @@ import (
 // Open opens the keyring of the store at storeURL (a memtool --store
 // URL): the table memtool_keys in a PostgreSQL or SQLite store's
 // database, created if missing, or the file DIR.keys beside a directory
-// store DIR (a missing file holds no keys). A missing SQLite file is an
-// error, unless Options.Create. Any other store keeps no keys: an error says so. Errors never
+// store DIR (a missing file holds no keys). A missing SQLite file, or a
+// missing directory store, is an error, unless Options.Create. Any other store keeps no keys: an error says so. Errors never
 // show the URL's password.
 func Open(ctx context.Context, storeURL string, opts *Options) (*Keyring, error) {
 	create := opts != nil && opts.Create
@@ -65,9 +67,21 @@ func openBackend(ctx context.Context, raw string, create bool) (backend, error) 
 				return nil, err
 			}
 		}
-		return newFileKeys(dir), nil
+		f := newFileKeys(dir)
+		if !create && missing(dir) && missing(f.path) {
+			// A mistyped store is no empty keyring, as a missing
+			// SQLite file is not.
+			return nil, fmt.Errorf("store %s does not exist, nor its key file: %w", raw, fs.ErrNotExist)
+		}
+		return f, nil
 	}
 	return nil, fmt.Errorf("store %s (%s) keeps no API keys: keys live in a PostgreSQL or SQLite store's database, or beside a directory store (give the server's keys another store with --keys)", raw, storeurl.Kind(raw))
+}
+
+// missing reports whether nothing is at path.
+func missing(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // dsnConnector opens SQLite connections to one file.
