@@ -1,6 +1,10 @@
 package objectstore
 
-import "testing"
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
 
 // TestFileKeyEscapes: the file of a key is the key, but for the escapes
 // gocloud's directory driver makes (TestFileBucketLayout, with -tags gcs,
@@ -25,6 +29,26 @@ func TestFileKeyEscapes(t *testing.T) {
 		}
 		if back := unescapeFileKey(want); back != key {
 			t.Errorf("unescapeFileKey(%q) = %q, want %q", want, back, key)
+		}
+	}
+}
+
+// A copy's movingFrom value is the source key path-escaped, as earlier
+// versions wrote it (so that they still read it), unless that is too long
+// for S3's metadata; then it is base64 behind a prefix no escaped key has.
+// Both read back to the key.
+func TestSourceValue(t *testing.T) {
+	for _, src := range []string{"f/notes.md", "pre/f/a b%c.md", "f/" + strings.Repeat("é", 400), "f/" + strings.Repeat("%", 400)} {
+		v := sourceValue(src)
+		escaped := url.PathEscape(src)
+		if len(escaped) <= maxSourceValue && v != escaped {
+			t.Errorf("sourceValue(%.40q) = %.40q, want the path-escaped key", src, v)
+		}
+		if len(v) > 1400 || strings.ContainsFunc(v, func(r rune) bool { return r > 0x7e || r < 0x20 }) {
+			t.Errorf("sourceValue(%.40q) is %d bytes or not printable ASCII", src, len(v))
+		}
+		if got, err := sourceKey(v); err != nil || got != src {
+			t.Errorf("sourceKey(sourceValue(%.40q)) = %.40q, %v", src, got, err)
 		}
 	}
 }

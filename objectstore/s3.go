@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -83,7 +82,8 @@ func (s *Store) updateS3(ctx context.Context, name string, limit int64, fn func(
 }
 
 // movingFrom is the user metadata of a rename's copy written before the
-// rename deleted its source: the source's key, path-escaped. Until the
+// rename deleted its source: the source's key, path-escaped (in base64 if
+// that is too long, see sourceValue). Until the
 // rename has deleted the source and written the copy again with the value
 // committed, an edit of the copy is refused, so that an edit is never made
 // to both names at once. (The commit writes a value rather than none
@@ -124,7 +124,7 @@ func (s *Store) renaming(name string) error {
 // the copy is the file, and commitCopy commits it, as the rename would
 // have.
 func (bk *bucket) commitCopy(ctx context.Context, key, from, etag string, data []byte) error {
-	src, err := url.PathUnescape(from)
+	src, err := sourceKey(from)
 	if err != nil || !strings.HasPrefix(src, bk.prefix) {
 		return fmt.Errorf("object %s: invalid %s metadata %q", key, movingFrom, from)
 	}

@@ -2,6 +2,7 @@ package objectstore
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -42,8 +43,36 @@ func (m *move) meta() map[string]string {
 	if strings.HasSuffix(m.dst, "/"+dirMarker) {
 		return nil
 	}
-	return map[string]string{movingFrom: url.PathEscape(m.src)}
+	return map[string]string{movingFrom: sourceValue(m.src)}
 }
+
+// sourceValue is a copy's movingFrom value for the source key src: src
+// path-escaped, or, where that would pass maxSourceValue (a long name not
+// in ASCII: each of its bytes escaped takes three), base64Prefix and src
+// in base64, which S3's 2 KB of user metadata holds for any key.
+func sourceValue(src string) string {
+	if v := url.PathEscape(src); len(v) <= maxSourceValue {
+		return v
+	}
+	return base64Prefix + base64.RawURLEncoding.EncodeToString([]byte(src))
+}
+
+// sourceKey is the source key of a movingFrom value (see sourceValue).
+func sourceKey(v string) (string, error) {
+	if b64, ok := strings.CutPrefix(v, base64Prefix); ok {
+		b, err := base64.RawURLEncoding.DecodeString(b64)
+		return string(b), err
+	}
+	return url.PathUnescape(v)
+}
+
+// maxSourceValue is the longest path-escaped movingFrom value;
+// base64Prefix starts a longer one's base64, and never a path-escaped key,
+// in which '%' only starts an escape.
+const (
+	maxSourceValue = 1024
+	base64Prefix   = "%%b64:"
+)
 
 // editRetries bounds how often a move copies again a source that another
 // process keeps editing.
