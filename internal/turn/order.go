@@ -14,31 +14,41 @@ import (
 // Calls on unrelated paths follow nothing of each other and may run at
 // the same time, and so may two views, which change nothing. An input that
 // does not parse touches nothing.
-func Follows(inputs []json.RawMessage) [][]int {
-	names := make([][]string, len(inputs))
-	views := make([]bool, len(inputs))
-	follows := make([][]int, len(inputs))
+func Follows(inputs []json.RawMessage) [][]int { return follows(parse(inputs)) }
+
+// parse returns the commands of a turn's tool inputs, nil for one that
+// does not parse.
+func parse(inputs []json.RawMessage) []memtool.Command {
+	cmds := make([]memtool.Command, len(inputs))
 	for i, in := range inputs {
-		names[i], views[i] = touchedNames(in)
+		cmds[i], _ = memtool.ParseCommand(in)
+	}
+	return cmds
+}
+
+// follows is Follows of parsed commands (nil: touches nothing).
+func follows(cmds []memtool.Command) [][]int {
+	names := make([][]string, len(cmds))
+	views := make([]bool, len(cmds))
+	after := make([][]int, len(cmds))
+	for i, cmd := range cmds {
+		names[i], views[i] = touchedNames(cmd)
 		for j := range i {
 			if !(views[i] && views[j]) && overlap(names[i], names[j]) {
-				follows[i] = append(follows[i], j)
+				after[i] = append(after[i], j)
 			}
 		}
 	}
-	return follows
+	return after
 }
 
-// touchedNames returns the store names a tool input refers to ("" is the
-// root), and whether it is a view; nil when the input does not parse,
-// since such a call touches nothing.
-func touchedNames(input json.RawMessage) (names []string, view bool) {
-	cmd, err := memtool.ParseCommand(input)
-	if err != nil {
-		return nil, false
-	}
+// touchedNames returns the store names a command refers to ("" is the
+// root), and whether it is a view; nil for no command.
+func touchedNames(cmd memtool.Command) (names []string, view bool) {
 	var paths []string
 	switch c := cmd.(type) {
+	case nil:
+		return nil, false
 	case *memtool.Rename:
 		paths = []string{c.OldPath, c.NewPath}
 	default:

@@ -57,7 +57,7 @@ func TooLong() []byte {
 func (x *Runner) Line(ctx context.Context, line []byte) []byte {
 	if line[0] != '[' {
 		var budget answerBudget
-		return budget.keep(x.call(ctx, line))
+		return budget.keep(x.call(ctx, line, nil))
 	}
 	if tooManyCalls(line) {
 		return mustJSON(errorAnswer(fmt.Sprintf("Too many tool calls in one line: more than %d; none of them was run. Send at most %d calls per line", MaxCalls, MaxCalls)))
@@ -69,12 +69,15 @@ func (x *Runner) Line(ctx context.Context, line []byte) []byte {
 	return x.runTurn(ctx, inputs)
 }
 
-// call runs one tool input under its own deadline, which starts when the
-// call does.
-func (x *Runner) call(ctx context.Context, input []byte) memtool.Result {
+// call runs one tool input, parsed as cmd if not nil, under its own
+// deadline, which starts when the call does.
+func (x *Runner) call(ctx context.Context, input []byte, cmd memtool.Command) memtool.Result {
 	ctx, cancel := context.WithTimeout(ctx, x.Timeout)
 	defer cancel()
-	return x.Mem.Run(ctx, input)
+	if cmd != nil {
+		return x.Mem.Execute(ctx, cmd)
+	}
+	return x.Mem.Run(ctx, input) // answers why it does not parse
 }
 
 // runTurn runs the calls of one turn concurrently and answers them as one
@@ -91,7 +94,8 @@ func (x *Runner) runTurn(ctx context.Context, inputs []json.RawMessage) []byte {
 	for i := range done {
 		done[i] = make(chan struct{})
 	}
-	follows := Follows(inputs)
+	cmds := parse(inputs) // once, for the order and for the calls
+	follows := follows(cmds)
 	slots := make(chan struct{}, max(x.Workers, 1)) // released in input order below
 	go func() {
 		for i, in := range inputs {
@@ -104,7 +108,7 @@ func (x *Runner) runTurn(ctx context.Context, inputs []json.RawMessage) []byte {
 					case <-ctx.Done():
 					}
 				}
-				results[i] = x.call(ctx, in)
+				results[i] = x.call(ctx, in, cmds[i])
 			}()
 		}
 	}()
