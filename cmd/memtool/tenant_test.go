@@ -366,3 +366,21 @@ func TestTenancyIsExclusive(t *testing.T) {
 		})
 	}
 }
+
+// A command that only reads, given a --tenant the store does not have, is
+// an error (exit status 3) and claims nothing: the store does not become
+// multi-tenant, and a tenant-less write still works.
+func TestReadOnlyMissingTenant(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "memories")
+	if err := os.Mkdir(store, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"view", "/memories"}, {"info"}, {"history", "/memories/a.md"}} {
+		_, errOut, code := runCLI(t, nil, "", append([]string{args[0], "--store", store, "--tenant", "typo"}, args[1:]...)...)
+		if code != exitStore || !strings.Contains(errOut, "no tenant typo") {
+			t.Errorf("%s --tenant typo: exit %d, %q; want exit %d naming the tenant", args[0], code, errOut, exitStore)
+		}
+	}
+	mustRunCLI(t, nil, "", "create", "--store", store, "--text", "x", "/memories/a.md")
+}
