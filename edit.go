@@ -40,7 +40,7 @@ func (m *Memory) create(ctx context.Context, c *Create) (Result, error) {
 				return done()
 			}
 			if !errors.Is(err, ErrNotExist) {
-				return Result{}, m.editError(c.Path, err)
+				return Result{}, m.fileError(c.Path, err, missingPath)
 			}
 			// Deleted meanwhile: create it below.
 		} else if !errors.Is(err, ErrNotExist) {
@@ -102,10 +102,8 @@ func (m *Memory) editTarget(ctx context.Context, p string) (string, int64, error
 	if name == "" || wantDir {
 		return "", 0, refusef("The path %s is not a file.", p)
 	}
-	fi, err := m.store.Stat(ctx, name)
+	fi, err := m.stat(ctx, name, missingPath, p)
 	switch {
-	case errors.Is(err, ErrNotExist):
-		return "", 0, refusef("The path %s does not exist. Please provide a valid path.", p)
 	case err != nil:
 		return "", 0, err
 	case !fi.IsRegular():
@@ -114,19 +112,6 @@ func (m *Memory) editTarget(ctx context.Context, p string) (string, int64, error
 		return "", 0, m.tooLargeToRead(p, fi.Size)
 	}
 	return name, fi.Size, nil
-}
-
-// editError maps a store error from Update.
-func (m *Memory) editError(p string, err error) error {
-	switch {
-	case errors.Is(err, ErrNotExist):
-		return refusef("The path %s does not exist. Please provide a valid path.", p)
-	case errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
-		return refusef("The path %s is not a file.", p)
-	case errors.Is(err, ErrTooLarge):
-		return refusef("File %s is too large to read (the limit is %d bytes)", p, m.opts.MaxReadSize)
-	}
-	return err
 }
 
 // editable refuses files that an edit would corrupt (D3).
@@ -181,7 +166,7 @@ func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) 
 		return []byte(updated), nil
 	})
 	if err != nil {
-		return Result{}, m.editError(c.Path, err)
+		return Result{}, m.fileError(c.Path, err, missingPath)
 	}
 	return success(snippet)
 }
@@ -258,7 +243,7 @@ func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
 		return []byte(updated), nil
 	})
 	if err != nil {
-		return Result{}, m.editError(c.Path, err)
+		return Result{}, m.fileError(c.Path, err, missingPath)
 	}
 	return success("The file " + c.Path + " has been edited.")
 }

@@ -61,22 +61,40 @@ func New(store Store, opts *Options) *Memory {
 	if opts != nil {
 		m.opts = *opts
 	}
-	if m.opts.MaxFileSize <= 0 {
-		m.opts.MaxFileSize = DefaultMaxFileSize
-	}
-	if m.opts.MaxReadSize <= 0 {
-		m.opts.MaxReadSize = DefaultMaxReadSize
-	}
-	if m.opts.MaxViewChars <= 0 {
-		m.opts.MaxViewChars = DefaultMaxViewChars
-	}
-	if m.opts.MaxImageSize <= 0 {
-		m.opts.MaxImageSize = DefaultMaxImageSize
-	}
+	orDefault(&m.opts.MaxFileSize, DefaultMaxFileSize)
+	orDefault(&m.opts.MaxReadSize, DefaultMaxReadSize)
+	orDefault(&m.opts.MaxViewChars, DefaultMaxViewChars)
+	orDefault(&m.opts.MaxImageSize, DefaultMaxImageSize)
 	if m.opts.Logger == nil {
 		m.opts.Logger = slog.Default()
 	}
 	return m
+}
+
+// The answers for a path that names nothing: view, create, str_replace
+// and insert say the first (as the reference handler does), delete and
+// rename the second.
+const (
+	missingPath      = "The path %s does not exist. Please provide a valid path."
+	missingPathShort = "The path %s does not exist"
+)
+
+// stat returns the store's FileInfo for name, refusing a missing entry
+// with the answer missing (one of the constants above) about shown, the
+// path as the model wrote it.
+func (m *Memory) stat(ctx context.Context, name, missing, shown string) (FileInfo, error) {
+	fi, err := m.store.Stat(ctx, name)
+	if errors.Is(err, ErrNotExist) {
+		return fi, refusef(missing, shown)
+	}
+	return fi, err
+}
+
+// orDefault sets a limit left at zero (or made negative) to its default.
+func orDefault[T int | int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Store returns the store Memory runs on.

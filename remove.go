@@ -13,10 +13,8 @@ func (m *Memory) delete(ctx context.Context, c *Delete, alone bool) (Result, err
 	if name == "" {
 		return Result{}, refusef("Cannot delete the %s directory itself", Root)
 	}
-	fi, err := m.store.Stat(ctx, name)
+	fi, err := m.stat(ctx, name, missingPathShort, c.Path)
 	switch {
-	case errors.Is(err, ErrNotExist):
-		return Result{}, refusef("The path %s does not exist", c.Path)
 	case err != nil:
 		return Result{}, err
 	case wantDir && !fi.IsDir():
@@ -35,7 +33,7 @@ func (m *Memory) delete(ctx context.Context, c *Delete, alone bool) (Result, err
 		}
 	}
 	if errors.Is(err, ErrNotExist) {
-		return Result{}, refusef("The path %s does not exist", c.Path)
+		return Result{}, refusef(missingPathShort, c.Path)
 	}
 	if err != nil {
 		return Result{}, err

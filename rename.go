@@ -22,10 +22,8 @@ func (m *Memory) rename(ctx context.Context, c *Rename, alone bool) (Result, err
 	if newName == "" {
 		return Result{}, refusef("The destination %s already exists", c.NewPath)
 	}
-	fi, err := m.store.Stat(ctx, oldName)
+	fi, err := m.stat(ctx, oldName, missingPathShort, c.OldPath)
 	switch {
-	case errors.Is(err, ErrNotExist):
-		return Result{}, refusef("The path %s does not exist", c.OldPath)
 	case err != nil:
 		return Result{}, err
 	case (oldDir || newDir) && !fi.IsDir():
@@ -67,7 +65,7 @@ func (m *Memory) rename(ctx context.Context, c *Rename, alone bool) (Result, err
 			if _, serr := m.store.Stat(ctx, oldName); serr == nil && attempt < 3 {
 				continue // the source is there: the new parent went
 			}
-			return Result{}, refusef("The path %s does not exist", c.OldPath)
+			return Result{}, refusef(missingPathShort, c.OldPath)
 		}
 		return Result{}, err
 	}

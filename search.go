@@ -123,7 +123,7 @@ func Search(ctx context.Context, s Store, q SearchQuery, readLimit int64) (Searc
 	fi, err := s.Stat(ctx, name)
 	switch {
 	case errors.Is(err, ErrNotExist):
-		return SearchResult{}, searchErrorf("The path %s does not exist. Please provide a valid path.", p)
+		return SearchResult{}, searchErrorf(missingPath, p)
 	case err != nil:
 		return SearchResult{}, err
 	case fi.IsRegular() && wantDir:

@@ -36,10 +36,8 @@ func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
 			}
 		}
 	}
-	fi, err := m.store.Stat(ctx, name)
+	fi, err := m.stat(ctx, name, missingPath, c.Path)
 	switch {
-	case errors.Is(err, ErrNotExist):
-		return Result{}, refusef("The path %s does not exist. Please provide a valid path.", c.Path)
 	case err != nil:
 		return Result{}, err
 	case fi.IsDir():
@@ -59,7 +57,7 @@ func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
 	}
 	data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize)
 	if err != nil {
-		return Result{}, m.readError(c.Path, err)
+		return Result{}, m.fileError(c.Path, err, vanishedFile)
 	}
 	return m.viewData(c, name, data)
 }
@@ -126,11 +124,15 @@ func (m *Memory) tooLargeToRead(p string, size int64) error {
 	return refusef("File %s is too large to read: %d bytes, more than the limit of %d bytes", p, size, m.opts.MaxReadSize)
 }
 
-// readError maps a store error for a file that Stat saw a moment ago.
-func (m *Memory) readError(p string, err error) error {
+// A file that Stat saw a moment ago and a read then did not find.
+const vanishedFile = "The file %s no longer exists (it was deleted or renamed at the same time)."
+
+// fileError maps a store error from reading or editing the file p; a
+// missing file is refused with missing (missingPath or vanishedFile).
+func (m *Memory) fileError(p string, err error, missing string) error {
 	switch {
 	case errors.Is(err, ErrNotExist):
-		return refusef("The file %s no longer exists (it was deleted or renamed at the same time).", p)
+		return refusef(missing, p)
 	case errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
 		return refusef("The path %s is not a file.", p)
 	case errors.Is(err, ErrTooLarge):
