@@ -22,13 +22,14 @@ import (
 const mcpAbout = `Serves the memory as an MCP server on stdin and stdout, for one client
 that starts this process (Claude Desktop, Claude Code, the Agent SDK, any
 MCP client). Tools: memory_view, memory_create, memory_str_replace,
-memory_insert, memory_delete, memory_rename; their answers are exactly
-memtool exec's. Stdout carries the protocol alone; logs go to stderr.
+memory_insert, memory_delete, memory_rename (their answers are exactly
+memtool exec's) and memory_search (memtool search's matches). The files
+are also MCP resources (memory:///memories/...). Stdout carries the protocol alone; logs go to stderr.
 Several processes may serve one store at once.`
 
 func setupMCP(fs *flag.FlagSet) runFunc {
 	timeout := fs.Duration("timeout", mcpserver.DefaultCallTimeout, "the deadline of each tool call; one that is not done by then is cancelled and changes nothing")
-	readOnly := fs.Bool("read-only", false, "offer memory_view alone, so the client cannot change the memory")
+	readOnly := fs.Bool("read-only", false, "offer memory_view and memory_search alone, so the client cannot change the memory")
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
 		if *timeout <= 0 {
 			return inv.usageError("--timeout must be positive, got %v", *timeout)

@@ -242,8 +242,9 @@ func TestMCPStdoutIsProtocol(t *testing.T) {
 	}
 }
 
-// TestMCPReadOnlyFlag: with --read-only the client sees memory_view alone
-// and cannot change anything, and a store that is not there is not made.
+// TestMCPReadOnlyFlag: with --read-only the client sees memory_view and
+// memory_search alone and cannot change anything, and a store that is not
+// there is not made.
 func TestMCPReadOnlyFlag(t *testing.T) {
 	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "missing")
@@ -269,8 +270,8 @@ var readOnlyAttempts = []mcp.CallToolParams{
 	{Name: "memory_rename", Arguments: map[string]any{"old_path": "/memories/a.txt", "new_path": "/memories/b.txt"}},
 }
 
-// checkNoWrites checks that cs lists memory_view alone, that no tool
-// changes the store in dir, and that view works.
+// checkNoWrites checks that cs lists memory_view and memory_search alone,
+// that no tool changes the store in dir, and that view works.
 func checkNoWrites(t *testing.T, cs *mcp.ClientSession, dir string) {
 	t.Helper()
 	ctx := context.Background()
@@ -768,5 +769,24 @@ func TestMCPSecondSignal(t *testing.T) {
 			}
 			ls.check(t)
 		})
+	}
+}
+
+// TestMCPHelpNamesItsTools: memtool help mcp names every tool the server
+// offers, and its --read-only line every tool a read-only client sees.
+func TestMCPHelpNamesItsTools(t *testing.T) {
+	t.Parallel()
+	out := mustRunCLI(t, nil, "", "help", "mcp")
+	for _, name := range mcpserver.ToolNames(false) {
+		if !strings.Contains(out, name) {
+			t.Errorf("memtool help mcp does not name %s:\n%s", name, out)
+		}
+	}
+	_, readOnly, _ := strings.Cut(out, "-read-only\n")
+	readOnly, _, _ = strings.Cut(readOnly, "\n")
+	for _, name := range mcpserver.ToolNames(true) {
+		if !strings.Contains(readOnly, name) {
+			t.Errorf("memtool help mcp: --read-only %q does not name %s", readOnly, name)
+		}
 	}
 }
