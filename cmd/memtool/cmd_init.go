@@ -48,9 +48,17 @@ func runInit(ctx context.Context, inv *invocation, name string) int {
 	if err != nil {
 		return inv.fail(exitFailed, "%v", err)
 	}
+	// The flags that open this memory again: the same store, tenant and
+	// policy file.
 	store := ""
 	if sf.store != "" {
-		store = " --store " + storeurl.Redact(sf.store) // a password in the URL is masked
+		store = " --store " + shellWord(storeurl.Redact(sf.store)) // a password in the URL is masked
+	}
+	if sf.tenant != "" {
+		store += " --tenant " + shellWord(sf.tenant)
+	}
+	if sf.policy != "" {
+		store += " --policy " + shellWord(sf.policy)
 	}
 	_, err = fmt.Fprintf(env.stdout, "\nEvery session: memtool run%s --template %s \"task\"  (or memtool chat%s --template %s)\n"+
 		"--template %s gives Claude these rules:\n\n%s\n", store, t.Name, store, t.Name, t.Name, t.Guidance)
@@ -58,4 +66,20 @@ func runInit(ctx context.Context, inv *invocation, name string) int {
 		return exitBrokenIO
 	}
 	return exitOK
+}
+
+// shellWord is s as one word of a POSIX shell command line: as it is when
+// the shell would take it so, else in single quotes.
+func shellWord(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -415,3 +415,24 @@ func TestChat(t *testing.T) {
 		t.Errorf("request 4 last message %s", last)
 	}
 }
+
+// TestInitHint: the command init shows for every session names the
+// tenant and the policy file init was given, and quotes a store the shell
+// would split.
+func TestInitHint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "my memories")
+	policy := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"history":{}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, nil, "", "init", "--store", db, "--tenant", "bob", "--policy", policy)
+	if code != exitOK {
+		t.Fatalf("init: exit %d\n%s", code, errOut)
+	}
+	want := "memtool run --store '" + db + "' --tenant bob --policy " + policy + " --template dev \"task\""
+	if !strings.Contains(out, want) {
+		t.Errorf("init's hint lacks %s:\n%s", want, out)
+	}
+}
