@@ -80,7 +80,8 @@ const maxBodyBytes = 2 * memtool.MaxInputBytes
 //
 // Each request is checked in this order: the Host header (DNS rebinding,
 // see AllowedHosts), the Origin header (see AllowedOrigins), then open.
-// A request whose identity may not write sees memory_view alone.
+// A request whose identity may not write sees memory_view and
+// memory_search alone.
 //
 // Mount it where clients reach it, conventionally /mcp:
 //
