@@ -1,0 +1,254 @@
+package stacktest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/audit"
+	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/limits"
+	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/secrets"
+	"github.com/memtool/memtool/sqlitestore"
+)
+
+// A stack is the policy stack in the order of cmd/memtool's applyPolicy:
+// audit, secrets, limits, history, expiry, encrypt, the base store.
+type stack struct {
+	base         memtool.Store
+	belowExpiry  memtool.Store // encrypt over base: where gc and restore work
+	belowHistory memtool.Store // expiry over that: where versions are read
+	hist         memtool.Store // the history layer
+	top          memtool.Store
+	mem          *memtool.Memory
+	log          *syncBuffer
+	key          encrypt.Key
+}
+
+type stackOptions struct {
+	limits  *limits.Options
+	redact  bool
+	history *history.Options
+	expiry  *expiry.Options
+	keys    []encrypt.Key
+}
+
+func newStack(t *testing.T, base memtool.Store, o stackOptions) *stack {
+	t.Helper()
+	st := &stack{base: base, log: &syncBuffer{}}
+	keys := o.keys
+	if keys == nil {
+		k, err := encrypt.NewKey("k1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = []encrypt.Key{k}
+	}
+	st.key = keys[0]
+	s, err := encrypt.New(base, keys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.belowExpiry = s
+	s = expiry.New(s, o.expiry)
+	st.belowHistory = s
+	s = history.New(s, o.history)
+	st.hist = s
+	if o.limits != nil {
+		s = limits.New(s, o.limits)
+	}
+	if o.redact {
+		s = secrets.New(s, &secrets.Options{Policy: secrets.Redact})
+	} else {
+		s = secrets.New(s, nil)
+	}
+	s = audit.New(s, st.log, nil)
+	st.top = s
+	st.mem = memtool.New(s, nil)
+	return st
+}
+
+// bases returns the real stores the tests run over.
+func bases(t *testing.T) map[string]func() memtool.Store {
+	return map[string]func() memtool.Store{
+		"memstore": func() memtool.Store { return memstore.New() },
+		"filestore": func() memtool.Store {
+			s, err := filestore.Open(t.TempDir(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		"sqlitestore": func() memtool.Store {
+			s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+}
+
+// run runs one command of the memory tool, given as JSON fields.
+func (st *stack) run(t *testing.T, fields map[string]any) memtool.Result {
+	t.Helper()
+	in, err := json.Marshal(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.mem.Run(context.Background(), in)
+}
+
+func (st *stack) mustRun(t *testing.T, fields map[string]any) memtool.Result {
+	t.Helper()
+	res := st.run(t, fields)
+	if res.IsError {
+		t.Fatalf("%v: %s", fields, res.Text)
+	}
+	return res
+}
+
+func create(p, text string) map[string]any {
+	return map[string]any{"command": "create", "path": p, "file_text": text}
+}
+
+// usage counts the entries and bytes the model's memory holds, as the
+// model sees it (through the top of the stack).
+func usage(t *testing.T, s memtool.Store) (files, size int64) {
+	t.Helper()
+	err := memtool.Walk(context.Background(), s, "", func(name string, fi memtool.FileInfo) error {
+		if name != "" {
+			files++
+			size += fi.Size
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files, size
+}
+
+// A hook is a store that runs a function before some calls reach the
+// store it wraps.
+type hook struct {
+	memtool.Forwarder
+	inner  memtool.Store
+	mu     sync.Mutex
+	before func(op, name string)
+}
+
+func newHook(inner memtool.Store) *hook {
+	h := &hook{inner: inner}
+	h.Forwarder = memtool.Forward(inner, nil)
+	return h
+}
+
+func (h *hook) set(fn func(op, name string)) {
+	h.mu.Lock()
+	h.before = fn
+	h.mu.Unlock()
+}
+
+func (h *hook) call(op, name string) {
+	h.mu.Lock()
+	fn := h.before
+	h.mu.Unlock()
+	if fn != nil {
+		fn(op, name)
+	}
+}
+
+// once returns a hook function that runs fn the first time op reaches
+// name, and never again (also not from inside fn).
+func once(op, name string, fn func()) func(string, string) {
+	var done bool
+	var mu sync.Mutex
+	return func(o, n string) {
+		if o != op || n != name {
+			return
+		}
+		mu.Lock()
+		first := !done
+		done = true
+		mu.Unlock()
+		if first {
+			fn()
+		}
+	}
+}
+
+func (h *hook) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	fi, err := h.inner.Stat(ctx, name)
+	h.call("stat-after", name)
+	return fi, err
+}
+
+func (h *hook) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	h.call("read", name)
+	return h.inner.ReadFile(ctx, name, limit)
+}
+
+func (h *hook) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	h.call("readdir", name)
+	return h.inner.ReadDir(ctx, name)
+}
+
+func (h *hook) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	h.call("write", name)
+	return h.inner.WriteFile(ctx, name, data, mode)
+}
+
+func (h *hook) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
+	h.call("update", name)
+	return h.inner.Update(ctx, name, limit, fn)
+}
+
+func (h *hook) Mkdir(ctx context.Context, name string) error {
+	h.call("mkdir", name)
+	return h.inner.Mkdir(ctx, name)
+}
+
+func (h *hook) Remove(ctx context.Context, name string) error {
+	h.call("remove", name)
+	return h.inner.Remove(ctx, name)
+}
+
+func (h *hook) Rename(ctx context.Context, oldname, newname string) error {
+	h.call("rename", oldname)
+	return memtool.ForwardRename(ctx, h.inner, oldname, newname)
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+var (
+	_ = strings.Contains
+	_ = time.Second
+)
