@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"strconv"
 	"strings"
@@ -196,26 +197,46 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	fi, err := s.inner.Stat(ctx, name)
 	switch {
 	case err == nil && (mode == memtool.CreateOnly || !fi.IsRegular()):
-		// The inner store refuses it with its own error.
-		return s.inner.WriteFile(ctx, name, data, mode)
-	case err == nil:
-		if err := s.checkFileSize(name, fi.Size, size); err != nil {
-			return err
-		}
-		if err := s.checkUsage(ctx, name, 0, size-fi.Size); err != nil {
-			return err
-		}
-	case errors.Is(err, memtool.ErrNotExist):
-		if err := s.checkFileSize(name, 0, size); err != nil {
-			return err
-		}
-		if err := s.checkUsage(ctx, name, 1, size); err != nil {
-			return err
-		}
-	default:
+		// The write fails at this instant, as the inner store would
+		// answer. Asking it instead would let a delete that lands
+		// meanwhile (removes are not serialised) make it a write that
+		// no limit was checked for.
+		return cannotWrite(name, fi, mode)
+	case err != nil && !errors.Is(err, memtool.ErrNotExist):
+		return err
+	}
+	// The old file's size is the walk's, so that it is taken off only if
+	// the walk counted it: a delete that lands after the Stat leaves it
+	// out of both.
+	u, old, err := s.usageAt(ctx, name)
+	if err != nil {
+		return err
+	}
+	files, oldSize := int64(1), int64(0)
+	if old != nil && old.IsRegular() {
+		files, oldSize = 0, old.Size
+	}
+	if err := s.checkFileSize(name, oldSize, size); err != nil {
+		return err
+	}
+	if err := s.checkGrowth(u, name, files, size-oldSize); err != nil {
 		return err
 	}
 	return s.inner.WriteFile(ctx, name, data, mode)
+}
+
+// cannotWrite is the error of a write that finds fi at name: any entry
+// for a create, else something other than a regular file.
+func cannotWrite(name string, fi memtool.FileInfo, mode memtool.WriteMode) error {
+	err := memtool.ErrExist
+	switch {
+	case mode == memtool.CreateOnly:
+	case fi.IsDir():
+		err = memtool.ErrIsDir
+	default:
+		err = memtool.ErrIrregular
+	}
+	return &fs.PathError{Op: "write", Path: name, Err: err}
 }
 
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
@@ -319,6 +340,12 @@ func (s *Store) checkUsage(ctx context.Context, name string, files, bytes int64)
 	if err != nil {
 		return err
 	}
+	return s.checkGrowth(u, name, files, bytes)
+}
+
+// checkGrowth refuses adding files entries and bytes bytes to a store
+// that holds u, if that crosses MaxFiles or MaxBytes.
+func (s *Store) checkGrowth(u usage, name string, files, bytes int64) error {
 	vp := memtool.VirtualPath(name)
 	if n := s.opts.MaxFiles; n > 0 && files > 0 && u.files+files > n {
 		return refuse(Files, vp, u.files+files, n, "file or directory")
@@ -335,15 +362,26 @@ type usage struct{ files, bytes int64 }
 // store every time, so that changes made by other processes sharing it
 // count too.
 func (s *Store) usage(ctx context.Context) (usage, error) {
+	u, _, err := s.usageAt(ctx, "")
+	return u, err
+}
+
+// usageAt is usage, and the entry at name as the walk found it (nil if
+// it found none).
+func (s *Store) usageAt(ctx context.Context, at string) (usage, *memtool.FileInfo, error) {
 	var u usage
+	var found *memtool.FileInfo
 	err := memtool.Walk(ctx, s.inner, "", func(name string, fi memtool.FileInfo) error {
 		if name != "" {
 			u.files++
 			u.bytes += fi.Size
+			if name == at {
+				found = &fi
+			}
 		}
 		return nil
 	})
-	return u, err
+	return u, found, err
 }
 
 // SearchFiles forwards to the index of the wrapped store
