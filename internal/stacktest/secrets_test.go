@@ -1,0 +1,54 @@
+package stacktest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/history"
+)
+
+const token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+
+// A version kept from before the secrets policy was on holds a token: a
+// revert through the stack is refused under reject, redacted under
+// redact, and the token reaches neither the file nor the audit log; nor
+// does a rename to a path holding it.
+func TestSecretNeverReachesStoreOrLogThroughRevertOrRename(t *testing.T) {
+	for _, redact := range []bool{false, true} {
+		for name, base := range bases(t) {
+			t.Run(name, func(t *testing.T) {
+				ctx := context.Background()
+				st := newStack(t, base(), stackOptions{redact: redact})
+				// Below the secrets policy, as a store used before it was on.
+				if err := st.hist.WriteFile(ctx, "x", []byte("key "+token+"\n"), memtool.CreateOnly); err != nil {
+					t.Fatal(err)
+				}
+				if err := st.hist.WriteFile(ctx, "x", []byte("clean\n"), memtool.Replace); err != nil {
+					t.Fatal(err)
+				}
+				vs, err := history.Versions(ctx, st.belowHistory, "/memories/x")
+				if err != nil || len(vs) != 1 {
+					t.Fatalf("versions: %v, %v", vs, err)
+				}
+				err = history.Revert(ctx, st.top, st.belowHistory, "/memories/x", vs[0].N)
+				if redact != (err == nil) {
+					t.Errorf("revert (redact %v): %v", redact, err)
+				}
+				got, _ := st.top.ReadFile(ctx, "x", 1<<20)
+				if strings.Contains(string(got), token) {
+					t.Errorf("x holds the token after revert: %q", got)
+				}
+				res := st.run(t, map[string]any{"command": "rename", "old_path": "/memories/x", "new_path": "/memories/" + token})
+				if !res.IsError {
+					t.Errorf("rename to the token: %q", res.Text)
+				}
+				st.run(t, map[string]any{"command": "view", "path": "/memories/" + token + "/y"})
+				if strings.Contains(st.log.String(), token) || strings.Contains(res.Text, token) {
+					t.Errorf("the token reached the audit log or the answer:\n%s\n%s", st.log.String(), res.Text)
+				}
+			})
+		}
+	}
+}
