@@ -33,9 +33,10 @@
 // MaxFiles and MaxBytes need the usage of the whole store, which the
 // wrapper counts by walking the store at each operation that may grow it,
 // so that writes by other processes sharing the store count too. Those
-// operations are serialised within the wrapper, and among all the stores
-// its Tenant returns for one tenant, so the usage a check sees is the
-// usage its write lands on. Two processes writing at the same moment, or
+// operations, and renames, are serialised within the wrapper, and among
+// all the stores its Tenant returns for one tenant, so the usage a check
+// sees is the usage its write lands on (a remove landing in between only
+// leaves less than was counted). Two processes writing at the same moment, or
 // two wrappers New made separately over the same store, may each pass the
 // check and overshoot a store-wide limit by one operation. The walk costs time proportional to the store's entries;
 // MaxFileSize, MaxPathLength and MaxDepth need no walk.

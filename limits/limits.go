@@ -290,10 +290,17 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 }
 
 // rename checks the paths the moved entries would get; a rename changes
-// neither the number of entries nor the bytes.
+// neither the number of entries nor the bytes. With MaxFiles or MaxBytes
+// on, it waits for a counted write under way: landing between that
+// write's count and its write, it would keep the old file's bytes under
+// the new name while the write made a new file.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s.counting() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 	}
 	if err := s.checkPath(newname, newname); err != nil {
 		return err
