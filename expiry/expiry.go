@@ -152,21 +152,34 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 		return err
 	}
 	now := s.opts.now().Unix()
+	keep := !reserved(newname) // moved into a policy's own files: forgotten
 	s.record(ctx, func(ix *index) {
 		for name := range ix.Access {
 			if name == oldname || strings.HasPrefix(name, oldname+"/") {
 				delete(ix.Access, name)
-				ix.Access[newname+strings.TrimPrefix(name, oldname)] = now
+				if keep {
+					ix.Access[newname+strings.TrimPrefix(name, oldname)] = now
+				}
 			}
 		}
-		ix.Access[newname] = now
+		if keep {
+			ix.Access[newname] = now
+		}
 	})
 	return nil
 }
 
+// reserved reports whether name is one of the files the policies keep
+// for themselves (history's versions, this index): they are never
+// collected, so their uses are not recorded.
+func reserved(name string) bool { return strings.HasPrefix(name, reservedPrefix) }
+
 // touch records an access of name now, unless this process recorded one
 // less than Resolution ago: the index is as precise as Resolution.
 func (s *Store) touch(ctx context.Context, name string) {
+	if reserved(name) {
+		return
+	}
 	now := s.opts.now().Unix()
 	s.mu.Lock()
 	last, ok := s.seen[name]
@@ -252,7 +265,7 @@ func readIndex(ctx context.Context, inner memtool.Store) (index, error) {
 func walkFiles(ctx context.Context, s memtool.Store, dir string, fn func(name string, fi memtool.FileInfo) error) error {
 	return memtool.Walk(ctx, s, dir, func(name string, fi memtool.FileInfo) error {
 		switch {
-		case dir == "" && strings.HasPrefix(name, reservedPrefix):
+		case dir == "" && reserved(name):
 			return fs.SkipDir
 		case fi.IsRegular():
 			return fn(name, fi)
