@@ -106,7 +106,13 @@ func TestScanFinds(t *testing.T) {
 			t.Errorf("%s: got %+v, want one %q on line 4", c.name, f, c.kind)
 			continue
 		}
-		if got := text[f[0].Start:f[0].End]; !strings.Contains(c.token, got) || len(got) < 13 {
+		got := text[f[0].Start:f[0].End]
+		if c.kind == "a password in a URL" {
+			// The password alone: the URL's other parts are kept.
+			if got != "s3cr3t-Pa55" {
+				t.Errorf("%s: span %q, want the password alone", c.name, got)
+			}
+		} else if !strings.Contains(c.token, got) || len(got) < 13 {
 			t.Errorf("%s: span %q is not the token, or a part of it long enough to be its secret", c.name, got)
 		}
 	}
@@ -255,7 +261,7 @@ func TestRedact(t *testing.T) {
 		if r.IsError {
 			t.Fatal(r.Text)
 		}
-		want := "file:db postgres[REDACTED password in a URL]db.internal:5432/prod\nkey [REDACTED AWS access key ID] end\n[REDACTED private key]\nafter"
+		want := "file:db postgres://app:[REDACTED password in a URL]@db.internal:5432/prod\nkey [REDACTED AWS access key ID] end\n[REDACTED private key]\nafter"
 		if got := storetest.Snapshot(t, inner)["a.md"]; got != want {
 			t.Errorf("got  %q\nwant %q", got, want)
 		}
@@ -268,6 +274,23 @@ func TestRedact(t *testing.T) {
 			t.Errorf("after an edit: got %q\nwant %q", got, want)
 		}
 	})
+}
+
+// A URL's password is redacted whole, also when it holds ':', and the
+// rest of the URL is kept: its scheme, user name and host.
+func TestRedactURLPassword(t *testing.T) {
+	mem := memtool.New(secrets.New(memstore.New(), &secrets.Options{Policy: secrets.Redact}), nil)
+	ctx := context.Background()
+	text := "see https://deploy:" + "pa:ss:w0rd@example.com/x and ftp://u:" + "p@h"
+	r := mem.Run(ctx, js(map[string]any{"command": "create", "path": "/memories/a.md", "file_text": text}))
+	if r.IsError {
+		t.Fatal(r.Text)
+	}
+	r = mem.Run(ctx, js(map[string]any{"command": "view", "path": "/memories/a.md"}))
+	want := "see https://deploy:[REDACTED password in a URL]@example.com/x and ftp://u:[REDACTED password in a URL]@h"
+	if !strings.Contains(r.Text, want) || strings.Contains(r.Text, "w0rd") {
+		t.Errorf("got %q\nwant it to hold %q", r.Text, want)
+	}
 }
 
 // TestNames: a secret in a path is refused under either policy.

@@ -43,6 +43,9 @@ type rule struct {
 	skip func(m []byte) bool
 	// span widens the match to what must be redacted.
 	span func(text []byte, start, end int) int
+	// part narrows the match to the part of it that is secret (a URL's
+	// password, not its scheme and user name).
+	part func(m []byte) (start, end int)
 }
 
 const window = 512 // the longest secret a rule matches
@@ -75,7 +78,7 @@ var rules = []rule{
 	{kind: "a JSON Web Token", anchors: []string{"eyJ"},
 		pattern: `^eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]*`, word: true},
 	{kind: "a password in a URL", anchors: []string{"://"},
-		pattern: `^://[^\s:/@]+:[^\s/@]+@`, skip: maskedPassword},
+		pattern: `^://[^\s:/@]+:[^\s/@]+@`, skip: maskedPassword, part: urlPassword},
 }
 
 // privateKeySpan extends a private key's header to the end of its END
@@ -95,8 +98,15 @@ func privateKeySpan(text []byte, start, end int) int {
 // maskedPassword: a URL whose password is already masked ("****", or this
 // package's own redaction) holds no secret.
 func maskedPassword(m []byte) bool {
-	pw := m[bytes.LastIndexByte(m[:len(m)-1], ':')+1 : len(m)-1]
+	start, end := urlPassword(m)
+	pw := m[start:end]
 	return bytes.HasPrefix(pw, []byte("[REDACTED")) || len(bytes.Trim(pw, "*")) == 0
+}
+
+// urlPassword is the span of the password in "://user:password@": the
+// user name holds no ':', the password may.
+func urlPassword(m []byte) (start, end int) {
+	return 3 + bytes.IndexByte(m[3:], ':') + 1, len(m) - 1
 }
 
 // match confirms the rule at start, where one of its anchors is.
@@ -120,6 +130,10 @@ func (r *rule) match(text []byte, start int) (Finding, bool) {
 	}
 	if r.skip != nil && r.skip(text[start:end]) {
 		return Finding{}, false
+	}
+	if r.part != nil {
+		s, e := r.part(text[start:end])
+		start, end = start+s, start+e
 	}
 	if r.span != nil {
 		end = r.span(text, start, end)
