@@ -1,14 +1,11 @@
 package stacktest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
@@ -16,6 +13,7 @@ import (
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/secrets"
@@ -31,7 +29,7 @@ type stack struct {
 	hist         memtool.Store // the history layer
 	top          memtool.Store
 	mem          *memtool.Memory
-	log          *syncBuffer
+	log          *syncbuf.Buffer
 	key          encrypt.Key
 }
 
@@ -45,7 +43,7 @@ type stackOptions struct {
 
 func newStack(t *testing.T, base memtool.Store, o stackOptions) *stack {
 	t.Helper()
-	st := &stack{base: base, log: &syncBuffer{}}
+	st := &stack{base: base, log: &syncbuf.Buffer{}}
 	keys := o.keys
 	if keys == nil {
 		k, err := encrypt.NewKey("k1")
@@ -229,26 +227,3 @@ func (h *hook) Rename(ctx context.Context, oldname, newname string) error {
 	h.call("rename", oldname)
 	return memtool.ForwardRename(ctx, h.inner, oldname, newname)
 }
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-var (
-	_ = strings.Contains
-	_ = time.Second
-)
