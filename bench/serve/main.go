@@ -15,7 +15,12 @@
 // many commands as the server got, taken in turns as the clients' are)
 // through one memtool exec process on the same store, for its throughput
 // and CPU time per command, and the ratio of the server's CPU time per
-// request to it.
+// request to it. For both it prints how busy the machine was besides
+// this program (from /proc/stat), and for exec the bound that follows:
+// no server on this machine can answer more than its cores divided by
+// the CPU the machine spent per exec command (exec's, the database
+// server's, the kernel's). The machine's CPU counts every process on it:
+// those figures mean something only on a machine doing nothing else.
 package main
 
 import (
@@ -29,6 +34,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,6 +105,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	othersBefore, err := othersCPU()
+	if err != nil {
+		return err
+	}
 	var mu sync.Mutex
 	var latencies []time.Duration
 	var failures []string
@@ -134,6 +144,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	othersAfter, err := othersCPU()
+	if err != nil {
+		return err
+	}
 	slices.Sort(latencies)
 	n := len(latencies)
 	name := *label
@@ -148,6 +162,8 @@ func run() error {
 	fmt.Printf("%-10s serve: %d clients on %s, %d requests in %.1fs: %.0f ops/s, p50 %s, p99 %s, server CPU %.0f µs/op, %d failed\n",
 		name, *clients, on, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), pct(latencies, 50), pct(latencies, 99),
 		serverCPU, len(failures))
+	fmt.Printf("%-10s serve: %.2f of %d cores busy besides the clients\n",
+		name, (othersAfter-othersBefore).Seconds()/elapsed.Seconds(), runtime.NumCPU())
 	if len(failures) > 0 {
 		fmt.Printf("  first failure: %.300s\n", failures[0])
 	}
@@ -217,6 +233,10 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 	if err != nil {
 		return 0, err
 	}
+	all0, err := othersCPU()
+	if err != nil {
+		return 0, err
+	}
 	deadline := time.Now().Add(limit)
 	start := time.Now()
 	n, failed := 0, 0
@@ -238,12 +258,54 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 	if err != nil {
 		return 0, err
 	}
+	all1, err := othersCPU()
+	if err != nil {
+		return 0, err
+	}
 	in.Close()
 	cmd.Wait()
 	perOp := float64((cpu1 - cpu0).Microseconds()) / float64(n)
+	rate := float64(n) / elapsed.Seconds()
 	fmt.Printf("%-10s exec:  1 process, %d commands in %.1fs: %.0f ops/s, CPU %.0f µs/op, %d failed\n",
-		name, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), perOp, failed)
+		name, n, elapsed.Seconds(), rate, perOp, failed)
+	// The CPU the machine spent per command besides this driver: exec's,
+	// the database server's and the kernel's. No server on this machine
+	// can answer faster than its cores divided by that, even one that
+	// cost nothing itself, with clients that cost nothing.
+	allOp := float64((all1 - all0).Microseconds()) / float64(n)
+	cores := float64(runtime.NumCPU())
+	fmt.Printf("%-10s exec:  machine CPU %.0f µs/op (%.2f of %.0f cores busy): any server here is at most %.2f× exec's rate\n",
+		name, allOp, allOp*rate/1e6, cores, cores*1e6/allOp/rate)
 	return perOp, nil
+}
+
+// othersCPU is the CPU time the whole machine has used so far (user,
+// nice, system, irq and softirq time in /proc/stat), less this process's
+// own (Linux).
+func othersCPU() (time.Duration, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq …
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7} {
+		v, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: %v", err)
+		}
+		ticks += v
+	}
+	self, err := cpuTime(os.Getpid())
+	if err != nil {
+		return 0, err
+	}
+	const hz = 100 // USER_HZ on Linux
+	return time.Duration(ticks)*time.Second/hz - self, nil
 }
 
 // startServe starts memtool serve and returns it once it serves, with its
