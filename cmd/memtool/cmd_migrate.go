@@ -94,7 +94,7 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 	// Refuse before anything is written: what the source holds before the
 	// target is opened (which may create it, or claim its tenancy).
 	for _, p := range pairs {
-		if code := p.prepareSource(ctx, env, from, turnOn); code != exitOK {
+		if code := p.prepareSource(ctx, env, from, to, turnOn); code != exitOK {
 			return code
 		}
 	}
@@ -195,7 +195,7 @@ func (m *migration) fail(env *cliEnv, code int, format string, args ...any) int 
 // turnOn (the --to-policy file, or nil) may add policies to the source's
 // but not drop any. It returns an exit status, having said why on stderr
 // if it is not exitOK.
-func (m *migration) prepareSource(ctx context.Context, env *cliEnv, from string, turnOn *policyFile) int {
+func (m *migration) prepareSource(ctx context.Context, env *cliEnv, from, to string, turnOn *policyFile) int {
 	fail := func(code int, format string, args ...any) int { return m.fail(env, code, format, args...) }
 	srcRec, _, srcFound, err := readRecord(ctx, m.src)
 	if err != nil {
@@ -206,6 +206,12 @@ func (m *migration) prepareSource(ctx context.Context, env *cliEnv, from string,
 	}
 	if m.plan, err = planCopy(ctx, m.src); err != nil {
 		return fail(exitFailed, "reading the source: %v", err)
+	}
+	if bad := unfitNames(to, m.tenant, m.plan); len(bad) > 0 {
+		if len(bad) > 10 {
+			bad = append(bad[:10], fmt.Sprintf("and %d more", len(bad)-10))
+		}
+		return fail(exitFailed, "the target, %s, cannot hold %s of the source under the same name, so migrate copies nothing: %s", storeurl.Kind(to), plural(len(bad), "entry", "entries"), strings.Join(bad, ", "))
 	}
 	m.record = srcRec
 	if turnOn != nil {

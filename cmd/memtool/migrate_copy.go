@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
@@ -170,4 +171,61 @@ func localDir(raw string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// unfitNames returns the entries of the plan, each quoted with why,
+// that the kind of store at the URL to cannot hold under the same name,
+// as far as migrate knows its kind: a directory (and file+blob) takes no
+// name over 255 bytes, file+blob no file ending in ".attrs",
+// PostgreSQL no name that is not UTF-8 or holds a NUL, and S3, Google
+// Cloud Storage and Azure no name that is not UTF-8 nor a key over 1024
+// bytes (the URL's prefix and the tenant's part included). Writing such a
+// name fails midway, or (S3) stores it under another name.
+func unfitNames(to, tenant string, p *plan) []string {
+	scheme, _, _ := strings.Cut(to, ":")
+	_, dirStore := localDir(to)
+	dirStore = dirStore || scheme == "helper"
+	var keyRoot string
+	object := scheme == "s3" || scheme == "gs" || scheme == "azblob"
+	if object {
+		if u, err := url.Parse(to); err == nil {
+			if prefix := strings.Trim(u.Query().Get("prefix"), "/"); prefix != "" {
+				keyRoot = prefix + "/"
+			}
+		}
+		keyRoot += "f/"
+		if tenant != "" {
+			keyRoot = strings.TrimSuffix(keyRoot, "f/") + "tenants/" + tenant + "/f/"
+		}
+	}
+	var out []string
+	check := func(name string, dir bool) {
+		why := ""
+		switch {
+		case (object || scheme == "postgres" || scheme == "postgresql") && !utf8.ValidString(name):
+			why = "not UTF-8"
+		case (scheme == "postgres" || scheme == "postgresql") && strings.Contains(name, "\x00"):
+			why = "it holds a NUL byte"
+		case object && !dir && len(keyRoot+name) > 1024, object && dir && len(keyRoot+name+"/.memtool-dir") > 1024:
+			why = "its object key would be over 1024 bytes"
+		case scheme == "file+blob" && !dir && strings.HasSuffix(name, ".attrs"):
+			why = "file+blob cannot store a name ending in .attrs"
+		case dirStore || scheme == "file+blob":
+			for _, c := range strings.Split(name, "/") {
+				if len(c) > 255 {
+					why = "a name in it is over 255 bytes"
+				}
+			}
+		}
+		if why != "" {
+			out = append(out, fmt.Sprintf("%q (%s)", shownName(name), why))
+		}
+	}
+	for _, d := range p.dirs {
+		check(d, true)
+	}
+	for _, f := range p.files {
+		check(f, false)
+	}
+	return out
 }

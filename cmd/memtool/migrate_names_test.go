@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestMigrateRefusesNamesTheTargetCannotHold(t *testing.T) {
 	ctx := context.Background()
 	long := strings.Repeat("l", 256) + ".md"
 	b250 := strings.Repeat("b", 250)
-	deep := strings.Join([]string{b250, b250, b250, b250, "key.md"}, "/")
+	deep := strings.Join([]string{b250, b250, b250, b250, "key-of-more-than-1024-bytes.md"}, "/")
 	cases := []struct {
 		name, source, bad string
 		targets           []string // backends: dir, file+blob, s3, pg
@@ -82,7 +83,7 @@ func TestMigrateRefusesNamesTheTargetCannotHold(t *testing.T) {
 					dst = pgtest.URL(t)
 				}
 				out, stderr, code := runMigrateBinary(t, "--from", src, "--to", dst)
-				if code != exitFailed || out != "" || !strings.Contains(stderr, shownName(c.bad)) {
+				if code != exitFailed || out != "" || !strings.Contains(stderr, strconv.Quote(shownName(c.bad))) {
 					t.Errorf("exit %d, want %d naming %q\nstdout: %s\nstderr: %.600s", code, exitFailed, shownName(c.bad), out, stderr)
 				}
 				switch kind {
