@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+)
+
+// TestMigrateAllTenantsRefusesTargetWithOtherTenants: --all-tenants into
+// a store that holds a tenant the source does not is refused without
+// --force, as any target that holds something is: migrate once checked
+// only the source's tenants in the target, copied, and reported success
+// for a target that then held a tenant the source has not.
+func TestMigrateAllTenantsRefusesTargetWithOtherTenants(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	seedTree(t, src, "alice")
+	for _, dst := range []string{filepath.Join(tmp, "dst"), "sqlite://" + filepath.Join(tmp, "dst.db")} {
+		if err := openTestStore(t, dst, "carol").WriteFile(ctx, "c.md", []byte("carol's"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+		out, stderr, code := runMigrateBinary(t, "--from", src, "--to", dst, "--all-tenants")
+		if code != exitFailed || out != "" || !strings.Contains(stderr, "carol") || !strings.Contains(stderr, "--force") {
+			t.Errorf("migrate --all-tenants into %s holding tenant carol: exit %d\nstdout: %s\nstderr: %s", dst, code, out, stderr)
+		}
+		ids, err := listTenants(ctx, dst)
+		if err != nil || !slices.Equal(ids, []string{"carol"}) {
+			t.Errorf("the refused migration left the tenants %q (%v), want only carol", ids, err)
+		}
+		if out := migrateOK(t, "--from", src, "--to", dst, "--all-tenants", "--force"); !strings.Contains(out, "of 1 tenant") {
+			t.Errorf("with --force: %q", out)
+		}
+	}
+}
