@@ -98,6 +98,21 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 			return code
 		}
 	}
+	// A tenant of the target that the source has not is something the
+	// target holds, which prepareTarget (one tenant at a time) cannot see.
+	if allTenants && !force {
+		if ids, err := listTenants(ctx, to); err == nil {
+			var other []string
+			for _, id := range ids {
+				if !slices.Contains(tenants, id) {
+					other = append(other, id)
+				}
+			}
+			if len(other) > 0 {
+				return inv.fail(exitFailed, "the target is not empty: it holds %s that the source has not (%s); add --force to copy into it anyway", plural(len(other), "tenant"), strings.Join(other, ", "))
+			}
+		}
+	}
 	for _, p := range pairs {
 		dst, dstCloser, err := openStore(ctx, to, p.tenant, true)
 		if err != nil {
