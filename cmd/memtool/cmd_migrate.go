@@ -147,26 +147,40 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		}
 	}
 	prog.done()
+	var kept []string
+	if force {
+		for _, p := range pairs {
+			kept = append(kept, p.notInSource(ctx)...)
+		}
+	}
 	what := ""
 	if allTenants {
 		what = " of " + plural(len(pairs), "tenant")
 	} else if tenant != "" {
 		what = fmt.Sprintf(" of tenant %s", tenant)
 	}
-	var kept []string
+	var policies []string
 	for _, p := range pairs {
 		for _, name := range p.record.names() {
-			if !slices.Contains(kept, name) {
-				kept = append(kept, name)
+			if !slices.Contains(policies, name) {
+				policies = append(policies, name)
 			}
 		}
 	}
 	with := ""
-	if len(kept) > 0 {
-		with = fmt.Sprintf(", with the policies %s and %s of their data", strings.Join(kept, ", "), plural(sum.policy, "entry", "entries"))
+	if len(policies) > 0 {
+		with = fmt.Sprintf(", with the policies %s and %s of their data", strings.Join(policies, ", "), plural(sum.policy, "entry", "entries"))
 	}
-	_, err = fmt.Fprintf(env.stdout, "copied %s (%s) and %s%s%s from %s to %s; every file verified by SHA-256, read back from the target\n",
-		plural(sum.files, "file"), humanBytes(sum.bytes), plural(sum.dirs, "directory", "directories"), with, what, from, to)
+	also := ""
+	if len(kept) > 0 {
+		n := len(kept)
+		if n > 10 {
+			kept = append(kept[:10], "...")
+		}
+		also = fmt.Sprintf("; the target also holds %s the source has not, left there (--force replaces, it does not delete): %s", plural(n, "entry", "entries"), strings.Join(kept, ", "))
+	}
+	_, err = fmt.Fprintf(env.stdout, "copied %s (%s) and %s%s%s from %s to %s; every file verified by SHA-256, read back from the target%s\n",
+		plural(sum.files, "file"), humanBytes(sum.bytes), plural(sum.dirs, "directory", "directories"), with, what, from, to, also)
 	if err != nil {
 		return exitBrokenIO
 	}
@@ -197,6 +211,29 @@ func (m *migration) close() {
 	for _, c := range m.closers {
 		c.Close()
 	}
+}
+
+// notInSource returns the entries of the target (as walkMemory lists
+// them, shown as messages show names, with the tenant) that the plan has
+// not: what a copy with --force left of what the target held. A target
+// that cannot be walked gives none.
+func (m *migration) notInSource(ctx context.Context) []string {
+	planned := make(map[string]bool, len(m.plan.dirs)+len(m.plan.files))
+	for _, n := range append(slices.Clip(m.plan.dirs), m.plan.files...) {
+		planned[n] = true
+	}
+	var out []string
+	walkMemory(ctx, m.dst, func(name string, fi memtool.FileInfo) error {
+		if !planned[name] {
+			shown := shownName(name)
+			if m.tenant != "" {
+				shown = m.tenant + ":" + shown
+			}
+			out = append(out, shown)
+		}
+		return nil
+	})
+	return out
 }
 
 // fail says why the migration is refused, on stderr, and returns code.
