@@ -1,0 +1,149 @@
+package claude_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/claude/claudetest"
+	"github.com/memtool/memtool/memstore"
+)
+
+// When the request after a turn of memory calls fails and the SDK runner's
+// step is run again, the runner runs the turn's calls again. The calls that
+// already ran must not change the store a second time: the retried step
+// answers them with what they answered, and the model is told the same.
+func TestRunnerRetriedStepRunsMemoryOnce(t *testing.T) {
+	calls := []claudetest.ToolUse{
+		{Input: `{"command":"create","path":"/memories/x.md","file_text":"a\n"}`},
+		{Input: `{"command":"insert","path":"/memories/x.md","insert_line":1,"insert_text":"b"}`},
+	}
+	fail := claudetest.Turn{Error: &claudetest.Error{Status: 500, Type: "api_error", Message: "overloaded"}}
+	for _, tc := range []struct {
+		name               string
+		streaming, compact bool
+	}{{"NextMessage", false, false}, {"NextStreaming", true, false}, {"compaction", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := memstore.New()
+			srv := claudetest.NewServer(claudetest.Turn{Calls: calls}, fail, claudetest.Turn{Text: "Done."})
+			defer srv.Close()
+			client := srv.Client()
+			var mu sync.Mutex
+			ran := 0
+			opts := []claude.Option{claude.WithOnCall(func(context.Context, claude.Call) {
+				mu.Lock()
+				ran++
+				mu.Unlock()
+			})}
+			ctx := context.Background()
+			var errs []error
+			if tc.streaming {
+				runner := claude.NewStreamingRunner(&client, memtool.New(store, nil), userParams("hi"), opts...)
+				for range 3 {
+					for _, err := range runner.NextStreaming(ctx) {
+						if err != nil {
+							errs = append(errs, err)
+						}
+					}
+				}
+			} else {
+				runner := claude.NewRunner(&client, memtool.New(store, nil), userParams("hi"), opts...)
+				for step := range 3 {
+					if tc.compact && step == 1 {
+						runner.CompactBeforeNextTurn(anthropic.BetaCompactionConfigUnionParam{})
+					}
+					if _, err := runner.NextMessage(ctx); err != nil {
+						errs = append(errs, err)
+					}
+				}
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 || len(errs) == 0 {
+				t.Fatalf("%d requests, errors %v; want 3 requests, the second failed", len(reqs), errs)
+			}
+			if got := readFile(t, store, "x.md"); got != "a\nb\n" {
+				t.Errorf("x.md = %q after the retried step, want %q", got, "a\nb\n")
+			}
+			if ran != 2 {
+				t.Errorf("OnCall saw %d commands run, want 2", ran)
+			}
+			// Whatever the SDK sends on the retried step, each tool_use is
+			// answered with what its call answered the first time.
+			first := reqs[1].ToolResults()
+			if len(first) != 2 || first[0].IsError || first[1].IsError {
+				t.Fatalf("first results: %+v", first)
+			}
+			for _, raw := range allToolResults(t, reqs[2].Messages) {
+				var b struct {
+					ID string `json:"tool_use_id"`
+				}
+				_ = json.Unmarshal(raw, &b)
+				k := map[string]int{"toolu_01_1": 0, "toolu_01_2": 1}[b.ID]
+				if !claudetest.JSONEqual(t, raw, string(first[k].Raw)) {
+					t.Errorf("%s answered again with %s, first with %s", b.ID, raw, first[k].Raw)
+				}
+			}
+		})
+	}
+}
+
+// A turn followed by hand (ToolOptions.Turn) whose first pass was cancelled
+// before the create ran: on the second pass the create runs first, and the
+// str_replace that follows it, run again, must not wait for a create that
+// has already run.
+func TestExecuteSecondPassDoesNotHang(t *testing.T) {
+	create := `{"command":"create","path":"/memories/x.md","file_text":"one\n"}`
+	replace := `{"command":"str_replace","path":"/memories/x.md","old_str":"one","new_str":"two"}`
+	msg := betaMessage(t, create, replace)
+	store := memstore.New()
+	tool := claude.NewTool(memtool.New(store, nil), &claude.ToolOptions{Turn: func() *anthropic.BetaMessage { return msg }})
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := tool.Execute(cancelled, json.RawMessage(replace)); err == nil {
+		t.Fatal("str_replace ran with a cancelled context")
+	}
+	// The deadline only ends a hang; it asserts nothing about speed.
+	ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	if _, err := tool.Execute(ctx, json.RawMessage(create)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tool.Execute(ctx, json.RawMessage(replace)); err != nil {
+		t.Errorf("str_replace on the second pass: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Error("str_replace waited for a call that had already run")
+	}
+	if got := readFile(t, store, "x.md"); got != "two\n" {
+		t.Errorf("x.md = %q", got)
+	}
+}
+
+// allToolResults returns every tool_result block of a conversation.
+func allToolResults(t *testing.T, msgs []json.RawMessage) []json.RawMessage {
+	t.Helper()
+	var out []json.RawMessage
+	for _, m := range msgs {
+		var msg struct {
+			Content json.RawMessage `json:"content"`
+		}
+		var blocks []json.RawMessage
+		if json.Unmarshal(m, &msg) != nil || json.Unmarshal(msg.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			var typ struct{ Type string }
+			if json.Unmarshal(b, &typ) == nil && typ.Type == "tool_result" {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
