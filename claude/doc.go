@@ -104,6 +104,12 @@
 // is not kept (Call.ID is "" for them). To get the same order with a
 // runner you build yourself, set ToolOptions.Turn to its LastMessage.
 //
+// When a step of the SDK runner fails after the turn's calls ran (its
+// request failed) and is run again, the runner runs the turn's calls again:
+// a memory call that has run then answers as it did the first time, and is
+// not run again (OnCall is not called again), so no change is made twice;
+// a call that did not run (its context ended first) runs then.
+//
 // # An agent with hands
 //
 // Two subpackages add tools from the Anthropic SDK itself next to the

@@ -44,7 +44,7 @@ func (s sequenced) Execute(ctx context.Context, input json.RawMessage) ([]anthro
 	if tr == nil {
 		return s.BetaTool.Execute(ctx, input)
 	}
-	defer close(tr.calls[i].done)
+	defer tr.finish(i, nil) // run again if the runner runs the turn again
 	tr.wait(ctx, i)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -21,16 +21,27 @@ type turn struct {
 	// turn does not know arrived); every wait ends, so nothing hangs.
 	broken    chan struct{}
 	breakOnce sync.Once
+	mu        sync.Mutex // guards the calls' done, answer, claimed and running
 }
 
+// The SDK runner runs a message's calls again when a step is retried (its
+// request failed): each such run is a new pass over the turn. A memory call
+// that has run answers every later pass with what it answered, without
+// running again; a call that did not run (its context ended first) runs
+// in the next pass, after the calls it follows.
 type turnCall struct {
 	id     string
 	input  json.RawMessage
-	before []int         // earlier calls whose paths overlap this one's
-	done   chan struct{} // closed when the call has run
-	// claimed is set once a goroutine of the SDK runner has taken the
-	// call; guarded by follower.mu.
-	claimed bool
+	before []int // earlier calls whose paths overlap this one's
+	// done is closed when the call has run. A call that ends without an
+	// answer to keep closes it for those that wait in this pass and gets a
+	// new one for the next pass.
+	done chan struct{}
+	// answer is a memory call's result once it has run; nil until then.
+	answer *memtool.Result
+	// claimed is set once a call of the current pass has taken it, and
+	// running while that call runs.
+	claimed, running bool
 	// unique is whether no other call of the turn has the same input, so
 	// that the tool_use id of a runner's call is known.
 	unique bool
@@ -62,19 +73,47 @@ func newTurn(calls []pendingCall) *turn {
 
 // run runs call i of the turn once the calls it follows have finished. If
 // ctx ends first, the call is not run: Memory answers that it was
-// cancelled before it ran.
+// cancelled before it ran. A call that ran in an earlier pass answers as
+// it did then.
 func (tr *turn) run(ctx context.Context, t *Tool, i int, id string) memtool.Result {
-	defer close(tr.calls[i].done)
+	tr.mu.Lock()
+	answer := tr.calls[i].answer
+	tr.mu.Unlock()
+	if answer != nil {
+		return *answer
+	}
+	var keep *memtool.Result
+	defer func() { tr.finish(i, keep) }()
 	tr.wait(ctx, i)
-	return t.Run(ctx, id, tr.calls[i].input)
+	r := t.Run(ctx, id, tr.calls[i].input)
+	if !r.IsError || ctx.Err() == nil {
+		keep = &r // it ran: a failure that ctx did not cause changed nothing either
+	}
+	return r
+}
+
+// finish records that call i has ended, with the answer to keep (nil: run
+// it again in the next pass).
+func (tr *turn) finish(i int, answer *memtool.Result) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	c := &tr.calls[i]
+	c.running = false
+	close(c.done)
+	if c.answer = answer; answer == nil {
+		c.done = make(chan struct{})
+	}
 }
 
 // wait returns once the calls that call i follows have run, the turn's
 // order is broken, or ctx ends.
 func (tr *turn) wait(ctx context.Context, i int) {
 	for _, j := range tr.calls[i].before {
+		tr.mu.Lock()
+		done := tr.calls[j].done
+		tr.mu.Unlock()
 		select {
-		case <-tr.calls[j].done:
+		case <-done:
 		case <-tr.broken:
 		case <-ctx.Done():
 		}
@@ -201,11 +240,10 @@ func (f *follower) claim(key json.RawMessage) (*turn, int) {
 		return f.turn, i
 	}
 	if f.turn.has(key) {
-		// Every call with this key has run: the runner is running the
-		// same message's calls again (a step retried after a failed
-		// request), so they form a new turn.
-		f.turn.breakOrder()
-		f.turn = f.build(msg)
+		// Every call with this key has been taken: the runner is running
+		// the same message's calls again (a step retried after a failed
+		// request), a new pass over the turn.
+		f.turn.newPass()
 		if i := f.turn.take(key); i >= 0 {
 			return f.turn, i
 		}
@@ -214,12 +252,26 @@ func (f *follower) claim(key json.RawMessage) (*turn, int) {
 	return nil, -1
 }
 
-// take marks the first untaken call with this input as taken and returns
-// its index, or -1. Tool.mu is held.
+// newPass starts a new pass over the turn: every call that is not running
+// can be taken again.
+func (tr *turn) newPass() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for i := range tr.calls {
+		if c := &tr.calls[i]; !c.running {
+			c.claimed = false
+		}
+	}
+}
+
+// take marks the first call of this pass with this input as taken and
+// returns its index, or -1.
 func (tr *turn) take(input json.RawMessage) int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	for i := range tr.calls {
 		if c := &tr.calls[i]; !c.claimed && string(c.input) == string(input) {
-			c.claimed = true
+			c.claimed, c.running = true, c.answer == nil
 			return i
 		}
 	}
