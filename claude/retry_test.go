@@ -147,3 +147,28 @@ func allToolResults(t *testing.T, msgs []json.RawMessage) []json.RawMessage {
 	}
 	return out
 }
+
+// The calls of a turn to the tools of WithTools are not run again by a
+// retried step either: the step answers them as they answered.
+func TestRunnerRetriedStepRunsOtherToolsOnce(t *testing.T) {
+	srv := claudetest.NewServer(
+		claudetest.Turn{Calls: []claudetest.ToolUse{{Name: "append", Input: `{"text":"a"}`}, {Name: "append", Input: `{"text":"b"}`}}},
+		claudetest.Turn{Error: &claudetest.Error{Status: 500, Type: "api_error", Message: "overloaded"}},
+		claudetest.Turn{Text: "Done."},
+	)
+	defer srv.Close()
+	client := srv.Client()
+	tool := &appendTool{}
+	runner := claude.NewRunner(&client, newMemory(), userParams("hi"), claude.WithTools(tool))
+	for range 3 {
+		_, _ = runner.NextMessage(context.Background())
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("%d requests, want 3", n)
+	}
+	tool.mu.Lock()
+	defer tool.mu.Unlock()
+	if len(tool.log) != 2 || tool.log[0] != "a" || tool.log[1] != "b" {
+		t.Errorf("append ran with %q, want [a b]", tool.log)
+	}
+}
