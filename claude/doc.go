@@ -106,9 +106,10 @@
 //
 // When a step of the SDK runner fails after the turn's calls ran (its
 // request failed) and is run again, the runner runs the turn's calls again:
-// a memory call that has run then answers as it did the first time, and is
-// not run again (OnCall is not called again), so no change is made twice;
-// a call that did not run (its context ended first) runs then.
+// a call that has run, memory's or a tool's of WithTools, then answers as
+// it did the first time and is not run again (OnCall is not called again),
+// so no change is made twice; a call that did not run (its context ended
+// first) runs then, after the calls it follows.
 //
 // # An agent with hands
 //

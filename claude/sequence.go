@@ -38,18 +38,34 @@ func sequence(tools []anthropic.BetaTool, lastMessage func() *anthropic.BetaMess
 }
 
 // Execute runs the call once the earlier calls of its turn to the
-// sequenced tools have run. If ctx ends first, the call is not run.
+// sequenced tools have run. If ctx ends first, the call is not run. A call
+// that ran in an earlier pass over the turn (a step the runner retried)
+// answers as it did then.
 func (s sequenced) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
 	tr, i := s.follow.claim(callKey(s.Name(), input))
 	if tr == nil {
 		return s.BetaTool.Execute(ctx, input)
 	}
-	defer tr.finish(i, nil) // run again if the runner runs the turn again
+	if answer, ok := tr.answered(i).(toolAnswer); ok {
+		return answer.content, answer.err
+	}
+	var keep any
+	defer func() { tr.finish(i, keep) }()
 	tr.wait(ctx, i)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.BetaTool.Execute(ctx, input)
+	content, err := s.BetaTool.Execute(ctx, input)
+	if err == nil || ctx.Err() == nil {
+		keep = toolAnswer{content, err}
+	}
+	return content, err
+}
+
+// toolAnswer is what a call to a tool of WithTools answered.
+type toolAnswer struct {
+	content []anthropic.BetaToolResultBlockParamContentUnion
+	err     error
 }
 
 // serialTurn is the turn of msg's calls to the named tools, each following

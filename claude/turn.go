@@ -21,24 +21,22 @@ type turn struct {
 	// turn does not know arrived); every wait ends, so nothing hangs.
 	broken    chan struct{}
 	breakOnce sync.Once
-	mu        sync.Mutex // guards the calls' done, answer, claimed and running
+	mu        sync.Mutex // guards the calls' answer, claimed and running
 }
 
 // The SDK runner runs a message's calls again when a step is retried (its
-// request failed): each such run is a new pass over the turn. A memory call
-// that has run answers every later pass with what it answered, without
-// running again; a call that did not run (its context ended first) runs
-// in the next pass, after the calls it follows.
+// request failed): each such run is a new pass over the turn. A call that
+// has run answers every later pass with what it answered, without running
+// again; a call that did not run (its context ended first) runs in the
+// next pass, after the calls it follows.
 type turnCall struct {
 	id     string
 	input  json.RawMessage
-	before []int // earlier calls whose paths overlap this one's
-	// done is closed when the call has run. A call that ends without an
-	// answer to keep closes it for those that wait in this pass and gets a
-	// new one for the next pass.
-	done chan struct{}
-	// answer is a memory call's result once it has run; nil until then.
-	answer *memtool.Result
+	before []int         // earlier calls whose paths overlap this one's
+	done   chan struct{} // closed when the call has run
+	// answer is what the call answered once it has run: a memtool.Result,
+	// or a toolAnswer for a tool of WithTools; nil until then.
+	answer any
 	// claimed is set once a call of the current pass has taken it, and
 	// running while that call runs.
 	claimed, running bool
@@ -76,32 +74,37 @@ func newTurn(calls []pendingCall) *turn {
 // cancelled before it ran. A call that ran in an earlier pass answers as
 // it did then.
 func (tr *turn) run(ctx context.Context, t *Tool, i int, id string) memtool.Result {
-	tr.mu.Lock()
-	answer := tr.calls[i].answer
-	tr.mu.Unlock()
-	if answer != nil {
-		return *answer
+	if answer := tr.answered(i); answer != nil {
+		return answer.(memtool.Result)
 	}
-	var keep *memtool.Result
+	var keep any
 	defer func() { tr.finish(i, keep) }()
 	tr.wait(ctx, i)
 	r := t.Run(ctx, id, tr.calls[i].input)
 	if !r.IsError || ctx.Err() == nil {
-		keep = &r // it ran: a failure that ctx did not cause changed nothing either
+		keep = r // it ran: a failure that ctx did not cause changed nothing either
 	}
 	return r
 }
 
-// finish records that call i has ended, with the answer to keep (nil: run
-// it again in the next pass).
-func (tr *turn) finish(i int, answer *memtool.Result) {
+// answered returns what call i answered in an earlier pass, or nil.
+func (tr *turn) answered(i int) any {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.calls[i].answer
+}
+
+// finish records that call i has ended, with the answer to keep; nil
+// leaves it to run in the next pass, and those that wait for it to their
+// own context, which ended too.
+func (tr *turn) finish(i int, answer any) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	c := &tr.calls[i]
 	c.running = false
-	close(c.done)
-	if c.answer = answer; answer == nil {
-		c.done = make(chan struct{})
+	if answer != nil {
+		c.answer = answer
+		close(c.done)
 	}
 }
 
@@ -109,11 +112,8 @@ func (tr *turn) finish(i int, answer *memtool.Result) {
 // order is broken, or ctx ends.
 func (tr *turn) wait(ctx context.Context, i int) {
 	for _, j := range tr.calls[i].before {
-		tr.mu.Lock()
-		done := tr.calls[j].done
-		tr.mu.Unlock()
 		select {
-		case <-done:
+		case <-tr.calls[j].done:
 		case <-tr.broken:
 		case <-ctx.Done():
 		}
