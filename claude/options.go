@@ -113,7 +113,8 @@ func WithClearToolUses(c ClearToolUses) Option {
 
 // WithClearThinking adds the clear_thinking_20251015 edit, which keeps the
 // thinking blocks of the last keepTurns assistant turns (all of them when
-// keepTurns is negative), for conversations with extended thinking.
+// keepTurns is negative), for conversations with extended thinking. It is
+// sent before the other edits, where the API wants it.
 func WithClearThinking(keepTurns int64) Option {
 	return func(cfg *config) {
 		edit := &anthropic.BetaClearThinking20251015EditParam{}

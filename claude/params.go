@@ -43,6 +43,11 @@ func prepare(params anthropic.BetaMessageNewParams, cfg *config) anthropic.BetaM
 			edits[i] = anthropic.BetaContextManagementConfigEditUnionParam{OfClearToolUses20250919: &clone}
 		}
 	}
+	// Combined with other edits, clear_thinking_20251015 must come first
+	// (the context-editing docs); the others keep their order.
+	slices.SortStableFunc(edits, func(a, b anthropic.BetaContextManagementConfigEditUnionParam) int {
+		return editRank(a) - editRank(b)
+	})
 	if len(edits) > 0 {
 		params.ContextManagement.Edits = edits
 	}
@@ -102,4 +107,12 @@ func declaredName(name *string, decl any) string {
 	}
 	_ = json.Unmarshal(data, &wire)
 	return wire.Name
+}
+
+// editRank orders clear_thinking_20251015 edits (0) before the others (1).
+func editRank(e anthropic.BetaContextManagementConfigEditUnionParam) int {
+	if e.OfClearThinking20251015 != nil {
+		return 0
+	}
+	return 1
 }

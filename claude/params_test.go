@@ -50,6 +50,12 @@ func TestPrepareParamsPresets(t *testing.T) {
 			wantBetas: []anthropic.AnthropicBeta{"context-management-2025-06-27"},
 		},
 		{
+			name:      "clear thinking listed first, whatever the options' order",
+			opts:      []claude.Option{claude.WithClearToolUses(claude.ClearToolUses{}), claude.WithClearThinking(1)},
+			wantEdits: `{"edits":[{"type":"clear_thinking_20251015","keep":{"type":"thinking_turns","value":1}},{"type":"clear_tool_uses_20250919","trigger":{"type":"input_tokens","value":100000},"keep":{"type":"tool_uses","value":3},"exclude_tools":["memory"]}]}`,
+			wantBetas: []anthropic.AnthropicBeta{"context-management-2025-06-27"},
+		},
+		{
 			name:      "compaction",
 			opts:      []claude.Option{claude.WithCompaction(claude.Compaction{PauseAfter: true})},
 			wantEdits: `{"edits":[{"type":"compact_20260112","trigger":{"type":"input_tokens","value":150000},"pause_after_compaction":true}]}`,
