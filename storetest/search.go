@@ -124,6 +124,13 @@ func RunSearch(t *testing.T, newStore func(t *testing.T) memtool.Store) {
 		s := newStore(t)
 		testSearchAfterChanges(t, s)
 	})
+	t.Run("Tenants", func(t *testing.T) {
+		s := newStore(t)
+		if !memtool.Has[memtool.Tenanted](s) {
+			t.Skipf("%T holds no tenants", s)
+		}
+		testSearchTenants(t, s.(memtool.Tenanted))
+	})
 }
 
 // checkSearch checks that q on s finds want.
