@@ -124,6 +124,13 @@ func RunSearch(t *testing.T, newStore func(t *testing.T) memtool.Store) {
 		s := newStore(t)
 		testSearchAfterChanges(t, s)
 	})
+	t.Run("OwnEntries", func(t *testing.T) {
+		s := newStore(t)
+		if !memtool.Has[memtool.Searcher](s) {
+			t.Skipf("%T has no search index", s)
+		}
+		testSearchOwnEntries(t, s)
+	})
 	t.Run("Tenants", func(t *testing.T) {
 		s := newStore(t)
 		if !memtool.Has[memtool.Tenanted](s) {

@@ -89,3 +89,23 @@ func testSearchTenants(t *testing.T, s memtool.Tenanted) {
 		}
 	}
 }
+
+// testSearchOwnEntries checks that the index of s (a memtool.Searcher)
+// gives only files the model may name, never an entry that the store or a
+// policy keeps for itself (expiry's index of accesses holds the names of
+// the files, so a term of a name finds it in an index that holds it).
+func testSearchOwnEntries(t *testing.T, s memtool.Store) {
+	makeTree(t, s, searchTree())
+	for _, term := range []string{"notes", "meta.txt", "access", "version"} {
+		err := s.(memtool.Searcher).SearchFiles(t.Context(), "", memtool.IndexQuery{Terms: []string{term}, Limit: noLimit},
+			func(name string, _ []byte) error {
+				if _, _, err := memtool.CleanPath(memtool.VirtualPath(name)); err != nil {
+					t.Errorf("SearchFiles(%q) gave %q, which is not the model's: %v", term, name, err)
+				}
+				return nil
+			})
+		if err != nil {
+			t.Errorf("SearchFiles(%q): %v", term, err)
+		}
+	}
+}
