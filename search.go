@@ -129,7 +129,7 @@ func Search(ctx context.Context, s Store, q SearchQuery, readLimit int64) (Searc
 	case fi.IsRegular() && wantDir:
 		return SearchResult{}, searchErrorf("The path %s is not a directory", p)
 	case fi.IsRegular():
-		data, err := s.ReadFile(searchRead(ctx), name, readLimit)
+		data, err := s.ReadFile(WithSearchRead(ctx), name, readLimit)
 		if err == nil {
 			sr.file(name, data)
 		} else if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNotExist) {

@@ -14,8 +14,11 @@ import (
 // searchReadKey marks the context of the reads a search makes.
 type searchReadKey struct{}
 
-// searchRead returns ctx marked as that of a search's reads.
-func searchRead(ctx context.Context) context.Context {
+// WithSearchRead returns ctx marked as that of a search's reads (see
+// IsSearchRead). Search marks its own; a store that reads through
+// another process (a remote store's server) passes the mark on with its
+// read, so that the policies there see it.
+func WithSearchRead(ctx context.Context) context.Context {
 	return context.WithValue(ctx, searchReadKey{}, true)
 }
 
@@ -121,7 +124,7 @@ func equalFoldASCII(b []byte, t string) bool {
 // scan walks the tree below the directory name, one directory at a time,
 // while searchReaders goroutines read and search its files.
 func (sr *search) scan(ctx context.Context, s Store, name string) error {
-	ctx, cancel := context.WithCancelCause(searchRead(ctx))
+	ctx, cancel := context.WithCancelCause(WithSearchRead(ctx))
 	defer cancel(nil)
 	files := make(chan string)
 	var wg sync.WaitGroup

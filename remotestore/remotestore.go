@@ -170,6 +170,9 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte, string, error) {
 	limit = max(limit, 0)
 	q := pathQuery(name, "limit", strconv.FormatInt(limit, 10))
+	if memtool.IsSearchRead(ctx) {
+		q.Set("search", "true") // not a use of the file, for the server's policies
+	}
 	_, h, data, err := s.do(ctx, call{op: op, name: name, method: "GET", route: "/v1/file", query: q, want: http.StatusOK, maxBody: limit + 1})
 	if err != nil {
 		return nil, "", err

@@ -148,7 +148,15 @@ func (h *Handler) readFile(w http.ResponseWriter, r *http.Request, s memtool.Sto
 	if err != nil {
 		return err
 	}
-	data, err := s.ReadFile(r.Context(), name, limit)
+	search, err := q.flag("search")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	if search {
+		ctx = memtool.WithSearchRead(ctx) // a search's read is no use of the file
+	}
+	data, err := s.ReadFile(ctx, name, limit)
 	if err != nil {
 		return at(name, err)
 	}
