@@ -1,0 +1,81 @@
+package filestore_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
+)
+
+// A writer killed holding the lock leaves its mark in the lock file. A
+// store that was already open in another process, writing next, must not
+// clear that mark: the dead writer's leftovers are then swept by the next
+// Open, as the package promises, instead of staying for good (hidden, and
+// keeping their directory from being removed).
+func TestCrashMarkSurvivesLiveWriter(t *testing.T) {
+	if dir := os.Getenv("FILESTORE_MARK_CHILD"); dir != "" {
+		s, err := filestore.Open(dir, nil)
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		filestore.NoStage(s) // an Update that marks the lock file from its read on
+		s.Update(context.Background(), "f", 100, func(old []byte) ([]byte, error) {
+			fmt.Println("locked")
+			select {}
+		})
+		os.Exit(1)
+	}
+	dir := t.TempDir()
+	live := open(t, dir, nil) // opened before the crash: its Open swept nothing
+	ctx := t.Context()
+	if err := live.Mkdir(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	if err := live.WriteFile(ctx, "f", []byte("0"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashMarkSurvivesLiveWriter$")
+	cmd.Env = append(os.Environ(), "FILESTORE_MARK_CHILD="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if line != "locked\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the child said %q (%v)", line, err)
+	}
+	// What the child would leave if killed between creating its temp file
+	// and renaming it.
+	debris := filepath.Join(dir, "d", ".memtool-tmp-0123456789abcdef")
+	writeHostFile(t, debris, "debris")
+	cmd.Process.Kill()
+	cmd.Wait()
+	if got := hostContent(t, filepath.Join(dir, ".memtool.lock")); got != "dirty\n" {
+		t.Fatalf("the killed writer left the lock file holding %q, want its mark", got)
+	}
+
+	if err := live.WriteFile(ctx, "g", []byte("1"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	open(t, dir, nil)
+	if _, err := os.Lstat(debris); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed writer's temp file was not swept by the next Open (lstat: %v)", err)
+	}
+	if err := live.Remove(ctx, "d"); err != nil {
+		t.Errorf("Remove of the directory that held only debris: %v", err)
+	}
+}
