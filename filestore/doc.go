@@ -37,7 +37,8 @@
 // removed directories from a crashed process are swept when the store is
 // next opened (a writer that may leave a named file behind marks the lock
 // file while it holds the lock; a mark found while no writer holds the
-// lock triggers the sweep). A staged file has no name: nothing can sweep
+// lock triggers the sweep, and a writer of a process already running that
+// finds it leaves it there). A staged file has no name: nothing can sweep
 // it while its writer lives, and the kernel frees it when the writer dies,
 // so it leaves nothing to sweep. Files are created 0600 and directories
 // 0700.

@@ -212,7 +212,10 @@ func (s *Store) acquire(ctx context.Context, op, name string, mark bool) (func()
 		h.unlock()
 		return nil, err
 	}
-	marked := mark && h.file != nil && writeMark(h.file, dirtyMark) == nil
+	// A mark found now, with the lock held, is a dead writer's: it stays
+	// (this writer neither rewrites nor clears it), so that the next Open
+	// sweeps what that writer left.
+	marked := mark && h.file != nil && !hasMark(h.file) && writeMark(h.file, dirtyMark) == nil
 	return func() {
 		if marked {
 			writeMark(h.file, cleanMark)
@@ -224,6 +227,13 @@ func (s *Store) acquire(ctx context.Context, op, name string, mark bool) (func()
 func writeMark(f *os.File, mark []byte) error {
 	_, err := f.WriteAt(mark, 0)
 	return err
+}
+
+// hasMark reports whether the lock file f holds a writer's mark.
+func hasMark(f *os.File) bool {
+	mark := make([]byte, len(cleanMark))
+	n, _ := f.ReadAt(mark, 0)
+	return isDirty(mark[:n])
 }
 
 func isDirty(mark []byte) bool {
