@@ -42,6 +42,7 @@ type ticket struct {
 	b     *syncBatch
 	d     *os.File // the directory, for the writer that ends up running the fsync
 	hooks *testHooks
+	all   []*syncBatch // or else the batches of every directory (see pending)
 }
 
 // key returns the identity of the directory d. Renames into the same
@@ -99,6 +100,23 @@ func (g *dirSyncs) observed(d *os.File, h *testHooks) ticket {
 	return ticket{key: k, q: q, b: b, d: d, hooks: h}
 }
 
+// pending returns a ticket for every rename of this store not yet
+// durable, in whatever directory. Its wait runs no fsync: each batch has
+// writers of its own, which run it.
+func (g *dirSyncs) pending(h *testHooks) ticket {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := ticket{hooks: h}
+	for _, q := range g.dirs {
+		if b := q.next; b != nil {
+			t.all = append(t.all, b)
+		} else if q.running != nil {
+			t.all = append(t.all, q.running)
+		}
+	}
+	return t
+}
+
 func (g *dirSyncs) queue(k dirKey) *dirQueue {
 	if g.dirs == nil {
 		g.dirs = make(map[dirKey]*dirQueue)
@@ -117,11 +135,21 @@ func (g *dirSyncs) queue(k dirKey) *dirQueue {
 // batch's writers runs the next. A writer never waits for more than the
 // fsync under way and its own.
 func (g *dirSyncs) wait(t ticket) error {
-	if t.b == nil {
+	if t.b == nil && len(t.all) == 0 {
 		return nil
 	}
 	if t.hooks != nil && t.hooks.waiting != nil {
 		t.hooks.waiting()
+	}
+	if t.b == nil {
+		var err error
+		for _, b := range t.all {
+			<-b.done
+			if err == nil {
+				err = b.err
+			}
+		}
+		return err
 	}
 	defer g.release(t)
 	for {

@@ -71,8 +71,10 @@
 // Writers read too. Within one process, a write that saw a change of
 // another write of the same Store whose directory fsync is under way (an
 // Update reading it, then writing nothing or refused by fn; a create,
-// mkdir or rename finding the name taken) returns only once that fsync is
-// done, so no answer rests on a change a crash could undo. Across
+// mkdir or rename finding the name taken; any write that fails, say on a
+// file too large to update, a file where a directory should be, a
+// directory that file keeps from being removed) returns only once that
+// fsync is done, so no answer rests on a change a crash could undo. Across
 // processes, an Update that builds on such a change and writes is durable
 // with it (its own fsync of the same directory covers the earlier rename),
 // but one that writes nothing or fails, and a create, mkdir or rename

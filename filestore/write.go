@@ -114,8 +114,7 @@ func (s *Store) inParent(ctx context.Context, op, name string, fn func(d *os.Fil
 	}
 	d, base, err := s.openParent(op, name)
 	if err != nil {
-		unlock()
-		return err
+		return s.settle(op, name, unlock, ticket{}, err)
 	}
 	defer d.Close()
 	t, err := fn(d, base)
@@ -123,8 +122,14 @@ func (s *Store) inParent(ctx context.Context, op, name string, fn func(d *os.Fil
 }
 
 // settle releases the write lock, then waits for t's fsync. It returns
-// err, or else the fsync's error.
+// err, or else the fsync's error. A failure with no ticket of its own may
+// rest on any change of this store whose fsync is under way (a file where
+// a directory should be, in a directory it keeps from being removed, too
+// large to update): it waits for all of them.
 func (s *Store) settle(op, name string, unlock func(), t ticket, err error) error {
+	if err != nil && t.b == nil {
+		t = s.syncs.pending(s.hooks)
+	}
 	unlock()
 	if serr := s.syncs.wait(t); err == nil {
 		err = mapErr(op, name, serr)
@@ -264,14 +269,12 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 	}
 	old, err := s.readFile("read", name, limit)
 	if err != nil {
-		unlock()
-		return true, err
+		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
 	read := bytes.Clone(old) // what the file held, whatever fn does with old
 	d, base, err := s.openParent("update", name)
 	if err != nil {
-		unlock()
-		return true, err
+		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
 	defer d.Close()
 	updated, err := fn(old)
@@ -307,8 +310,7 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 	}
 	nd, nbase, err := s.openParent("update", name)
 	if err != nil {
-		unlock()
-		return true, err
+		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
 	defer nd.Close()
 	t, err := s.put(nd, "update", name, nbase, updated, st, false)
@@ -373,14 +375,12 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	}
 	od, obase, err := s.openParent("rename", oldname)
 	if err != nil {
-		unlock()
-		return err
+		return s.settle("rename", oldname, unlock, ticket{}, err)
 	}
 	defer od.Close()
 	nd, nbase, err := s.openParent("rename", newname)
 	if err != nil {
-		unlock()
-		return err
+		return s.settle("rename", newname, unlock, ticket{}, err)
 	}
 	defer nd.Close()
 	err = withFd(od, func(ofd int) error {
@@ -391,7 +391,7 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 		// Maybe a write whose fsync is under way: answer once it is durable.
 		return s.settle("rename", oldname, unlock, s.syncs.observed(nd, s.hooks), mapErr("rename", oldname, err))
 	case err != nil:
-		err = mapErr("rename", oldname, err)
+		return s.settle("rename", oldname, unlock, ticket{}, mapErr("rename", oldname, err))
 	default:
 		if err = nd.Sync(); err != nil {
 			err = mapErr("rename", newname, err)
