@@ -277,7 +277,7 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
 	defer d.Close()
-	updated, err := fn(old)
+	updated, err := callHolding(fn, old, unlock)
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -315,6 +315,22 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 	defer nd.Close()
 	t, err := s.put(nd, "update", name, nbase, updated, st, false)
 	return true, s.settle("update", name, unlock, t, err)
+}
+
+// callHolding calls fn, which runs with the lock held: if fn panics, the
+// lock is released as the panic goes on, so that a caller that recovers it
+// (an HTTP server recovers each request's) does not leave the store
+// locked for every other writer, in this process and in others.
+func callHolding(fn func([]byte) ([]byte, error), old []byte, unlock func()) ([]byte, error) {
+	returned := false
+	defer func() {
+		if !returned {
+			unlock()
+		}
+	}()
+	updated, err := fn(old)
+	returned = true
+	return updated, err
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {

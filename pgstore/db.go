@@ -38,18 +38,25 @@ func (d *db) Op(ctx context.Context) (context.Context, context.CancelFunc) {
 // the pool drops its connections and fn runs once more, on a new one.
 func (d *db) run(ctx context.Context, fn func(conn *pgx.Conn) error) error {
 	for try := 0; ; try++ {
-		conn, err := d.pool.Acquire(ctx)
-		if err != nil {
-			return err
-		}
-		err = fn(conn.Conn())
-		lost := err != nil && conn.Conn().IsClosed()
-		conn.Release()
+		lost, err := d.once(ctx, fn)
 		if !lost || try > 0 || ctx.Err() != nil || errors.Is(err, errCommitUnknown) {
 			return err
 		}
 		d.pool.Reset()
 	}
+}
+
+// once runs fn on a connection of the pool and gives it back however fn
+// ends, a panic included (the pool closes a connection left in a
+// transaction); lost reports that fn failed on a dead connection.
+func (d *db) once(ctx context.Context, fn func(conn *pgx.Conn) error) (lost bool, err error) {
+	conn, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Release()
+	err = fn(conn.Conn())
+	return err != nil && conn.Conn().IsClosed(), err
 }
 
 // errCommitUnknown marks a commit whose answer never came: the server may
@@ -72,6 +79,7 @@ func (d *db) commit(ctx context.Context, conn *pgx.Conn, fn func(tx pgx.Tx) erro
 	if err != nil {
 		return err
 	}
+	defer tx.Rollback(ctx) // should fn panic; after a commit it does nothing
 	if err := fn(tx); err != nil {
 		tx.Rollback(ctx)
 		return err
@@ -113,7 +121,16 @@ func (d *db) Write(ctx context.Context, tenant string, fn func(q sqltree.Querier
 	defer leave()
 	return d.run(ctx, func(conn *pgx.Conn) error {
 		w := &writer{conn: conn, lockKey: tenantLockKey(tenant)}
+		returned := false
+		defer func() {
+			if !returned && w.tx != nil {
+				// fn panicked: end the transaction, and the tenant's
+				// lock with it, before the connection goes back.
+				w.tx.Rollback(ctx)
+			}
+		}()
 		err := fn(w)
+		returned = true
 		if w.tx == nil {
 			return err // nothing was sent
 		}

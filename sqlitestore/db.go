@@ -76,6 +76,10 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
+	// Should fn panic, the transaction ends (and the file's write lock
+	// with it) before the connection goes back, which would otherwise
+	// wait for it for good. After a commit or rollback this does nothing.
+	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		tx.Rollback()
 		return err
