@@ -69,9 +69,11 @@ type Store interface {
 
 	// Update atomically replaces the content of the existing regular file at
 	// name with fn(old). Errors for name are those of ReadFile. If fn returns
-	// an error, nothing changes and Update returns that error unchanged. fn
-	// may be called more than once (a store may retry after a conflict) and
-	// must not have side effects beyond its result.
+	// an error, nothing changes and Update returns that error unchanged; if
+	// fn panics, nothing changes, the panic goes on, and the store stays
+	// usable (no lock is left held). fn may be called more than once (a
+	// store may retry after a conflict) and must not have side effects
+	// beyond its result.
 	Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error
 
 	// Mkdir creates the directory name, whose parent must exist (else

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
 )
@@ -146,6 +147,31 @@ func testUpdateFnError(t *testing.T, s memtool.Store) {
 		}
 	}
 	unchanged(t, s, before, "Update whose fn failed")
+}
+
+// "If fn panics, nothing changes, the panic goes on, and the store stays
+// usable": a caller that recovers it (an HTTP server recovers each
+// request's) can write again.
+func testUpdateFnPanic(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "f", "keep me")
+	before := snapshot(t, s)
+	func() {
+		defer func() {
+			if p := recover(); p != "storetest: fn panics" {
+				t.Errorf("Update whose fn panicked: recovered %v, want fn's panic", p)
+			}
+		}()
+		s.Update(t.Context(), "f", noLimit, func([]byte) ([]byte, error) { panic("storetest: fn panics") })
+	}()
+	unchanged(t, s, before, "Update whose fn panicked")
+	done := make(chan error, 1)
+	go func() { done <- s.WriteFile(t.Context(), "g", []byte("after"), memtool.CreateOnly) }()
+	select {
+	case err := <-done:
+		wantNoErr(t, "WriteFile after an Update whose fn panicked", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("WriteFile after an Update whose fn panicked has not returned in 30s: the store is still locked")
+	}
 }
 
 // "Errors for name are those of ReadFile": missing.

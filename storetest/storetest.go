@@ -52,6 +52,7 @@ var groups = []struct {
 	{"Update", []subtest{
 		{"Replaces", testUpdateReplaces},
 		{"FnError", testUpdateFnError},
+		{"FnPanic", testUpdateFnPanic},
 		{"Missing", testUpdateMissing},
 		{"Dir", testUpdateDir},
 		{"Limit", testUpdateLimit},
