@@ -22,17 +22,19 @@ func (m *Memory) rename(ctx context.Context, c *Rename, alone bool) (Result, err
 	if newName == "" {
 		return Result{}, refusef("The destination %s already exists", c.NewPath)
 	}
+	// The destination is checked before the source, as the TS SDK does:
+	// a missing source onto an existing name reads "already exists".
+	if _, err := m.store.Stat(ctx, newName); err == nil {
+		return Result{}, refusef("The destination %s already exists", c.NewPath)
+	} else if !errors.Is(err, ErrNotExist) {
+		return Result{}, err
+	}
 	fi, err := m.stat(ctx, oldName, missingPathShort, c.OldPath)
 	switch {
 	case err != nil:
 		return Result{}, err
 	case (oldDir || newDir) && !fi.IsDir():
 		return Result{}, refusef("Cannot rename %s to %s: a path ending in '/' names a directory, and %s is a file", c.OldPath, c.NewPath, c.OldPath)
-	}
-	if _, err := m.store.Stat(ctx, newName); err == nil {
-		return Result{}, refusef("The destination %s already exists", c.NewPath)
-	} else if !errors.Is(err, ErrNotExist) {
-		return Result{}, err
 	}
 	if fi.IsDir() && strings.HasPrefix(newName, oldName+"/") {
 		return Result{}, refusef("Cannot move the directory %s into itself (%s). Nothing was changed.", c.OldPath, c.NewPath)
