@@ -29,7 +29,7 @@ import (
 // Memory on the file store. Every answer must equal the TypeScript SDK's
 // recorded one (ts-expected.jsonl), except on the lines listed in
 // deviations.jsonl, which carry memtool's own expected answer and the
-// deviation (D1–D16, see DEVIATIONS.md) that explains the difference.
+// deviation (a row of DEVIATIONS.md) that explains the difference.
 
 var writeCandidates = flag.String("write-deviation-candidates", "", "write every line that differs from the TS answer to this file, for review")
 
@@ -55,11 +55,14 @@ type treeEntry struct {
 }
 
 // validDeviation reports whether ids is a comma-separated list of rows of
-// the deviation table (D1–D16).
+// the deviation table (D1 to lastDeviation).
+// lastDeviation is the last row of DEVIATIONS.md's table.
+const lastDeviation = 20
+
 func validDeviation(ids string) bool {
 	for _, id := range strings.Split(ids, ",") {
 		var n int
-		if _, err := fmt.Sscanf(id, "D%d", &n); err != nil || n < 1 || n > 16 || id != fmt.Sprintf("D%d", n) {
+		if _, err := fmt.Sscanf(id, "D%d", &n); err != nil || n < 1 || n > lastDeviation || id != fmt.Sprintf("D%d", n) {
 			return false
 		}
 	}
@@ -93,16 +96,26 @@ func toolInput(c map[string]json.RawMessage) []byte {
 }
 
 func TestReferenceBattery(t *testing.T) {
-	cases := readJSONL[map[string]json.RawMessage](t, "testdata/reference/cases.jsonl")
-	expected := readJSONL[battLine](t, "testdata/reference/ts-expected.jsonl")
-	devList := readJSONL[battLine](t, "testdata/reference/deviations.jsonl")
+	replayBattery(t, filepath.Join("testdata", "reference"), *writeCandidates)
+}
+
+// replayBattery replays the battery in dir (cases.jsonl) on a new file
+// store: every answer must be the TS handler's recorded one
+// (ts-expected.jsonl), except on the lines of deviations.jsonl, which
+// carry memtool's answer and the deviations that explain it. No answer
+// may reveal the host path, and nothing may be logged as an internal
+// error. With candidates, the lines that differ are written there.
+func replayBattery(t *testing.T, dir, candidatesFile string) {
+	cases := readJSONL[map[string]json.RawMessage](t, filepath.Join(dir, "cases.jsonl"))
+	expected := readJSONL[battLine](t, filepath.Join(dir, "ts-expected.jsonl"))
+	devList := readJSONL[battLine](t, filepath.Join(dir, "deviations.jsonl"))
 	if len(cases) != len(expected) {
 		t.Fatalf("%d cases but %d expected answers", len(cases), len(expected))
 	}
 	deviations := map[int]battLine{}
 	for _, d := range devList {
 		if !validDeviation(d.Deviation) || d.Why == "" {
-			t.Errorf("deviations.jsonl line i=%d: deviation %q is not a list of D1–D16 or has no why", d.I, d.Deviation)
+			t.Errorf("%s/deviations.jsonl line i=%d: deviation %q is not a list of deviation ids (D1–D%d) or has no why", dir, d.I, d.Deviation, lastDeviation)
 		}
 		deviations[d.I] = d
 	}
@@ -140,15 +153,15 @@ func TestReferenceBattery(t *testing.T) {
 		}
 		if !sameAnswer(got, want) {
 			t.Errorf("line %d %s:\n got: %s\nwant: %s", i, label, show(got), show(want))
-			if *writeCandidates != "" {
+			if candidatesFile != "" {
 				got.Deviation, got.Why = "D?", label
 				b, _ := json.Marshal(got)
 				candidates.Write(append(b, '\n'))
 			}
 		}
 	}
-	if *writeCandidates != "" {
-		if err := os.WriteFile(*writeCandidates, candidates.Bytes(), 0o644); err != nil {
+	if candidatesFile != "" {
+		if err := os.WriteFile(candidatesFile, candidates.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
