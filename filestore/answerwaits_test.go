@@ -2,8 +2,6 @@ package filestore_test
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -36,39 +34,9 @@ func TestMoreAnswersWaitForWhatTheySaw(t *testing.T) {
 		}, memtool.ErrNotDir},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			s := open(t, dir, nil)
-			ctx := t.Context()
-			if err := s.Mkdir(ctx, "d"); err != nil {
-				t.Fatal(err)
-			}
-			release := make(chan struct{})
-			blocked := make(chan struct{})
-			waiting := make(chan struct{}, 2)
-			var once sync.Once
-			filestore.SetHooks(s, filestore.Hooks{
-				DirSync: func() { once.Do(func() { close(blocked); <-release }) },
-				Waiting: func() { waiting <- struct{}{} },
-			})
-			written := make(chan error, 1)
-			go func() { written <- s.WriteFile(ctx, "d/f", []byte("new"), memtool.CreateOnly) }()
-			<-blocked
-			<-waiting // the writer's own
-			seen := make(chan error, 1)
-			go func() { seen <- c.see(ctx, s) }()
-			select {
-			case <-waiting:
-			case err := <-seen:
-				t.Errorf("answered (%v) while the fsync of the write it saw was under way", err)
-				seen <- err
-			}
-			close(release)
-			if err := <-written; err != nil {
-				t.Fatal(err)
-			}
-			if err := <-seen; !errors.Is(err, c.want) {
-				t.Errorf("got %v, want %v", err, c.want)
-			}
+			answerWaits(t, func(ctx context.Context, s *filestore.Store) error {
+				return s.Mkdir(ctx, "d")
+			}, "d/f", c.see, c.want)
 		})
 	}
 }

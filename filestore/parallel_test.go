@@ -321,39 +321,9 @@ func TestAnswerWaitsForWhatItSaw(t *testing.T) {
 		}, memtool.ErrExist},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			s := open(t, dir, nil)
-			ctx := t.Context()
-			if err := s.WriteFile(ctx, "g", nil, memtool.CreateOnly); err != nil {
-				t.Fatal(err)
-			}
-			release := make(chan struct{})
-			blocked := make(chan struct{})
-			waiting := make(chan struct{}, 2)
-			var once sync.Once
-			filestore.SetHooks(s, filestore.Hooks{
-				DirSync: func() { once.Do(func() { close(blocked); <-release }) },
-				Waiting: func() { waiting <- struct{}{} },
-			})
-			written := make(chan error, 1)
-			go func() { written <- s.WriteFile(ctx, "f", []byte("new"), memtool.CreateOnly) }()
-			<-blocked
-			<-waiting // the writer's own
-			seen := make(chan error, 1)
-			go func() { seen <- c.see(ctx, s) }()
-			select {
-			case <-waiting:
-			case err := <-seen:
-				t.Errorf("answered (%v) while the fsync of the write it saw was under way", err)
-				seen <- err
-			}
-			close(release)
-			if err := <-written; err != nil {
-				t.Fatal(err)
-			}
-			if err := <-seen; !errors.Is(err, c.want) {
-				t.Errorf("got %v, want %v", err, c.want)
-			}
+			answerWaits(t, func(ctx context.Context, s *filestore.Store) error {
+				return s.WriteFile(ctx, "g", nil, memtool.CreateOnly)
+			}, "f", c.see, c.want)
 		})
 	}
 }
@@ -433,5 +403,44 @@ func TestKilledWhileStaged(t *testing.T) {
 	}
 	if got := hostContent(t, filepath.Join(dir, ".memtool.lock")); got != "clean\n" {
 		t.Errorf("the lock file holds %q, want the clean mark", got)
+	}
+}
+
+// answerWaits checks that see, run on a new store after prepare while the
+// directory fsync of a create of name is held, answers only once that
+// fsync is done, with want.
+func answerWaits(t *testing.T, prepare func(context.Context, *filestore.Store) error, name string, see func(context.Context, *filestore.Store) error, want error) {
+	t.Helper()
+	s := open(t, t.TempDir(), nil)
+	ctx := t.Context()
+	if err := prepare(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	blocked := make(chan struct{})
+	waiting := make(chan struct{}, 2)
+	var once sync.Once
+	filestore.SetHooks(s, filestore.Hooks{
+		DirSync: func() { once.Do(func() { close(blocked); <-release }) },
+		Waiting: func() { waiting <- struct{}{} },
+	})
+	written := make(chan error, 1)
+	go func() { written <- s.WriteFile(ctx, name, []byte("new"), memtool.CreateOnly) }()
+	<-blocked
+	<-waiting // the writer's own
+	seen := make(chan error, 1)
+	go func() { seen <- see(ctx, s) }()
+	select {
+	case <-waiting:
+	case err := <-seen:
+		t.Errorf("answered (%v) while the fsync of the write it saw was under way", err)
+		seen <- err
+	}
+	close(release)
+	if err := <-written; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-seen; !errors.Is(err, want) {
+		t.Errorf("got %v, want %v", err, want)
 	}
 }
