@@ -78,3 +78,29 @@ func TestLoadKeysFileSwapped(t *testing.T) {
 		t.Error("LoadKeys never read the private key file")
 	}
 }
+
+// TestLoadKeysSymlink: a key file named through a symlink (as a
+// Kubernetes secret volume mounts its files) is judged by the file it
+// reads: accepted when that file has mode 0600, refused when it is
+// readable by others, whatever the link's own mode.
+func TestLoadKeysSymlink(t *testing.T) {
+	dir := t.TempDir()
+	key := newKey(t, "linked")
+	target, link := filepath.Join(dir, "..data-keys"), filepath.Join(dir, "keys")
+	if err := os.WriteFile(target, []byte(key.String()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Base(target), link); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string { return map[string]string{"KEY_FILE": link}[k] }
+	if keys, err := encrypt.LoadKeys(getenv, "KEY", "KEY_FILE"); err != nil || len(keys) != 1 || keys[0] != key {
+		t.Errorf("a symlink to a key file of mode 0600: %v, %v", keys, err)
+	}
+	if err := os.Chmod(target, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if keys, err := encrypt.LoadKeys(getenv, "KEY", "KEY_FILE"); err == nil {
+		t.Errorf("a symlink to a key file readable by its group: accepted %d keys", len(keys))
+	}
+}
