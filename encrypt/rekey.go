@@ -80,10 +80,13 @@ const rekeyPasses = 5
 // a restore out of a policy's trash), escapes that walk, and a process
 // that still seals with an old key (one not restarted since the rotation)
 // leaves new files under it. So Rekey walks the whole store again and
-// again until a walk other than the first finds no file to rewrite; when
-// it returns nil, a file can still be under an old key only if it was moved
-// that way during each of the last two walks, or written under an old key
-// during the last one. After five walks that each found some, it
+// again until a walk other than the first finds no file to rewrite. When
+// it returns nil, the last walk found every file it reached under the
+// first key; a file can still be under an old key only if a process not
+// yet given the new key wrote it during the last two walks, or renames
+// moved it past each of the last two walks. So a nil return suffices once
+// every process seals with the new key, as the rotation steps require
+// before Rekey runs. After five walks that each found some, it
 // fails with ErrRekeyIncomplete: something keeps writing under an old key
 // or moving files, the old keys are still needed, and Rekey must be run
 // again.
