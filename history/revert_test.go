@@ -3,10 +3,12 @@ package history_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -47,4 +49,54 @@ func TestRevertRefusedLeavesNothing(t *testing.T) {
 	if _, err := s.Stat(ctx, "d"); !errors.Is(err, memtool.ErrNotExist) {
 		t.Errorf("after a refused revert, d: %v; want it gone, as before", err)
 	}
+}
+
+// TestRevertToCurrentKeepsNothing: a revert to a version that holds what
+// the file holds now changes nothing, so it keeps no version either (as
+// an edit that changes nothing). Before, it kept the current content
+// again, and with MaxVersions reached that pushed the oldest version,
+// a content kept nowhere else, out.
+func TestRevertToCurrentKeepsNothing(t *testing.T) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		s := history.New(inner, &history.Options{MaxVersions: 3})
+		if err := s.WriteFile(ctx, "a", []byte("A"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{"C", "B", "C"} {
+			if err := s.WriteFile(ctx, "a", []byte(text), memtool.Replace); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Versions 1 A, 2 C, 3 B; the file holds C.
+		if err := history.Revert(ctx, s, inner, "/memories/a", 2); err != nil {
+			t.Fatal(err)
+		}
+		if got := contents(t, inner, "/memories/a"); !slices.Equal(got, []string{"A", "C", "B"}) {
+			t.Errorf("versions after reverting to the current content: %q, want A C B as before", got)
+		}
+		if data, err := s.ReadFile(ctx, "a", 1<<20); string(data) != "C" || err != nil {
+			t.Errorf("the file: %q, %v", data, err)
+		}
+	})
+}
+
+// contents returns the contents of the kept versions of the virtual path
+// p, oldest first.
+func contents(t *testing.T, inner memtool.Store, p string) []string {
+	t.Helper()
+	ctx := context.Background()
+	vs, err := history.Versions(ctx, inner, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, v := range vs {
+		data, err := history.Read(ctx, inner, p, v.N)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(data))
+	}
+	return out
 }
