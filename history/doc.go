@@ -17,7 +17,8 @@
 // the file is deleted (also inside a deleted directory), the wrapper
 // stores its content as a new numbered version of its path. Creating a
 // new file and renaming keep nothing (no content is lost; a renamed file's
-// versions stay under its old path). A failed operation keeps nothing,
+// versions stay under its old path), nor does a write or edit that leaves
+// the content as it was (such as a revert to the current content). A failed operation keeps nothing,
 // unless the inner store answered an error for a change it may have made
 // (an fsync that failed after a rename, a commit whose answer the network
 // lost) and the file no longer holds what was saved: that version stays. Per

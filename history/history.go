@@ -129,7 +129,8 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 // WriteFile keeps the content it replaces. A write over a file is an update
 // conditional on the content that was kept, and a write where nothing is
 // creates only, so that a file another process puts there meanwhile is
-// never replaced unseen.
+// never replaced unseen. A write of the content the file holds keeps
+// nothing (as an edit that changes nothing).
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	if isTombstone(data) {
 		return errTombstoneContent
@@ -164,9 +165,12 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 			}
 			continue
 		}
-		err = s.saveThen(ctx, name, old, "write", func() error {
-			return s.inner.Update(ctx, name, 1<<40, ifUnchanged(old, content(data)))
-		})
+		write := func() error { return s.inner.Update(ctx, name, 1<<40, ifUnchanged(old, content(data))) }
+		if bytes.Equal(old, data) {
+			err = write() // replaces nothing: nothing to keep
+		} else {
+			err = s.saveThen(ctx, name, old, "write", write)
+		}
 		if !errors.Is(err, errChanged) && !errors.Is(err, memtool.ErrNotExist) {
 			return err
 		}
