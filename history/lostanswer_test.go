@@ -3,8 +3,10 @@ package history_test
 import (
 	"context"
 	"errors"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -87,4 +89,73 @@ func TestLostAnswerKeepsVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lostVersionAnswer is a real store (a file store) whose next write of a
+// version, once armed, is made but answered with an error.
+type lostVersionAnswer struct {
+	memtool.Store
+	armed atomic.Bool
+}
+
+func (s *lostVersionAnswer) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	err := s.Store.WriteFile(ctx, name, data, mode)
+	base := path.Base(name)
+	isVersion := strings.HasPrefix(name, history.DirName+"/") && base != "path" && base != "counter"
+	if err == nil && isVersion && s.armed.CompareAndSwap(true, false) {
+		return errLostAnswer
+	}
+	return err
+}
+
+// TestLostVersionAnswerKeepsNothing: a change whose version the inner
+// store wrote but answered an error for fails having changed nothing, and
+// so keeps nothing. Before, the version stayed: a version of a change
+// that never happened, which counts against MaxVersions.
+func TestLostVersionAnswerKeepsNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		rename bool
+		change func(s memtool.Store) error
+	}{
+		{"edit", true, func(s memtool.Store) error {
+			return s.Update(ctx, "a", 1<<20, func([]byte) ([]byte, error) { return []byte("new"), nil })
+		}},
+		{"overwrite", true, func(s memtool.Store) error { return s.WriteFile(ctx, "a", []byte("new"), memtool.Replace) }},
+		{"delete without rename", false, func(s memtool.Store) error { return s.Remove(ctx, "a") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inner := &lostVersionAnswer{Store: openFileStore(t, filepath.Join(t.TempDir(), "memories"))}
+			var under memtool.Store = inner
+			if c.rename {
+				under = renaming{inner}
+			}
+			s := history.New(under, nil)
+			if err := s.WriteFile(ctx, "a", []byte("old"), memtool.CreateOnly); err != nil {
+				t.Fatal(err)
+			}
+			inner.armed.Store(true)
+			err := c.change(s)
+			if inner.armed.Load() {
+				t.Fatal("no version was written")
+			}
+			if err == nil {
+				t.Fatal("the change succeeded")
+			}
+			if got, rerr := s.ReadFile(ctx, "a", 1<<20); string(got) != "old" {
+				t.Fatalf("after the failed change (%v): the file holds %q, %v", err, got, rerr)
+			}
+			if texts, _ := kept(t, under, "a"); len(texts) != 0 {
+				t.Errorf("the change failed (%v) and changed nothing, but kept versions %q", err, texts)
+			}
+		})
+	}
+}
+
+// renaming gives a lostVersionAnswer its file store's rename.
+type renaming struct{ *lostVersionAnswer }
+
+func (s renaming) Rename(ctx context.Context, oldname, newname string) error {
+	return memtool.ForwardRename(ctx, s.Store, oldname, newname)
 }
