@@ -92,13 +92,21 @@ func (s *Store) initDir(ctx context.Context, dir, name string) error {
 	return nil
 }
 
-// save writes data as a new version of name and returns its entry.
+// save writes data as a new version of name and returns its entry. A
+// write that failed may have been made (its answer lost): it is removed,
+// since the change it was for will not be made.
 func (s *Store) save(ctx context.Context, name string, data []byte, op string) (string, error) {
 	entry, err := s.claim(ctx, name, op)
 	if err != nil {
 		return "", err
 	}
-	return entry, s.inner.WriteFile(ctx, entry, data, memtool.CreateOnly)
+	if err := s.inner.WriteFile(ctx, entry, data, memtool.CreateOnly); err != nil {
+		if !errors.Is(err, memtool.ErrExist) { // not ours to remove
+			s.drop(ctx, entry)
+		}
+		return "", err
+	}
+	return entry, nil
 }
 
 func (s *Store) drop(ctx context.Context, entry string) {
