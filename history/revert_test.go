@@ -100,3 +100,44 @@ func contents(t *testing.T, inner memtool.Store, p string) []string {
 	}
 	return out
 }
+
+// TestEditPanicKeepsNothing: an edit whose function panics once the
+// version is saved (a store calls it again inside its update) changes
+// nothing, the panic goes on, and nothing is kept. Before, the saved
+// version stayed: a version of a change that never happened.
+func TestEditPanicKeepsNothing(t *testing.T) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		s := history.New(inner, nil)
+		if err := s.WriteFile(ctx, "a", []byte("old"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		func() {
+			defer func() {
+				if p := recover(); p != "second call" {
+					t.Errorf("recovered %v, want the edit's panic", p)
+				}
+			}()
+			s.Update(ctx, "a", 1<<20, func([]byte) ([]byte, error) {
+				if calls++; calls > 1 {
+					panic("second call")
+				}
+				return []byte("new"), nil
+			})
+		}()
+		if data, err := s.ReadFile(ctx, "a", 1<<20); string(data) != "old" || err != nil {
+			t.Errorf("after the panic the file holds %q, %v", data, err)
+		}
+		if got := contents(t, inner, "/memories/a"); len(got) != 0 {
+			t.Errorf("after an edit that panicked: versions %q", got)
+		}
+		// The wrapper is still usable.
+		if err := s.WriteFile(ctx, "a", []byte("newer"), memtool.Replace); err != nil {
+			t.Fatal(err)
+		}
+		if got := contents(t, inner, "/memories/a"); !slices.Equal(got, []string{"old"}) {
+			t.Errorf("versions after a write: %q", got)
+		}
+	})
+}
