@@ -237,20 +237,29 @@ func content(data []byte) func([]byte) ([]byte, error) {
 }
 
 // saveThen keeps old as a version of name, then runs change; if change
-// fails, the version is removed again (see failed), so that a failed
-// operation leaves nothing behind.
+// fails, or panics (an edit's function may), the version is removed again
+// (see failed), so that a failed operation leaves nothing behind.
 func (s *Store) saveThen(ctx context.Context, name string, old []byte, op string, change func() error) error {
 	v, err := s.save(ctx, name, old, op)
 	if err != nil {
 		return err
 	}
-	if err := change(); err != nil {
+	err = errPanicked
+	defer func() {
+		if err == errPanicked {
+			s.failed(ctx, name, v, old, err)
+		}
+	}()
+	if err = change(); err != nil {
 		s.failed(ctx, name, v, old, err)
 		return err
 	}
 	s.prune(ctx, name, v)
 	return nil
 }
+
+// errPanicked: the change panicked.
+var errPanicked = errors.New("panicked")
 
 // failed drops the version v of old, saved for a change of name that
 // failed with err, if the change did not take effect: the update found
