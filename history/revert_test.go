@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // refusingWrites is a policy over a store that refuses every file write,
@@ -138,6 +140,27 @@ func TestEditPanicKeepsNothing(t *testing.T) {
 		}
 		if got := contents(t, inner, "/memories/a"); !slices.Equal(got, []string{"old"}) {
 			t.Errorf("versions after a write: %q", got)
+		}
+	})
+}
+
+// TestRenameKeepsNothing: renaming a file or a directory keeps nothing,
+// and the versions stay under the old path.
+func TestRenameKeepsNothing(t *testing.T) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		s := history.New(inner, nil)
+		mem := memtool.New(s, nil)
+		storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/d/f", "file_text": "one"})
+		storetest.Call(t, mem, map[string]any{"command": "str_replace", "path": "/memories/d/f", "old_str": "one", "new_str": "two"})
+		storetest.Call(t, mem, map[string]any{"command": "rename", "old_path": "/memories/d/f", "new_path": "/memories/d/g"})
+		storetest.Call(t, mem, map[string]any{"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"})
+		if r := storetest.Call(t, mem, map[string]any{"command": "view", "path": "/memories/e/g"}); r.IsError || !strings.Contains(r.Text, "two") {
+			t.Fatalf("after the renames: %q", r.Text)
+		}
+		for p, want := range map[string][]string{"/memories/d/f": {"one"}, "/memories/d/g": nil, "/memories/e/g": nil} {
+			if got := contents(t, inner, p); !slices.Equal(got, want) {
+				t.Errorf("versions of %s: %q, want %q", p, got, want)
+			}
 		}
 	})
 }
