@@ -101,6 +101,9 @@
 //     the two steps is removed without being kept.
 //   - A file's content that is exactly a tombstone cannot be written
 //     (the model is told so).
+//   - A rename is a copy and a delete (memtool.Move without a Renamer),
+//     and that delete keeps the old path's content as a version, as any
+//     delete does.
 //
 // # Capabilities and cost
 //

@@ -164,3 +164,23 @@ func TestRenameKeepsNothing(t *testing.T) {
 		}
 	})
 }
+
+// TestRenameWithoutRenamer: over a store without an atomic rename,
+// memtool renames by copying and deleting, and the delete keeps the old
+// path's content, as the package doc says.
+func TestRenameWithoutRenamer(t *testing.T) {
+	ctx := context.Background()
+	inner := noRename{memstore.New()}
+	mem := memtool.New(history.New(inner, nil), nil)
+	storetest.Call(t, mem, map[string]any{"command": "create", "path": "/memories/d/f", "file_text": "one"})
+	if r := storetest.Call(t, mem, map[string]any{"command": "rename", "old_path": "/memories/d/f", "new_path": "/memories/d/g"}); r.IsError {
+		t.Fatal(r.Text)
+	}
+	vs, err := history.Versions(ctx, inner, "/memories/d/f")
+	if err != nil || len(vs) != 1 || vs[0].Op != "delete" {
+		t.Fatalf("versions of the old path: %+v, %v", vs, err)
+	}
+	if got := contents(t, inner, "/memories/d/g"); len(got) != 0 {
+		t.Errorf("versions of the new path: %q", got)
+	}
+}
