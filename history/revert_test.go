@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
@@ -182,5 +183,36 @@ func TestRenameWithoutRenamer(t *testing.T) {
 	}
 	if got := contents(t, inner, "/memories/d/g"); len(got) != 0 {
 		t.Errorf("versions of the new path: %q", got)
+	}
+}
+
+// TestMaxAgeBoundary: a version exactly MaxAge old stays, one a
+// nanosecond older goes; a clock that goes back drops nothing; a
+// negative MaxAge keeps versions for ever.
+func TestMaxAgeBoundary(t *testing.T) {
+	ctx := context.Background()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	clock := func() time.Time { return now }
+	for _, c := range []struct {
+		maxAge time.Duration
+		later  time.Duration // the clock when the next change is made
+		want   []string
+	}{
+		{time.Hour, time.Hour, []string{"0", "1"}},
+		{time.Hour, time.Hour + 1, []string{"1"}},
+		{time.Hour, -48 * time.Hour, []string{"0", "1"}},
+		{-1, 1000 * time.Hour, []string{"0", "1"}},
+	} {
+		inner := memstore.New()
+		s := history.New(inner, &history.Options{MaxAge: c.maxAge, Now: clock})
+		now = start
+		s.WriteFile(ctx, "a", []byte("0"), memtool.CreateOnly)
+		s.WriteFile(ctx, "a", []byte("1"), memtool.Replace) // keeps "0", made at start
+		now = start.Add(c.later)
+		s.WriteFile(ctx, "a", []byte("2"), memtool.Replace) // keeps "1", made now
+		if got := contents(t, inner, "/memories/a"); !slices.Equal(got, c.want) {
+			t.Errorf("MaxAge %v, %v later: versions %q, want %q", c.maxAge, c.later, got, c.want)
+		}
 	}
 }
