@@ -129,7 +129,7 @@ func commands() []*command {
 		{name: "keygen", summary: "make an encryption key (package encrypt), or rotate a key file",
 			usage: "[--id ID] [--out FILE | --rotate FILE]", about: "Prints a new encryption key (ID:base64) on stdout, or writes it to a key file (mode 0600).", args: none, setup: setupKeygen},
 		{name: "rekey", summary: "re-encrypt every file not yet under the first key of $MEMTOOL_KEY or $MEMTOOL_KEY_FILE",
-			usage: "[--store URL] [--tenant ID]", about: "Keys come from $MEMTOOL_KEY, else the key file $MEMTOOL_KEY_FILE; the first one encrypts.", args: none, groups: storeFlag | tenantFlag, setup: noFlags(runRekey)},
+			usage: "[--store URL] [--tenant ID | --all-tenants]", about: "Keys come from $MEMTOOL_KEY, else the key file $MEMTOOL_KEY_FILE; the first one encrypts.", args: none, groups: storeFlag | tenantFlag, setup: setupRekey},
 		{name: "log", summary: "read an audit log (package audit): filter by tenant, operation, path, outcome, time",
 			usage: "[flags] [FILE ...]   (no FILE, or -: stdin)", args: argCount{0, -1, ""}, setup: setupLog},
 		{name: "migrate", summary: "copy a whole store to another backend (--from URL --to URL), verified by checksum",

@@ -2,39 +2,59 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/memtool/memtool/encrypt"
 )
 
+func setupRekey(fs *flag.FlagSet) runFunc {
+	allTenants := fs.Bool("all-tenants", false, "re-encrypt every tenant of a multi-tenant store, one after another")
+	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		return runRekey(ctx, env, inv, *allTenants)
+	}
+}
+
 // runRekey re-encrypts every file of an encrypted store (package encrypt)
 // that is not yet under the first key, after a rotation (memtool keygen
-// --rotate), including the policies' own entries. It says the other keys
-// may be dropped only when encrypt.Rekey succeeded, that is when its last
-// pass over the store found every file under the first key.
-func runRekey(ctx context.Context, env *cliEnv, inv *invocation) int {
+// --rotate), including the policies' own entries: of the store or the
+// tenant --tenant names, or of every tenant with --all-tenants. It says
+// the other keys may be dropped only when encrypt.Rekey succeeded on each,
+// that is when its last pass over the store found every file under the
+// first key.
+func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool) int {
 	keys, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
 	if err != nil {
 		return inv.fail(exitUsage, "%v", err)
 	}
-	// Rekey works on the raw store, below any policy (which would wrap it
-	// in a second encryption layer), with the policies' data listed. It
-	// takes no --policy.
-	raw, closer, err := openRawStore(ctx, env, &inv.sf)
-	if err != nil {
-		return inv.fail(exitStore, "%v", err)
+	tenants := []string{inv.sf.tenant}
+	if allTenants {
+		if inv.sf.tenant != "" {
+			return inv.fail(exitUsage, "--tenant and --all-tenants exclude each other")
+		}
+		if tenants, err = listTenants(ctx, storeURL(inv.sf.store, env)); err != nil {
+			return inv.fail(exitStore, "%v", err)
+		}
 	}
-	defer closer.Close()
-	store, err := encrypt.New(raw, keys, &encrypt.Options{Tenant: inv.sf.tenant})
-	if err != nil {
-		return inv.fail(exitUsage, "%v", err)
-	}
-	n, err := encrypt.Rekey(ctx, store, policyData...)
 	newID := keys[0].ID
-	fmt.Fprintf(env.stdout, "re-encrypted %s with key %s\n", plural(n, "file"), newID)
-	if err != nil {
-		return inv.fail(exitFailed, "%v\nNot every file is under key %s yet: keep the other keys, and run memtool rekey again until it succeeds (once every process that writes to the store has key %s first).", err, newID, newID)
+	var failed []string
+	for _, tenant := range tenants {
+		n, code, err := rekeyOne(ctx, env, inv, keys, tenant)
+		if code != exitOK {
+			return code
+		}
+		of := ""
+		if allTenants {
+			of = " of tenant " + tenant
+		}
+		fmt.Fprintf(env.stdout, "re-encrypted %s%s with key %s\n", plural(n, "file"), of, newID)
+		if err != nil {
+			failed = append(failed, strings.TrimPrefix(of+": ", " of ")+err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		return inv.fail(exitFailed, "%s\nNot every file is under key %s yet: keep the other keys, and run memtool rekey again until it succeeds (once every process that writes to the store has key %s first).", strings.Join(failed, "\n"), newID, newID)
 	}
 	if len(keys) > 1 {
 		var old []string
@@ -44,4 +64,26 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation) int {
 		inv.fail(exitOK, "a last pass over the store found every file under key %s. The other keys (%s) can be removed once every process that writes to the store has key %s first: one that still has an old key first writes under it (restart it with the new keys, then run memtool rekey again).", newID, strings.Join(old, ", "), newID)
 	}
 	return exitOK
+}
+
+// rekeyOne runs encrypt.Rekey on the store, or on its tenant if tenant is
+// not "": the files it re-encrypted and Rekey's error, or an exit status
+// other than exitOK (having said why) if the store cannot be opened.
+func rekeyOne(ctx context.Context, env *cliEnv, inv *invocation, keys []encrypt.Key, tenant string) (int, int, error) {
+	// Rekey works on the raw store, below any policy (which would wrap it
+	// in a second encryption layer), with the policies' data listed. It
+	// takes no --policy.
+	sf := inv.sf
+	sf.tenant = tenant
+	raw, closer, err := openRawStore(ctx, env, &sf)
+	if err != nil {
+		return 0, inv.fail(exitStore, "%v", err), nil
+	}
+	defer closer.Close()
+	store, err := encrypt.New(raw, keys, &encrypt.Options{Tenant: tenant})
+	if err != nil {
+		return 0, inv.fail(exitUsage, "%v", err), nil
+	}
+	n, err := encrypt.Rekey(ctx, store, policyData...)
+	return n, exitOK, err
 }
