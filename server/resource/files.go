@@ -201,6 +201,14 @@ func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.St
 	if err != nil {
 		return err
 	}
+	if name == "" {
+		// The root is a directory, whatever a store says of the name "":
+		// no precondition holds there, and nothing is written.
+		if hasNone || hasMatch {
+			return errPrecondition
+		}
+		return at(name, memtool.ErrIsDir)
+	}
 	ctx := r.Context()
 	status := http.StatusOK
 	switch {
