@@ -33,9 +33,10 @@ type Entry struct {
 // Outcome classifies an operation's error without its text (which might
 // quote file contents): "ok", the class of a memtool store error
 // ("not_exist", "exist", "not_dir", "is_dir", "irregular", "escapes",
-// "too_large", "not_empty"), "cancelled", "refused" (a policy refused it
-// with a memtool.Refusal, as the limits, secrets and encrypt wrappers do),
-// or "error". The wrapper logs "edit_failed" for an Update whose edit
+// "too_large", "not_empty"), "unknown" (memtool.ErrOutcomeUnknown: the
+// store's answer was lost, so the change may or may not have been made),
+// "cancelled", "refused" (a policy refused it with a memtool.Refusal, as
+// the limits, secrets and encrypt wrappers do), or "error". The wrapper logs "edit_failed" for an Update whose edit
 // itself failed (old_str not found, …).
 func Outcome(err error) string {
 	var ref memtool.Refusal
@@ -43,6 +44,9 @@ func Outcome(err error) string {
 	switch {
 	case err == nil:
 		return "ok"
+	case errors.Is(err, memtool.ErrOutcomeUnknown):
+		// Before the context's errors: a lost answer may come with one.
+		return "unknown"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return "cancelled"
 	case errors.As(err, &ref), errors.As(err, &pe):
