@@ -22,7 +22,7 @@ import (
 // it is refused as a typo.
 var (
 	auditOps      = []string{"stat", "read", "list", "write", "create", "update", "mkdir", "remove", "remove_all", "rename"}
-	auditOutcomes = []string{"ok", "refused", "edit_failed", "cancelled", "not_exist", "exist", "not_dir", "is_dir", "irregular", "escapes", "too_large", "not_empty", "error"}
+	auditOutcomes = []string{"ok", "refused", "edit_failed", "unknown", "cancelled", "not_exist", "exist", "not_dir", "is_dir", "irregular", "escapes", "too_large", "not_empty", "error"}
 )
 
 func setupLog(fs *flag.FlagSet) runFunc {
