@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -262,7 +263,7 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 type Filter struct {
 	Tenant  string
 	Op      string
-	Path    string // the path or a directory above it
+	Path    string // the path or a directory above it; a trailing slash changes nothing
 	Outcome string
 	Since   time.Time
 	Until   time.Time
@@ -272,8 +273,12 @@ type Filter struct {
 // path and everything below it, also as a rename's destination, and the
 // renames and removals of a directory above it, which took it along.
 func (f Filter) Match(e Entry) bool {
+	dir := strings.TrimRight(f.Path, "/") // logged paths end in none
+	if dir == "" {
+		dir = f.Path
+	}
 	touches := func(p string) bool {
-		return p != "" && (within(p, f.Path) || (e.Op == "rename" || e.Op == "remove_all") && within(f.Path, p))
+		return p != "" && (within(p, dir) || (e.Op == "rename" || e.Op == "remove_all") && within(dir, p))
 	}
 	switch {
 	case f.Tenant != "" && e.Tenant != f.Tenant,
