@@ -164,6 +164,9 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if name == "" { // the root, a directory
+		return pathErr("write", name, memtool.ErrIsDir)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, base, err := s.parent("write", name)

@@ -62,6 +62,19 @@ func testWriteReplaceDir(t *testing.T, s memtool.Store) {
 	}, "d", "full")
 }
 
+// The root is a directory: a write of the name "" fails (ErrIsDir; with
+// CreateOnly, ErrExist may say it too) and changes nothing.
+func testWriteRoot(t *testing.T, s memtool.Store) {
+	mustWrite(t, s, "f", "x")
+	before := snapshot(t, s)
+	err := s.WriteFile(t.Context(), "", []byte("new"), memtool.CreateOnly)
+	if !errors.Is(err, memtool.ErrExist) && !errors.Is(err, memtool.ErrIsDir) {
+		t.Errorf("WriteFile(\"\", CreateOnly) = %v, want ErrExist or ErrIsDir", err)
+	}
+	WantErr(t, `WriteFile("", Replace)`, s.WriteFile(t.Context(), "", []byte("new"), memtool.Replace), memtool.ErrIsDir)
+	unchanged(t, s, before, "WriteFile of the root")
+}
+
 // "whose parent directory must exist (else ErrNotExist …)"
 func testWriteMissingParent(t *testing.T, s memtool.Store) {
 	mustMkdir(t, s, "d")

@@ -46,6 +46,7 @@ var groups = []struct {
 		{"CreateOnlyExisting", testWriteCreateOnlyExisting},
 		{"Replace", testWriteReplace},
 		{"ReplaceDir", testWriteReplaceDir},
+		{"Root", testWriteRoot},
 		{"MissingParent", testWriteMissingParent},
 		{"ParentIsFile", testWriteParentIsFile},
 	}},
