@@ -197,6 +197,24 @@ func TestReadOnly(t *testing.T) {
 			t.Errorf("reading a closed WAL database on a read-only file system: %v, want ErrReadOnly", err)
 		}
 	})
+	t.Run("read-only directory without WAL files", func(t *testing.T) {
+		// The file may be written, but SQLite cannot create its -wal and
+		// -shm beside it.
+		dir := t.TempDir()
+		path := filepath.Join(dir, "m.db")
+		s := open(t, path)
+		storeops.Seed(t, s)
+		s.Close()
+		readOnlyDir(t, dir)
+		st, err := sqlitestore.Open(path, nil)
+		if err == nil {
+			defer st.Close()
+			_, err = st.ReadFile(ctx, "kept", 100)
+		}
+		if !errors.Is(err, memtool.ErrReadOnly) {
+			t.Errorf("reading a closed WAL database in a read-only directory: %v, want ErrReadOnly", err)
+		}
+	})
 	t.Run("missing file in a read-only directory", func(t *testing.T) {
 		ro := t.TempDir()
 		mount(t, ro, "--bind", "-o", "ro", t.TempDir())
@@ -204,6 +222,23 @@ func TestReadOnly(t *testing.T) {
 			t.Errorf("Open of a new file in a read-only directory: %v, want ErrReadOnly", err)
 		}
 	})
+}
+
+// readOnlyDir makes dir take no new files until the test ends: by its
+// permissions, or (as root, whom they do not stop) its immutable attribute.
+func readOnlyDir(t *testing.T, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(dir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o700) })
+		return
+	}
+	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+		unavailable(t, fmt.Sprintf("chattr +i: %v: %s", err, out))
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
 }
 
 func answerStore(t *testing.T, path string) *sqlitestore.Store {
