@@ -5,11 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
+	"path/filepath"
 	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/sqltree"
+	"golang.org/x/sys/unix"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -140,8 +143,9 @@ func (d *db) Classify(ctx context.Context, err error) error {
 
 // classify wraps err with the memtool error its SQLite code stands for.
 // SQLite reports a write that found no space (ENOSPC) as SQLITE_FULL. On a
-// read-only file, SQLITE_CANTOPEN is SQLite unable to create the WAL's
-// files beside it, so it is read-only too.
+// read-only file, or in a directory that takes no new files,
+// SQLITE_CANTOPEN is SQLite unable to create the WAL's files beside it,
+// so it is read-only too.
 func (d *db) classify(err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) || errors.Is(err, memtool.ErrBusy) || errors.Is(err, memtool.ErrNoSpace) || errors.Is(err, memtool.ErrReadOnly) {
@@ -155,11 +159,18 @@ func (d *db) classify(err error) error {
 	case sqlite3.SQLITE_READONLY:
 		return fmt.Errorf("%w (%v)", memtool.ErrReadOnly, err)
 	case sqlite3.SQLITE_CANTOPEN:
-		if d.readOnly {
-			return fmt.Errorf("%w (SQLite cannot read a WAL database file on a read-only file system unless its -wal and -shm files exist: %v)", memtool.ErrReadOnly, err)
+		if d.readOnly || dirReadOnly(d.path) {
+			return fmt.Errorf("%w (SQLite cannot read a WAL database file on a read-only file system or in a read-only directory unless its -wal and -shm files exist: %v)", memtool.ErrReadOnly, err)
 		}
 	}
 	return err
+}
+
+// dirReadOnly reports whether the directory of path refuses new files
+// (its permissions, an immutable directory, a read-only file system).
+func dirReadOnly(path string) bool {
+	err := unix.Access(filepath.Dir(path), unix.W_OK)
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.EROFS)
 }
 
 // isCode reports whether err is SQLite's primary result code code.

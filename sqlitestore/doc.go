@@ -76,8 +76,9 @@
 //     an immutable file, a read-only file system) is opened read-only: reads
 //     work, and every write fails with an error wrapping
 //     memtool.ErrReadOnly. SQLite reads a WAL database on a read-only file
-//     system only while its -wal and -shm files exist (another process has
-//     it open); otherwise reads fail with memtool.ErrReadOnly too. A new
+//     system, or in a directory that takes no new files, only while its
+//     -wal and -shm files exist (another process has it open); otherwise
+//     Open or reads fail with memtool.ErrReadOnly too. A new
 //     file in a read-only directory fails Open with memtool.ErrReadOnly.
 //   - Weaker: a file that becomes unwritable while the store has it open,
 //     and an exceeded disk quota, reach SQLite as I/O errors: the method
