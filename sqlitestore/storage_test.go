@@ -253,3 +253,36 @@ func answerStore(t *testing.T, path string) *sqlitestore.Store {
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+// TestDeletedFile deletes the database file (alone, and with its -wal and
+// -shm) under a store that has it open: a write the store acknowledges
+// afterwards must be in the file at the path, where the next store to
+// open it reads; a write that cannot be there fails.
+func TestDeletedFile(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name     string
+		suffixes []string
+	}{
+		{"file", []string{""}},
+		{"file and WAL", []string{"", "-wal", "-shm"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.db")
+			s := open(t, path)
+			storeops.Seed(t, s)
+			for _, suffix := range c.suffixes {
+				if err := os.Remove(path + suffix); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := s.WriteFile(ctx, "after", []byte("x"), memtool.CreateOnly)
+			if err != nil {
+				return
+			}
+			if _, err := open(t, path).ReadFile(ctx, "after", 100); err != nil {
+				t.Errorf("a write acknowledged after the database file was deleted is not in the file at its path: %v", err)
+			}
+		})
+	}
+}
