@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -24,8 +25,9 @@ type db struct {
 	r           *sql.DB // reads: deferred transactions, WAL snapshots
 	w           *sql.DB // writes: BEGIN IMMEDIATE, one connection; nil when readOnly
 	busyTimeout time.Duration
-	readOnly    bool // the file cannot be written: every write fails with ErrReadOnly
-	noIndex     bool // a read-only file of schema version 1, without the search index
+	readOnly    bool        // the file cannot be written: every write fails with ErrReadOnly
+	file        os.FileInfo // the file at path when the store opened it
+	noIndex     bool        // a read-only file of schema version 1, without the search index
 }
 
 var _ sqltree.DB = (*db)(nil)
@@ -87,7 +89,22 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
+	if err := d.moved(); err != nil {
+		tx.Rollback()
+		return err
+	}
 	return tx.Commit()
+}
+
+// moved fails if the file at path is no longer the one the store opened
+// (deleted or replaced): SQLite would commit to the file it has open,
+// which no later store at path reads.
+func (d *db) moved() error {
+	fi, err := os.Stat(d.path)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && d.file != nil && !os.SameFile(fi, d.file) {
+		return fmt.Errorf("the database file %s was deleted or replaced while the store had it open; open it again", d.path)
+	}
+	return nil
 }
 
 // The pauses between a write's tries to take the file's write lock: from

@@ -80,6 +80,11 @@
 //     -wal and -shm files exist (another process has it open); otherwise
 //     Open or reads fail with memtool.ErrReadOnly too. A new
 //     file in a read-only directory fails Open with memtool.ErrReadOnly.
+//   - A database file deleted or replaced while a store has it open: the
+//     store's writes fail, as they would go to the file it has open, which
+//     no later store at the path reads; its reads see that file. Open the
+//     path again. A write that commits while the file is being deleted
+//     goes with it.
 //   - Weaker: a file that becomes unwritable while the store has it open,
 //     and an exceeded disk quota, reach SQLite as I/O errors: the method
 //     fails with that error, which the model sees as an internal error.

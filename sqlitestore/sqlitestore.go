@@ -271,7 +271,11 @@ func Open(path string, opts *Options) (*Store, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	switch {
 	case err == nil:
+		d.file, err = f.Stat()
 		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("sqlitestore: %w", err)
+		}
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
 		if _, statErr := os.Stat(path); statErr != nil {
 			return nil, fmt.Errorf("sqlitestore: %w (%v)", memtool.ErrReadOnly, err)
