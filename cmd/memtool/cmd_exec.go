@@ -254,8 +254,12 @@ func (x *execServer) answerLine(ctx context.Context, out io.Writer, line []byte,
 func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
+		n := len(chunk) // of the line, without its newline
+		if err == nil {
+			n--
+		}
 		if !tooLong {
-			if len(line)+len(chunk) > limit+1 {
+			if len(line)+n > limit {
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
