@@ -126,6 +126,11 @@ func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
 
 func (m *Memory) execute(ctx context.Context, cmd Command) Result {
 	if err := ctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			// Its deadline passed while it waited to start (behind the
+			// calls of its turn that it follows, say).
+			return errorResult(fmt.Sprintf("The %s command on %s did not finish in time (it had not started); nothing was changed", cmd.Name(), cmd.Target()))
+		}
 		return errorResult(fmt.Sprintf("The %s command was cancelled before it ran", cmd.Name()))
 	}
 	r, err := m.locked(ctx, cmd)
