@@ -22,8 +22,9 @@ import (
 // URL): the table memtool_keys in a PostgreSQL or SQLite store's
 // database, created if missing, or the file DIR.keys beside a directory
 // store DIR (a missing file holds no keys). A missing SQLite file, or a
-// missing directory store, is an error, unless Options.Create. Any other store keeps no keys: an error says so. Errors never
-// show the URL's password.
+// missing directory store, is an error, unless Options.Create (which
+// makes a missing SQLite file 0600). Any other store keeps no keys: an
+// error says so. Errors never show the URL's password.
 func Open(ctx context.Context, storeURL string, opts *Options) (*Keyring, error) {
 	create := opts != nil && opts.Create
 	b, err := openBackend(ctx, storeURL, create)
@@ -122,7 +123,20 @@ func sqlitePath(raw string, create bool) (string, error) {
 		return "", fmt.Errorf("store URL %q: an SQLite URL needs an absolute path, as in sqlite:///abs/path.db", raw)
 	}
 	if create {
-		return p, os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return "", err
+		}
+		// Private, as sqlitestore creates it (SQLite would make it 0644,
+		// and its WAL files take its mode): it holds the keys' hashes,
+		// and the memory once the store opens it.
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		return p, f.Close()
 	}
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("store %s: %w", raw, err)
