@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -34,6 +35,28 @@ func TestSQLiteFileCreatedPrivate(t *testing.T) {
 		}
 		if fi.Mode().Perm()&0o077 != 0 {
 			t.Errorf("%s: mode %v, want no access for group or others", filepath.Base(p), fi.Mode().Perm())
+		}
+	}
+}
+
+// TestAddExpiryNotInFuture: an expiry that is not after the key's
+// creation, as the keyring keeps both (to the millisecond), is refused:
+// Add never makes a key that is expired at birth.
+func TestAddExpiryNotInFuture(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ now, expires time.Duration }{
+		{0, 500 * time.Microsecond},                      // in the future by half a millisecond
+		{800 * time.Microsecond, 500 * time.Microsecond}, // in the past
+	} {
+		c := testclock.New(t0.Add(tc.now))
+		k := open(t, filepath.Join(t.TempDir(), "memories"), c)
+		key, token, err := k.Add(ctx, keys.NewKey{Tenant: "alice", Scope: keys.Read, Expires: t0.Add(tc.expires)})
+		if err == nil {
+			_, verr := k.Verify(ctx, token)
+			t.Errorf("now %v, expiry %v: Add made key %+v (Verify at once: %v); want an error", tc.now, tc.expires, key, verr)
+		} else if !strings.Contains(err.Error(), "not in the future") {
+			t.Errorf("now %v, expiry %v: %v", tc.now, tc.expires, err)
 		}
 	}
 }
