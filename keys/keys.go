@@ -183,14 +183,17 @@ func (k *Keyring) Add(ctx context.Context, nk NewKey) (Key, string, error) {
 	if len(nk.Name) > 200 || !utf8.ValidString(nk.Name) || strings.ContainsFunc(nk.Name, unicode.IsControl) {
 		return Key{}, "", fmt.Errorf("keys: a name is at most 200 bytes of UTF-8, without control characters")
 	}
+	// Both kept to the millisecond: an expiry must be after the creation
+	// as kept, or the key would be expired at birth.
 	now := k.now().UTC().Truncate(time.Millisecond)
-	if !nk.Expires.IsZero() && !nk.Expires.After(now) {
+	expires := nk.Expires.UTC().Truncate(time.Millisecond)
+	if !nk.Expires.IsZero() && !expires.After(now) {
 		return Key{}, "", fmt.Errorf("keys: the expiry %s is not in the future", nk.Expires.Format(time.RFC3339))
 	}
 	for range 5 {
 		id, secret := randomHex(idBytes), randomHex(secretBytes)
 		sum := sha256.Sum256([]byte(secret))
-		key := Key{ID: id, Name: nk.Name, Tenant: nk.Tenant, Scope: nk.Scope, Created: now, Expires: nk.Expires.UTC().Truncate(time.Millisecond)}
+		key := Key{ID: id, Name: nk.Name, Tenant: nk.Tenant, Scope: nk.Scope, Created: now, Expires: expires}
 		err := k.b.insert(ctx, record{key, sum[:]})
 		if errors.Is(err, errIDTaken) {
 			continue
