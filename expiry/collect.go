@@ -150,6 +150,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 	if err != nil {
 		return rep, fmt.Errorf("expiry: reading the index: %w", err)
 	}
+	var moveErr error // the moves stop here; those made are checked still
 	for _, name := range expired {
 		if !unused(again, name) {
 			continue
@@ -159,15 +160,16 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 			continue // removed meanwhile
 		}
 		if err != nil {
-			return rep, fmt.Errorf("expiry: moving %s to the trash: %w", memtool.VirtualPath(name), err)
+			moveErr = fmt.Errorf("expiry: moving %s to the trash: %w", memtool.VirtualPath(name), err)
+			break
 		}
 		moved = append(moved, name)
 	}
-	after, err := readIndex(ctx, inner)
+	after, err := readIndex(context.WithoutCancel(ctx), inner)
 	if err != nil {
 		// Which were used is unknown: none expires.
 		_, perr := putBack(ctx, inner, batch, moved)
-		return rep, errors.Join(fmt.Errorf("expiry: reading the index: %w", err), perr)
+		return rep, errors.Join(moveErr, fmt.Errorf("expiry: reading the index: %w", err), perr)
 	}
 	var used []string
 	kept := moved[:0]
@@ -181,13 +183,16 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 	stayed, err := putBack(ctx, inner, batch, used)
 	moved = append(kept, stayed...)
 	if err != nil {
-		return rep, err
+		return rep, errors.Join(moveErr, err)
 	}
 	inTrash := map[string]bool{}
 	for _, name := range moved {
 		inTrash[memtool.VirtualPath(name)] = true
 	}
 	rep.Expired = slices.DeleteFunc(rep.Expired, func(e Expired) bool { return !inTrash[e.Path] })
+	if moveErr != nil {
+		return rep, moveErr
+	}
 	err = updateIndex(ctx, inner, func(ix *index) {
 		for _, name := range moved {
 			if unused(*ix, name) {
