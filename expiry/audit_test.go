@@ -81,3 +81,37 @@ func TestInterruptedCollectSparesConcurrentWrite(t *testing.T) {
 		}
 	})
 }
+
+// TestCollectSparesRenameInFlight: a file renamed through the wrapper
+// into a name whose earlier file was removed (its access still in the
+// index), while a Collect runs from start to end between the rename and
+// its return, was used just now: it must not expire under the model,
+// whose rename then succeeds.
+func TestCollectSparesRenameInFlight(t *testing.T) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
+		h := &renameHooked{Store: inner}
+		s := expiry.New(h, &expiry.Options{Now: clk.Now})
+		for _, n := range []string{"a.md", "b.md"} {
+			if err := s.WriteFile(ctx, n, []byte("text of "+n), memtool.CreateOnly); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clk.Add(31 * 24 * time.Hour)
+		if err := s.Remove(ctx, "a.md"); err != nil {
+			t.Fatal(err)
+		}
+		h.after = func(string, string) {
+			if _, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now}); err != nil {
+				t.Error(err)
+			}
+		}
+		if err := s.(memtool.Renamer).Rename(ctx, "b.md", "a.md"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := inner.ReadFile(ctx, "a.md", 1<<20); err != nil || string(got) != "text of b.md" {
+			t.Errorf("a.md holds %q, %v after b.md was renamed to it; want %q", got, err, "text of b.md")
+		}
+	})
+}
