@@ -39,7 +39,7 @@
 // wrappers writing to the store (both default to DefaultResolution).
 //
 // A file written while Collect runs stays, with what was written: the
-// wrapper records a write (or an edit) before it makes it, and Collect
+// wrapper records a write (or an edit, or a rename) before it makes it, and Collect
 // reads the index again after its moves and puts back every file used
 // since it first read it. (A read is recorded after it: a file read just
 // as Collect moves it may expire right after that read.)

@@ -145,14 +145,29 @@ func (s *Store) Mkdir(ctx context.Context, name string) error { return s.inner.M
 func (s *Store) Remove(ctx context.Context, name string) error { return s.inner.Remove(ctx, name) }
 
 // rename moves the recorded accesses along with the entries; renaming is a
-// use of the files moved.
+// use of the files moved. Like a write, it records the use at newname
+// before it renames (see WriteFile): a Collect must not take a file
+// renamed into place for an earlier file's stale access there.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
-	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	now := s.opts.now().Unix()
 	keep := !reserved(newname) // moved into a policy's own files: forgotten
+	if keep {
+		s.record(ctx, func(ix *index) {
+			for name := range ix.Access {
+				if name == newname || strings.HasPrefix(name, newname+"/") {
+					ix.Access[name] = now
+				}
+			}
+			ix.Access[newname] = now
+		})
+	}
+	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
+	if err != nil {
+		return err
+	}
 	s.record(ctx, func(ix *index) {
 		for name := range ix.Access {
 			if name == oldname || strings.HasPrefix(name, oldname+"/") {
