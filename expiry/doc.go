@@ -39,10 +39,11 @@
 // wrappers writing to the store (both default to DefaultResolution).
 //
 // A file written while Collect runs stays, with what was written: the
-// wrapper records a write (or an edit, or a rename) before it makes it, and Collect
-// reads the index again after its moves and puts back every file used
-// since it first read it. (A read is recorded after it: a file read just
-// as Collect moves it may expire right after that read.)
+// wrapper records a write (or an edit, or a rename) before it makes it,
+// and Collect reads the index again after its moves (also when it stops
+// early, cancelled or failing) and puts back every file used since it
+// first read it. (A read is recorded after it: a file read just as
+// Collect moves it may expire right after that read.)
 //
 // A file with no recorded access (written before tracking began, or
 // around the wrapper) counts as used at the first Collect that sees it.
