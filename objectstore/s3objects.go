@@ -84,6 +84,9 @@ func (o *s3objects) list(ctx context.Context, prefix string, delim bool, fn func
 	if delim {
 		in.Delimiter = aws.String("/")
 	}
+	// A common prefix whose objects span two pages comes again on the
+	// next from some S3-compatible servers (S3 skips it): once is enough.
+	lastDir := ""
 	for {
 		out, err := o.client.ListObjectsV2(ctx, in)
 		if err != nil {
@@ -98,6 +101,12 @@ func (o *s3objects) list(ctx context.Context, prefix string, delim bool, fn func
 		}
 		slices.SortFunc(page, func(a, b listed) int { return strings.Compare(a.key, b.key) })
 		for _, l := range page {
+			if l.dir && l.key == lastDir {
+				continue
+			}
+			if l.dir {
+				lastDir = l.key
+			}
 			if !fn(l) {
 				return nil
 			}
