@@ -3,6 +3,7 @@ package objectstore
 import (
 	"bytes"
 	"context"
+	"fmt"
 
 	"github.com/memtool/memtool"
 )
@@ -48,10 +49,14 @@ func (s *Store) createS3(ctx context.Context, op, name, key string, data []byte)
 		return nil
 	}
 	where, err := s.settle(ctx, key, etag, s.markerKey(parent))
-	if err == nil && where == undone {
-		err = pathErr(op, name, memtool.ErrNotExist)
+	switch {
+	case err != nil:
+		// The object is written, and may stay: the create may be made.
+		return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
+	case where == undone:
+		return pathErr(op, name, memtool.ErrNotExist)
 	}
-	return err
+	return nil
 }
 
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
