@@ -2,6 +2,8 @@ package objectstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -67,12 +69,17 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	return s.change(ctx, "removeall", name, name == "", fs.ErrInvalid, func() error { return s.remove(ctx, "removeall", name, true) })
 }
 
-// deleteTree deletes keys: files first, then markers, deepest first.
+// deleteTree deletes keys: files first, then markers, deepest first. A
+// failure after the first key wraps memtool.ErrOutcomeUnknown.
 func (s *Store) deleteTree(ctx context.Context, keys []string) error {
 	keys = slices.Clone(keys)
 	sortForDelete(keys)
-	for _, key := range keys {
+	for i, key := range keys {
 		if err := s.bk.b.remove(ctx, key); err != nil && !notFound(err) {
+			if i > 0 && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+				// Part of the tree is deleted: not "nothing changed".
+				err = fmt.Errorf("%w (%d of %d objects gone: %v)", memtool.ErrOutcomeUnknown, i, len(keys), err)
+			}
 			return err
 		}
 	}

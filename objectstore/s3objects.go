@@ -75,7 +75,14 @@ func (o *s3objects) remove(ctx context.Context, key string) error {
 	if _, err := o.size(ctx, key); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err // not sent
+	}
 	_, err := o.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)})
+	if err != nil && ctx.Err() != nil {
+		// Sent: S3 may have deleted it, or still may.
+		return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
+	}
 	return err
 }
 
