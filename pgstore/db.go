@@ -88,9 +88,10 @@ func (d *db) commit(ctx context.Context, conn *pgx.Conn, fn func(tx pgx.Tx) erro
 }
 
 // commitErr is the error of a commit on conn that returned err: one whose
-// answer was lost with the connection is errCommitUnknown.
+// answer was lost with the connection is errCommitUnknown, unless pgx
+// says it failed before anything was sent (a context already done).
 func commitErr(conn *pgx.Conn, err error) error {
-	if err != nil && conn.IsClosed() {
+	if err != nil && conn.IsClosed() && !pgconn.SafeToRetry(err) {
 		// Not wrapped: the model must not read "nothing changed".
 		return fmt.Errorf("%w (%v)", errCommitUnknown, err)
 	}
