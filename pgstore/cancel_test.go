@@ -34,3 +34,41 @@ func TestCancelledBeforeCommit(t *testing.T) {
 		t.Errorf("after the cancelled Update: %q, %v; want %q", got, err, before)
 	}
 }
+
+// TestRefusedWriteLostRollback makes the server refuse a write's change in
+// the batch of its COMMIT (a row another session holds, past the lock
+// timeout) and then loses the connection during the ROLLBACK: the server
+// has said that nothing was changed, so the write fails with ErrBusy, not
+// with an error that says the change may have been made.
+func TestRefusedWriteLostRollback(t *testing.T) {
+	ctx := context.Background()
+	direct := pgtest.URL(t)
+	p, proxied := startProxy(t, direct)
+	s := openWith(t, proxied, short)
+	storeops.Seed(t, s)
+	t.Cleanup(p.close) // as in TestFrozenServer
+	holder := connect(t, direct)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM memtool_entries WHERE tenant = '' AND parent = '' AND name = 'kept' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	// The write reads "kept" without its row lock, and its upsert waits
+	// for the row in the batch of the COMMIT; the ROLLBACK after the
+	// refusal gets no answer.
+	p.freezeAfter([]byte("rollback"))
+	err = s.WriteFile(ctx, "kept", []byte("refused"), memtool.Replace)
+	if !errors.Is(err, memtool.ErrBusy) || errors.Is(err, memtool.ErrOutcomeUnknown) {
+		t.Errorf("WriteFile refused by the server, its ROLLBACK lost: %v, want ErrBusy and not ErrOutcomeUnknown", err)
+	}
+	p.resume()
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ReadFile(ctx, "kept", 100); err != nil || string(got) != "kept" {
+		t.Errorf("after the refused WriteFile: %q, %v; want %q", got, err, "kept")
+	}
+}
