@@ -89,8 +89,15 @@ func (d *db) commit(ctx context.Context, conn *pgx.Conn, fn func(tx pgx.Tx) erro
 
 // commitErr is the error of a commit on conn that returned err: one whose
 // answer was lost with the connection is errCommitUnknown, unless pgx
-// says it failed before anything was sent (a context already done).
+// says it failed before anything was sent (a context already done), or
+// the server answered it with an ERROR (a statement refused, so that the
+// COMMIT did not run, or the COMMIT refused): then nothing was committed,
+// whatever became of the connection after.
 func commitErr(conn *pgx.Conn, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.SeverityUnlocalized == "ERROR" {
+		return err
+	}
 	if err != nil && conn.IsClosed() && !pgconn.SafeToRetry(err) {
 		// Not wrapped: the model must not read "nothing changed".
 		return fmt.Errorf("%w (%v)", errCommitUnknown, err)
