@@ -2,7 +2,9 @@
 // pgx/v5 and its pool: any number of memtool processes on any number of
 // machines share one memory (and its replicas and backups). The URL in
 // memtool is postgres://… or postgresql://…; a search_path parameter picks
-// the schema.
+// the schema. Give it one schema: the tables are looked up along the path,
+// so with several (or PostgreSQL's default "$user", public) a store may
+// find and use another schema's tables.
 //
 // # Schema
 //
@@ -45,6 +47,11 @@
 //     under that lock, so no update is lost, and of racing creates, mkdirs
 //     or renames onto one name exactly one wins (the primary key would
 //     refuse a second row regardless). Different tenants write in parallel.
+//     The lock's key is the tenant id alone: stores in different schemas of
+//     one database share it, so a write there waits for another schema's
+//     write to the same tenant id (contention, never a mixed-up write). A
+//     key that named the schema would stop processes of this version and
+//     the last from locking each other out during an upgrade, so it stays.
 //     Transactions run at READ COMMITTED whatever the session's default
 //     isolation level, so that a write reads what the lock's previous
 //     holder committed (TestIsolationLevel).
