@@ -119,6 +119,8 @@ func readable(name string) bool {
 // text (text/plain), anything else as a blob with the media type its
 // bytes suggest; an empty file is an empty blob of text/plain (the
 // protocol's text contents cannot be empty in the SDK's encoding).
+// A read the store or a policy refuses is invalid params with its reason,
+// as memory_view answers it; only other failures are internal errors.
 func readResource(ctx context.Context, mem *memtool.Memory, uri string) (*mcp.ReadResourceResult, error) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != ResourceScheme || u.Host != "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
@@ -132,6 +134,7 @@ func readResource(ctx context.Context, mem *memtool.Memory, uri string) (*mcp.Re
 		return nil, invalidResource(uri, "a resource is a file, not a directory")
 	}
 	data, err := mem.Store().ReadFile(ctx, name, mem.Options().MaxReadSize)
+	var refusal memtool.Refusal
 	switch {
 	case errors.Is(err, memtool.ErrNotExist):
 		return nil, mcp.ResourceNotFoundError(uri)
@@ -141,6 +144,12 @@ func readResource(ctx context.Context, mem *memtool.Memory, uri string) (*mcp.Re
 		return nil, invalidResource(uri, fmt.Sprintf("larger than %d bytes", mem.Options().MaxReadSize))
 	case errors.Is(err, memtool.ErrIrregular):
 		return nil, invalidResource(uri, "not a regular file")
+	case errors.Is(err, memtool.ErrEscapes):
+		return nil, invalidResource(uri, "the path would escape "+memtool.Root+" via a symbolic link")
+	case errors.As(err, &refusal):
+		// A policy's refusal (a file encryption cannot open, say): its
+		// text is for the client, as memory_view shows it.
+		return nil, invalidResource(uri, string(refusal))
 	case err != nil:
 		mem.Options().Logger.Error("mcpserver: reading a resource", "uri", uri, "err", err)
 		return nil, errors.New("internal error: the file could not be read")
