@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -27,6 +28,9 @@ type SearchInput struct {
 // no query, a bad regular expression, a path outside /memories) and for
 // a store that fails (without its detail).
 func (m *Memory) SearchTool(ctx context.Context, input []byte) Result {
+	if err := searchKeys(input); err != nil {
+		return errorResult(fmt.Sprintf("invalid memory_search input: %v", err))
+	}
 	var in SearchInput
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.DisallowUnknownFields()
@@ -47,6 +51,42 @@ func (m *Memory) SearchTool(ctx context.Context, input []byte) Result {
 		return errorResult("the search failed (the memory store did not answer); try again")
 	}
 	return Result{Text: SearchText(res, m.MaxViewChars())}
+}
+
+// searchParams are SearchInput's JSON names.
+var searchParams = []string{"query", "regex", "case_sensitive", "path", "limit"}
+
+// searchKeys refuses what encoding/json would merge without a word, as
+// ParseCommand does for the memory tool: a parameter given twice, and a
+// key that differs from a parameter's name only by case. Input that is not
+// one JSON object is left to the decoder, which words its error.
+func searchKeys(input []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := t.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil
+		}
+		if seen[key] {
+			return fmt.Errorf("duplicate parameter '%s'", key)
+		}
+		seen[key] = true
+		for _, name := range searchParams {
+			if key != name && strings.EqualFold(key, name) {
+				return fmt.Errorf("unknown parameter '%s' (did you mean '%s'?)", key, name)
+			}
+		}
+	}
+	return nil
 }
 
 // SearchText is the text of a search's result as memory_search answers
