@@ -61,7 +61,9 @@ type Options struct {
 	// the model's shell.
 	BashEnv map[string]string
 	// ReadOnlyDirs are directories inside the work directory that write
-	// and edit refuse to change (read, glob and grep still see them).
+	// and edit refuse to change (read, glob and grep still see them). A
+	// relative one is taken from the work directory, not from the current
+	// directory: pass an absolute path for one named from elsewhere.
 	ReadOnlyDirs []string
 	// MaxFileBytes caps the size of a file that read and edit load whole:
 	// 0 is the SDK's default (256 KiB); negative is invalid.
