@@ -269,8 +269,10 @@ type hands struct {
 }
 
 // openHands opens the tools of --workdir and --mcp-config. A directory
-// store inside the work directory is read-only to the file tools, so that
-// they cannot change memory past the path gate and the policies.
+// store is read-only to the file tools, so that they cannot change memory
+// past the path gate and the policies: inside the work directory, and
+// holding it (the whole work directory is then read-only), however the
+// paths are spelt (relative, or through a symbolic link).
 func (af *agentFlags) openHands(ctx context.Context, inv *invocation, store string) (h hands, err error) {
 	defer func() {
 		if err != nil {
@@ -279,8 +281,10 @@ func (af *agentFlags) openHands(ctx context.Context, inv *invocation, store stri
 	}()
 	if af.workdir != "" {
 		opts := &workdir.Options{AllowBash: af.allowBash}
-		if dir, ok := storeurl.Dir(store); ok && inside(dir, af.workdir) {
-			opts.ReadOnlyDirs = append(opts.ReadOnlyDirs, dir)
+		if dir, ok := storeurl.Dir(store); ok {
+			// Absolute and resolved: the tools resolve the paths they are
+			// given, and read a relative entry from the work directory.
+			opts.ReadOnlyDirs = append(opts.ReadOnlyDirs, resolvedDir(dir))
 		}
 		t, err := workdir.Open(af.workdir, opts)
 		if err != nil {
@@ -301,6 +305,19 @@ func (af *agentFlags) openHands(ctx context.Context, inv *invocation, store stri
 		h.opts = append(h.opts, servers.Option())
 	}
 	return h, nil
+}
+
+// resolvedDir is dir made absolute, with its symbolic links resolved as
+// far as it exists.
+func resolvedDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }
 
 // inside reports whether path is dir or lies below it.
