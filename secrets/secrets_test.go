@@ -65,6 +65,17 @@ var secretCases = []struct {
 	{"visa", visa, "a payment card number"},
 	{"mastercard", master, "a payment card number"},
 	{"amex", amex, "a payment card number"},
+	// Variants: a fixed-length token followed by a byte that cannot
+	// continue it, a card written with its expiry or code, Slack's
+	// app-level token, a URL with a password and no user name (Redis).
+	{"github classic before a dash", github + "-old", "a GitHub token"},
+	{"github classic before an underscore", github + "_old", "a GitHub token"},
+	{"aws key in a file name", "notes-" + aws + "-2024.md", "an AWS access key ID"},
+	{"aws secret key before a dash", awsSecret + "-", "an AWS secret access key"},
+	{"card with its expiry", visa + " 12/28", "a payment card number"},
+	{"card with its code", "4111111111111111" + " 123", "a payment card number"},
+	{"slack app-level token", "xapp-" + "1-A0123456789-1234567890123-" + strings.Repeat("0a1b2c3d", 8), "a Slack token"},
+	{"password in url without user", "redis://:" + "s3cr3t-Pa55@cache.internal:6379", "a password in a URL"},
 }
 
 // nearMisses look like secrets and are not: they must pass.
@@ -89,13 +100,16 @@ var nearMisses = []string{
 	"https://example.com:8080/a@b",
 	"postgres://app:" + "****@db.internal/prod",
 	"mailto:someone@example.com",
-	"4111 1111 1111 " + "1112",                    // fails Luhn
-	"0000 0000 0000 " + "0000",                    // passes Luhn, no card brand
-	"order 12345678" + "90123456 shipped",         // no brand, Luhn fails
-	"2026-11-30 04:03:50 and 2026-12-01 05:00:00", // timestamps
-	"call +1 555 123 4567 or 020 7946 0958",       // phone numbers
-	"version 4.111111111111111",                   // a decimal
-	"ID-4111111111111111x",                        // inside a word
+	"4111 1111 1111 " + "1112",                      // fails Luhn
+	"0000 0000 0000 " + "0000",                      // passes Luhn, no card brand
+	"order 12345678" + "90123456 shipped",           // no brand, Luhn fails
+	"2026-11-30 04:03:50 and 2026-12-01 05:00:00",   // timestamps
+	"call +1 555 123 4567 or 020 7946 0958",         // phone numbers
+	"version 4.111111111111111",                     // a decimal
+	"ID-4111111111111111x",                          // inside a word
+	"AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY-", // 40 characters
+	"github_pat_" + "11ABCDEFG0aB3dE5gH7jk9_" + strings.Repeat("aB3dE5gH7j", 5) + "Xy9Zw8Vu7_", // 83
+	"redis://:" + "6379@",
 }
 
 func TestScanFinds(t *testing.T) {
