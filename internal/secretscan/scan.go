@@ -37,8 +37,9 @@ type rule struct {
 	// word: the byte before the secret must not be a letter or digit.
 	word bool
 	// exact: the secret has a fixed length, so the byte after it must not
-	// continue it.
+	// continue it: a letter, a digit, or one of more.
 	exact bool
+	more  string
 	// skip rejects a match that is not a secret after all.
 	skip func(m []byte) bool
 	// span widens the match to what must be redacted.
@@ -62,23 +63,23 @@ var rules = []rule{
 	{kind: "a GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
 		pattern: `^gh[pousr]_[0-9A-Za-z]{36}`, word: true, exact: true},
 	{kind: "a GitHub token", anchors: []string{"github_pat_"},
-		pattern: `^github_pat_[0-9A-Za-z_]{82}`, word: true, exact: true},
+		pattern: `^github_pat_[0-9A-Za-z_]{82}`, word: true, exact: true, more: "_"},
 	{kind: "a GitLab token", anchors: []string{"glpat-", "gldt-", "glrt-", "glptt-"},
 		pattern: `^gl(?:pat|dt|rt|ptt)-[0-9A-Za-z_-]{20,}`, word: true},
-	{kind: "a Slack token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-"},
-		pattern: `^xox[bpaosre](?:\.[a-z0-9]+)?-[0-9]{10,13}-[0-9A-Za-z-]{10,}`, word: true},
+	{kind: "a Slack token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"},
+		pattern: `^(?:xox[bpaosre](?:\.[a-z0-9]+)?-[0-9]{10,13}|xapp-[0-9]-[0-9A-Z]{9,})-[0-9A-Za-z-]{10,}`, word: true},
 	{kind: "a Slack webhook URL", anchors: []string{"hooks.slack.com/"},
 		pattern: `^hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}`},
 	{kind: "a Stripe key", anchors: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"},
 		pattern: `^[sr]k_(?:live|test|prod)_[0-9A-Za-z]{10,99}`, word: true},
 	{kind: "a Google API key", anchors: []string{"AIza"},
-		pattern: `^AIza[0-9A-Za-z_-]{35}`, word: true, exact: true},
+		pattern: `^AIza[0-9A-Za-z_-]{35}`, word: true, exact: true, more: "_-"},
 	{kind: "a private key", anchors: []string{"-----BEGIN"},
 		pattern: `^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`, span: privateKeySpan},
 	{kind: "a JSON Web Token", anchors: []string{"eyJ"},
 		pattern: `^eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]*`, word: true},
 	{kind: "a password in a URL", anchors: []string{"://"},
-		pattern: `^://[^\s:/@]+:[^\s/@]+@`, skip: maskedPassword, part: urlPassword},
+		pattern: `^://[^\s:/@]*:[^\s/@]+@`, skip: maskedPassword, part: urlPassword},
 }
 
 // privateKeySpan extends a private key's header to the end of its END
@@ -104,7 +105,7 @@ func maskedPassword(m []byte) bool {
 }
 
 // urlPassword is the span of the password in "://user:password@": the
-// user name holds no ':', the password may.
+// user name (which may be empty) holds no ':', the password may.
 func urlPassword(m []byte) (start, end int) {
 	return 3 + bytes.IndexByte(m[3:], ':') + 1, len(m) - 1
 }
@@ -125,7 +126,7 @@ func (r *rule) match(text []byte, start int) (Finding, bool) {
 		return Finding{}, false
 	}
 	end := start + loc[1]
-	if r.exact && end < len(text) && isTokenByte(text[end]) {
+	if r.exact && end < len(text) && (isWord(text[end]) || strings.IndexByte(r.more, text[end]) >= 0) {
 		return Finding{}, false
 	}
 	if r.skip != nil && r.skip(text[start:end]) {
@@ -144,8 +145,6 @@ func (r *rule) match(text []byte, start int) (Finding, bool) {
 func isWord(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
-
-func isTokenByte(c byte) bool { return isWord(c) || c == '_' || c == '-' }
 
 // anchorIndex finds every anchor of every rule in one pass over a text:
 // a bitmap of hashed three-byte prefixes rules out most positions with one
@@ -215,7 +214,9 @@ func Scan(text []byte) []Finding {
 
 // cards finds payment card numbers: 13 to 19 digits, optionally grouped by
 // single spaces or dashes, not next to other digits or letters, with a
-// card brand's prefix and length, that pass the Luhn check.
+// card brand's prefix and length, that pass the Luhn check. A run that is
+// not a card may begin with one that ends at a group's end (a card
+// followed by its expiry date or code): the longest such one counts.
 func cards(text []byte) []Finding {
 	var found []Finding
 	var digits [19]byte
@@ -225,6 +226,8 @@ func cards(text []byte) []Finding {
 		}
 		// Collect the run starting at i.
 		n, j, end := 0, i, i
+		var cuts [len(digits) + 1][2]int // digits and end at each group's end
+		nc := 0
 		for j < len(text) && n < len(digits)+1 {
 			c := text[j]
 			if isDigit(c) {
@@ -237,17 +240,24 @@ func cards(text []byte) []Finding {
 				continue
 			}
 			if (c == ' ' || c == '-') && j+1 < len(text) && isDigit(text[j+1]) && j > i {
+				if nc < len(cuts) {
+					cuts[nc] = [2]int{n, end}
+					nc++
+				}
 				j++
 				continue
 			}
 			break
 		}
-		if end < len(text) && (isWord(text[end]) || text[end] == '.' && end+1 < len(text) && isDigit(text[end+1])) {
-			i = end
-			continue
+		if !(end < len(text) && (isWord(text[end]) || text[end] == '.' && end+1 < len(text) && isDigit(text[end+1]))) {
+			cuts[nc] = [2]int{n, end}
+			nc++
 		}
-		if n >= 13 && n <= 19 && cardBrand(digits[:n]) && luhn(digits[:n]) {
-			found = append(found, Finding{Kind: "a payment card number", Start: i, End: end})
+		for k := nc - 1; k >= 0; k-- {
+			if m := cuts[k][0]; m >= 13 && m <= 19 && cardBrand(digits[:m]) && luhn(digits[:m]) {
+				found = append(found, Finding{Kind: "a payment card number", Start: i, End: cuts[k][1]})
+				break
+			}
 		}
 		i = end
 	}
