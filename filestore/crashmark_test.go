@@ -1,13 +1,11 @@
 package filestore_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -43,16 +41,7 @@ func TestCrashMarkSurvivesLiveWriter(t *testing.T) {
 	if err := live.WriteFile(ctx, "f", []byte("0"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashMarkSurvivesLiveWriter$")
-	cmd.Env = append(os.Environ(), "FILESTORE_MARK_CHILD="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
+	cmd, line, err := startChild(t, "TestCrashMarkSurvivesLiveWriter", "FILESTORE_MARK_CHILD="+dir)
 	if line != "locked\n" {
 		cmd.Process.Kill()
 		cmd.Wait()

@@ -383,16 +383,7 @@ func TestKilledWhileStaged(t *testing.T) {
 	}
 	dir := t.TempDir()
 	open(t, dir, nil)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWhileStaged$")
-	cmd.Env = append(os.Environ(), "FILESTORE_STAGED_CHILD="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
+	cmd, line, err := startChild(t, "TestKilledWhileStaged", "FILESTORE_STAGED_CHILD="+dir)
 	cmd.Process.Kill()
 	cmd.Wait()
 	if line != "staged\n" {
@@ -443,4 +434,22 @@ func answerWaits(t *testing.T, prepare func(context.Context, *filestore.Store) e
 	if err := <-seen; !errors.Is(err, want) {
 		t.Errorf("got %v, want %v", err, want)
 	}
+}
+
+// startChild runs the test binary again as a child that runs only the test
+// named test, with env added to its environment, and returns it with the
+// first line it printed (the point it reached; the caller kills it).
+func startChild(t *testing.T, test, env string) (*exec.Cmd, string, error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	return cmd, line, err
 }
