@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,11 +75,13 @@ func TestConnectionErrorsSayWhatToFix(t *testing.T) {
 		{"s3 closed port", s3("memories", "http://127.0.0.1:1"), "check the host and port in the URL (or its endpoint=)", nil},
 		{"s3 wrong region", s3("memories", moved.URL), "set region=eu-west-1", nil},
 		{"s3 no bucket", s3("nobucket", endpoint), "no such bucket", nil},
+		{"s3 no region", "s3://memories", "set region= in the URL", []string{"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_CONFIG_FILE=" + filepath.Join(t.TempDir(), "none")}},
 		{"s3 no credentials", s3("memories", endpoint), "check the credentials (AWS_ACCESS_KEY_ID", []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, v := range c.env {
-				t.Setenv(v, "")
+				name, value, _ := strings.Cut(v, "=")
+				t.Setenv(name, value)
 			}
 			_, closer, err := storeurl.Open(t.Context(), c.url, nil)
 			if err == nil {

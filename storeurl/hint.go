@@ -50,6 +50,7 @@ var s3Hints = map[string]string{
 // What to check, by a driver's words, for errors that carry no code.
 var messageHints = []struct{ words, hint string }{
 	{"get credentials:", s3Credentials},
+	{"Invalid region: region was not a valid DNS name", "no region, or not a region's name: set region= in the URL (or AWS_REGION)"},
 	{"could not find default credentials", "set GOOGLE_APPLICATION_CREDENTIALS, or log in with gcloud auth application-default login"},
 	{"Options.AccountName is required", "set AZURE_STORAGE_ACCOUNT (and AZURE_STORAGE_KEY, or other Azure credentials)"},
 }
