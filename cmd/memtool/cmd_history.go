@@ -27,7 +27,7 @@ func runHistory(ctx context.Context, env *cliEnv, inv *invocation) int {
 		return historyError(inv, err)
 	}
 	if len(vs) == 0 {
-		return inv.fail(exitOK, "no earlier versions of %s", inv.args[0])
+		return inv.fail(exitOK, "%s", noVersions(st, inv.args[0]))
 	}
 	for _, v := range vs {
 		if _, err := fmt.Fprintf(env.stdout, "%d\t%s\t%s\t%s\n", v.N, v.Time.Format(time.DateTime), v.Op, plural(v.Size, "byte")); err != nil {
@@ -35,6 +35,15 @@ func runHistory(ctx context.Context, env *cliEnv, inv *invocation) int {
 		}
 	}
 	return exitOK
+}
+
+// noVersions says that the file p has no kept versions, and why there
+// may be none: without the history policy nothing keeps them.
+func noVersions(st *policyStack, p string) string {
+	if st.history == nil {
+		return "no earlier versions of " + p + " (no history policy is in force, so none are kept: see --policy)"
+	}
+	return "no earlier versions of " + p
 }
 
 func setupDiff(fs *flag.FlagSet) runFunc {
@@ -80,7 +89,7 @@ func runDiff(ctx context.Context, inv *invocation, from, to string) int {
 			return historyError(inv, err)
 		}
 		if len(vs) == 0 {
-			return inv.fail(exitFailed, "no earlier versions of %s", p)
+			return inv.fail(exitFailed, "%s", noVersions(st, p))
 		}
 		from = strconv.Itoa(vs[len(vs)-1].N)
 	}

@@ -52,6 +52,37 @@ func TestHistoryDiffRevert(t *testing.T) {
 	}
 }
 
+// TestNoVersionsSaysWhy: with no history policy in force, history and
+// diff say that nothing keeps versions, not only that there are none;
+// with the policy, they say there are none.
+func TestNoVersionsSaysWhy(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "memories")
+	if _, stderr, code := runBinary(t, "", "create", "--store", dir, "--text", "tea", "/memories/n.md"); code != 0 {
+		t.Fatalf("create: exit %d, %q", code, stderr)
+	}
+	policy := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"history":{"max_versions":5}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		why  bool
+	}{
+		{[]string{"history"}, exitOK, true},
+		{[]string{"diff"}, exitFailed, true},
+		{[]string{"history", "--policy", policy}, exitOK, false},
+		{[]string{"diff", "--policy", policy}, exitFailed, false},
+	} {
+		args := append(append(c.args, "--store", dir), "/memories/n.md")
+		_, stderr, code := runBinary(t, "", args...)
+		if code != c.code || !strings.Contains(stderr, "no earlier versions of /memories/n.md") || strings.Contains(stderr, "no history policy") != c.why {
+			t.Errorf("%q: exit %d, %q", args, code, stderr)
+		}
+	}
+}
+
 // TestRevertKeepsPolicyVersions: memtool revert keeps the versions the
 // store's history policy keeps: a policy that keeps 30 versions does not
 // lose ten of them to a revert, which once pruned with history's defaults
