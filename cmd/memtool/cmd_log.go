@@ -81,10 +81,12 @@ func runLog(ctx context.Context, inv *invocation, f audit.Filter, asJSON bool) i
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
+	printed := 0
 	print := func(e audit.Entry) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		printed++
 		var err error
 		if asJSON {
 			b, _ := json.Marshal(e)
@@ -99,6 +101,9 @@ func runLog(ctx context.Context, inv *invocation, f audit.Filter, asJSON bool) i
 	}
 	for _, name := range files {
 		r := interruptible(ctx, env.stdin)
+		if name == "-" && env.stdinTerminal {
+			fmt.Fprintf(env.stderr, "memtool log: reading the log from stdin; end it with Ctrl-D (or name the log file)\n")
+		}
 		if name != "-" {
 			file, err := os.Open(name)
 			if err != nil {
@@ -116,6 +121,12 @@ func runLog(ctx context.Context, inv *invocation, f audit.Filter, asJSON bool) i
 			}
 			return inv.fail(exitFailed, "%s: %v", name, err)
 		}
+	}
+	if printed == 0 {
+		if f == (audit.Filter{}) {
+			return inv.fail(exitOK, "the log has no entries")
+		}
+		return inv.fail(exitOK, "no entry matches")
 	}
 	return exitOK
 }

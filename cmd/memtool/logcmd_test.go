@@ -76,7 +76,11 @@ func TestLog(t *testing.T) {
 		{[]string{"--until", "2000-01-01T00:00:00Z"}, 0, ""},
 	} {
 		out, stderr, code := runBinary(t, "", append([]string{"log"}, append(c.args, name)...)...)
-		if code != 0 || stderr != "" {
+		wantStderr := ""
+		if c.want == 0 {
+			wantStderr = "memtool log: no entry matches\n"
+		}
+		if code != 0 || stderr != wantStderr {
 			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr)
 			continue
 		}

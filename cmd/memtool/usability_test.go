@@ -183,11 +183,20 @@ func TestStdinPrompt(t *testing.T) {
 		if terminal && said != 2 || !terminal && said != 0 {
 			t.Errorf("stdin a terminal: %v; stderr %q", terminal, errb.String())
 		}
+		errb.Reset()
+		env.stdin = strings.NewReader("")
+		if code := runWithEnv(context.Background(), []string{"log"}, env); code != 0 {
+			t.Fatalf("log: exit %d, %s", code, errb.String())
+		}
+		if said := strings.Contains(errb.String(), "memtool log: reading the log from stdin"); said != terminal {
+			t.Errorf("log, stdin a terminal: %v; stderr %q", terminal, errb.String())
+		}
 	}
 }
 
-// Empty results say so, on stderr, with exit status 0; a log filter that
-// cannot match is a usage error.
+// Empty results say so, on stderr, with exit status 0 (a log filter that
+// matches nothing too: TestLog); a log filter that cannot match is a
+// usage error.
 func TestEmptyResultsSaySo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -199,6 +208,14 @@ func TestEmptyResultsSaySo(t *testing.T) {
 	out, errOut, code = runCLI(t, nil, "", "restore", "--store", dir, "--list")
 	if code != exitOK || out != "" || errOut != "memtool restore: the trash is empty\n" {
 		t.Errorf("restore --list on an empty trash: exit %d, %q, %q", code, out, errOut)
+	}
+	empty := filepath.Join(t.TempDir(), "audit.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runCLI(t, nil, "", "log", empty)
+	if code != exitOK || out != "" || errOut != "memtool log: the log has no entries\n" {
+		t.Errorf("log of an empty log: exit %d, %q, %q", code, out, errOut)
 	}
 	for _, args := range [][]string{
 		{"--op", "reed"}, {"--outcome", "okay"}, {"--path", "notes.md"}, {"--tenant", "a/b"},
