@@ -3,6 +3,7 @@ package claude_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,9 +65,12 @@ func TestRunnerRetriedStepRunsMemoryOnce(t *testing.T) {
 				}
 			}
 			reqs := srv.Requests()
-			if len(reqs) != 3 || len(errs) == 0 {
+			if len(reqs) != 3 || len(errs) != 1 {
 				t.Fatalf("%d requests, errors %v; want 3 requests, the second failed", len(reqs), errs)
 			}
+			// The retried step's request is one the API takes: each
+			// tool_use answered once, right after it.
+			srv.CheckRefusals(t)
 			if got := readFile(t, store, "x.md"); got != "a\nb\n" {
 				t.Errorf("x.md = %q after the retried step, want %q", got, "a\nb\n")
 			}
@@ -79,7 +83,11 @@ func TestRunnerRetriedStepRunsMemoryOnce(t *testing.T) {
 			if len(first) != 2 || first[0].IsError || first[1].IsError {
 				t.Fatalf("first results: %+v", first)
 			}
-			for _, raw := range allToolResults(t, reqs[2].Messages) {
+			again := allToolResults(t, reqs[2].Messages)
+			if len(again) != 2 {
+				t.Errorf("the retried step sent %d tool results, want 2", len(again))
+			}
+			for _, raw := range again {
 				var b struct {
 					ID string `json:"tool_use_id"`
 				}
@@ -160,15 +168,65 @@ func TestRunnerRetriedStepRunsOtherToolsOnce(t *testing.T) {
 	client := srv.Client()
 	tool := &appendTool{}
 	runner := claude.NewRunner(&client, newMemory(), userParams("hi"), claude.WithTools(tool))
+	var errs []error
 	for range 3 {
-		_, _ = runner.NextMessage(context.Background())
+		if _, err := runner.NextMessage(context.Background()); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if n := len(srv.Requests()); n != 3 {
-		t.Fatalf("%d requests, want 3", n)
+	if n := len(srv.Requests()); n != 3 || len(errs) != 1 {
+		t.Fatalf("%d requests, errors %v; want 3 requests, the second failed", n, errs)
 	}
+	srv.CheckRefusals(t)
 	tool.mu.Lock()
 	defer tool.mu.Unlock()
 	if len(tool.log) != 2 || tool.log[0] != "a" || tool.log[1] != "b" {
 		t.Errorf("append ran with %q, want [a b]", tool.log)
+	}
+}
+
+// A retried step whose first run was cancelled between a turn's calls:
+// the create answered on the first run, the str_replace, cut off then,
+// runs on the second. The two runs' tool results differ, and only the SDK
+// knows which it added last, so both are sent as the SDK put them and the
+// API refuses the request (the README says to start the next step from
+// your own messages). What must never happen is a request the API takes
+// that tells the model the str_replace was cancelled when it was made.
+func TestRetriedStepAfterCancelNeverMisleads(t *testing.T) {
+	calls := []claudetest.ToolUse{
+		{Input: `{"command":"create","path":"/memories/x.md","file_text":"one\n"}`},
+		{Input: `{"command":"str_replace","path":"/memories/x.md","old_str":"one","new_str":"two"}`},
+	}
+	srv := claudetest.NewServer(claudetest.Turn{Calls: calls}, claudetest.Turn{Text: "Done."})
+	defer srv.Close()
+	client := srv.Client()
+	store := memstore.New()
+	first, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	runner := claude.NewRunner(&client, memtool.New(store, nil), userParams("hi"),
+		claude.WithOnCall(func(_ context.Context, c claude.Call) {
+			if strings.Contains(string(c.Input), `"create"`) {
+				cancel()
+			}
+		}))
+	if _, err := runner.NextMessage(first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.NextMessage(first); err == nil {
+		t.Fatal("the step ran to its end with a cancelled context")
+	}
+	_, retryErr := runner.NextMessage(context.Background())
+	if got := readFile(t, store, "x.md"); got != "two\n" {
+		t.Fatalf("x.md = %q, want %q", got, "two\n")
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	if reqs[1].Problem == "" {
+		t.Fatalf("the fake took the retried step's request (error %v): %s", retryErr, reqs[1].Messages)
+	}
+	if retryErr == nil {
+		t.Error("the retried step's request was refused, but the step returned no error")
 	}
 }

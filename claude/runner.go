@@ -37,6 +37,83 @@ func compactionBeta(req *http.Request, next option.MiddlewareNext) (*http.Respon
 	return next(req)
 }
 
+// dropRepeatedResults is a request middleware that sends a turn's tool
+// results once when the conversation holds them twice. The SDK's runner
+// (v2.15.0) adds a turn's tool results again when a step whose request
+// failed is run again, and the API refuses tool results that answer no
+// tool call of the message before them. The memory tool and the tools of
+// WithTools answer a call that already ran with its first answer, so when
+// every call of the turn ran the first time (a request that failed on
+// its own), the repeated message is the same to the byte and is left out.
+// Messages that differ (a call cut off the first time by the end of the
+// step's context ran on the second) are sent as they are, since only the
+// SDK knows which came last; the API then refuses the request. Any other
+// request is sent as it is.
+func dropRepeatedResults(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	if req.GetBody == nil {
+		return next(req)
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return next(req)
+	}
+	data, _ := io.ReadAll(body)
+	body.Close()
+	if fixed, ok := withoutRepeatedResults(data); ok {
+		req.Body = io.NopCloser(bytes.NewReader(fixed))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(fixed)), nil }
+		req.ContentLength = int64(len(fixed))
+	}
+	return next(req)
+}
+
+// withoutRepeatedResults returns the request body data without the user
+// messages of tool results alone that repeat the message before them,
+// and whether it left any out.
+func withoutRepeatedResults(data []byte) ([]byte, bool) {
+	if bytes.Count(data, []byte(`"tool_result"`)) < 2 {
+		return nil, false
+	}
+	var top map[string]json.RawMessage
+	var msgs []json.RawMessage
+	if json.Unmarshal(data, &top) != nil || json.Unmarshal(top["messages"], &msgs) != nil {
+		return nil, false
+	}
+	kept := msgs[:0:0]
+	for i, raw := range msgs {
+		if i > 0 && bytes.Equal(raw, msgs[i-1]) && toolResultsAlone(raw) {
+			continue
+		}
+		kept = append(kept, raw)
+	}
+	if len(kept) == len(msgs) {
+		return nil, false
+	}
+	top["messages"], _ = json.Marshal(kept)
+	fixed, err := json.Marshal(top)
+	return fixed, err == nil
+}
+
+// toolResultsAlone reports whether raw is a user message of tool results
+// alone.
+func toolResultsAlone(raw json.RawMessage) bool {
+	var m struct {
+		Role    string `json:"role"`
+		Content []struct {
+			Type string `json:"type"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Role != "user" || len(m.Content) == 0 {
+		return false
+	}
+	for _, b := range m.Content {
+		if b.Type != "tool_result" {
+			return false
+		}
+	}
+	return true
+}
+
 // failRequests is a request middleware that fails every request with err
 // before it is sent.
 func failRequests(err error) option.Middleware {
@@ -55,7 +132,7 @@ func runnerArgs(mem *memtool.Memory, params anthropic.BetaToolRunnerParams, opts
 	}
 	tool := NewTool(mem, &ToolOptions{OnCall: cfg.onCall, Turn: lastMessage})
 	tools := append([]anthropic.BetaTool{tool}, sequence(cfg.tools, lastMessage)...)
-	reqOpts := append(slices.Clip(cfg.requestOpts), option.WithMiddleware(compactionBeta))
+	reqOpts := append(slices.Clip(cfg.requestOpts), option.WithMiddleware(dropRepeatedResults, compactionBeta))
 	if err := errors.Join(cfg.errs...); err != nil {
 		reqOpts = append(reqOpts, option.WithMaxRetries(0), option.WithMiddleware(failRequests(err)))
 	}
