@@ -30,51 +30,9 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/hostfault"
 	"github.com/memtool/memtool/storetest"
 )
-
-// needRoot skips a test that needs root, unless CI=true (CI runs as root),
-// where a missing privilege is a failure.
-func needRoot(t *testing.T, what string) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s needs root, and CI runs as root: this run is not root", what)
-	}
-	t.Skipf("%s needs root; skipped (run as root, as CI does)", what)
-}
-
-// mountTmpfs mounts a tmpfs of the given size (a mount option such as
-// "256k") on a new directory, unmounted when the test ends.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	needRoot(t, "mounting a tmpfs")
-	mnt := t.TempDir()
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size="+size+",mode=0755"); err != nil {
-		t.Fatalf("mount -t tmpfs -o size=%s: %v (root without the right to mount?)", size, err)
-	}
-	t.Cleanup(func() {
-		if err := unix.Unmount(mnt, 0); err != nil {
-			t.Errorf("umount: %v", err)
-			unix.Unmount(mnt, unix.MNT_DETACH)
-		}
-	})
-	return mnt
-}
-
-// remount makes the mount at mnt read-only or writable again.
-func remount(t *testing.T, mnt string, readOnly bool) {
-	t.Helper()
-	flags := uintptr(unix.MS_REMOUNT)
-	if readOnly {
-		flags |= unix.MS_RDONLY
-	}
-	if err := unix.Mount("", mnt, "", flags, ""); err != nil {
-		t.Fatalf("mount -o remount (read-only %v): %v", readOnly, err)
-	}
-}
 
 // fillDisk writes a file in mnt until the file system is full and returns
 // its name.
@@ -287,7 +245,7 @@ func TestOpenWithDebrisItCannotRemove(t *testing.T) {
 // freed everything works. The model is told the disk is full, with no host
 // path.
 func TestFullDisk(t *testing.T) {
-	mnt := mountTmpfs(t, "512k")
+	mnt := hostfault.Tmpfs(t, "size=512k,mode=0755")
 	dir := filepath.Join(mnt, "store")
 	// A store that was in use before the disk filled, and one first opened
 	// on the full disk.
@@ -379,7 +337,7 @@ func noHostPath(t *testing.T, call string, err error, dir string) {
 // ErrReadOnly and change nothing. When the file system is writable again,
 // the same handle writes.
 func TestReadOnlyFileSystem(t *testing.T) {
-	mnt := mountTmpfs(t, "1m")
+	mnt := hostfault.Tmpfs(t, "size=1m,mode=0755")
 	used := filepath.Join(mnt, "used")
 	writeHostFile(t, filepath.Join(used, "d", "a.txt"), "before")
 	s := open(t, used, nil)
@@ -393,8 +351,8 @@ func TestReadOnlyFileSystem(t *testing.T) {
 	writeHostFile(t, filepath.Join(crashed, "d", "a.txt"), "before")
 	writeHostFile(t, filepath.Join(crashed, ".memtool.lock"), "pid 1 writing\n")
 	writeHostFile(t, filepath.Join(crashed, "d", ".memtool-tmp-aa"), "debris")
-	remount(t, mnt, true)
-	t.Cleanup(func() { unix.Mount("", mnt, "", unix.MS_REMOUNT, "") })
+	hostfault.Remount(t, mnt, true)
+	t.Cleanup(func() { hostfault.Remount(t, mnt, false) })
 
 	for _, dir := range []string{used, fresh, crashed} {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
@@ -409,8 +367,8 @@ func TestReadOnlyFileSystem(t *testing.T) {
 
 	t.Run("writable again", func(t *testing.T) {
 		s := open(t, fresh, nil)
-		remount(t, mnt, false)
-		defer remount(t, mnt, true)
+		hostfault.Remount(t, mnt, false)
+		defer hostfault.Remount(t, mnt, true)
 		if err := s.WriteFile(t.Context(), "d/b.txt", []byte("after"), memtool.CreateOnly); err != nil {
 			t.Errorf("WriteFile after the remount: %v", err)
 		}

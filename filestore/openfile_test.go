@@ -15,6 +15,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/hostfault"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -259,7 +260,7 @@ func TestNoOpenOfFIFOOrDevice(t *testing.T) {
 		}
 	}
 
-	needRoot(t, "a device node")
+	hostfault.NeedRoot(t, "a device node")
 	// Major 240 is for local use: no driver answers it, so an open fails
 	// with ENXIO.
 	must(t, unix.Mknod(filepath.Join(dir, "dev"), unix.S_IFCHR|0o600, int(unix.Mkdev(240, 77))))

@@ -7,13 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"os/exec"
 	"os/user"
 	"testing"
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/hostfault"
 	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/pgstore/pgtest"
 )
@@ -33,27 +32,11 @@ func TestDiskFull(t *testing.T) {
 	if h := u.Hostname(); h != "127.0.0.1" && h != "localhost" && h != "::1" {
 		pgtest.Unavailable(t, "the server is not on this machine, so it cannot use a file system of the test's")
 	}
-	if os.Geteuid() != 0 {
-		pgtest.Unavailable(t, "mounting a file system needs root")
-	}
 	owner, err := user.Lookup("postgres")
 	if err != nil {
 		pgtest.Unavailable(t, "no postgres user to own the tablespace: "+err.Error())
 	}
-	dir, err := os.MkdirTemp("", "memtool-pg-full-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.Remove(dir) })
-	opts := fmt.Sprintf("size=1m,mode=0700,uid=%s,gid=%s", owner.Uid, owner.Gid)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", opts, "tmpfs", dir).CombinedOutput(); err != nil {
-		pgtest.Unavailable(t, fmt.Sprintf("mount: %v: %s", err, out))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
+	dir := hostfault.Tmpfs(t, fmt.Sprintf("size=1m,mode=0700,uid=%s,gid=%s", owner.Uid, owner.Gid))
 	admin := connect(t, base)
 	tablespace := fmt.Sprintf("memtool_test_full_%d", time.Now().UnixNano())
 	if _, err := admin.Exec(ctx, "CREATE TABLESPACE "+tablespace+" LOCATION '"+dir+"'"); err != nil {

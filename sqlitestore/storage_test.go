@@ -11,36 +11,11 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/hostfault"
 	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/sqlitestore"
 	"github.com/memtool/memtool/storetest"
 )
-
-// unavailable fails t under CI and skips it otherwise.
-func unavailable(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf("this test must run under CI: %s", why)
-	}
-	t.Skipf("skipping: %s", why)
-}
-
-// mount runs mount(8) with args, as root, and unmounts dir when the test
-// ends.
-func mount(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		unavailable(t, "mounting a file system needs root")
-	}
-	if out, err := exec.Command("mount", append(args, dir)...).CombinedOutput(); err != nil {
-		unavailable(t, fmt.Sprintf("mount %q: %v: %s", args, err, out))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-}
 
 // TestFullDisk fills a small file system: the write that does not fit
 // fails with ErrNoSpace and changes nothing, every acknowledged file reads
@@ -49,8 +24,7 @@ func mount(t *testing.T, dir string, args ...string) {
 // through its write-ahead log), so a Remove on the full disk may fail with
 // ErrNoSpace as well; then it has changed nothing.
 func TestFullDisk(t *testing.T) {
-	dir := t.TempDir()
-	mount(t, dir, "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs")
+	dir := hostfault.Tmpfs(t, "size=2m,mode=0700")
 	ctx := context.Background()
 	filler := filepath.Join(dir, "filler")
 	if err := os.WriteFile(filler, make([]byte, 512<<10), 0o600); err != nil {
@@ -126,7 +100,7 @@ var readOnlyCases = []struct {
 		if os.Geteuid() == 0 {
 			// Permissions do not stop root; the immutable attribute does.
 			if out, err := exec.Command("chattr", "+i", path).CombinedOutput(); err != nil {
-				unavailable(t, fmt.Sprintf("chattr +i: %v: %s", err, out))
+				hostfault.Unavailable(t, fmt.Sprintf("chattr +i: %v: %s", err, out))
 			}
 			t.Cleanup(func() { exec.Command("chattr", "-i", path).Run() })
 		} else if err := os.Chmod(path, 0o400); err != nil {
@@ -136,7 +110,7 @@ var readOnlyCases = []struct {
 	}},
 	{"file system", func(t *testing.T, path string) string {
 		ro := t.TempDir()
-		mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
+		hostfault.Mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
 		return filepath.Join(ro, filepath.Base(path))
 	}},
 }
@@ -187,7 +161,7 @@ func TestReadOnly(t *testing.T) {
 		storeops.Seed(t, s)
 		s.Close() // the last connection removes the -wal and -shm files
 		ro := t.TempDir()
-		mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
+		hostfault.Mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
 		st, err := sqlitestore.Open(filepath.Join(ro, "m.db"), nil)
 		if err == nil {
 			defer st.Close()
@@ -217,7 +191,7 @@ func TestReadOnly(t *testing.T) {
 	})
 	t.Run("missing file in a read-only directory", func(t *testing.T) {
 		ro := t.TempDir()
-		mount(t, ro, "--bind", "-o", "ro", t.TempDir())
+		hostfault.Mount(t, ro, "--bind", "-o", "ro", t.TempDir())
 		if _, err := sqlitestore.Open(filepath.Join(ro, "m.db"), nil); !errors.Is(err, memtool.ErrReadOnly) {
 			t.Errorf("Open of a new file in a read-only directory: %v, want ErrReadOnly", err)
 		}
@@ -236,7 +210,7 @@ func readOnlyDir(t *testing.T, dir string) {
 		return
 	}
 	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
-		unavailable(t, fmt.Sprintf("chattr +i: %v: %s", err, out))
+		hostfault.Unavailable(t, fmt.Sprintf("chattr +i: %v: %s", err, out))
 	}
 	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
 }

@@ -1,0 +1,74 @@
+// Package hostfault makes faults of the host for tests, for real: a small
+// file system that fills up, a mount made read-only. Mounting needs root:
+// without it a test is skipped with a message, except under CI (which
+// runs as root), where a test that cannot make its fault fails loudly.
+package hostfault
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// Unavailable skips t, saying why, or fails it under CI, where everything
+// a test needs is there.
+func Unavailable(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("this test must run under CI: %s", why)
+	}
+	t.Skipf("skipping: %s", why)
+}
+
+// NeedRoot stops t (see Unavailable) unless the test runs as root; what
+// says what needs it.
+func NeedRoot(t testing.TB, what string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		Unavailable(t, what+" needs root")
+	}
+}
+
+// Mount runs mount(8) with args and dir, as root, and unmounts dir when
+// the test ends.
+func Mount(t testing.TB, dir string, args ...string) {
+	t.Helper()
+	NeedRoot(t, "mounting a file system")
+	if out, err := exec.Command("mount", append(args, dir)...).CombinedOutput(); err != nil {
+		Unavailable(t, fmt.Sprintf("mount %q: %v: %s", args, err, out))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+}
+
+// Tmpfs mounts a tmpfs with the mount options given (such as
+// "size=2m,mode=0700") on a new directory right under os.TempDir, which
+// other users (a database server's) can reach, and returns the directory.
+// It is unmounted and removed when the test ends.
+func Tmpfs(t testing.TB, options string) string {
+	t.Helper()
+	NeedRoot(t, "mounting a tmpfs")
+	dir, err := os.MkdirTemp("", "memtool-tmpfs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(dir) }) // runs after the unmount
+	Mount(t, dir, "-t", "tmpfs", "-o", options, "tmpfs")
+	return dir
+}
+
+// Remount makes the mount at dir read-only, or writable again.
+func Remount(t testing.TB, dir string, readOnly bool) {
+	t.Helper()
+	mode := "rw"
+	if readOnly {
+		mode = "ro"
+	}
+	if out, err := exec.Command("mount", "-o", "remount,"+mode, dir).CombinedOutput(); err != nil {
+		t.Fatalf("mount -o remount,%s %s: %v: %s", mode, dir, err, out)
+	}
+}
