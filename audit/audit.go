@@ -103,6 +103,9 @@ type Store struct {
 type logWriter struct {
 	mu sync.Mutex // one whole line per Write
 	w  io.Writer
+	// torn is set when a Write failed, so it may have written part of its
+	// line (a full disk): the next line starts on a line of its own.
+	torn bool
 }
 
 // New wraps inner, logging to w. opts may be nil. The result is a
@@ -148,7 +151,11 @@ func (s *Store) logOutcome(op, name string, start time.Time, outcome string, e E
 	}
 	line = append(line, '\n')
 	s.log.mu.Lock()
+	if s.log.torn {
+		line = append([]byte{'\n'}, line...)
+	}
 	_, werr := s.log.w.Write(line)
+	s.log.torn = werr != nil
 	s.log.mu.Unlock()
 	if werr != nil {
 		s.fail(werr)
@@ -299,8 +306,11 @@ func within(p, dir string) bool {
 }
 
 // Read reads a log from r and calls fn for every entry that passes f, in
-// order, stopping at fn's first error. Blank lines are skipped; any other
-// line that is not an entry is an error naming its number.
+// order, stopping at fn's first error. Blank lines are skipped, and so is
+// a line that breaks off inside its entry: the part a write that failed
+// (on a full disk) put in the log; the next line is logged on a line of
+// its own. Any other line that is not an entry is an error naming its
+// number.
 func Read(r io.Reader, f Filter, fn func(Entry) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
@@ -312,7 +322,11 @@ func Read(r io.Reader, f Filter, fn func(Entry) error) error {
 		var e Entry
 		d := json.NewDecoder(bytes.NewReader(text))
 		d.DisallowUnknownFields()
-		if err := d.Decode(&e); err != nil || e.Op == "" || d.More() {
+		err := d.Decode(&e)
+		if errors.Is(err, io.ErrUnexpectedEOF) && text[0] == '{' {
+			continue // cut off
+		}
+		if err != nil || e.Op == "" || d.More() {
 			if err == nil {
 				err = errors.New("not an audit entry")
 			}

@@ -26,7 +26,9 @@
 // Each line is written with one Write call under a lock, so lines from
 // concurrent operations never mix. A failed Write is passed to
 // Options.OnError and does not fail the operation, which has happened by
-// then.
+// then. A Write that failed may have written part of its line (a full
+// disk): the next line starts with a newline, so it stands on a line of
+// its own, and Read skips the cut-off part.
 //
 // # Reading
 //

@@ -1,0 +1,73 @@
+//go:build linux
+
+package audit_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/memtool/memtool/audit"
+	"github.com/memtool/memtool/internal/hostfault"
+	"github.com/memtool/memtool/memstore"
+)
+
+// A log on a file system that fills up: the write that finds the disk full
+// may put part of its line in the file. The lines logged once space is
+// free again must still be read, each on its own line; the cut-off line is
+// skipped (its write was reported to OnError).
+func TestLogOnFullDisk(t *testing.T) {
+	dir := hostfault.Tmpfs(t, "size=64k,mode=0700")
+	// Take every page but the log's first: the log fills one page, and the
+	// line that crosses into the next is cut short.
+	filler := filepath.Join(dir, "filler")
+	if err := os.WriteFile(filler, make([]byte, 60<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "audit.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var failed int
+	s := audit.New(memstore.New(), f, &audit.Options{OnError: func(error) { failed++ }})
+	ctx := context.Background()
+	logged := 0
+	for ; failed == 0 && logged < 1000; logged++ {
+		if err := s.Mkdir(ctx, fmt.Sprintf("before-%03d", logged)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if failed == 0 {
+		t.Fatal("the log never filled the disk")
+	}
+	logged-- // the last one's line did not make it whole
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	const after = 3
+	for i := range after {
+		if err := s.Mkdir(ctx, fmt.Sprintf("after-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	r, err := os.Open(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var read []string
+	err = audit.Read(r, audit.Filter{}, func(e audit.Entry) error {
+		read = append(read, e.Path)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the log: %v", err)
+	}
+	if len(read) != logged+after || read[len(read)-1] != "/memories/after-2" || read[logged] != "/memories/after-0" {
+		t.Errorf("read %d entries (the last %q), want the %d logged whole before the disk filled and the %d after", len(read), read[len(read)-1:], logged, after)
+	}
+}
