@@ -14,14 +14,15 @@
 //   - AWS access key IDs (AKIA…, ASIA…, ABIA…, ACCA…, A3T…) and secret
 //     access keys next to their key name (aws_secret_access_key = …);
 //   - Anthropic keys (sk-ant-api03-…, sk-ant-admin01-…), OpenAI keys
-//     (sk-proj-…, sk-svcacct-…, sk-admin-…, and the older sk-… form, all
-//     with the T3BlbkFJ marker);
+//     (sk-proj-…, sk-svcacct-…, sk-admin-…, sk-None-…, and the older sk-…
+//     form, all with the T3BlbkFJ marker);
 //   - GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), GitLab
-//     tokens (glpat-, gldt-, glrt-, glptt-), Slack tokens (xoxb-, xoxp-, …)
+//     tokens (glpat-, gldt-, glrt-, glptt-), Slack tokens (xoxb-, xoxp-, …,
+//     and the rotating xoxe.xoxp-1-… and xoxe-1-…)
 //     and webhook URLs, Stripe keys (sk_live_, sk_test_, rk_live_, …),
 //     Google API keys (AIza…);
 //   - private key blocks (-----BEGIN … PRIVATE KEY-----; the header alone is
-//     enough), JSON Web Tokens (eyJ….eyJ….…);
+//     enough), JSON Web Tokens (eyJ….eyJ….…, redacted whole however long);
 //   - passwords in URLs (scheme://user:password@host; a password of only
 //     asterisks is taken as already masked);
 //   - payment card numbers: 13 to 19 digits, optionally grouped by spaces or

@@ -76,6 +76,27 @@ var secretCases = []struct {
 	{"card with its code", "4111111111111111" + " 123", "a payment card number"},
 	{"slack app-level token", "xapp-" + "1-A0123456789-1234567890123-" + strings.Repeat("0a1b2c3d", 8), "a Slack token"},
 	{"password in url without user", "redis://:" + "s3cr3t-Pa55@cache.internal:6379", "a password in a URL"},
+	// Forms past the first rules: a JWT longer than the scan's window,
+	// Slack's rotating tokens, OpenAI's sk-None- keys.
+	{"long jwt", longJWT, "a JSON Web Token"},
+	{"slack rotating token", "xoxe.xoxp-" + "1-" + strings.Repeat("Mi0yLTEyMzQ1Njc4", 8), "a Slack token"},
+	{"slack refresh token", "xoxe-" + "1-" + strings.Repeat("My0xLTEyMzQ1Njc4", 8), "a Slack token"},
+	{"openai none key", "sk-" + "None-" + strings.Repeat("Zq8Lm3Rt", 4) + "T3BlbkFJ" + strings.Repeat("Yp2Kd7Wx", 4), "an OpenAI API key"},
+}
+
+// longJWT is a JSON Web Token whose header and claims are longer than the
+// window after an anchor that the scan looks at (an RS256 token with a
+// key id and many claims, as Azure issues).
+var longJWT = "eyJ" + strings.Repeat("hbGciOiJSUzI1NiIsImtpZCI6", 8) + "." + "eyJ" + strings.Repeat("zdWIiOiIxMjM0NTY3ODkwIiwicm9sZXMiOlsiYSJdfQ", 20) + "." + strings.Repeat("SflKxwRJSMeKKF2QT4fwpMeJf36POk6y", 10)
+
+// A long JWT is redacted whole: what stays of it (claims, the signature)
+// is not a credential, but no part that is is left.
+func TestLongJWTRedactedWhole(t *testing.T) {
+	text := "token: " + longJWT + " end\n"
+	f := secrets.Scan([]byte(text))
+	if len(f) != 1 || text[f[0].Start:f[0].End] != longJWT {
+		t.Errorf("got %+v, want the whole token (%d bytes from %d)", f, len(longJWT), len("token: "))
+	}
 }
 
 // nearMisses look like secrets and are not: they must pass.
@@ -95,7 +116,9 @@ var nearMisses = []string{
 	"AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBW", // 34 characters
 	"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
 	"-----BEGIN CERTIFICATE-----",
-	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", // a header alone
+	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",               // a header alone
+	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJzdWIi", // claims too short to be a token's
+	"xoxe-" + "1-short",
 	"https://user@example.com/path",
 	"https://example.com:8080/a@b",
 	"postgres://app:" + "****@db.internal/prod",

@@ -59,15 +59,15 @@ var rules = []rule{
 	{kind: "an Anthropic API key", anchors: []string{"sk-ant-"},
 		pattern: `^sk-ant-(?:api|admin|oat|ort)\d\d-[A-Za-z0-9_-]{80,}`, word: true},
 	{kind: "an OpenAI API key", anchors: []string{"sk-"},
-		pattern: `^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`, word: true},
+		pattern: `^sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`, word: true},
 	{kind: "a GitHub token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
 		pattern: `^gh[pousr]_[0-9A-Za-z]{36}`, word: true, exact: true},
 	{kind: "a GitHub token", anchors: []string{"github_pat_"},
 		pattern: `^github_pat_[0-9A-Za-z_]{82}`, word: true, exact: true, more: "_"},
 	{kind: "a GitLab token", anchors: []string{"glpat-", "gldt-", "glrt-", "glptt-"},
 		pattern: `^gl(?:pat|dt|rt|ptt)-[0-9A-Za-z_-]{20,}`, word: true},
-	{kind: "a Slack token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"},
-		pattern: `^(?:xox[bpaosre](?:\.[a-z0-9]+)?-[0-9]{10,13}|xapp-[0-9]-[0-9A-Z]{9,})-[0-9A-Za-z-]{10,}`, word: true},
+	{kind: "a Slack token", anchors: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.", "xapp-"},
+		pattern: `^(?:(?:xox[bpaosre](?:\.[a-z0-9]+)?-[0-9]{10,13}|xapp-[0-9]-[0-9A-Z]{9,})-[0-9A-Za-z-]{10,}|xoxe(?:\.xox[a-z])?-[0-9]-[0-9A-Za-z-]{40,})`, word: true},
 	{kind: "a Slack webhook URL", anchors: []string{"hooks.slack.com/"},
 		pattern: `^hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}`},
 	{kind: "a Stripe key", anchors: []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"},
@@ -77,7 +77,7 @@ var rules = []rule{
 	{kind: "a private key", anchors: []string{"-----BEGIN"},
 		pattern: `^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`, span: privateKeySpan},
 	{kind: "a JSON Web Token", anchors: []string{"eyJ"},
-		pattern: `^eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]*`, word: true},
+		pattern: `^eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15}`, word: true, span: jwtSpan},
 	{kind: "a password in a URL", anchors: []string{"://"},
 		pattern: `^://[^\s:/@]*:[^\s/@]+@`, skip: maskedPassword, part: urlPassword},
 }
@@ -94,6 +94,26 @@ func privateKeySpan(text []byte, start, end int) int {
 		return len(text)
 	}
 	return end + i + 8 + j + 5
+}
+
+// jwtSpan extends a JSON Web Token's header and the start of its claims
+// (all the window confirms) over the rest of its claims and its
+// signature, however long they are.
+func jwtSpan(text []byte, start, end int) int {
+	end = base64URLEnd(text, end)
+	if end < len(text) && text[end] == '.' {
+		end = base64URLEnd(text, end+1)
+	}
+	return end
+}
+
+// base64URLEnd returns the end of the run of base64url characters that
+// starts at i.
+func base64URLEnd(text []byte, i int) int {
+	for i < len(text) && (isWord(text[i]) || text[i] == '-' || text[i] == '_') {
+		i++
+	}
+	return i
 }
 
 // maskedPassword: a URL whose password is already masked ("****", or this
