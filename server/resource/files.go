@@ -283,12 +283,15 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, s memtool.Store
 	if err != nil {
 		return err
 	}
+	_, hasMatch := r.Header["If-Match"]
+	_, hasNone := r.Header["If-None-Match"]
 	switch {
 	case name == "":
 		return badRequest("%s itself cannot be removed", memtool.Root)
-	case r.Header.Get("If-Match") != "" || r.Header.Get("If-None-Match") != "":
+	case hasMatch || hasNone:
 		// A conditional delete cannot be one atomic step of a Store:
-		// refused rather than done unconditionally.
+		// refused rather than done unconditionally, also when the
+		// header is empty or its first value is.
 		return badRequest("a delete takes no precondition")
 	}
 	if recursive {
