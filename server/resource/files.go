@@ -352,10 +352,8 @@ func (h *Handler) mkdir(w http.ResponseWriter, r *http.Request, s memtool.Store)
 // rename serves POST /v1/rename: moves a file or directory to a path
 // where nothing is, whose parent exists. It never replaces anything.
 func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
-	dec.DisallowUnknownFields()
-	var body Rename
-	if err := dec.Decode(&body); err != nil || dec.More() {
+	body, ok := decodeRename(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	if !ok {
 		return badRequest(`the body must be {"from": path, "to": path}`)
 	}
 	oldName, _, err := memtool.CleanPath(body.From)
@@ -381,4 +379,36 @@ func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// decodeRename reads a rename's body: one JSON object whose members are
+// from and to, strings, each once and spelt so. encoding/json would take
+// the last of a key given twice and match a key in any case, and so
+// move what another reader of the same body would not.
+func decodeRename(r io.Reader) (body Rename, ok bool) {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return Rename{}, false
+	}
+	want := map[string]*string{"from": &body.From, "to": &body.To}
+	for dec.More() {
+		t, err := dec.Token()
+		key, _ := t.(string)
+		dst, known := want[key]
+		if err != nil || !known {
+			return Rename{}, false
+		}
+		delete(want, key)
+		t, err = dec.Token()
+		if *dst, ok = t.(string); err != nil || !ok {
+			return Rename{}, false
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') || len(want) != 0 {
+		return Rename{}, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Rename{}, false // something after the object
+	}
+	return body, true
 }
