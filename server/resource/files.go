@@ -177,7 +177,8 @@ func (h *Handler) readFile(w http.ResponseWriter, r *http.Request, s memtool.Sto
 // If-None-Match: * creates it only if nothing is at the path; If-Match
 // replaces it only if its ETag is one of those given (or, for *, if it is a
 // file); without either it is replaced or created. A precondition that
-// does not hold is 412, and nothing changes.
+// does not hold is 412, and nothing changes. A body that is coded
+// (Content-Encoding) or a part of the file (Content-Range) is refused.
 func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
 	_, name, err := named(r)
 	if err != nil {
@@ -190,6 +191,12 @@ func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.St
 		return badRequest("give If-Match or If-None-Match, not both")
 	case hasNone && (len(ifNone) != 1 || strings.TrimSpace(ifNone[0]) != "*"):
 		return badRequest("a write takes only If-None-Match: *")
+	case coded(r.Header.Values("Content-Encoding")):
+		// Not decoded here: the coded bytes would become the file.
+		return badRequest("a write takes the file's bytes as they are, without Content-Encoding")
+	case len(r.Header.Values("Content-Range")) > 0:
+		// A part would become the whole file (RFC 9110, 14.5).
+		return badRequest("a write takes the whole file, without Content-Range")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxFileBytes))
 	var tooBig *http.MaxBytesError
@@ -242,6 +249,19 @@ func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.St
 	}
 	writeJSON(w, status, e)
 	return nil
+}
+
+// coded reports whether Content-Encoding values name a coding other
+// than identity.
+func coded(values []string) bool {
+	for _, v := range values {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // matches reports whether an If-Match or If-None-Match header's values
