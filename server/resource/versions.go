@@ -2,6 +2,7 @@ package resource
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"time"
 
@@ -52,7 +53,9 @@ func versionArgs(r *http.Request, s memtool.Store, wantN bool) (name, virtual st
 		return "", "", 0, nil, at(name, memtool.ErrIsDir)
 	}
 	if wantN {
-		v, err := q.count("n", -1, 1<<31-1)
+		// Not bounded lower than int: count would take a larger number
+		// for the bound, and so name another version.
+		v, err := q.count("n", -1, math.MaxInt)
 		if err != nil || v < 1 {
 			return "", "", 0, nil, badRequest("parameter n must be a version number (1 or more)")
 		}
