@@ -162,7 +162,7 @@ func (h *Handler) readFile(w http.ResponseWriter, r *http.Request, s memtool.Sto
 	}
 	etag := ETag(data)
 	w.Header().Set("ETag", etag)
-	if tags, ok := r.Header["If-None-Match"]; ok && matches(tags, etag) {
+	if tags, ok := r.Header["If-None-Match"]; ok && matches(tags, etag, true) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
@@ -227,7 +227,7 @@ func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.St
 		status = http.StatusCreated
 	case hasMatch:
 		err = s.Update(ctx, name, h.opts.MaxFileBytes, func(old []byte) ([]byte, error) {
-			if !matches(ifMatch, ETag(old)) {
+			if !matches(ifMatch, ETag(old), false) {
 				return nil, errPrecondition
 			}
 			return body, nil
@@ -265,11 +265,17 @@ func coded(values []string) bool {
 }
 
 // matches reports whether an If-Match or If-None-Match header's values
-// name etag, or are *: strong comparison, so a weak tag never matches.
-func matches(values []string, etag string) bool {
+// name etag, or are *. The comparison is strong unless weak (RFC 9110,
+// 8.8.3.2): If-Match's, where a weak tag never matches; If-None-Match
+// compares weakly, so a tag marked weak (W/, as a proxy that compresses
+// an answer marks it) matches too.
+func matches(values []string, etag string, weak bool) bool {
 	for _, v := range values {
 		for tag := range strings.SplitSeq(v, ",") {
 			tag = strings.TrimSpace(tag)
+			if weak && strings.HasPrefix(tag, `W/"`) {
+				tag = tag[len("W/"):]
+			}
 			if tag == "*" || tag == etag {
 				return true
 			}
