@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/memtool/memtool"
@@ -26,9 +28,21 @@ type searchMatch struct {
 // finds them. A query or path that Search refuses is a 400 whose error
 // is the refusal's reason; a store failure is a 503 without its detail.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
+	// Parsed strictly: r.URL.Query drops a pair it cannot decode, and Get
+	// takes the first of a parameter given twice, so a path could be
+	// left out and the whole memory searched.
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "malformed query string")
+		return
+	}
+	for k, v := range q {
+		if len(v) > 1 {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("parameter %s is given %d times", k, len(v)))
+			return
+		}
+	}
 	query := memtool.SearchQuery{Query: q.Get("q"), Path: q.Get("path")}
-	var err error
 	if query.Regex, err = boolParam(q.Get("regex")); err != nil {
 		writeError(w, http.StatusBadRequest, "regex: "+err.Error())
 		return
