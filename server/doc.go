@@ -35,8 +35,9 @@
 // A missing, malformed, unknown, expired or revoked token is 401 with
 // WWW-Authenticate: Bearer. An admin key may act on another tenant by
 // naming it in the X-Memtool-Tenant header; any other key naming a tenant
-// not its own gets 403. Each key may make Config.Rate requests a second
-// (bursts of Config.Burst); past that, 429 with Retry-After in seconds.
+// not its own gets 403; the header given more than once is 400. Each key
+// may make Config.Rate requests a second (bursts of Config.Burst); past
+// that, 429 with Retry-After in seconds.
 // Each client address (an IPv6 client's /64, which one host or link gets
 // whole) may fail authentication Config.FailRate times a second (bursts
 // of Config.FailBurst): past that, its requests with a token get 429 with

@@ -416,6 +416,12 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 		return Principal{}, false
 	}
 	p := Principal{KeyID: key.ID, Tenant: key.Tenant, Scope: key.Scope}
+	if n := len(r.Header.Values(TenantHeader)); n > 1 {
+		// Get would read the first, perhaps empty, and act on a tenant
+		// the request does not name alone.
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s is given %d times", TenantHeader, n))
+		return Principal{}, false
+	}
 	if named := r.Header.Get(TenantHeader); named != "" && named != key.Tenant {
 		if key.Scope < Admin {
 			writeError(w, http.StatusForbidden, "only an admin key may name a tenant in "+TenantHeader)
