@@ -69,9 +69,11 @@
 // not_empty 409; too_large 413; no_space 507; read_only and forbidden
 // 403; busy 503 with Retry-After; refused 422, whose message is a
 // policy's text for the model; precondition_failed 412; bad_path,
-// bad_request and invalid 400; internal 500. Messages name only virtual
-// paths: a store's own error text (a host path, a database message) is
-// never sent; an unexpected one is logged to Options.Logger.
+// bad_request and invalid 400; outcome_unknown 500, for a change whose
+// store lost its answer (it may or may not have been made); internal
+// 500. Messages name only virtual paths: a store's own error text (a host
+// path, a database message) is never sent; an unexpected one is logged to
+// Options.Logger.
 //
 // # Access
 //

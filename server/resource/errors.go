@@ -74,6 +74,9 @@ var codes = []struct {
 	status int
 	err    error
 }{
+	// First: a lost answer may come with the context's error, after
+	// which timeout would say that nothing changed.
+	{"outcome_unknown", http.StatusInternalServerError, memtool.ErrOutcomeUnknown},
 	{"not_found", http.StatusNotFound, memtool.ErrNotExist},
 	{"exists", http.StatusConflict, memtool.ErrExist},
 	{"not_dir", http.StatusConflict, memtool.ErrNotDir},
