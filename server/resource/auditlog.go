@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -68,7 +69,7 @@ func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, _ memtool.Sto
 	// The last limit entries, in a ring.
 	ring := make([]audit.Entry, 0, limit)
 	next := 0
-	err = audit.Read(log, f, func(e audit.Entry) error {
+	err = audit.Read(&wholeLines{r: log}, f, func(e audit.Entry) error {
 		if !bound.Match(e) {
 			return nil
 		}
@@ -91,4 +92,41 @@ func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, _ memtool.Sto
 	}
 	writeJSON(w, http.StatusOK, AuditPage{Entries: append(ring[next:], ring[:next]...)})
 	return nil
+}
+
+// wholeLines reads r up to its last newline. The audit policy appends
+// each entry as one line, newline last: a log read while it appends may
+// end in the start of a line, which is not yet an entry (nor damage), and
+// is left out.
+type wholeLines struct {
+	r       io.Reader
+	buf     []byte
+	ready   []byte // up to a newline, to be read
+	pending []byte // after the last newline so far
+	err     error
+}
+
+func (w *wholeLines) Read(p []byte) (int, error) {
+	for len(w.ready) == 0 {
+		if w.err != nil {
+			return 0, w.err // at io.EOF, pending is a line not yet written whole
+		}
+		if w.buf == nil {
+			w.buf = make([]byte, 32<<10)
+		}
+		n, err := w.r.Read(w.buf)
+		w.pending = append(w.pending, w.buf[:n]...)
+		if i := bytes.LastIndexByte(w.pending, '\n'); i >= 0 {
+			w.ready = w.pending[:i+1]
+			w.pending = append([]byte(nil), w.pending[i+1:]...)
+		} else if len(w.pending) > 1<<20 {
+			// Longer than audit.Read takes a line: passed on for it to
+			// refuse, not held.
+			w.ready, w.pending = w.pending, nil
+		}
+		w.err = err
+	}
+	n := copy(p, w.ready)
+	w.ready = w.ready[n:]
+	return n, nil
 }
