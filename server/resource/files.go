@@ -178,11 +178,22 @@ func (h *Handler) readFile(w http.ResponseWriter, r *http.Request, s memtool.Sto
 // replaces it only if its ETag is one of those given (or, for *, if it is a
 // file); without either it is replaced or created. A precondition that
 // does not hold is 412, and nothing changes. A body that is coded
-// (Content-Encoding) or a part of the file (Content-Range) is refused.
+// (Content-Encoding) or a part of the file (Content-Range) is refused,
+// and so is a path that ends in '/' (below the root, which is is_dir).
 func (h *Handler) writeFile(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
-	_, name, err := named(r)
+	q, err := query(r)
 	if err != nil {
 		return err
+	}
+	name, dir, err := q.path("path")
+	if err != nil {
+		return err
+	}
+	if dir && name != "" {
+		// Refused as the model's create refuses it, rather than written
+		// at the name without the slash.
+		p := q.get("path")
+		return &memtool.PathError{Path: p, Reason: "Cannot write " + p + ": a file path must not end with '/'"}
 	}
 	ifMatch, hasMatch := r.Header["If-Match"]
 	ifNone, hasNone := r.Header["If-None-Match"]
