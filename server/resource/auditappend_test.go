@@ -17,7 +17,8 @@ import (
 // TestAuditLogWhileAppended: a log read while the audit policy appends a
 // line holds the start of that line without its newline; the answer is
 // the entries written whole, not a damaged log (500). A line in the
-// middle that is not an entry still is one.
+// middle that is not an entry still is one (a line cut off by a failed
+// write, which audit.Read skips, is not such a line).
 func TestAuditLogWhileAppended(t *testing.T) {
 	var log lockedBuffer
 	store := audit.New(memstore.New(), &log, &audit.Options{Tenant: "mine"})
@@ -42,6 +43,6 @@ func TestAuditLogWhileAppended(t *testing.T) {
 	if len(pg.Entries) != 2 || pg.Entries[1].Path != "/memories/b.md" {
 		t.Fatalf("entries: %+v", pg.Entries)
 	}
-	text = whole[:len(whole)/4] + "\n" + whole
+	text = "not an entry\n" + whole
 	wantError(t, mustDo(t, srv, "GET", "/v1/audit", nil, nil), http.StatusInternalServerError, "internal")
 }
