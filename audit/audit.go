@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,6 +107,30 @@ type logWriter struct {
 	// torn is set when a Write failed, so it may have written part of its
 	// line (a full disk): the next line starts on a line of its own.
 	torn bool
+}
+
+// OpenLog opens the log file name for appending, creating it with mode
+// 0600 if it is not there. If its last line breaks off (a process that
+// logged to it crashed while writing, or found the disk full), OpenLog
+// ends that line first, so the next entry stands on a line of its own
+// and Read skips the cut-off part.
+func OpenLog(name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err = f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			_, err = f.Write([]byte{'\n'})
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // New wraps inner, logging to w. opts may be nil. The result is a

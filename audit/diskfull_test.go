@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/memtool/memtool/audit"
@@ -69,5 +70,40 @@ func TestLogOnFullDisk(t *testing.T) {
 	}
 	if len(read) != logged+after || read[len(read)-1] != "/memories/after-2" || read[logged] != "/memories/after-0" {
 		t.Errorf("read %d entries (the last %q), want the %d logged whole before the disk filled and the %d after", len(read), read[len(read)-1:], logged, after)
+	}
+}
+
+// A log whose last line a crashed process left cut off: OpenLog ends that
+// line, so the entries logged after it are read, each on its own line.
+func TestOpenLogEndsACutOffLine(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "audit.jsonl")
+	if err := os.WriteFile(name, []byte(`{"time":"2026-12-01T00:00:00Z","op":"create","path":"/memories/a.md","outcome":"ok"}`+"\n"+`{"time":"2026-12-01T00:00:01Z","op":"upd`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 { // the second open finds the line ended
+		f, err := audit.OpenLog(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := audit.New(memstore.New(), f, nil)
+		if err := s.Mkdir(context.Background(), fmt.Sprintf("d%d", i)); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	r, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var read []string
+	if err := audit.Read(r, audit.Filter{}, func(e audit.Entry) error { read = append(read, e.Path); return nil }); err != nil {
+		t.Fatalf("reading the log: %v", err)
+	}
+	if want := []string{"/memories/a.md", "/memories/d0", "/memories/d1"}; !slices.Equal(read, want) {
+		t.Errorf("read %q, want %q", read, want)
+	}
+	if info, err := os.Stat(name); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the log's mode: %v, %v", info.Mode(), err)
 	}
 }

@@ -7,7 +7,7 @@
 // model chose the path: a token in a name the secrets policy refused, or in
 // the path of a read, stays out of the log).
 //
-//	f, _ := os.OpenFile("memory-audit.jsonl", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+//	f, _ := audit.OpenLog("memory-audit.jsonl")
 //	store := audit.New(inner, f, &audit.Options{Tenant: "alice"})
 //
 // A line looks like

@@ -177,7 +177,7 @@ func applyPolicy(base memtool.Store, p *policyFile, keys []encrypt.Key, tenant s
 	if p.Audit != "" {
 		var w io.Writer = env.stderr
 		if p.Audit != "-" {
-			f, err := os.OpenFile(p.Audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			f, err := audit.OpenLog(p.Audit)
 			if err != nil {
 				return nil, fmt.Errorf("policy: audit log: %w", err)
 			}
