@@ -131,8 +131,14 @@ func transportError(ctx context.Context, err error) error {
 	return err
 }
 
+// pathError is err for the operation op on name, which it gives as the
+// model's path (the root as /memories, not as an empty name).
+func pathError(op, name string, err error) error {
+	return &fs.PathError{Op: "remote " + op, Path: memtool.VirtualPath(name), Err: err}
+}
+
 func (s *Store) wrap(c call, err error) error {
-	return &fs.PathError{Op: "remote " + c.op, Path: c.name, Err: err}
+	return pathError(c.op, c.name, err)
 }
 
 // reachable says whether the API reaches name: the server's path gate

@@ -92,6 +92,10 @@ func TestBadToken(t *testing.T) {
 	if strings.Contains(fmt.Sprintf("%v %+v %#v", err, err, err), wrong) {
 		t.Fatalf("the error shows the token: %v", err)
 	}
+	// It names the root as the model does, not as an empty name.
+	if !strings.HasPrefix(err.Error(), "remote stat /memories: ") {
+		t.Errorf("Stat of the root = %q, want it to start %q", err, "remote stat /memories: ")
+	}
 }
 
 // TestOpenRefuses: URLs that would leak the token, or are not a server's.

@@ -126,11 +126,11 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 	}
 	var e resource.Entry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return memtool.FileInfo{}, &fs.PathError{Op: "remote stat", Path: name, Err: fmt.Errorf("malformed answer: %v", err)}
+		return memtool.FileInfo{}, pathError("stat", name, fmt.Errorf("malformed answer: %v", err))
 	}
 	fi, err := info(e)
 	if err != nil {
-		return memtool.FileInfo{}, &fs.PathError{Op: "remote stat", Path: name, Err: err}
+		return memtool.FileInfo{}, pathError("stat", name, err)
 	}
 	fi.Name = baseName(name)
 	return fi, nil
@@ -178,11 +178,11 @@ func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte,
 		return nil, "", err
 	}
 	if int64(len(data)) > limit {
-		return nil, "", &fs.PathError{Op: "remote " + op, Path: name, Err: memtool.ErrTooLarge}
+		return nil, "", pathError(op, name, memtool.ErrTooLarge)
 	}
 	etag := resource.ETag(data)
 	if strings.TrimPrefix(h.Get("ETag"), "W/") != etag {
-		return nil, "", &fs.PathError{Op: "remote " + op, Path: name, Err: errors.New("the answer is not the file's whole content (its ETag is not the content's SHA-256): cut short, or not the API's answer")}
+		return nil, "", pathError(op, name, errors.New("the answer is not the file's whole content (its ETag is not the content's SHA-256): cut short, or not the API's answer"))
 	}
 	return data, etag, nil
 }
@@ -195,7 +195,7 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 	}
 	var l resource.Listing
 	if err := json.Unmarshal(data, &l); err != nil {
-		return nil, &fs.PathError{Op: "remote readdir", Path: name, Err: fmt.Errorf("malformed answer: %v", err)}
+		return nil, pathError("readdir", name, fmt.Errorf("malformed answer: %v", err))
 	}
 	out := make([]memtool.FileInfo, 0, len(l.Entries))
 	for _, e := range l.Entries {
@@ -207,7 +207,7 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 			err = fmt.Errorf("malformed answer: entry name %q", e.Name)
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "remote readdir", Path: name, Err: err}
+			return nil, pathError("readdir", name, err)
 		}
 		out = append(out, fi)
 	}
@@ -270,7 +270,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 			return s.wrap(c, err)
 		}
 	}
-	return &fs.PathError{Op: "remote update", Path: name, Err: memtool.ErrBusy}
+	return pathError("update", name, memtool.ErrBusy)
 }
 
 // backoff waits a little longer after each failed try, up to 50 ms.
@@ -309,7 +309,7 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 // Rename moves oldname to newname, never replacing anything, in one request.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := reachable(newname); err != nil {
-		return &fs.PathError{Op: "remote rename", Path: newname, Err: err}
+		return pathError("rename", newname, err)
 	}
 	body, _ := json.Marshal(resource.Rename{From: memtool.VirtualPath(oldname), To: memtool.VirtualPath(newname)})
 	_, _, _, err := s.do(ctx, call{op: "rename", name: oldname, method: "POST", route: "/v1/rename", body: body, header: http.Header{"Content-Type": {"application/json"}}, want: http.StatusNoContent})
