@@ -269,10 +269,25 @@ func New(cfg Config) (*Server, error) {
 	for pattern, h := range cfg.Public {
 		s.handle(pattern, pattern, false, h.ServeHTTP)
 	}
-	s.handle("/", "other", false, func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such route")
-	})
+	s.handle("/", "other", false, s.unrouted)
 	return s, nil
+}
+
+// unrouted answers a request that no route takes: 405 with the methods
+// its path is served with, or 404 if there are none.
+func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if _, pattern := s.mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		writeError(w, http.StatusNotFound, "no such route")
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, "method not allowed: "+strings.Join(allow, ", "))
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
