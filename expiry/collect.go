@@ -319,11 +319,15 @@ func Restore(ctx context.Context, inner memtool.Store, p string, now time.Time) 
 		if _, err := inner.Stat(ctx, name); err == nil {
 			return Trashed{}, fmt.Errorf("restore %s: %w", p, memtool.ErrExist)
 		}
+		// The use is recorded before the move, as the wrapper records a
+		// write: a restore that cannot record it changes nothing, and
+		// one whose move fails leaves only an access of a missing file,
+		// which the next Collect forgets.
+		if err := updateIndex(ctx, inner, func(ix *index) { ix.Access[name] = now.Unix() }); err != nil {
+			return Trashed{}, fmt.Errorf("restore %s: recording the use: %w", p, err)
+		}
 		if err := move(ctx, inner, src, name); err != nil {
 			return Trashed{}, fmt.Errorf("restore %s: %w", p, err)
-		}
-		if err := updateIndex(ctx, inner, func(ix *index) { ix.Access[name] = now.Unix() }); err != nil {
-			return Trashed{}, err
 		}
 		return Trashed{Path: memtool.VirtualPath(name), Expired: batches[i].when}, nil
 	}
