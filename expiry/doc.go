@@ -20,7 +20,9 @@
 // edit) or a write records the time; a listing does not, nor does a
 // search (memtool.IsSearchRead: it reads every file of a memory without
 // an index, and would keep them all from expiring); a rename records
-// the moved files as used. To keep reads cheap, an access is recorded only
+// the moved files as used, and a removal forgets the removed files, so
+// that a file written at one of their names later, whose own use could
+// not be recorded, has no access rather than theirs. To keep reads cheap, an access is recorded only
 // if this process recorded none for the file within Options.Resolution
 // (default one hour), and in whole seconds, so a file may have been used
 // up to Resolution and a second after its recorded access. A failure to
@@ -73,7 +75,9 @@
 // lacks, and Tenant returns the inner tenant's store under the same policy,
 // whose index and trash are inside that tenant. Within the resolution a read costs
 // one map lookup; recording an access is one Update of the index (on the
-// file store an fsynced write), at most once an hour per file and process.
+// file store an fsynced write), at most once an hour per file and process;
+// a removal is one Update of the index too, which writes it only if it
+// held an access of what was removed.
 // To compare a view of a 4 KiB file through Memory on memstore with and
 // without the wrapper:
 //

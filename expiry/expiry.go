@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -63,7 +64,7 @@ type index struct {
 // Store wraps a memtool.Store and records when each file was last read or
 // written, in the store itself. Use New.
 type Store struct {
-	memtool.Forwarder // Rename is the Store's own
+	memtool.Forwarder // Rename and RemoveAll are the Store's own
 	inner             memtool.Store
 	opts              Options
 	mu                sync.Mutex
@@ -142,7 +143,66 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 
 func (s *Store) Mkdir(ctx context.Context, name string) error { return s.inner.Mkdir(ctx, name) }
 
-func (s *Store) Remove(ctx context.Context, name string) error { return s.inner.Remove(ctx, name) }
+// Remove forgets the recorded accesses of what it removed, so that a
+// file written there later does not inherit them: if recording that
+// file's own use fails, it has none, and counts as used at the next
+// Collect, instead of as unused since the removed file's last use. An
+// error that leaves the outcome unknown forgets them too: a file without
+// an access is never taken for an unused one.
+func (s *Store) Remove(ctx context.Context, name string) error {
+	err := s.inner.Remove(ctx, name)
+	if err == nil || errors.Is(err, memtool.ErrOutcomeUnknown) {
+		s.forget(ctx, name)
+	}
+	return err
+}
+
+// RemoveAll forwards to the inner store's RemoveAller, and forgets the
+// accesses of what it removed (see Remove).
+func (s *Store) RemoveAll(ctx context.Context, name string) error {
+	err := memtool.ForwardRemoveAll(ctx, s.inner, name)
+	if err == nil || errors.Is(err, memtool.ErrOutcomeUnknown) {
+		s.forget(ctx, name)
+	}
+	return err
+}
+
+// forget drops the recorded accesses of name and everything below it,
+// writing the index only if it holds one.
+func (s *Store) forget(ctx context.Context, name string) {
+	if reserved(name) {
+		return // never recorded
+	}
+	below := func(n string) bool { return n == name || strings.HasPrefix(n, name+"/") }
+	s.mu.Lock()
+	for n := range s.seen {
+		if below(n) {
+			delete(s.seen, n)
+		}
+	}
+	s.mu.Unlock()
+	err := s.inner.Update(context.WithoutCancel(ctx), indexName, 64<<20, func(old []byte) ([]byte, error) {
+		ix := index{Version: 1}
+		if len(old) == 0 {
+			return nil, errNothingToForget
+		}
+		if err := json.Unmarshal(old, &ix); err != nil {
+			return nil, err
+		}
+		n := len(ix.Access)
+		maps.DeleteFunc(ix.Access, func(k string, _ int64) bool { return below(k) })
+		if len(ix.Access) == n {
+			return nil, errNothingToForget
+		}
+		return json.Marshal(ix)
+	})
+	if err != nil && err != errNothingToForget && !errors.Is(err, memtool.ErrNotExist) && s.opts.OnError != nil {
+		s.opts.OnError(err)
+	}
+}
+
+// errNothingToForget leaves the index as it is.
+var errNothingToForget = errors.New("no access to forget")
 
 // rename moves the recorded accesses along with the entries; renaming is a
 // use of the files moved. Like a write, it records the use at newname
