@@ -25,10 +25,14 @@ const (
 	// failAfterFn: an Update runs fn, then fails without storing its
 	// result (a commit that failed). Only updates count.
 	failAfterFn
+	// cancel: the context of the command is cancelled just before the
+	// call, which then runs with it (the store honours it, or not).
+	// Every call counts.
+	cancel
 )
 
 func (m faultMode) String() string {
-	return [...]string{"before", "lost", "after-fn"}[m]
+	return [...]string{"before", "lost", "after-fn", "cancel"}[m]
 }
 
 var errInjected = errors.New("injected fault")
@@ -45,8 +49,10 @@ type faultStore struct {
 	mode  faultMode
 	at    int                        // the counted call that fails, from 1
 	match func(op, name string) bool // if set, only the calls it matches count
-	seen  int                        // the counted calls seen while armed
-	hit   string                     // the call that failed, for messages
+	// stop cancels the command's context, for the mode cancel.
+	stop context.CancelFunc
+	seen int    // the counted calls seen while armed
+	hit  string // the call that failed, for messages
 }
 
 func newFaultStore(base memtool.Store) *faultStore {
@@ -105,6 +111,10 @@ func (f *faultStore) fails(op, name string, change, update bool) (faultMode, boo
 		return 0, false
 	}
 	f.hit = fmt.Sprintf("%s %s (call %d)", op, name, f.seen)
+	if f.mode == cancel {
+		f.stop()
+		return f.mode, false // the call runs, with its context cancelled
+	}
 	return f.mode, true
 }
 
