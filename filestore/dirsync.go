@@ -42,6 +42,7 @@ type ticket struct {
 	b     *syncBatch
 	d     *os.File // the directory, for the writer that ends up running the fsync
 	hooks *testHooks
+	own   bool         // the ticket's holder made a change of its own in the batch
 	all   []*syncBatch // or else the batches of every directory (see pending)
 }
 
@@ -72,7 +73,7 @@ func (g *dirSyncs) renamed(d *os.File, h *testHooks) (ticket, error) {
 		q.next = &syncBatch{done: make(chan struct{})}
 	}
 	q.users++
-	return ticket{key: k, q: q, b: q.next, d: d, hooks: h}, nil
+	return ticket{key: k, q: q, b: q.next, d: d, hooks: h, own: true}, nil
 }
 
 // observed returns a ticket for what is pending in d now: the renames into
@@ -192,6 +193,11 @@ func (g *dirSyncs) release(t ticket) {
 func syncDir(d *os.File, h *testHooks) error {
 	if h != nil && h.dirSync != nil {
 		h.dirSync()
+	}
+	if h != nil && h.dirSyncErr != nil {
+		if err := h.dirSyncErr(); err != nil {
+			return err
+		}
 	}
 	return d.Sync()
 }

@@ -80,6 +80,11 @@
 // but one that writes nothing or fails, and a create, mkdir or rename
 // finding the name taken, may answer before that change is durable.
 //
+// If the fsync of a directory fails (EIO) after a change was made in it,
+// the change is seen but a crash may undo it: the method's error wraps
+// memtool.ErrOutcomeUnknown, as the Store contract asks of a change that
+// may or may not have been made, and never says that nothing changed.
+//
 // Names starting with ".memtool" are the store's own; the path gate refuses
 // them and ReadDir never returns them.
 //

@@ -17,11 +17,12 @@ func ListNamesPortable(ctx context.Context, s *Store, name string, fn func(strin
 // testHooks); nil fields are not called.
 type Hooks struct {
 	Staged, Relock, DirSync, Waiting func()
+	DirSyncErr                       func() error // a directory fsync's failure, if not nil
 }
 
 // SetHooks sets s's hooks; call it before s is used.
 func SetHooks(s *Store, h Hooks) {
-	s.hooks = &testHooks{staged: h.Staged, relock: h.Relock, dirSync: h.DirSync, waiting: h.Waiting}
+	s.hooks = &testHooks{staged: h.Staged, relock: h.Relock, dirSync: h.DirSync, waiting: h.Waiting, dirSyncErr: h.DirSyncErr}
 }
 
 // NoStage makes s write as where O_TMPFILE is missing: every temp file

@@ -88,7 +88,10 @@ type testHooks struct {
 	staged  func() // a write has created its staged file
 	relock  func() // an Update is about to take the lock again to rename
 	dirSync func() // a directory fsync is about to run (see syncDir)
-	waiting func() // a writer waits for a directory fsync (see dirSyncs.wait)
+	// dirSyncErr, if it returns an error, is a directory fsync's failure
+	// (EIO, say), returned instead of running the fsync.
+	dirSyncErr func() error
+	waiting    func() // a writer waits for a directory fsync (see dirSyncs.wait)
 }
 
 var (

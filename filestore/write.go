@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -125,16 +126,37 @@ func (s *Store) inParent(ctx context.Context, op, name string, fn func(d *os.Fil
 // err, or else the fsync's error. A failure with no ticket of its own may
 // rest on any change of this store whose fsync is under way (a file where
 // a directory should be, in a directory it keeps from being removed, too
-// large to update): it waits for all of them.
+// large to update): it waits for all of them. A change of the caller's
+// own whose fsync failed is unsure: made and seen, but a crash may undo
+// it, so its error wraps memtool.ErrOutcomeUnknown, the one error after
+// which a store may have changed something.
 func (s *Store) settle(op, name string, unlock func(), t ticket, err error) error {
 	if err != nil && t.b == nil {
 		t = s.syncs.pending(s.hooks)
 	}
 	unlock()
-	if serr := s.syncs.wait(t); err == nil {
+	if serr := s.syncs.wait(t); err == nil && serr != nil {
 		err = mapErr(op, name, serr)
+		if t.own {
+			err = unsure(err)
+		}
 	}
 	return err
+}
+
+// unsure is the error err of a directory fsync after a change that is
+// made: the change is seen, but a crash may undo it.
+func unsure(err error) error {
+	return fmt.Errorf("%w: it is made, but the fsync of its directory failed, so a crash may undo it: %w", memtool.ErrOutcomeUnknown, err)
+}
+
+// syncMade fsyncs the directory d after a change of op on name made in
+// it; a failure is unsure.
+func (s *Store) syncMade(d *os.File, op, name string) error {
+	if err := syncDir(d, s.hooks); err != nil {
+		return unsure(mapErr(op, name, err))
+	}
+	return nil
 }
 
 // change makes the change fn in the directory d (given its descriptor),
@@ -148,7 +170,7 @@ func (s *Store) change(d *os.File, op, name string, fn func(dfd int) error) (tic
 		}
 		return ticket{}, mapErr(op, name, err)
 	}
-	return ticket{}, mapErr(op, name, d.Sync())
+	return ticket{}, s.syncMade(d, op, name)
 }
 
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
@@ -197,7 +219,7 @@ func (s *Store) put(d *os.File, op, name, base string, data []byte, st *os.File,
 	t, err := s.syncs.renamed(d, s.hooks)
 	if err != nil {
 		// Not queued: fsync now.
-		return ticket{}, mapErr(op, name, syncDir(d, s.hooks))
+		return ticket{}, s.syncMade(d, op, name)
 	}
 	return t, nil
 }
@@ -409,10 +431,8 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	case err != nil:
 		return s.settle("rename", oldname, unlock, ticket{}, mapErr("rename", oldname, err))
 	default:
-		if err = nd.Sync(); err != nil {
-			err = mapErr("rename", newname, err)
-		} else {
-			err = mapErr("rename", oldname, od.Sync())
+		if err = s.syncMade(nd, "rename", newname); err == nil {
+			err = s.syncMade(od, "rename", oldname)
 		}
 	}
 	unlock()
