@@ -3,6 +3,7 @@ package encrypt_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -292,7 +293,8 @@ func TestKeys(t *testing.T) {
 	if keys, err := encrypt.ParseKeys(k1.String() + "," + k2.String()); err != nil || len(keys) != 2 {
 		t.Errorf("comma-separated: %v", err)
 	}
-	for _, bad := range []string{"", "# nothing", "k1", "k1:AAAA", "bad id:" + strings.Split(k1.String(), ":")[1], "waytoolongkeyid_123:" + strings.Split(k1.String(), ":")[1]} {
+	zeros := "k0:" + base64.StdEncoding.EncodeToString(make([]byte, 32)) // no secret at all
+	for _, bad := range []string{"", "# nothing", "k1", "k1:AAAA", zeros, "bad id:" + strings.Split(k1.String(), ":")[1], "waytoolongkeyid_123:" + strings.Split(k1.String(), ":")[1]} {
 		if _, err := encrypt.ParseKeys(bad); err == nil {
 			t.Errorf("ParseKeys(%q) accepted", bad)
 		}

@@ -53,9 +53,9 @@ func validKeyID(id string) error {
 	return nil
 }
 
-// ParseKeys reads keys in their text form, "ID:base64" (32 bytes of key),
-// separated by newlines, spaces or commas; '#' starts a comment to the end
-// of the line. The first key is the one that encrypts.
+// ParseKeys reads keys in their text form, "ID:base64" (32 bytes of key,
+// not all zero), separated by newlines, spaces or commas; '#' starts a
+// comment to the end of the line. The first key is the one that encrypts.
 func ParseKeys(text string) ([]Key, error) {
 	var keys []Key
 	for _, line := range strings.Split(text, "\n") {
@@ -74,6 +74,9 @@ func ParseKeys(text string) ([]Key, error) {
 			}
 			k := Key{ID: id}
 			copy(k.secret[:], raw)
+			if k.secret == [32]byte{} {
+				return nil, fmt.Errorf("encrypt: key %q is all zeros, which keeps nothing secret; make a key with memtool keygen", id)
+			}
 			keys = append(keys, k)
 		}
 	}
