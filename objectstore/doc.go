@@ -104,7 +104,8 @@
 //     it is never overwritten: the rename fails with ErrExist and deletes
 //     only what it wrote.
 //   - No rename deletes anything but a source (a file, or a directory's
-//     marker) on the ETag it read before copying it, or an object it wrote
+//     marker) on the ETag it read before copying it (and, after a lost
+//     answer, on its write ID; see "Lost answers"), or an object it wrote
 //     itself, on that object's ETag; a create deletes nothing but its own
 //     object, on its ETag.
 //
@@ -129,6 +130,27 @@
 //   - An ETag is the MD5 of the content: if, while a create undoes its
 //     object, a rename moved it and another process created a file of the
 //     same bytes at that name, the undo deletes that file.
+//
+// # Lost answers
+//
+// S3 may make a change and fail to answer (a 5xx, a broken connection),
+// and a request sent again then meets the change it made itself, or one
+// another process made since. On S3 memtool sends a change again itself
+// (up to three requests, after the SDK's delays) and tells its own
+// change from another process's:
+//
+//   - A delete (Remove, RemoveAll, a rename's of its source) whose answer
+//     was lost is sent again only if the object it meant is still there:
+//     the same ETag and the same random write ID, which every write
+//     stores in its object's metadata. If the object is gone, the delete
+//     counts as made. If another object is there (a file another process
+//     created since, or an edit it made), the delete is not sent again,
+//     that object stays, and the change fails with an error wrapping
+//     memtool.ErrOutcomeUnknown; a rename then keeps the file at both
+//     names, its copy a file of its own.
+//   - A delete that fails after an answer was lost (or when ctx ended
+//     while its request was out) fails with an error wrapping
+//     memtool.ErrOutcomeUnknown, never one that says nothing changed.
 //
 // # Other services, and other weak points
 //

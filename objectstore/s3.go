@@ -177,15 +177,15 @@ const conflictRetries = 5
 // no object (If-None-Match: *).
 const ifAbsent = "*"
 
-// s3get reads the object at key and its ETag.
-func (bk *bucket) s3get(ctx context.Context, key string) ([]byte, string, error) {
+// s3get reads the object at key, its ETag and its writeID.
+func (bk *bucket) s3get(ctx context.Context, key string) (data []byte, etag, id string, err error) {
 	out, err := bk.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bk.s3name), Key: aws.String(key)})
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	defer out.Body.Close()
-	data, err := io.ReadAll(out.Body)
-	return data, aws.ToString(out.ETag), err
+	data, err = io.ReadAll(out.Body)
+	return data, aws.ToString(out.ETag), out.Metadata[writeID], err
 }
 
 // s3put writes data (with the user metadata meta) at key if the object
@@ -196,21 +196,11 @@ func (bk *bucket) s3put(ctx context.Context, key string, data []byte, cond strin
 }
 
 // s3delete deletes the object at key if its ETag is etag: S3 answers 412
-// if it has another, 404 if there is none. A 404 to a request sent again
-// after an answer that may have been lost (resend) is this delete's own
-// doing, and s3delete answers success: a caller that read it as "another
-// process removed the source" would delete the only copy left (finishMove
-// undoes its copy then).
-func (bk *bucket) s3delete(ctx context.Context, key, etag string) error {
-	in := &s3.DeleteObjectInput{Bucket: aws.String(bk.s3name), Key: aws.String(key), IfMatch: aws.String(etag)}
-	lost, err := resend(ctx, func() error {
-		_, err := bk.s3.DeleteObject(ctx, in, sendOnce)
-		return err
-	})
-	if lost && isNoSuchKey(err) {
-		return nil
-	}
-	return err
+// if it has another, 404 if there is none. id, if not "", is the writeID
+// of the object meant, which tells it from a new object of the same bytes
+// after a lost answer (see s3objects.del).
+func (bk *bucket) s3delete(ctx context.Context, key, etag, id string) error {
+	return bk.s3o.del(ctx, key, etag, id, true)
 }
 
 // resend sends a request (send) until it is answered, sending it again
@@ -221,20 +211,24 @@ func (bk *bucket) s3delete(ctx context.Context, key, etag string) error {
 // or a broken connection may come after S3 made the change, and the
 // request sent again then fails its condition. lost reports that: a
 // retryable failure that is not throttling (which S3 answers before it
-// acts) came before the answer err.
-func resend(ctx context.Context, send func() error) (lost bool, err error) {
+// acts) came before the answer err, or is err; send is told whether one
+// came before it.
+func resend(ctx context.Context, send func(lost bool) error) (lost bool, err error) {
 	for attempt, conflicts := 1, 0; ; attempt++ {
-		err := send()
+		err := send(lost)
 		switch {
 		case err == nil:
 			return lost, nil
 		case isConflict(err) && conflicts < conflictRetries:
 			conflicts++
 			continue
-		case retryables.IsErrorRetryable(err) != aws.TrueTernary || attempt >= s3Attempts:
+		case retryables.IsErrorRetryable(err) != aws.TrueTernary:
 			return lost, err
 		}
 		lost = lost || throttles.IsErrorThrottle(err) != aws.TrueTernary
+		if attempt >= s3Attempts {
+			return lost, err
+		}
 		if err := sleep(ctx, backoff, attempt, err); err != nil {
 			return lost, err
 		}
@@ -302,7 +296,7 @@ func (bk *bucket) checkDeleteConditions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = bk.s3delete(ctx, key, `"`+strings.Repeat("0", 32)+`"`)
+	err = bk.s3delete(ctx, key, `"`+strings.Repeat("0", 32)+`"`, "")
 	switch {
 	case err == nil:
 		bk.probed, bk.probeErr = true, errNoDeleteConditions
@@ -310,9 +304,14 @@ func (bk *bucket) checkDeleteConditions(ctx context.Context) error {
 		bk.probed = true
 		// The probe is this store's own object; if deleting it fails it
 		// stays, invisible to every memory.
-		bk.s3delete(ctx, key, etag)
+		bk.s3delete(ctx, key, etag, "")
 	default:
-		bk.s3delete(ctx, key, etag)
+		bk.s3delete(ctx, key, etag, "")
+		if errors.Is(err, memtool.ErrOutcomeUnknown) {
+			// Only the probe's own object may have been deleted: no memory
+			// changed, and the next rename checks again.
+			return fmt.Errorf("checking that the service honours If-Match on DELETE: %v", err)
+		}
 		return err
 	}
 	return bk.probeErr
@@ -353,7 +352,7 @@ func (s *Store) settle(ctx context.Context, key, etag, dirMarker string) (placem
 	} else if err != nil {
 		return kept, err
 	}
-	err = s.bk.s3delete(context.WithoutCancel(ctx), key, etag)
+	err = s.bk.s3delete(context.WithoutCancel(ctx), key, etag, "")
 	switch {
 	case err == nil:
 		return undone, nil
@@ -361,6 +360,10 @@ func (s *Store) settle(ctx context.Context, key, etag, dirMarker string) (placem
 		return moved, nil
 	case isPrecondition(err):
 		return kept, s.adopt(ctx, key)
+	case errors.Is(err, errReplaced):
+		// Another process's object is at key now, written before or after
+		// this delete was made: it stays.
+		return kept, errors.Join(err, s.adopt(ctx, key))
 	}
 	return kept, err
 }

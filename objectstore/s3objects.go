@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -71,20 +72,87 @@ func (o *s3objects) write(ctx context.Context, key string, data []byte, createOn
 
 func (o *s3objects) remove(ctx context.Context, key string) error {
 	// S3 answers a DELETE of a missing key with success: look first, as
-	// gocloud's driver did.
-	if _, err := o.size(ctx, key); err != nil {
+	// gocloud's driver did. What the look saw is what del deletes.
+	etag, id, err := o.head(ctx, key)
+	if isNoSuchKey(err) {
+		return errNotFound
+	}
+	if err != nil {
 		return err
 	}
+	return o.del(ctx, key, etag, id, false)
+}
+
+// head returns the ETag and the writeID (see put) of the object at key.
+func (o *s3objects) head(ctx context.Context, key string, opts ...func(*s3.Options)) (etag, id string, err error) {
+	out, err := o.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)}, opts...)
+	if err != nil {
+		return "", "", err
+	}
+	return aws.ToString(out.ETag), out.Metadata[writeID], nil
+}
+
+// del deletes the object at key that has the ETag etag and the writeID
+// id (any writeID if id is ""): with ifMatch, only if the ETag at key is
+// still etag (S3 answers 412 if it is another, 404 if there is no
+// object), else whatever is there.
+//
+// After an answer that may have been lost (resend), the DELETE may have
+// been made, and another process may since have written a new object at
+// key. Sent again, the DELETE would delete that object (with ifMatch, if
+// it has the same bytes, and so the same ETag), and its 412 would not
+// tell it from an edit of the object del meant. So del looks before
+// sending again: if there is no object, the delete was made (by this
+// request, or another process's), and del answers success; if the object
+// is another, del cannot tell whether it deleted the one it meant, and
+// fails with errReplaced. Every failure after an answer that may have
+// been lost, or while the request was out when ctx ended, wraps
+// memtool.ErrOutcomeUnknown.
+func (o *s3objects) del(ctx context.Context, key, etag, id string, ifMatch bool) error {
 	if err := ctx.Err(); err != nil {
 		return err // not sent
 	}
-	_, err := o.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)})
-	if err != nil && ctx.Err() != nil {
+	in := &s3.DeleteObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)}
+	if ifMatch {
+		in.IfMatch = aws.String(etag)
+	}
+	lost, err := resend(ctx, func(lost bool) error {
+		if lost {
+			gotETag, gotID, err := o.head(ctx, key, sendOnce)
+			if err != nil {
+				return err
+			}
+			if gotETag != etag || id != "" && gotID != id {
+				return errReplaced
+			}
+		}
+		_, err := o.client.DeleteObject(ctx, in, sendOnce)
+		return err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case lost && isNoSuchKey(err):
+		// Deleted by the request whose answer was lost: a caller that read
+		// the 404 as "another process removed it" (a rename's source)
+		// would delete the only copy left.
+		return nil
+	case isPrecondition(err):
+		// The answer of a DELETE sent first, or after a look that found
+		// the object as it was (so that no DELETE before it was made):
+		// another process changed the object.
+		return err
+	case lost || ctx.Err() != nil:
 		// Sent: S3 may have deleted it, or still may.
-		return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
+		return fmt.Errorf("%w (%w)", memtool.ErrOutcomeUnknown, err)
 	}
 	return err
 }
+
+// errReplaced: after a delete's answer was lost, another object than the
+// one it meant to delete is at the key, so the delete may or may not have
+// been made (del).
+var errReplaced = errors.New("another object is at the key: the delete may have been made before another process wrote it")
 
 func (o *s3objects) list(ctx context.Context, prefix string, delim bool, fn func(listed) bool) error {
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(o.name), Prefix: aws.String(prefix)}
@@ -169,7 +237,7 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 	}
 	in.Metadata[writeID] = id
 	var etag string
-	lost, err := resend(ctx, func() error {
+	lost, err := resend(ctx, func(bool) error {
 		in.Body = bytes.NewReader(data)
 		out, err := o.client.PutObject(ctx, in, sendOnce)
 		if err == nil {

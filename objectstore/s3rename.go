@@ -32,9 +32,9 @@ import (
 // file's copy names its source in the movingFrom metadata until
 // finishMove commits it.
 type move struct {
-	src, srcETag string
-	dst, dstETag string
-	data         []byte
+	src, srcETag, srcID string // srcID: the source's writeID (see put), if it has one
+	dst, dstETag        string
+	data                []byte
 }
 
 // meta is the metadata of m's copy until it is committed: a file's names
@@ -112,7 +112,7 @@ func (bk *bucket) copyObject(ctx context.Context, src, dst string) (*move, error
 			}
 			continue
 		}
-		m := &move{src: src, srcETag: etag, dst: dst, data: data}
+		m := &move{src: src, srcETag: etag, srcID: out.Metadata[writeID], dst: dst, data: data}
 		if m.dstETag, err = bk.s3put(ctx, dst, data, ifAbsent, m.meta()); err != nil {
 			return nil, err
 		}
@@ -124,13 +124,19 @@ func (bk *bucket) copyObject(ctx context.Context, src, dst string) (*move, error
 // commits the copy (commitMove). If another process edited the source since it was copied, the
 // new content is written over the copy, on the copy's ETag, and the delete
 // tried again. If the source is gone, or keeps changing, the copy is
-// deleted again (undoMove).
+// deleted again (undoMove). If the answer to the delete was lost and
+// another object is at the source now, which may be an edit of the source
+// (not deleted) or a file created after the delete, both stay: the copy,
+// committed, is a file of its own, and the error wraps
+// memtool.ErrOutcomeUnknown.
 func (bk *bucket) finishMove(ctx context.Context, m *move) error {
 	for attempt := 0; ; attempt++ {
-		err := bk.s3delete(ctx, m.src, m.srcETag)
+		err := bk.s3delete(ctx, m.src, m.srcETag, m.srcID)
 		switch {
 		case err == nil:
 			return bk.commitMove(ctx, m)
+		case errors.Is(err, errReplaced):
+			return errors.Join(err, bk.commitMove(ctx, m))
 		case isNoSuchKey(err):
 			return errors.Join(errSourceGone, bk.undoMove(ctx, m))
 		case !isPrecondition(err):
@@ -138,7 +144,7 @@ func (bk *bucket) finishMove(ctx context.Context, m *move) error {
 		case attempt == editRetries:
 			return errors.Join(errKeepsChange, bk.undoMove(ctx, m))
 		}
-		data, etag, err := bk.s3get(ctx, m.src)
+		data, etag, id, err := bk.s3get(ctx, m.src)
 		if isNoSuchKey(err) {
 			return errors.Join(errSourceGone, bk.undoMove(ctx, m))
 		}
@@ -152,7 +158,7 @@ func (bk *bucket) finishMove(ctx context.Context, m *move) error {
 		if err != nil {
 			return err
 		}
-		m.srcETag, m.dstETag, m.data = etag, dstETag, data
+		m.srcETag, m.srcID, m.dstETag, m.data = etag, id, dstETag, data
 	}
 }
 
@@ -171,11 +177,11 @@ func (bk *bucket) commitMove(ctx context.Context, m *move) error {
 // undoMove deletes the copy m wrote, on its ETag. A copy that another
 // process has changed since holds that process's edit, and stays.
 func (bk *bucket) undoMove(ctx context.Context, m *move) error {
-	err := bk.s3delete(context.WithoutCancel(ctx), m.dst, m.dstETag)
+	err := bk.s3delete(context.WithoutCancel(ctx), m.dst, m.dstETag, "")
 	switch {
 	case err == nil, isNoSuchKey(err):
 		return nil
-	case isPrecondition(err):
+	case isPrecondition(err), errors.Is(err, errReplaced):
 		return errCopyChanged
 	}
 	return err
@@ -286,7 +292,7 @@ func (s *Store) renameDirS3(ctx context.Context, oldname, newname string) error 
 	ctx = context.WithoutCancel(ctx)
 	left := s.finishAll(ctx, moves)
 	if len(left) == 0 {
-		if err := s.bk.s3delete(ctx, oldMarker, oldMarkerETag); err != nil && !isNoSuchKey(err) && !isPrecondition(err) {
+		if err := s.bk.s3delete(ctx, oldMarker, oldMarkerETag, ""); err != nil && !isNoSuchKey(err) && !isPrecondition(err) && !errors.Is(err, errReplaced) {
 			return err
 		}
 	}

@@ -1,0 +1,160 @@
+package objectstore_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/objectstore"
+	"github.com/memtool/memtool/objectstore/s3test"
+)
+
+// These tests lose S3's answer to a change that S3 made (the server makes
+// it, then answers 500), and put another process's change to the same
+// key right after: before the request is sent again, or before anything
+// else this process sends about that key. A store that reads the answer
+// to its second request as the answer to its first deletes or overwrites
+// the other process's change, or makes its own twice.
+
+// lostThen is a server that loses the answer to the first request with
+// method to a key ending in suffix (once armed), and then, at the next
+// request to that key, first runs act with another store of the bucket.
+type lostThen struct {
+	method, suffix string
+	act            func(theirs memtool.Store) error
+
+	armed, lost, fired atomic.Bool
+	theirs             memtool.Store
+	actErr             error
+}
+
+func (lt *lostThen) loseAnswer(r *http.Request) bool {
+	return lt.armed.Load() && r.Method == lt.method && strings.HasSuffix(r.URL.Path, lt.suffix) && lt.lost.CompareAndSwap(false, true)
+}
+
+func (lt *lostThen) before(r *http.Request) {
+	// Requests of the other store come here too, once fired is set.
+	if lt.lost.Load() && strings.HasSuffix(r.URL.Path, lt.suffix) && lt.fired.CompareAndSwap(false, true) {
+		lt.actErr = lt.act(lt.theirs)
+	}
+}
+
+// start returns a store of a new bucket on a server that runs lt.
+func (lt *lostThen) start(t *testing.T) *objectstore.Store {
+	t.Helper()
+	srv := startS3With(t, &s3test.Options{Before: lt.before, LoseAnswer: lt.loseAnswer})
+	name := srv.newBucket(t)
+	lt.theirs = srv.open(t, name, nil)
+	return srv.open(t, name, nil)
+}
+
+// check fails t unless the answer was lost and act ran, and succeeded.
+func (lt *lostThen) check(t *testing.T) {
+	t.Helper()
+	if !lt.fired.Load() {
+		t.Fatalf("no request to …%s came after the lost answer", lt.suffix)
+	}
+	if lt.actErr != nil {
+		t.Fatalf("the other process's change: %v", lt.actErr)
+	}
+}
+
+// A rename whose delete of the source was made, its answer lost, and a
+// file then created at the old name by another process, leaves that file
+// as it is: it is neither deleted (the request sent again matches it when
+// it has the same bytes, and so the same ETag) nor copied over the
+// renamed file (its other ETag fails the delete, as an edit of the source
+// would). Rename succeeds, or says that its outcome is unknown.
+func TestS3RenameLostDeleteThenCreate(t *testing.T) {
+	for _, theirs := range []string{"theirs", "v1"} {
+		t.Run(theirs, func(t *testing.T) {
+			lt := &lostThen{method: http.MethodDelete, suffix: "/f/old.txt", act: func(s memtool.Store) error {
+				return s.WriteFile(context.Background(), "old.txt", []byte(theirs), memtool.CreateOnly)
+			}}
+			s := lt.start(t)
+			write(t, s, "old.txt", "v1")
+			lt.armed.Store(true)
+			err := s.Rename(context.Background(), "old.txt", "new.txt")
+			lt.check(t)
+			if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+				t.Errorf("Rename = %v, want success or ErrOutcomeUnknown", err)
+			}
+			checkContents(t, s, map[string]string{"old.txt": theirs, "new.txt": "v1"})
+			for _, name := range []string{"old.txt", "new.txt"} {
+				if err := appendText(s, name, "+"); err != nil {
+					t.Errorf("editing %s after the rename: %v", name, err)
+				}
+			}
+		})
+	}
+}
+
+// A removal whose delete was made, its answer lost, and a file then
+// created at the name by another process, leaves that file.
+func TestS3RemoveLostDeleteThenCreate(t *testing.T) {
+	lt := &lostThen{method: http.MethodDelete, suffix: "/f/x.txt", act: func(s memtool.Store) error {
+		return s.WriteFile(context.Background(), "x.txt", []byte("theirs"), memtool.CreateOnly)
+	}}
+	s := lt.start(t)
+	write(t, s, "x.txt", "v1")
+	lt.armed.Store(true)
+	err := s.Remove(context.Background(), "x.txt")
+	lt.check(t)
+	if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+		t.Errorf("Remove = %v, want success or ErrOutcomeUnknown", err)
+	}
+	checkContents(t, s, map[string]string{"x.txt": "theirs"})
+}
+
+// A change made, whose answer was lost, and which cannot then be looked
+// at (the server fails every HEAD of the key, or answers every DELETE
+// 500), wraps memtool.ErrOutcomeUnknown, or succeeds: an error of its
+// own would tell the model that nothing changed.
+func TestS3LostAnswerNotConfirmed(t *testing.T) {
+	ctx := context.Background()
+	// failing returns a server that, once armed, loses the answer to the
+	// first request with method to /f/x.txt, or to every one with always,
+	// and answers 500 to every HEAD of it after that.
+	failing := func(t *testing.T, method string, always bool) (*objectstore.Store, *atomic.Bool) {
+		var armed, lost atomic.Bool
+		isX := func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/f/x.txt") }
+		srv := startS3With(t, &s3test.Options{
+			Fail: func(r *http.Request) string {
+				if lost.Load() && r.Method == http.MethodHead && isX(r) {
+					return "InternalError"
+				}
+				return ""
+			},
+			LoseAnswer: func(r *http.Request) bool {
+				if !armed.Load() || r.Method != method || !isX(r) {
+					return false
+				}
+				return lost.CompareAndSwap(false, true) || always
+			},
+		})
+		s := srv.open(t, srv.newBucket(t), nil)
+		write(t, s, "x.txt", "v1")
+		armed.Store(true)
+		return s, &armed
+	}
+	t.Run("remove", func(t *testing.T) {
+		s, armed := failing(t, http.MethodDelete, true)
+		err := s.Remove(ctx, "x.txt")
+		armed.Store(false)
+		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+			t.Errorf("Remove = %v, want success or ErrOutcomeUnknown", err)
+		}
+	})
+	t.Run("rename", func(t *testing.T) {
+		s, armed := failing(t, http.MethodDelete, true)
+		err := s.Rename(ctx, "x.txt", "y.txt")
+		armed.Store(false)
+		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+			t.Errorf("Rename = %v, want success or ErrOutcomeUnknown", err)
+		}
+	})
+}
