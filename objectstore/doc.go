@@ -148,8 +148,15 @@
 //     that object stays, and the change fails with an error wrapping
 //     memtool.ErrOutcomeUnknown; a rename then keeps the file at both
 //     names, its copy a file of its own.
-//   - A delete that fails after an answer was lost (or when ctx ended
-//     while its request was out) fails with an error wrapping
+//   - A write (a create, an edit, a replace) whose answer was lost is sent
+//     again; if that fails (a conditional write fails its condition when
+//     the lost one was made), it looks for its own write ID at the key. If
+//     it is there, the write succeeds, made once. If not, the write may
+//     have been made and then replaced by another process, which may have
+//     edited it (made again, it would be made twice), or never made: the
+//     change fails with an error wrapping memtool.ErrOutcomeUnknown.
+//   - Any other change that fails after an answer was lost, or when ctx
+//     ended while its request was out, fails with an error wrapping
 //     memtool.ErrOutcomeUnknown, never one that says nothing changed.
 //
 // # Other services, and other weak points

@@ -110,6 +110,25 @@ func TestS3RemoveLostDeleteThenCreate(t *testing.T) {
 	checkContents(t, s, map[string]string{"x.txt": "theirs"})
 }
 
+// An edit whose write was made, its answer lost, and then edited again by
+// another process, is made once: the write sent again fails its
+// condition (the other edit changed the ETag), which is not "another
+// writer got in first, start again".
+func TestS3UpdateLostPutThenEdit(t *testing.T) {
+	lt := &lostThen{method: http.MethodPut, suffix: "/f/x.txt", act: func(s memtool.Store) error {
+		return appendText(s, "x.txt", "B")
+	}}
+	s := lt.start(t)
+	write(t, s, "x.txt", "v1")
+	lt.armed.Store(true)
+	err := appendText(s, "x.txt", "A")
+	lt.check(t)
+	if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+		t.Errorf("Update = %v, want success or ErrOutcomeUnknown", err)
+	}
+	checkContents(t, s, map[string]string{"x.txt": "v1AB"})
+}
+
 // A change made, whose answer was lost, and which cannot then be looked
 // at (the server fails every HEAD of the key, or answers every DELETE
 // 500), wraps memtool.ErrOutcomeUnknown, or succeeds: an error of its
@@ -141,6 +160,23 @@ func TestS3LostAnswerNotConfirmed(t *testing.T) {
 		armed.Store(true)
 		return s, &armed
 	}
+	t.Run("edit", func(t *testing.T) {
+		s, armed := failing(t, http.MethodPut, false)
+		err := appendText(s, "x.txt", "A")
+		armed.Store(false)
+		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+			t.Errorf("Update = %v, want success or ErrOutcomeUnknown", err)
+		}
+		checkContents(t, s, map[string]string{"x.txt": "v1A"})
+	})
+	t.Run("write", func(t *testing.T) {
+		s, armed := failing(t, http.MethodPut, true)
+		err := s.WriteFile(ctx, "x.txt", []byte("v2"), memtool.Replace)
+		armed.Store(false)
+		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+			t.Errorf("WriteFile = %v, want success or ErrOutcomeUnknown", err)
+		}
+	})
 	t.Run("remove", func(t *testing.T) {
 		s, armed := failing(t, http.MethodDelete, true)
 		err := s.Remove(ctx, "x.txt")

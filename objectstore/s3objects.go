@@ -205,14 +205,17 @@ func (o *s3objects) close() error {
 // if the object there has the ETag cond. It returns the new ETag.
 //
 // A write carries a random writeID in its metadata, so that when an
-// attempt's answer was lost (resend) and the attempt sent again fails its
-// condition, put can tell its own write, made by the lost attempt, from
-// another process's: an edit read as not made would be made again over
-// itself (Update starts again), and a create would answer ErrExist for the
-// file it made. The same look tells a write cancelled while its request
-// was out (ctx ended) whether S3 made it: if not seen, S3 may still make
-// it, and the error wraps memtool.ErrOutcomeUnknown rather than the
-// context's, so the model is not told that nothing changed.
+// attempt's answer was lost (resend) and the attempt sent again fails,
+// put can look whether its own write, made by the lost attempt, is there:
+// an edit read as not made would be made again over itself (Update starts
+// again), and a create would answer ErrExist for the file it made. If its
+// write is not there, the failure (412 to a conditional write) does not
+// tell whether it was made, then replaced or deleted by another process
+// (which may have edited it: made again, it would be made twice), or
+// never made, and the error wraps memtool.ErrOutcomeUnknown. So does
+// that of a write cancelled while its request was out (ctx ended) and
+// not seen made: S3 may still make it, and the model must not be told
+// that nothing changed.
 func (o *s3objects) put(ctx context.Context, key string, data []byte, cond string, meta map[string]string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err // not sent
@@ -254,9 +257,10 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 		if herr == nil && head.Metadata[writeID] == id {
 			return aws.ToString(head.ETag), nil
 		}
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
-		}
+		// Not seen: not made, or made and since replaced or deleted by
+		// another process (whose edit may hold it), or still to be made;
+		// or the look failed. The condition's failure cannot tell.
+		return "", fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
 	}
 	return etag, err
 }
