@@ -148,13 +148,16 @@
 //     that object stays, and the change fails with an error wrapping
 //     memtool.ErrOutcomeUnknown; a rename then keeps the file at both
 //     names, its copy a file of its own.
-//   - A write (a create, an edit, a replace) whose answer was lost is sent
-//     again; if that fails (a conditional write fails its condition when
-//     the lost one was made), it looks for its own write ID at the key. If
-//     it is there, the write succeeds, made once. If not, the write may
-//     have been made and then replaced by another process, which may have
-//     edited it (made again, it would be made twice), or never made: the
-//     change fails with an error wrapping memtool.ErrOutcomeUnknown.
+//   - A write (a create, an edit, a replace) whose answer was lost looks
+//     for its own write ID at the key before it is sent again. If it is
+//     there, the write succeeds, made once. If an edit finds the object
+//     it replaces still there (its ETag, so the same bytes: an edit that
+//     another process undid to the byte meanwhile is made again), it is
+//     sent again. Otherwise the write may have been made and then
+//     replaced or removed by another process, which may have edited it
+//     (sent again, it would be made twice, or undo that process's
+//     change), or never made: it is not sent again, and the change fails
+//     with an error wrapping memtool.ErrOutcomeUnknown.
 //   - Any other change that fails after an answer was lost, or when ctx
 //     ended while its request was out, fails with an error wrapping
 //     memtool.ErrOutcomeUnknown, never one that says nothing changed.

@@ -194,3 +194,37 @@ func TestS3LostAnswerNotConfirmed(t *testing.T) {
 		}
 	})
 }
+
+// A write whose request was made, its answer lost, and the object then
+// changed by another process, is not sent again over that change: a
+// replace over the other process's edit of it, a create over its removal.
+func TestS3WriteLostPutThenChange(t *testing.T) {
+	ctx := context.Background()
+	t.Run("replace", func(t *testing.T) {
+		lt := &lostThen{method: http.MethodPut, suffix: "/f/x.txt", act: func(s memtool.Store) error {
+			return appendText(s, "x.txt", "B")
+		}}
+		s := lt.start(t)
+		write(t, s, "x.txt", "v1")
+		lt.armed.Store(true)
+		err := s.WriteFile(ctx, "x.txt", []byte("v2"), memtool.Replace)
+		lt.check(t)
+		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+			t.Errorf("WriteFile = %v, want success or ErrOutcomeUnknown", err)
+		}
+		checkContents(t, s, map[string]string{"x.txt": "v2B"})
+	})
+	t.Run("create", func(t *testing.T) {
+		lt := &lostThen{method: http.MethodPut, suffix: "/f/x.txt", act: func(s memtool.Store) error {
+			return s.Remove(ctx, "x.txt")
+		}}
+		s := lt.start(t)
+		lt.armed.Store(true)
+		err := s.WriteFile(ctx, "x.txt", []byte("v1"), memtool.CreateOnly)
+		lt.check(t)
+		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+			t.Errorf("WriteFile = %v, want success or ErrOutcomeUnknown", err)
+		}
+		checkContents(t, s, map[string]string{"x.txt": "(missing)"})
+	})
+}

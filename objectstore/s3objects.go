@@ -205,14 +205,15 @@ func (o *s3objects) close() error {
 // if the object there has the ETag cond. It returns the new ETag.
 //
 // A write carries a random writeID in its metadata, so that when an
-// attempt's answer was lost (resend) and the attempt sent again fails,
-// put can look whether its own write, made by the lost attempt, is there:
-// an edit read as not made would be made again over itself (Update starts
+// attempt's answer was lost (resend), put can look whether its own write,
+// made by the lost attempt, is there before it sends the write again: an
+// edit read as not made would be made again over itself (Update starts
 // again), and a create would answer ErrExist for the file it made. If its
-// write is not there, the failure (412 to a conditional write) does not
-// tell whether it was made, then replaced or deleted by another process
-// (which may have edited it: made again, it would be made twice), or
-// never made, and the error wraps memtool.ErrOutcomeUnknown. So does
+// write is not there, it may have been made and then replaced or removed
+// by another process (which may have edited it: made again, it would be
+// made twice, or undo that process's change), or never made. Only an edit
+// that finds the object it replaces still there (its ETag, cond) is sent
+// again; otherwise the error wraps memtool.ErrOutcomeUnknown. So does
 // that of a write cancelled while its request was out (ctx ended) and
 // not seen made: S3 may still make it, and the model must not be told
 // that nothing changed.
@@ -240,7 +241,23 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 	}
 	in.Metadata[writeID] = id
 	var etag string
-	lost, err := resend(ctx, func(bool) error {
+	lost, err := resend(ctx, func(lost bool) error {
+		if lost {
+			// The last request may have been made: sent again, this one
+			// would write over what another process did since (an edit of
+			// that write, a removal), or fail its condition on that write.
+			gotETag, gotID, err := o.head(ctx, key, sendOnce)
+			switch {
+			case err == nil && gotID == id:
+				etag = gotETag
+				return nil
+			case err != nil && !isNoSuchKey(err):
+				return err
+			case err != nil || gotETag != cond:
+				return errWriteNotSeen
+			}
+			// The object that an edit replaces is still there: not made.
+		}
 		in.Body = bytes.NewReader(data)
 		out, err := o.client.PutObject(ctx, in, sendOnce)
 		if err == nil {
@@ -264,6 +281,10 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 	}
 	return etag, err
 }
+
+// errWriteNotSeen: after a write's answer was lost, neither the write nor
+// the object it was to replace is at the key (put).
+var errWriteNotSeen = errors.New("after a lost answer, another object than the one written, or none, is at the key")
 
 // confirmTimeout bounds put's look at whether its write was made after
 // its context ended.
