@@ -93,6 +93,30 @@ func TestS3RenameLostDeleteThenCreate(t *testing.T) {
 	}
 }
 
+// So in a directory: the file created at the old name stays, the renamed
+// one is in the new directory, and Rename says that not all was moved.
+func TestS3RenameDirLostDeleteThenCreate(t *testing.T) {
+	lt := &lostThen{method: http.MethodDelete, suffix: "/f/old/a.txt", act: func(s memtool.Store) error {
+		return s.WriteFile(context.Background(), "old/a.txt", []byte("theirs"), memtool.CreateOnly)
+	}}
+	s := lt.start(t)
+	mkdir(t, s, "old")
+	write(t, s, "old/a.txt", "a")
+	write(t, s, "old/b.txt", "b")
+	lt.armed.Store(true)
+	err := s.Rename(context.Background(), "old", "new")
+	lt.check(t)
+	if err == nil {
+		t.Error("Rename = nil, and a file is left under old")
+	}
+	checkContents(t, s, map[string]string{"old/a.txt": "theirs", "new/a.txt": "a", "new/b.txt": "b", "old/b.txt": "(missing)"})
+	for _, name := range []string{"old/a.txt", "new/a.txt", "new/b.txt"} {
+		if err := appendText(s, name, "+"); err != nil {
+			t.Errorf("editing %s after the rename: %v", name, err)
+		}
+	}
+}
+
 // A removal whose delete was made, its answer lost, and a file then
 // created at the name by another process, leaves that file.
 func TestS3RemoveLostDeleteThenCreate(t *testing.T) {
