@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/keys"
 )
 
@@ -56,4 +60,77 @@ func (s *Server) challenge(route, code string) string {
 		c += fmt.Sprintf(`, resource_metadata=%q`, s.cfg.ResourceMetadata)
 	}
 	return c
+}
+
+// authenticate finds the request's principal, or answers 401, 403, 429 or
+// 503 itself.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route string) (Principal, bool) {
+	token, ok := bearer(r.Header.Get("Authorization"))
+	if !ok {
+		w.Header().Set("WWW-Authenticate", s.challenge(route, ""))
+		writeError(w, http.StatusUnauthorized, "missing bearer token (Authorization: Bearer TOKEN)")
+		return Principal{}, false
+	}
+	if wait, ok := s.failuresAllowed(r); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		writeError(w, http.StatusTooManyRequests, "too many failed authentications from this address")
+		return Principal{}, false
+	}
+	key, oauth, err := s.verify(r.Context(), route, token)
+	switch {
+	case oauth && (errors.Is(err, keys.ErrInvalidToken) || errors.Is(err, ErrForbidden)):
+		status, code := http.StatusUnauthorized, "invalid_token"
+		if errors.Is(err, ErrForbidden) {
+			status, code = http.StatusForbidden, "insufficient_scope"
+		} else {
+			s.authFailed(r)
+		}
+		w.Header().Set("WWW-Authenticate", s.challenge(route, code))
+		writeError(w, status, err.Error())
+		return Principal{}, false
+	case errors.Is(err, keys.ErrInvalidToken):
+		s.authFailed(r)
+		w.Header().Set("WWW-Authenticate", s.challenge(route, "invalid_token"))
+		writeError(w, http.StatusUnauthorized, "invalid, expired or revoked API key")
+		return Principal{}, false
+	case err != nil:
+		s.metrics.storeErrors.Inc()
+		s.log.Error("verifying a key", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "the key store cannot be reached")
+		return Principal{}, false
+	}
+	p := Principal{KeyID: key.ID, Tenant: key.Tenant, Scope: key.Scope}
+	if n := len(r.Header.Values(TenantHeader)); n > 1 {
+		// Get would read the first, perhaps empty, and act on a tenant
+		// the request does not name alone.
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s is given %d times", TenantHeader, n))
+		return Principal{}, false
+	}
+	if named := r.Header.Get(TenantHeader); named != "" && named != key.Tenant {
+		if key.Scope < Admin {
+			writeError(w, http.StatusForbidden, "only an admin key may name a tenant in "+TenantHeader)
+			return Principal{}, false
+		}
+		if err := memtool.ValidateTenant(named); err != nil {
+			writeError(w, http.StatusBadRequest, TenantHeader+": "+err.Error())
+			return Principal{}, false
+		}
+		p.Tenant = named
+	}
+	if wait, ok := s.allow(key.ID); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		writeError(w, http.StatusTooManyRequests, "rate limit of this API key exceeded")
+		return Principal{}, false
+	}
+	return p, true
+}
+
+// bearer returns the token of an Authorization header.
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
 }
