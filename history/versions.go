@@ -180,18 +180,21 @@ func listVersions(ctx context.Context, inner memtool.Store, dir string) ([]Versi
 }
 
 // parseVersion reads a version's entry name, as claim makes it
-// (number-time-op); ok is false for any other name.
+// (number-time-op); ok is false for any other name. The time is negative
+// for a clock before 1970, so it is what lies between the first and the
+// last dash (no operation holds one).
 func parseVersion(entry string) (v Version, ok bool) {
-	parts := strings.SplitN(entry, "-", 3)
-	if len(parts) != 3 {
+	num, rest, ok1 := strings.Cut(entry, "-")
+	i := strings.LastIndexByte(rest, '-')
+	if !ok1 || i < 0 {
 		return Version{}, false
 	}
-	n, err1 := strconv.Atoi(parts[0])
-	ns, err2 := strconv.ParseInt(parts[1], 10, 64)
+	n, err1 := strconv.Atoi(num)
+	ns, err2 := strconv.ParseInt(rest[:i], 10, 64)
 	if err1 != nil || err2 != nil {
 		return Version{}, false
 	}
-	return Version{N: n, Time: time.Unix(0, ns).UTC(), Op: parts[2], entry: entry}, true
+	return Version{N: n, Time: time.Unix(0, ns).UTC(), Op: rest[i+1:], entry: entry}, true
 }
 
 // Versions lists the kept versions of the file at the virtual path p in
