@@ -2,7 +2,9 @@ package history_test
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,5 +36,47 @@ func TestClockBefore1970(t *testing.T) {
 	vs, _ := history.Versions(ctx, inner, "/memories/a")
 	if len(vs) > 0 && !vs[0].Time.Equal(now) {
 		t.Errorf("version time %v, want %v", vs[0].Time, now)
+	}
+}
+
+// readLimits is a real store that records the limits its reads of
+// versions are given.
+type readLimits struct {
+	memtool.Store
+	limits []int64
+}
+
+func (s *readLimits) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if strings.HasPrefix(name, history.DirName+"/") {
+		s.limits = append(s.limits, limit)
+	}
+	return s.Store.ReadFile(ctx, name, limit)
+}
+
+// TestReadLimit: ReadLimit refuses a version larger than its limit with
+// memtool.ErrTooLarge, and hands the limit to the store, which does not
+// read such a file; a version within it is read whole.
+func TestReadLimit(t *testing.T) {
+	ctx := context.Background()
+	inner := &readLimits{Store: memstore.New()}
+	s := history.New(inner, nil)
+	if err := s.WriteFile(ctx, "a", []byte("0123456789"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteFile(ctx, "a", []byte("new"), memtool.Replace); err != nil {
+		t.Fatal(err)
+	}
+	inner.limits = nil
+	if data, err := history.ReadLimit(ctx, inner, "/memories/a", 1, 9); !errors.Is(err, memtool.ErrTooLarge) {
+		t.Errorf("a 10-byte version with limit 9: %q, %v; want ErrTooLarge", data, err)
+	}
+	if !slices.Equal(inner.limits, []int64{9}) && len(inner.limits) != 0 {
+		t.Errorf("the store read the version with limits %v, want 9", inner.limits)
+	}
+	if data, err := history.ReadLimit(ctx, inner, "/memories/a", 1, 10); string(data) != "0123456789" || err != nil {
+		t.Errorf("with limit 10: %q, %v", data, err)
+	}
+	if _, err := history.ReadLimit(ctx, inner, "/memories/a", 2, 10); !errors.Is(err, history.ErrNoVersion) {
+		t.Errorf("a missing version: %v, want ErrNoVersion", err)
 	}
 }

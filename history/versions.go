@@ -210,8 +210,15 @@ func Versions(ctx context.Context, inner memtool.Store, p string) ([]Version, er
 // ErrNoVersion: no kept version has that number.
 var ErrNoVersion = errors.New("no such version")
 
-// Read returns version n of the file at the virtual path p.
+// Read returns version n of the file at the virtual path p, whatever its
+// size; ReadLimit bounds it.
 func Read(ctx context.Context, inner memtool.Store, p string, n int) ([]byte, error) {
+	return ReadLimit(ctx, inner, p, n, 1<<40)
+}
+
+// ReadLimit returns version n of the file at the virtual path p. A
+// version larger than limit bytes is not read: memtool.ErrTooLarge.
+func ReadLimit(ctx context.Context, inner memtool.Store, p string, n int, limit int64) ([]byte, error) {
 	name, err := fileName(p)
 	if err != nil {
 		return nil, err
@@ -221,9 +228,13 @@ func Read(ctx context.Context, inner memtool.Store, p string, n int) ([]byte, er
 		return nil, err
 	}
 	for _, v := range versions {
-		if v.N == n {
-			return inner.ReadFile(ctx, path.Join(fileDir(name), v.entry), 1<<40)
+		if v.N != n {
+			continue
 		}
+		if v.Size > limit {
+			return nil, fmt.Errorf("%s version %d is %d bytes, more than %d: %w", p, n, v.Size, limit, memtool.ErrTooLarge)
+		}
+		return inner.ReadFile(ctx, path.Join(fileDir(name), v.entry), limit)
 	}
 	return nil, fmt.Errorf("%s version %d: %w", p, n, ErrNoVersion)
 }
