@@ -84,11 +84,24 @@ func (s *Store) removeToTrash(ctx context.Context, name string, fileOnly bool) e
 	return nil
 }
 
-// The trash holds one directory per delete in progress, named at random,
+// The trash holds one directory (a slot) per delete in progress, named
+// by the time it was made and at random ("<unix nanoseconds>-<random>"),
 // holding the path that was deleted (pathFile) and the tree itself.
+//
+// A slot without a tree is a delete about to move its tree in, or one
+// that no delete will fill: its creation's answer was lost, or its
+// removal failed once it was emptied. A sweep takes one older than
+// staleSlot for the latter, and reclaims it by moving it out of the
+// way (to reclaimedPrefix and a random name) in one rename: a delete
+// that still moves its tree in then either finds its slot gone and starts
+// over in a new one, or got there first, and the sweep keeps the tree's
+// files. Nothing is lost either way; staleSlot only spares deletes the
+// new start, also when clocks disagree.
 const (
-	trashDir = DirName + "/trash"
-	treeName = "tree"
+	trashDir        = DirName + "/trash"
+	treeName        = "tree"
+	staleSlot       = time.Hour
+	reclaimedPrefix = "reclaimed-"
 )
 
 // toTrash moves the entry at name into a new directory of the trash, and
@@ -98,12 +111,15 @@ func (s *Store) toTrash(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	for range maxAttempts {
-		slot := path.Join(trashDir, rand.Text())
+		slot := path.Join(trashDir, fmt.Sprintf("%d-%s", s.opts.Now().UnixNano(), rand.Text()))
 		err := s.inner.Mkdir(ctx, slot)
 		if errors.Is(err, memtool.ErrExist) {
 			continue
 		}
 		if err != nil {
+			// It may have been made (an answer lost); the name is ours
+			// alone. What this leaves, a sweep reclaims.
+			s.inner.Remove(context.WithoutCancel(ctx), slot)
 			return "", err
 		}
 		err = s.inner.WriteFile(ctx, path.Join(slot, pathFile), []byte(name), memtool.CreateOnly)
@@ -121,6 +137,9 @@ func (s *Store) toTrash(ctx context.Context, name string) (string, error) {
 			case serr == nil:
 				return slot, nil
 			case errors.Is(serr, memtool.ErrNotExist):
+				if _, derr := s.inner.Stat(wctx, slot); errors.Is(derr, memtool.ErrNotExist) {
+					continue // a sweep took the slot for stale (its clock runs ahead)
+				}
 				s.inner.Remove(wctx, path.Join(slot, pathFile))
 				s.inner.Remove(wctx, slot)
 			}
@@ -156,13 +175,23 @@ func (s *Store) emptyTrash(ctx context.Context, slot string) error {
 	if err = ignoreNotExist(err); err != nil {
 		return err
 	}
-	return ignoreNotExist(memtool.RemoveAll(ctx, s.inner, slot))
+	// The tree first: a slot that keeps its tree is emptied again by the
+	// next sweep, one that keeps only its path is reclaimed when stale.
+	for _, err := range []error{
+		memtool.RemoveAll(ctx, s.inner, tree),
+		s.inner.Remove(ctx, path.Join(slot, pathFile)),
+		s.inner.Remove(ctx, slot),
+	} {
+		if err := ignoreNotExist(err); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sweep finishes the deletes that other processes left in the
-// trash (they died, or failed to record some files). A trash directory
-// without a tree may be one whose delete is about to move the tree in:
-// it is left alone.
+// trash (they died, or failed to record some files), and reclaims the
+// slots without a tree that are stale (see staleSlot).
 func (s *Store) sweep(ctx context.Context) {
 	entries, err := s.inner.ReadDir(ctx, trashDir)
 	if err != nil {
@@ -170,10 +199,40 @@ func (s *Store) sweep(ctx context.Context) {
 	}
 	for _, e := range entries {
 		slot := path.Join(trashDir, e.Name)
-		if _, err := s.inner.Stat(ctx, path.Join(slot, treeName)); err == nil {
+		switch _, err := s.inner.Stat(ctx, path.Join(slot, treeName)); {
+		case err == nil:
 			s.report(s.emptyTrash(ctx, slot))
+		case !errors.Is(err, memtool.ErrNotExist):
+			s.report(err)
+		case strings.HasPrefix(e.Name, reclaimedPrefix):
+			s.report(ignoreNotExist(memtool.RemoveAll(context.WithoutCancel(ctx), s.inner, slot)))
+		case s.isStale(e.Name):
+			s.report(s.reclaim(ctx, slot))
 		}
 	}
+}
+
+// isStale reports whether the slot named so was made more than
+// staleSlot ago. A name without a time (from a memtool that named slots
+// at random only) is never stale: its age is unknown.
+func (s *Store) isStale(slot string) bool {
+	i := strings.LastIndexByte(slot, '-')
+	ns, err := strconv.ParseInt(slot[:max(i, 0)], 10, 64)
+	return i > 0 && err == nil && s.opts.Now().Sub(time.Unix(0, ns)) > staleSlot
+}
+
+// reclaim moves the slot, which had no tree, out of the way and removes
+// it, or empties it if a delete moved its tree in meanwhile.
+func (s *Store) reclaim(ctx context.Context, slot string) error {
+	ctx = context.WithoutCancel(ctx)
+	dead := path.Join(trashDir, reclaimedPrefix+rand.Text())
+	if err := s.renamer.Rename(ctx, slot, dead); err != nil {
+		return ignoreNotExist(err) // ErrNotExist: another sweep took it
+	}
+	if _, err := s.inner.Stat(ctx, path.Join(dead, treeName)); err == nil {
+		return s.emptyTrash(ctx, dead)
+	}
+	return ignoreNotExist(memtool.RemoveAll(ctx, s.inner, dead))
 }
 
 func ignoreNotExist(err error) error {

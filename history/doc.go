@@ -51,7 +51,12 @@
 //     whoever wrote it. Its files then move from the trash into their
 //     versions' places. If the process dies in between, the next delete
 //     through any wrapper on the store finishes the job; until then those
-//     versions are missing from listings, not lost.
+//     versions are missing from listings, not lost. What a failure leaves
+//     in the trash with nothing of a delete in it (a lost answer to the
+//     creation of the trash's directory for a delete, a failed removal
+//     of it once its files became versions) is removed by a delete an
+//     hour later or more; a delete still in progress that another
+//     process's clock takes for so old starts over and loses nothing.
 //
 // Version numbers come from a counter per path, advanced with an atomic
 // update: two processes never get the same number, and a number is never
