@@ -6,7 +6,8 @@ import (
 )
 
 // Diff returns a unified diff (3 lines of context) from a to b, labelled
-// with the names given; "" if they are equal. Files whose line counts
+// with the names given; "" if they are equal. A last line without a
+// newline is marked so, as diff -u does. Files whose line counts
 // multiply to more than 4 million are shown as wholly replaced.
 func Diff(a, b, nameA, nameB string) string {
 	if a == b {
@@ -46,7 +47,9 @@ func Diff(a, b, nameA, nameB string) string {
 		for _, op := range ops[start:end] {
 			body.WriteByte(op.kind)
 			body.WriteString(op.text)
-			body.WriteByte('\n')
+			if !strings.HasSuffix(op.text, "\n") {
+				body.WriteString("\n\\ No newline at end of file\n")
+			}
 			if op.kind != '+' {
 				aLen++
 			}
@@ -67,11 +70,15 @@ func hunkRange(start, n int) string {
 	return fmt.Sprintf("%d,%d", start+1, n)
 }
 
+// splitLines returns the lines of s, each with its newline: a final
+// newline ends the last line rather than starting an empty one, and a
+// last line without one differs from the same text with one.
 func splitLines(s string) []string {
-	if s == "" {
-		return nil
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
 	}
-	return strings.Split(s, "\n")
+	return lines
 }
 
 // op is one line of the edit script: ' ' kept, '-' removed, '+' added;

@@ -80,3 +80,24 @@ func TestReadLimit(t *testing.T) {
 		t.Errorf("a missing version: %v, want ErrNoVersion", err)
 	}
 }
+
+// TestDiffLineEnds: Diff counts and shows the lines a file has, as a
+// unified diff does: a final newline ends the last line, it does not
+// start an empty one, and a last line without one is marked. Before, a
+// file ending in a newline had an extra empty line in every hunk that
+// reached its end (which patch rejects), and adding or removing only the
+// final newline showed as adding or removing an empty line.
+func TestDiffLineEnds(t *testing.T) {
+	for _, c := range []struct{ a, b, want string }{
+		{"tea\nno sugar\n", "tea\ntwo sugars\n", "@@ -1,2 +1,2 @@\n tea\n-no sugar\n+two sugars\n"},
+		{"x", "x\n", "@@ -1,1 +1,1 @@\n-x\n\\ No newline at end of file\n+x\n"},
+		{"x\n", "x\n\n", "@@ -1,1 +1,2 @@\n x\n+\n"},
+		{"a\nb", "a\nc", "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"},
+		{"", "x\n", "@@ -0,0 +1,1 @@\n+x\n"},
+		{"x\n", "", "@@ -1,1 +0,0 @@\n-x\n"},
+	} {
+		if got := history.Diff(c.a, c.b, "a", "b"); got != "--- a\n+++ b\n"+c.want {
+			t.Errorf("Diff(%q, %q):\n%s\nwant\n%s", c.a, c.b, got, c.want)
+		}
+	}
+}

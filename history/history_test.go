@@ -116,14 +116,14 @@ func TestBounds(t *testing.T) {
 func TestDiff(t *testing.T) {
 	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12"
 	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13"
-	want := "--- a\n+++ b\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n@@ -10,3 +10,4 @@\n 10\n 11\n 12\n+13\n"
+	want := "--- a\n+++ b\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n@@ -9,4 +9,5 @@\n 9\n 10\n 11\n-12\n\\ No newline at end of file\n+12\n+13\n\\ No newline at end of file\n"
 	if got := history.Diff(a, b, "a", "b"); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	if got := history.Diff(a, a, "a", "b"); got != "" {
 		t.Errorf("equal files: %q", got)
 	}
-	if got := history.Diff("", "x", "a", "b"); got != "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n" {
+	if got := history.Diff("", "x", "a", "b"); got != "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n\\ No newline at end of file\n" {
 		t.Errorf("from empty: %q", got)
 	}
 }
