@@ -332,6 +332,15 @@ func (s *Store) removeWithTombstone(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	// A write that took the tombstone for stale (this delete stalled, or
+	// the writer's clock runs ahead) came after the delete: it stays. (A
+	// tombstone that cannot be read now is left, as gone, for a write to
+	// replace when stale.) Only one that lands between this look and the
+	// removal is removed.
+	if !s.holds(ctx, name, mark) {
+		s.prune(ctx, name, v)
+		return nil
+	}
 	// ErrNotExist: a directory delete removed the tombstone first.
 	if err := ignoreNotExist(s.inner.Remove(ctx, name)); err != nil {
 		s.unentomb(ctx, name, v, old, mark)

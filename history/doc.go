@@ -99,8 +99,13 @@
 //     then replaced by the next write; until a write replaces it, a
 //     directory cannot be created at that name, nor its parent removed
 //     entry by entry (with memtool.RemoveAller it can).
-//   - A delete that stalls for more than ten minutes between its two
-//     steps removes what a write put in the tombstone's place.
+//   - Ten minutes are measured from the deleting process's clock to the
+//     writing one's: a writer whose clock runs ahead takes a tombstone
+//     for stale sooner. A write that replaces the tombstone of a delete
+//     still in progress (stalled, or judged by such a clock) counts as
+//     made after the delete, and stays; one that lands in the instant
+//     between the delete's last look at its tombstone and its removal
+//     is removed without being kept.
 //   - A directory delete turns each file into a tombstone and then removes
 //     the tree: a file that another process creates in the tree between
 //     the two steps is removed without being kept.
