@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -176,17 +177,27 @@ func (s *Store) emptyTrash(ctx context.Context, slot string) error {
 		return err
 	}
 	// The tree first: a slot that keeps its tree is emptied again by the
-	// next sweep, one that keeps only its path is reclaimed when stale.
-	for _, err := range []error{
-		memtool.RemoveAll(ctx, s.inner, tree),
-		s.inner.Remove(ctx, path.Join(slot, pathFile)),
-		s.inner.Remove(ctx, slot),
-	} {
-		if err := ignoreNotExist(err); err != nil {
-			return err
-		}
+	// next sweep, one that keeps only its path is reclaimed when stale. A
+	// removal answered with an error may have been made: then go on.
+	if err := s.gone(ctx, tree, memtool.RemoveAll(ctx, s.inner, tree)); err != nil {
+		return err
 	}
-	return nil
+	pathName := path.Join(slot, pathFile)
+	if err := s.gone(ctx, pathName, s.inner.Remove(ctx, pathName)); err != nil {
+		return err
+	}
+	return s.gone(ctx, slot, s.inner.Remove(ctx, slot))
+}
+
+// gone returns err, the answer to removing name, unless name is gone.
+func (s *Store) gone(ctx context.Context, name string, err error) error {
+	if err == nil || errors.Is(err, memtool.ErrNotExist) {
+		return nil
+	}
+	if _, serr := s.inner.Stat(ctx, name); errors.Is(serr, memtool.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // sweep finishes the deletes that other processes left in the
@@ -333,11 +344,9 @@ func (s *Store) removeWithTombstone(ctx context.Context, name string) error {
 		return err
 	}
 	// A write that took the tombstone for stale (this delete stalled, or
-	// the writer's clock runs ahead) came after the delete: it stays. (A
-	// tombstone that cannot be read now is left, as gone, for a write to
-	// replace when stale.) Only one that lands between this look and the
-	// removal is removed.
-	if !s.holds(ctx, name, mark) {
+	// the writer's clock runs ahead) came after the delete: it stays. Only
+	// one that lands between this look and the removal is removed.
+	if s.replaced(ctx, name, mark) {
 		s.prune(ctx, name, v)
 		return nil
 	}
@@ -348,6 +357,20 @@ func (s *Store) removeWithTombstone(ctx context.Context, name string) error {
 	}
 	s.prune(ctx, name, v)
 	return nil
+}
+
+// replaced reports whether the tombstone mark at name is known to be
+// gone: something else, or nothing, is there. A read that fails otherwise
+// tells nothing.
+func (s *Store) replaced(ctx context.Context, name string, mark []byte) bool {
+	cur, err := s.inner.ReadFile(context.WithoutCancel(ctx), name, int64(len(mark)))
+	switch {
+	case err == nil:
+		return !bytes.Equal(cur, mark)
+	case errors.Is(err, memtool.ErrNotExist), errors.Is(err, memtool.ErrTooLarge), errors.Is(err, memtool.ErrIsDir), errors.Is(err, memtool.ErrIrregular):
+		return true
+	}
+	return false
 }
 
 // removeAllWithTombstones turns every file under name into a tombstone,
