@@ -6,10 +6,12 @@
 // It checks requests as the API does where a memory-tool agent can get them
 // wrong, and answers 400 invalid_request_error when they are wrong: every
 // tool_use must be answered by a tool_result in the next user message,
-// every called tool must be declared, context-management edits need their
-// beta headers, and message threads work as the API's do (a request that
-// continues a thread sends only its new messages; Request.Messages has the
-// whole conversation).
+// every called tool must be declared, tool names must be unique (and a
+// client tool's must match the API's pattern, with an object input_schema
+// that has no top-level oneOf, allOf or anyOf), context-management edits
+// need their beta headers, and message threads work as the API's do (a
+// request that continues a thread sends only its new messages;
+// Request.Messages has the whole conversation).
 //
 // Point the real SDK client at it with Server.Client, or with
 // ANTHROPIC_BASE_URL for a program under test. At the end of a test,

@@ -47,6 +47,11 @@ func TestRefusals(t *testing.T) {
 		{"unknown thread", "message-threads-2026-08-12", `{"model":"m","max_tokens":10,"messages":[` + user + `],"thread":{"type":"continue","previous_message_id":"msg_x"}}`, "thread_not_found"},
 		{"thread without beta", "", `{"model":"m","max_tokens":10,"messages":[` + user + `],"thread":{"type":"create"}}`, "message-threads-2026-08-12 beta"},
 		{"undeclared tool", "", `{"model":"m","max_tokens":10,"messages":[` + user + `]}`, `calls tool \"memory\", which the request does not declare`},
+		{"tool declared twice", "", `{"model":"m","max_tokens":10,"tools":[{"name":"memory","type":"memory_20250818"},{"name":"memory","input_schema":{"type":"object"}}],"messages":[` + user + `]}`, "Tool names must be unique"},
+		{"tool name with a dot", "", `{"model":"m","max_tokens":10,"tools":[{"name":"a.b","input_schema":{"type":"object"}}],"messages":[` + user + `]}`, "should match pattern"},
+		{"tool name too long", "", `{"model":"m","max_tokens":10,"tools":[{"name":"` + strings.Repeat("a", 129) + `","input_schema":{"type":"object"}}],"messages":[` + user + `]}`, "should match pattern"},
+		{"top-level anyOf", "", `{"model":"m","max_tokens":10,"tools":[{"name":"x","input_schema":{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}}],"messages":[` + user + `]}`, "does not support oneOf, allOf, or anyOf at the top level"},
+		{"schema not an object", "", `{"model":"m","max_tokens":10,"tools":[{"name":"x","input_schema":{"type":"string"}}],"messages":[` + user + `]}`, "input_schema"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := claudetest.NewServer(claudetest.Turn{Calls: []claudetest.ToolUse{{Input: `{"command":"view","path":"/memories"}`}}})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -139,6 +140,9 @@ func (s *Server) check(r *http.Request, req *Request, body []byte) (problem, cod
 			req.System, req.Tools = prev.system, prev.tools
 		}
 	}
+	if p := checkTools(wr.Tools); p != "" {
+		return p, ""
+	}
 	if p := checkBetas(req); p != "" {
 		return p, ""
 	}
@@ -225,6 +229,50 @@ func checkConversation(msgs []json.RawMessage) string {
 		_ = json.Unmarshal(msgs[n-1], &last)
 		if last.Role != "user" {
 			return "claudetest: the last message must be the user's"
+		}
+	}
+	return ""
+}
+
+// customToolName is what the API takes as the name of a tool the client
+// runs.
+var customToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+
+// checkTools refuses tool declarations that the API refuses: two tools of
+// one name, a custom tool whose name breaks the API's pattern, or whose
+// input_schema is not an object schema or has oneOf, allOf or anyOf at
+// its top level.
+func checkTools(tools json.RawMessage) string {
+	var list []struct {
+		Type        string                     `json:"type"`
+		Name        string                     `json:"name"`
+		InputSchema map[string]json.RawMessage `json:"input_schema"`
+	}
+	if len(tools) == 0 || string(tools) == "null" {
+		return ""
+	}
+	if err := json.Unmarshal(tools, &list); err != nil {
+		return "claudetest: tools: " + err.Error()
+	}
+	seen := map[string]bool{}
+	for i, tool := range list {
+		if tool.Name != "" && seen[tool.Name] {
+			return "claudetest: tools: Tool names must be unique."
+		}
+		seen[tool.Name] = true
+		if tool.Type != "" && tool.Type != "custom" {
+			continue // a server tool, whose name is its type's
+		}
+		if !customToolName.MatchString(tool.Name) {
+			return fmt.Sprintf("claudetest: tools.%d.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'", i)
+		}
+		if string(tool.InputSchema["type"]) != `"object"` {
+			return fmt.Sprintf("claudetest: tools.%d.custom.input_schema.type: Input should be 'object'", i)
+		}
+		for _, k := range []string{"oneOf", "allOf", "anyOf"} {
+			if _, ok := tool.InputSchema[k]; ok {
+				return fmt.Sprintf("claudetest: tools.%d.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level", i)
+			}
 		}
 	}
 	return ""
