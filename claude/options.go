@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"time"
 
@@ -246,9 +247,33 @@ func WithThreads(on bool) Option {
 // WithTools gives the runner more tools to run besides memory. The calls
 // of one turn to these tools run one at a time, in the order the model
 // wrote them (a write and then an edit of one file work as meant); they do
-// not wait for memory calls, nor memory calls for them.
+// not wait for memory calls, nor memory calls for them. A tool named
+// "memory", two tools of one name, and a name the API refuses (it takes
+// 1 to 128 letters, digits, "_" and "-") are invalid: the SDK runner keeps
+// one tool per name, so the first would take memory's calls.
 func WithTools(tools ...anthropic.BetaTool) Option {
 	return func(cfg *config) { cfg.tools = append(cfg.tools, tools...) }
+}
+
+// apiToolName is what the API takes as the name of a tool the client runs.
+var apiToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+
+// checkTools reports the tools of WithTools that the runner cannot offer
+// under their names.
+func (cfg *config) checkTools() {
+	seen := map[string]bool{ToolName: true}
+	for _, tool := range cfg.tools {
+		switch name := tool.Name(); {
+		case name == ToolName:
+			cfg.invalid("WithTools: a tool named %q would take the memory tool's calls", name)
+		case seen[name]:
+			cfg.invalid("WithTools: two tools are named %q", name)
+		case !apiToolName.MatchString(name):
+			cfg.invalid("WithTools: the API refuses the tool name %q (1 to 128 letters, digits, _ and -)", name)
+		default:
+			seen[name] = true
+		}
+	}
 }
 
 // WithOnCall calls fn after every memory command, as ToolOptions.OnCall.
@@ -275,5 +300,6 @@ func newConfig(opts []Option) *config {
 			o(cfg)
 		}
 	}
+	cfg.checkTools()
 	return cfg
 }

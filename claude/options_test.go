@@ -194,3 +194,57 @@ func TestPrepareMessageParams(t *testing.T) {
 		t.Errorf("MessageText = %q", got)
 	}
 }
+
+// renamed is a tool of WithTools under another name.
+type renamed struct {
+	anthropic.BetaTool
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
+// Tools of WithTools that the runner cannot offer as they are fail up
+// front: one named "memory" would take memory's calls (the SDK runner
+// keeps one tool per name), two of one name would be declared twice,
+// and a name outside the API's pattern is refused by the API. Each is
+// reported by CheckOptions, and a runner with one sends nothing.
+func TestWithToolsNames(t *testing.T) {
+	tool := &appendTool{}
+	for _, tc := range []struct {
+		tools []anthropic.BetaTool
+		want  string
+	}{
+		{[]anthropic.BetaTool{tool, claude.NewSearchTool(newMemory())}, ""},
+		{[]anthropic.BetaTool{renamed{tool, "memory"}}, `"memory"`},
+		{[]anthropic.BetaTool{tool, renamed{tool, "append"}}, `"append"`},
+		{[]anthropic.BetaTool{renamed{tool, "a.b"}}, `"a.b"`},
+		{[]anthropic.BetaTool{renamed{tool, strings.Repeat("x", 129)}}, "xxx"},
+		{[]anthropic.BetaTool{renamed{tool, ""}}, `""`},
+	} {
+		err := claude.CheckOptions(claude.WithTools(tc.tools...))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("CheckOptions: got %v, want an error with %q", err, tc.want)
+		}
+	}
+
+	// The model's memory call must reach memory, never a tool that
+	// only shares its name.
+	srv := claudetest.NewServer(
+		claudetest.Turn{Calls: []claudetest.ToolUse{{Input: `{"command":"create","path":"/memories/a.md","file_text":"a"}`}}},
+		claudetest.Turn{Text: "Done."},
+	)
+	defer srv.Close()
+	client := srv.Client()
+	mem := newMemory()
+	runner := claude.NewRunner(&client, mem, userParams("hi"), claude.WithTools(renamed{tool, "memory"}))
+	_, err := runner.RunToCompletion(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `"memory"`) {
+		t.Errorf("runner with a second tool named memory: err = %v", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+	if tool.calls != 0 {
+		t.Errorf("the tool that shares memory's name ran %d times", tool.calls)
+	}
+}
