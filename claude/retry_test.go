@@ -190,8 +190,11 @@ func TestRunnerRetriedStepRunsOtherToolsOnce(t *testing.T) {
 // runs on the second. The two runs' tool results differ, and only the SDK
 // knows which it added last, so both are sent as the SDK put them and the
 // API refuses the request (the README says to start the next step from
-// your own messages). What must never happen is a request the API takes
-// that tells the model the str_replace was cancelled when it was made.
+// your own messages). When the str_replace's goroutine starts only after
+// the cancel, the SDK sends no results on the first run and the retried
+// step's one message of results is taken. What must never happen is a
+// request the API takes that tells the model the str_replace was
+// cancelled when it was made.
 func TestRetriedStepAfterCancelNeverMisleads(t *testing.T) {
 	calls := []claudetest.ToolUse{
 		{Input: `{"command":"create","path":"/memories/x.md","file_text":"one\n"}`},
@@ -223,10 +226,20 @@ func TestRetriedStepAfterCancelNeverMisleads(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2", len(reqs))
 	}
-	if reqs[1].Problem == "" {
-		t.Fatalf("the fake took the retried step's request (error %v): %s", retryErr, reqs[1].Messages)
+	if reqs[1].Problem != "" {
+		if retryErr == nil {
+			t.Error("the retried step's request was refused, but the step returned no error")
+		}
+		return
 	}
-	if retryErr == nil {
-		t.Error("the retried step's request was refused, but the step returned no error")
+	if retryErr != nil {
+		t.Fatal(retryErr)
+	}
+	results := allToolResults(t, reqs[1].Messages)
+	if len(results) != 2 {
+		t.Fatalf("the retried step's request was taken with %d tool results, want 2: %s", len(results), reqs[1].Messages)
+	}
+	if !strings.Contains(string(results[1]), "has been edited") {
+		t.Errorf("the request taken does not tell the model that the str_replace was made: %s", results[1])
 	}
 }
