@@ -12,9 +12,10 @@
 //	runner := claude.NewRunner(&client, mem, params, servers.Option())
 //
 // A tool is named as Claude Code names it, mcp__<server>__<tool>, with
-// characters the API refuses in a name replaced by "_"; a name another
-// tool already has gets "_2" (or "_3", …) added, so no two tools, and
-// memory, ever share a name. With your own
+// characters the API refuses in a name replaced by "_" and cut to the
+// API's 128 characters; a name another tool already has gets "_2" (or
+// "_3", …) added, in place of its last characters when it is that long,
+// so no two tools, and memory, ever share a name. With your own
 // loop, declare them with claude.DeclareTools and answer their calls with
 // claude.RunTools.
 //
@@ -123,9 +124,10 @@ func (t *Tools) freeName(name string) string {
 	taken := func(n string) bool {
 		return slices.ContainsFunc(t.tools, func(tool anthropic.BetaTool) bool { return tool.Name() == n })
 	}
-	free := name
+	free := name[:min(len(name), maxName)]
 	for i := 2; taken(free); i++ {
-		free = fmt.Sprintf("%s_%d", name, i)
+		suffix := fmt.Sprintf("_%d", i)
+		free = name[:min(len(name), maxName-len(suffix))] + suffix
 	}
 	return free
 }
@@ -186,11 +188,16 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // notInName is what the Messages API does not allow in a tool's name.
 var notInName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
+// maxName is the longest tool name the Messages API takes. MCP allows a
+// tool's own name as long, so the prefix can make it too long.
+const maxName = 128
+
 // toolName is the name the model calls a server's tool by, as Claude Code
 // names it: mcp__<server>__<tool>, with characters the API refuses in a
-// name replaced by "_".
+// name replaced by "_" (a Config built by hand may name a server with
+// them too). freeName cuts it to maxName.
 func toolName(server, tool string) string {
-	return "mcp__" + server + "__" + notInName.ReplaceAllString(tool, "_")
+	return "mcp__" + notInName.ReplaceAllString(server, "_") + "__" + notInName.ReplaceAllString(tool, "_")
 }
 
 // namedTool is an MCP tool under the name the model calls it by; the

@@ -1,0 +1,84 @@
+package mcptools_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/claude"
+	"github.com/memtool/memtool/claude/claudetest"
+	"github.com/memtool/memtool/claude/mcptools"
+	"github.com/memtool/memtool/memstore"
+)
+
+// serve serves s over streamable HTTP until the test ends and returns its URL.
+func serve(t *testing.T, s *mcp.Server) string {
+	t.Helper()
+	web := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(web.Close)
+	return web.URL
+}
+
+// run runs a runner with the servers' tools against a fake API that plays
+// turns and then ends, and returns the fake, which refused nothing.
+func run(t *testing.T, servers *mcptools.Tools, turns ...claudetest.Turn) *claudetest.Server {
+	t.Helper()
+	srv := claudetest.NewServer(append(turns, claudetest.Turn{Text: "Done."})...)
+	t.Cleanup(srv.Close)
+	client := srv.Client()
+	runner := claude.NewRunner(&client, memtool.New(memstore.New(), nil), anthropic.BetaToolRunnerParams{
+		BetaMessageNewParams: anthropic.BetaMessageNewParams{
+			Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024,
+			Messages: []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("Go."))},
+		},
+	}, servers.Option())
+	if _, err := runner.RunToCompletion(context.Background()); err != nil {
+		t.Fatalf("%v (refusals: %v)", err, srv.Refusals())
+	}
+	srv.CheckRefusals(t)
+	return srv
+}
+
+func says(text string) mcp.ToolHandler {
+	return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	}
+}
+
+// MCP allows tool names of 128 characters, and the API takes 128 for the
+// whole name: with "mcp__<server>__" ahead, a long name is cut, and names
+// that are cut to one still get names of their own. A Config built by
+// hand, not by ParseConfig, can name a server with characters the API
+// refuses; they are replaced too.
+func TestToolNamesFitTheAPI(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	long := strings.Repeat("t", 125)
+	for _, name := range []string{long + "1", long + "2"} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, says(name))
+	}
+	url := serve(t, s)
+	servers, err := mcptools.Connect(context.Background(), &mcptools.Config{Servers: map[string]mcptools.Server{
+		"long_server": {Type: "http", URL: url},
+		"my.server":   {Type: "http", URL: url},
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer servers.Close()
+	pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+	seen := map[string]bool{}
+	for _, tool := range servers.Tools() {
+		if !pattern.MatchString(tool.Name()) || seen[tool.Name()] {
+			t.Errorf("tool name %q (%d characters) is taken twice or refused by the API", tool.Name(), len(tool.Name()))
+		}
+		seen[tool.Name()] = true
+	}
+	run(t, servers)
+}
