@@ -2,6 +2,7 @@ package mcptools_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -81,4 +82,32 @@ func TestToolNamesFitTheAPI(t *testing.T) {
 		seen[tool.Name()] = true
 	}
 	run(t, servers)
+}
+
+// The API refuses an input_schema with oneOf, allOf or anyOf at its top
+// level, which MCP servers publish; such a tool is still offered, and
+// the model still learns of the constraint.
+func TestSchemaWithTopLevelAnyOf(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "find", Description: "Finds by id or name.", InputSchema: map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"id": map[string]any{"type": "string"}, "name": map[string]any{"type": "string"}},
+		"anyOf":      []any{map[string]any{"required": []any{"id"}}, map[string]any{"required": []any{"name"}}},
+	}}, says("found"))
+	servers, err := mcptools.Connect(context.Background(), &mcptools.Config{Servers: map[string]mcptools.Server{"s": {Type: "http", URL: serve(t, s)}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer servers.Close()
+	srv := run(t, servers, claudetest.Turn{Calls: []claudetest.ToolUse{{Name: "mcp__s__find", Input: `{"id":"7"}`}}})
+	var tools []struct{ Name, Description string }
+	if err := json.Unmarshal(srv.Requests()[0].Tools, &tools); err != nil || len(tools) != 2 {
+		t.Fatalf("tools %s: %v", srv.Requests()[0].Tools, err)
+	}
+	if !strings.Contains(tools[1].Description, `"anyOf":[{"required":["id"]},{"required":["name"]}]`) {
+		t.Errorf("the declaration lost the anyOf constraint: %s", srv.Requests()[0].Tools)
+	}
+	if got := srv.Requests()[1].ToolResults(); len(got) != 1 || got[0].IsError || got[0].Text != "found" {
+		t.Errorf("results: %+v", got)
+	}
 }

@@ -26,6 +26,7 @@ package mcptools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -110,9 +111,42 @@ func (t *Tools) connect(ctx context.Context, client *mcp.Client, name string, s 
 		return err
 	}
 	for _, tool := range tools {
-		t.tools = append(t.tools, &namedTool{BetaTool: tool, name: t.freeName(toolName(name, tool.Name()))})
+		named := &namedTool{BetaTool: tool, name: t.freeName(toolName(name, tool.Name()))}
+		named.schema, named.description = declaration(tool)
+		t.tools = append(t.tools, named)
 	}
 	return nil
+}
+
+// topLevelOnly are the keywords that the Messages API refuses at the top
+// level of a tool's input_schema, which MCP servers do publish.
+var topLevelOnly = []string{"allOf", "anyOf", "oneOf"}
+
+// declaration returns the input schema and description that a tool is
+// declared with: its own, but for its schema's top-level allOf, anyOf
+// and oneOf, which a request may not carry; they move to the end of the
+// description, so the model still learns what they ask. The server
+// checks the input against its whole schema.
+func declaration(tool anthropic.BetaTool) (anthropic.BetaToolInputSchemaParam, string) {
+	schema, description := tool.InputSchema(), tool.Description()
+	moved := map[string]any{}
+	for _, k := range topLevelOnly {
+		if v, ok := schema.ExtraFields[k]; ok {
+			moved[k] = v
+		}
+	}
+	if len(moved) == 0 {
+		return schema, description
+	}
+	schema.ExtraFields = maps.Clone(schema.ExtraFields)
+	for k := range moved {
+		delete(schema.ExtraFields, k)
+	}
+	data, _ := json.Marshal(moved)
+	if description != "" {
+		description += "\n\n"
+	}
+	return schema, description + "The input must also match this JSON schema: " + string(data)
 }
 
 // freeName returns name, or when a tool already has it, name with the
@@ -200,14 +234,19 @@ func toolName(server, tool string) string {
 	return "mcp__" + notInName.ReplaceAllString(server, "_") + "__" + notInName.ReplaceAllString(tool, "_")
 }
 
-// namedTool is an MCP tool under the name the model calls it by; the
-// server still gets its own name for it.
+// namedTool is an MCP tool under the name the model calls it by, declared
+// as the API takes it (declaration); the server still gets its own name
+// for it.
 type namedTool struct {
 	anthropic.BetaTool
-	name string
+	name        string
+	schema      anthropic.BetaToolInputSchemaParam
+	description string
 }
 
-func (t *namedTool) Name() string { return t.name }
+func (t *namedTool) Name() string                                    { return t.name }
+func (t *namedTool) Description() string                             { return t.description }
+func (t *namedTool) InputSchema() anthropic.BetaToolInputSchemaParam { return t.schema }
 
 // Tools returns the tools, for a runner you build yourself or for
 // claude.DeclareTools and claude.RunTools.
