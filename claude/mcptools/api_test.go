@@ -111,3 +111,35 @@ func TestSchemaWithTopLevelAnyOf(t *testing.T) {
 		t.Errorf("results: %+v", got)
 	}
 }
+
+// A call whose result holds content the API cannot carry (a resource
+// link, audio, an image of a type it does not take) ran: the model gets
+// what can be shown and a note for the rest, never an error that says
+// the call failed (it would call again).
+func TestResultWithUnsupportedContent(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "make", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "Made report.pdf."},
+				&mcp.ResourceLink{URI: "file:///reports/report.pdf", Name: "report.pdf", MIMEType: "application/pdf"},
+				&mcp.AudioContent{Data: []byte("RIFF"), MIMEType: "audio/wav"},
+				&mcp.ImageContent{Data: []byte("<svg/>"), MIMEType: "image/svg+xml"},
+			}}, nil
+		})
+	servers, err := mcptools.Connect(context.Background(), &mcptools.Config{Servers: map[string]mcptools.Server{"s": {Type: "http", URL: serve(t, s)}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer servers.Close()
+	srv := run(t, servers, claudetest.Turn{Calls: []claudetest.ToolUse{{Name: "mcp__s__make", Input: `{}`}}})
+	got := srv.Requests()[1].ToolResults()
+	if len(got) != 1 || got[0].IsError {
+		t.Fatalf("the call that ran is answered as failed: %d results, first %s", len(got), got[0].Raw)
+	}
+	for _, want := range []string{"Made report.pdf.", "file:///reports/report.pdf", "audio/wav", "image/svg+xml"} {
+		if !strings.Contains(got[0].Text, want) {
+			t.Errorf("the result %q lacks %q", got[0].Text, want)
+		}
+	}
+}

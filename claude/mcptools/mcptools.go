@@ -19,6 +19,12 @@
 // loop, declare them with claude.DeclareTools and answer their calls with
 // claude.RunTools.
 //
+// A call's result reaches the model as tool_result content: text, images
+// and documents as they are, and content a tool_result cannot carry (a
+// resource link, audio, an image of a type the API does not take) as a
+// line of text that says what it was, never as a failure of a call that
+// ran.
+//
 // A stdio server runs as a child process with this process's environment
 // minus its ANTHROPIC_* variables (a server has no use for the API key),
 // plus the server's "env". Its standard error goes to Options.Stderr.
@@ -111,7 +117,7 @@ func (t *Tools) connect(ctx context.Context, client *mcp.Client, name string, s 
 		return err
 	}
 	for _, tool := range tools {
-		named := &namedTool{BetaTool: tool, name: t.freeName(toolName(name, tool.Name()))}
+		named := &namedTool{BetaTool: tool, name: t.freeName(toolName(name, tool.Name())), session: session}
 		named.schema, named.description = declaration(tool)
 		t.tools = append(t.tools, named)
 	}
@@ -238,10 +244,72 @@ func toolName(server, tool string) string {
 // as the API takes it (declaration); the server still gets its own name
 // for it.
 type namedTool struct {
-	anthropic.BetaTool
-	name        string
-	schema      anthropic.BetaToolInputSchemaParam
-	description string
+	anthropic.BetaTool // the SDK's adapter; BetaTool.Name() is the server's name
+	name               string
+	schema             anthropic.BetaToolInputSchemaParam
+	description        string
+	session            *mcp.ClientSession
+}
+
+// Execute calls the tool on its server, as the SDK's adapter does, but
+// answers content that a tool_result cannot carry (a resource link,
+// audio, an image of a type the API does not take) with a line of text
+// that says what it was: the SDK's adapter fails the whole call for it,
+// and the model, told that a call which ran failed, would call it again.
+func (t *namedTool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
+	name := t.BetaTool.Name()
+	var args map[string]any
+	if err := json.Unmarshal(input, &args); err != nil {
+		return nil, fmt.Errorf("mcp tool %s: failed to unmarshal input: %w", name, err)
+	}
+	result, err := t.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("mcp tool %s: %w", name, err)
+	}
+	if result.IsError {
+		var parts []string
+		for _, c := range result.Content {
+			if tc, ok := c.(*mcp.TextContent); ok && tc.Text != "" {
+				parts = append(parts, tc.Text)
+			}
+		}
+		if len(parts) == 0 {
+			return nil, errors.New("tool returned an error")
+		}
+		return nil, errors.New(strings.Join(parts, "\n"))
+	}
+	if len(result.Content) == 0 && result.StructuredContent != nil {
+		data, err := json.Marshal(result.StructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("mcp tool %s: failed to marshal structured content: %w", name, err)
+		}
+		return []anthropic.BetaToolResultBlockParamContentUnion{{OfText: &anthropic.BetaTextBlockParam{Text: string(data)}}}, nil
+	}
+	var blocks []anthropic.BetaToolResultBlockParamContentUnion
+	for _, c := range result.Content {
+		block, err := anthropicmcp.ToBlock(c)
+		var unsupported *anthropicmcp.UnsupportedValueError
+		switch {
+		case errors.As(err, &unsupported):
+			block = anthropic.BetaToolResultBlockParamContentUnion{OfText: &anthropic.BetaTextBlockParam{Text: notShown(c, unsupported)}}
+		case err != nil:
+			return nil, fmt.Errorf("mcp tool %s: %w", name, err)
+		}
+		blocks = append(blocks, block)
+	}
+	return blocks, nil
+}
+
+// notShown is the text that stands for content c, which a tool_result
+// cannot carry.
+func notShown(c mcp.Content, why error) string {
+	switch c := c.(type) {
+	case *mcp.ResourceLink:
+		return fmt.Sprintf("[Resource link: %s (name %q, type %q)]", c.URI, c.Name, c.MIMEType)
+	case *mcp.AudioContent:
+		return fmt.Sprintf("[Audio not shown (type %q, %d bytes): the API does not take audio]", c.MIMEType, len(c.Data))
+	}
+	return fmt.Sprintf("[Content not shown: %v]", why)
 }
 
 func (t *namedTool) Name() string                                    { return t.name }
