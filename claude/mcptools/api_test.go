@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -140,6 +141,30 @@ func TestResultWithUnsupportedContent(t *testing.T) {
 	for _, want := range []string{"Made report.pdf.", "file:///reports/report.pdf", "audio/wav", "image/svg+xml"} {
 		if !strings.Contains(got[0].Text, want) {
 			t.Errorf("the result %q lacks %q", got[0].Text, want)
+		}
+	}
+}
+
+// A stdio server that dies during a call: the model is told that call
+// failed, and later calls to the server too, and the run goes on.
+func TestServerDiesMidCall(t *testing.T) {
+	path := writeConfig(t, map[string]any{
+		"local": map[string]any{"command": os.Args[0], "env": map[string]string{serverEnv: "1", "MCPTOOLS_TEST_DIE": "1"}},
+	})
+	servers, err := mcptools.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer servers.Close()
+	srv := run(t, servers,
+		claudetest.Turn{Calls: []claudetest.ToolUse{{Name: "mcp__local__die", Input: `{}`}}},
+		claudetest.Turn{Calls: []claudetest.ToolUse{{Name: "mcp__local__shout", Input: `{"text":"x"}`}}},
+	)
+	reqs := srv.Requests()
+	for i, req := range reqs[1:3] {
+		got := req.ToolResults()
+		if len(got) != 1 || !got[0].IsError || !strings.HasPrefix(got[0].Text, "Error: ") {
+			t.Errorf("request %d: results %s", i+2, got[0].Raw)
 		}
 	}
 }

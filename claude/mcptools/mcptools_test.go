@@ -54,6 +54,13 @@ func newServer() *mcp.Server {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})
+	if os.Getenv("MCPTOOLS_TEST_DIE") != "" {
+		mcp.AddTool(s, &mcp.Tool{Name: "die", Description: "Ends the server mid-call."},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				os.Exit(3)
+				return nil, nil, nil
+			})
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: "fail.now", Description: "Fails."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return nil, nil, errors.New("it failed")
