@@ -80,7 +80,7 @@ func runDiff(ctx context.Context, inv *invocation, from, to string) int {
 		if err != nil {
 			return "", "", fmt.Errorf("version %q: want a number or current", v)
 		}
-		data, err := versions.Read(ctx, inner, p, n)
+		data, err := versions.ReadLimit(ctx, inner, p, n, memtool.DefaultMaxReadSize)
 		return string(data), fmt.Sprintf("%s (version %d)", p, n), err
 	}
 	if from == "" {

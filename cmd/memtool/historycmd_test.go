@@ -30,7 +30,7 @@ func TestHistoryDiffRevert(t *testing.T) {
 	}
 
 	out, _, code = runBinary(t, "", "diff", "--store", dir, "--from", "1", "/memories/n.md")
-	want := "--- /memories/n.md (version 1)\n+++ /memories/n.md (current)\n@@ -1,3 +1,4 @@\n+# Prefs\n tea\n-no sugar\n+two sugars\n \n"
+	want := "--- /memories/n.md (version 1)\n+++ /memories/n.md (current)\n@@ -1,2 +1,3 @@\n+# Prefs\n tea\n-no sugar\n+two sugars\n"
 	if code != 0 || out != want {
 		t.Errorf("diff:\n got %q\nwant %q", out, want)
 	}

@@ -97,12 +97,9 @@ func (h *Handler) readVersion(w http.ResponseWriter, r *http.Request, s memtool.
 	if err != nil {
 		return err
 	}
-	data, err := history.Read(r.Context(), inner, p, n)
+	data, err := history.ReadLimit(r.Context(), inner, p, n, h.opts.MaxFileBytes)
 	if err != nil {
 		return noVersion(name, err)
-	}
-	if int64(len(data)) > h.opts.MaxFileBytes {
-		return at(name, memtool.ErrTooLarge)
 	}
 	w.Header().Set("ETag", ETag(data))
 	w.Header().Set("Content-Type", "application/octet-stream")
