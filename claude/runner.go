@@ -71,7 +71,7 @@ func dropRepeatedResults(req *http.Request, next option.MiddlewareNext) (*http.R
 // messages of tool results alone that repeat the message before them,
 // and whether it left any out.
 func withoutRepeatedResults(data []byte) ([]byte, bool) {
-	if bytes.Count(data, []byte(`"tool_result"`)) < 2 {
+	if !repeatsAnID(data) {
 		return nil, false
 	}
 	var top map[string]json.RawMessage
@@ -92,6 +92,31 @@ func withoutRepeatedResults(data []byte) ([]byte, bool) {
 	top["messages"], _ = json.Marshal(kept)
 	fixed, err := json.Marshal(top)
 	return fixed, err == nil
+}
+
+// repeatsAnID reports whether a tool_use_id stands twice in the request
+// body data, as the SDK writes it: without that no message repeats
+// another, and the body is not decoded (a conversation of 100 turns is
+// over 100 KB).
+func repeatsAnID(data []byte) bool {
+	key := []byte(`"tool_use_id":"`)
+	seen := map[string]bool{}
+	for rest := data; ; {
+		i := bytes.Index(rest, key)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(key):]
+		j := bytes.IndexByte(rest, '"')
+		if j < 0 {
+			return false
+		}
+		if seen[string(rest[:j])] {
+			return true
+		}
+		seen[string(rest[:j])] = true
+		rest = rest[j:]
+	}
 }
 
 // toolResultsAlone reports whether raw is a user message of tool results
