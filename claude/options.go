@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"time"
 
@@ -255,8 +254,21 @@ func WithTools(tools ...anthropic.BetaTool) Option {
 	return func(cfg *config) { cfg.tools = append(cfg.tools, tools...) }
 }
 
-// apiToolName is what the API takes as the name of a tool the client runs.
-var apiToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
+// apiToolName reports whether the API takes name as the name of a tool
+// the client runs: ^[a-zA-Z0-9_-]{1,128}$. (A loop, not a regular
+// expression compiled when the package loads: see
+// TestOwnPackagesInitCheaply.)
+func apiToolName(name string) bool {
+	if name == "" || len(name) > 128 {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // checkTools reports the tools of WithTools that the runner cannot offer
 // under their names.
@@ -268,7 +280,7 @@ func (cfg *config) checkTools() {
 			cfg.invalid("WithTools: a tool named %q would take the memory tool's calls", name)
 		case seen[name]:
 			cfg.invalid("WithTools: two tools are named %q", name)
-		case !apiToolName.MatchString(name):
+		case !apiToolName(name):
 			cfg.invalid("WithTools: the API refuses the tool name %q (1 to 128 letters, digits, _ and -)", name)
 		default:
 			seen[name] = true
