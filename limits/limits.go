@@ -179,18 +179,8 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if err := s.checkPath(name, name); err != nil {
 		return err
 	}
-	size := int64(len(data))
 	if !s.counting() {
-		if n := s.opts.MaxFileSize; n > 0 && size > n {
-			var oldSize int64 // a file over the limit already may shrink
-			if fi, err := s.inner.Stat(ctx, name); err == nil && fi.IsRegular() && mode == memtool.Replace {
-				oldSize = fi.Size
-			}
-			if err := s.checkFileSize(name, oldSize, size); err != nil {
-				return err
-			}
-		}
-		return s.inner.WriteFile(ctx, name, data, mode)
+		return s.write(ctx, name, data, mode)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -212,7 +202,7 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if err != nil {
 		return err
 	}
-	files, oldSize := int64(1), int64(0)
+	files, oldSize, size := int64(1), int64(0), int64(len(data))
 	if old != nil && old.IsRegular() {
 		files, oldSize = 0, old.Size
 	}
@@ -222,7 +212,34 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if err := s.checkGrowth(u, name, files, size-oldSize); err != nil {
 		return err
 	}
-	return s.inner.WriteFile(ctx, name, data, mode)
+	return s.write(ctx, name, data, mode)
+}
+
+// write writes data at name. Data over MaxFileSize may only replace a
+// file at least as large (the limit was lowered), so it is written as an
+// update on that condition, which the inner store checks and writes in one
+// step: a delete, or a smaller write by another process, that lands after
+// a look at the old size cannot make it a file over the limit. Holding a
+// lock instead would not keep other processes out, and would make every
+// remove and rename wait for it.
+func (s *Store) write(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	size := int64(len(data))
+	if n := s.opts.MaxFileSize; n <= 0 || size <= n {
+		return s.inner.WriteFile(ctx, name, data, mode)
+	}
+	if mode == memtool.CreateOnly {
+		return s.checkFileSize(name, 0, size)
+	}
+	err := s.inner.Update(ctx, name, 1<<40, func(old []byte) ([]byte, error) {
+		if err := s.checkFileSize(name, int64(len(old)), size); err != nil {
+			return nil, err
+		}
+		return data, nil
+	})
+	if errors.Is(err, memtool.ErrNotExist) {
+		return s.checkFileSize(name, 0, size) // the write would make the file
+	}
+	return err
 }
 
 // cannotWrite is the error of a write that finds fi at name: any entry
