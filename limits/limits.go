@@ -102,7 +102,8 @@ type Store struct {
 	inner               memtool.Store
 	opts                Options
 	// mu serialises the operations that may grow the store, so that the
-	// usage a check sees is still the usage when the write happens. The
+	// usage a check sees is still the usage when the write happens, and
+	// keeps renames and the making of entries apart (see tenantLock). The
 	// stores Tenant returns for one tenant share one.
 	mu *tenantLock
 }
@@ -131,7 +132,12 @@ func newStore(inner memtool.Store, opts Options, mu *tenantLock, tenants *tenant
 // A tenantLock serialises the growing operations of one tenant's stores.
 type tenantLock struct {
 	sync.Mutex
-	id string // also keeps the lock out of the tiny allocator, whose objects AddCleanup may never see freed
+	// moving is held by a rename, with the path limits on, from its check
+	// of the entries it moves until they are moved, and shared by the
+	// operations that make entries, so that none is made in the tree
+	// unchecked. It is taken before the Mutex.
+	moving sync.RWMutex
+	id     string // also keeps the lock out of the tiny allocator, whose objects AddCleanup may never see freed
 }
 
 // tenantLocks are the locks of the tenants whose stores are in use, one a
@@ -172,12 +178,20 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 // usage of the whole store.
 func (s *Store) counting() bool { return s.opts.MaxFiles > 0 || s.opts.MaxBytes > 0 }
 
+// checkingPaths reports whether the path limits are on, which a rename
+// checks for every entry it moves.
+func (s *Store) checkingPaths() bool { return s.opts.MaxPathLength > 0 || s.opts.MaxDepth > 0 }
+
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if err := s.checkPath(name, name); err != nil {
 		return err
+	}
+	if s.checkingPaths() {
+		s.mu.moving.RLock()
+		defer s.mu.moving.RUnlock()
 	}
 	if !s.counting() {
 		return s.write(ctx, name, data, mode)
@@ -292,6 +306,10 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 	if err := s.checkPath(name, name); err != nil {
 		return err
 	}
+	if s.checkingPaths() {
+		s.mu.moving.RLock()
+		defer s.mu.moving.RUnlock()
+	}
 	if s.opts.MaxFiles <= 0 {
 		return s.inner.Mkdir(ctx, name)
 	}
@@ -310,10 +328,16 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 // neither the number of entries nor the bytes. With MaxFiles or MaxBytes
 // on, it waits for a counted write under way: landing between that
 // write's count and its write, it would keep the old file's bytes under
-// the new name while the write made a new file.
+// the new name while the write made a new file. With the path limits on,
+// nothing is made (nor moved in) in the tree between its check and its
+// move, which would move it unchecked.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if s.checkingPaths() {
+		s.mu.moving.Lock()
+		defer s.mu.moving.Unlock()
 	}
 	if s.counting() {
 		s.mu.Lock()
@@ -322,7 +346,7 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := s.checkPath(newname, newname); err != nil {
 		return err
 	}
-	if s.opts.MaxPathLength > 0 || s.opts.MaxDepth > 0 {
+	if s.checkingPaths() {
 		// The deepest and the longest name below oldname, moved to newname.
 		err := memtool.Walk(ctx, s.inner, oldname, func(name string, _ memtool.FileInfo) error {
 			moved := newname + strings.TrimPrefix(name, oldname)
