@@ -23,10 +23,15 @@
 //
 // Only growth is refused: a file that is over MaxFileSize already (the
 // limit was lowered) may still be edited if it does not grow, and removing
-// is always allowed. Directories count towards MaxFiles, so that empty
-// directories cannot be used to get round it. A rename changes neither the
-// count nor the bytes; it is checked against the path limits for every
-// entry it moves.
+// is always allowed. The inner store checks the old size and writes in one
+// update, so a file over the limit is never made by a write, also when
+// other processes change it meanwhile. Directories count towards
+// MaxFiles, so that empty directories cannot be used to get round it. A
+// rename changes neither the count nor the bytes; it is checked against
+// the path limits for every entry it moves, and keeps out the wrapper's
+// (and its tenant's other stores') creates and renames from its check to
+// its move. An entry another process makes in the tree meanwhile is moved
+// unchecked.
 //
 // # Counting
 //
@@ -39,7 +44,8 @@
 // leaves less than was counted). Two processes writing at the same moment, or
 // two wrappers New made separately over the same store, may each pass the
 // check and overshoot a store-wide limit by one operation. The walk costs time proportional to the store's entries;
-// MaxFileSize, MaxPathLength and MaxDepth need no walk.
+// MaxFileSize, MaxPathLength and MaxDepth need no walk of the store (a
+// rename walks the tree it moves).
 //
 // # Capabilities
 //
