@@ -59,9 +59,9 @@
 //
 // # Cost
 //
-// With MaxFiles or MaxBytes on, a file write or an edit walks the store at
-// most once, and with MaxFiles so does a new directory; reads and removes
-// walk nothing. To measure, with every limit on and 100 files of 4 KiB in 10
+// With MaxFiles or MaxBytes on, a file write walks the store at most
+// once; so does an edit with MaxBytes on, and a new directory with
+// MaxFiles; reads and removes walk nothing. To measure, with every limit on and 100 files of 4 KiB in 10
 // directories on memstore:
 //
 //	go test -run '^$' -bench . ./limits

@@ -275,7 +275,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 		return err
 	}
 	var u usage
-	if s.counting() {
+	if s.opts.MaxBytes > 0 { // an edit adds no entry: MaxFiles cannot be crossed
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		var err error

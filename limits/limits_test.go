@@ -430,3 +430,21 @@ func TestReadForwarding(t *testing.T) {
 		return limits.New(s, &limits.Options{MaxFileSize: 1 << 10, MaxFiles: 10})
 	})
 }
+
+// An edit adds no entry: with MaxFiles alone it walks nothing, and waits
+// for no counted write.
+func TestEditUncountedByMaxFiles(t *testing.T) {
+	ctx := context.Background()
+	inner := &rootLister{Store: memstore.New()}
+	s := limits.New(inner, &limits.Options{MaxFiles: 100})
+	if err := s.WriteFile(ctx, "f", []byte("one"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	inner.walks = 0
+	if err := s.Update(ctx, "f", 1<<20, func(old []byte) ([]byte, error) { return append(old, '!'), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if inner.walks != 0 {
+		t.Errorf("an edit with MaxFiles alone walked the store %d times", inner.walks)
+	}
+}
