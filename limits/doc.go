@@ -41,9 +41,11 @@
 // operations, and renames, are serialised within the wrapper, and among
 // all the stores its Tenant returns for one tenant, so the usage a check
 // sees is the usage its write lands on (a remove landing in between only
-// leaves less than was counted). Two processes writing at the same moment, or
-// two wrappers New made separately over the same store, may each pass the
-// check and overshoot a store-wide limit by one operation. The walk costs time proportional to the store's entries;
+// leaves less than was counted). Processes writing at the same moment, or
+// wrappers New made separately over the same store, may each pass the
+// check: a store-wide limit may be overshot by one operation for each
+// other process (or wrapper) writing then. The walk costs time
+// proportional to the store's entries;
 // MaxFileSize, MaxPathLength and MaxDepth need no walk of the store (a
 // rename walks the tree it moves).
 //
