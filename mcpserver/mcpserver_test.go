@@ -390,9 +390,38 @@ func TestToolCall(t *testing.T) {
 	if _, ok := mcpserver.ToolInput("memory_frobnicate", nil); ok {
 		t.Error("ToolInput knows memory_frobnicate")
 	}
+	// memory_search runs no memory tool input: exec has no search command.
+	if in, ok := mcpserver.ToolInput("memory_search", json.RawMessage(`{"query":"two"}`)); ok {
+		t.Errorf("ToolInput(memory_search) = %s, an input exec refuses while the tool answers", in)
+	}
 	for _, bad := range []string{`[]`, `{"path":"/memories"}`, `{"command":"frobnicate"}`, `{"command":1}`, `{"command":"view"`, `{"command":"view"} x`} {
 		if tool, _, err := mcpserver.ToolCall([]byte(bad)); err == nil {
 			t.Errorf("ToolCall(%s) = %s, want an error", bad, tool)
+		}
+	}
+}
+
+// TestToolCallAnswersAsExec: the MCP call ToolCall makes of an input
+// answers what exec answers for that input. exec has no search command, so
+// ToolCall makes no call of one: memory_search would answer it.
+func TestToolCallAnswersAsExec(t *testing.T) {
+	ctx := context.Background()
+	cs := connect(t, seeded(t), nil)
+	for _, in := range []string{
+		`{"command":"view","path":"/memories/a.txt"}`,
+		`{"command":"search","query":"two"}`,
+		`{"command":"search","query":"two","path":"/memories"}`,
+	} {
+		tool, args, err := mcpserver.ToolCall([]byte(in))
+		if err != nil {
+			continue
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s -> %s %s: %v", in, tool, args, err)
+		}
+		if got, want := asResult(t, res), seeded(t).Run(ctx, []byte(in)); got != want {
+			t.Errorf("%s -> %s %s:\n got %+v\nexec %+v", in, tool, args, got, want)
 		}
 	}
 }

@@ -299,7 +299,8 @@ func callResult(r memtool.Result) *mcp.CallToolResult {
 // among them, which the server refuses as exec refuses it). It is the inverse of
 // what the server does to a call, for replaying recorded inputs over MCP.
 // An input that is not a JSON object with a known "command" string is an
-// error: no tool runs it.
+// error: no tool runs it. So is "search": exec refuses it as an unknown
+// command, while memory_search would answer it.
 func ToolCall(input []byte) (tool string, args json.RawMessage, err error) {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -340,7 +341,7 @@ func ToolCall(input []byte) (tool string, args json.RawMessage, err error) {
 		return "", nil, errors.New("mcpserver: tool input: data after the object")
 	}
 	for i := range tools {
-		if tools[i].command == command {
+		if tools[i].command == command && tools[i].run == nil {
 			return tools[i].name(), append(out, '}'), nil
 		}
 	}
@@ -349,10 +350,11 @@ func ToolCall(input []byte) (tool string, args json.RawMessage, err error) {
 
 // ToolInput is the memory tool input the server runs for a call of tool
 // with args, the input memtool exec would answer alike; it is false for a
-// tool the server does not have.
+// tool the server does not have, and for memory_search, which runs no
+// memory tool input.
 func ToolInput(tool string, args json.RawMessage) ([]byte, bool) {
 	for i := range tools {
-		if tools[i].name() == tool {
+		if tools[i].name() == tool && tools[i].run == nil {
 			return toolInput(tools[i].command, args), true
 		}
 	}
