@@ -1,0 +1,61 @@
+package mcpserver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/mcpserver"
+	"github.com/memtool/memtool/memstore"
+)
+
+// stalledWrites is a store whose writes never finish: each waits for its
+// context to end and fails with its error, as a store that stopped
+// answering does under a deadline.
+type stalledWrites struct {
+	memtool.Store
+}
+
+func (stalledWrites) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestCallTimeout: a call past Options.CallTimeout is cancelled, says
+// so, and changes nothing; the session goes on.
+func TestCallTimeout(t *testing.T) {
+	ctx := context.Background()
+	mem := memtool.New(stalledWrites{memstore.New()}, nil)
+	cs := connect(t, mem, &mcpserver.Options{CallTimeout: 10 * time.Millisecond})
+	before := listing(t, mem)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/new/x.txt", "file_text": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := asResult(t, res)
+	if !got.IsError || !strings.Contains(got.Text, "did not finish in time") || !strings.Contains(got.Text, "nothing was changed") {
+		t.Errorf("a create past the call timeout: %+v", got)
+	}
+	if after := listing(t, mem); after != before {
+		t.Errorf("a call past its timeout changed the memory:\n%s\nwas\n%s", after, before)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories"}}); err != nil || res.IsError {
+		t.Errorf("a view after the timeout: %v %+v", err, res)
+	}
+}
+
+// TestVersion: the server names itself memtool, with Options.Version, or
+// "dev" by default.
+func TestVersion(t *testing.T) {
+	mem := memtool.New(memstore.New(), nil)
+	for _, c := range []struct{ version, want string }{{"", "dev"}, {"1.2.3", "1.2.3"}} {
+		info := connect(t, mem, &mcpserver.Options{Version: c.version}).InitializeResult().ServerInfo
+		if info.Name != "memtool" || info.Version != c.want {
+			t.Errorf("Version %q: server info %+v, want memtool %s", c.version, info, c.want)
+		}
+	}
+}
