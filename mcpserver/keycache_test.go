@@ -80,3 +80,39 @@ func TestOAuthFetchTimeout(t *testing.T) {
 		t.Errorf("the default client's timeout is %v, want %v", o.cfg.HTTPClient.Timeout, DefaultFetchTimeout)
 	}
 }
+
+// TestKeyCacheFetchBlocksNoOne: while the key set is being fetched again
+// (for a key ID not in it, which any client can send, signed or not), a
+// token whose key is in the set is verified at once: it does not wait for
+// the issuer, which may take up to DefaultFetchTimeout to answer or fail.
+// (On failure this test does not return: the get waits for the fetch,
+// which waits for the get.)
+func TestKeyCacheFetchBlocksNoOne(t *testing.T) {
+	ctx := context.Background()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &k.PublicKey, KeyID: "k1", Use: "sig"}}}
+	var c keyCache
+	first := true
+	c.fetch = func(context.Context) (*jose.JSONWebKeySet, error) {
+		if first {
+			first = false
+			return set, nil
+		}
+		// The issuer answers only once a token of a known key has been
+		// verified.
+		if _, err := c.get(ctx, "k1"); err != nil {
+			t.Errorf("a known key while the set is fetched again: %v", err)
+		}
+		return set, nil
+	}
+	if _, err := c.get(ctx, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	c.tried = c.tried.Add(-keysMinInterval - time.Second)
+	if _, err := c.get(ctx, "unknown"); !errors.Is(err, ErrUnauthenticated) {
+		t.Errorf("an unknown key: %v, want ErrUnauthenticated", err)
+	}
+}

@@ -318,23 +318,36 @@ const (
 
 // keyCache keeps the issuer's key set.
 type keyCache struct {
-	fetch   func(context.Context) (*jose.JSONWebKeySet, error)
-	mu      sync.Mutex
-	set     *jose.JSONWebKeySet
-	fetched time.Time // of set
-	tried   time.Time // the last fetch, whether it worked or not
+	fetch func(context.Context) (*jose.JSONWebKeySet, error)
+	// mu guards the fields below. It is never held during a fetch: a
+	// token whose key is in the set does not wait for the issuer, which
+	// may take DefaultFetchTimeout to answer or fail, only because another
+	// token (of any client, valid or not) named a key that is not.
+	mu       sync.Mutex
+	set      *jose.JSONWebKeySet
+	fetched  time.Time     // of set
+	tried    time.Time     // the last fetch, whether it worked or not
+	fetching chan struct{} // closed when the fetch under way ends; nil if none is
 }
 
 // get returns the public key with id kid ("" matches a set of one key).
 // A failed fetch keeps the set it has; with none, the error is returned
-// (the caller answers 500) until the next try is due.
+// (the caller answers 500) until the next try is due. The request that
+// starts a fetch waits for it, as does one whose key is not in the set
+// while a fetch is under way; no other request waits.
 func (c *keyCache) get(ctx context.Context, kid string) (any, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	key, ok := c.lookup(kid)
 	stale := time.Since(c.fetched) > keysMaxAge
-	if (!ok || stale) && (c.tried.IsZero() || time.Since(c.tried) > keysMinInterval) {
+	wait := c.fetching // a fetch under way may bring the missing key
+	if ok {
+		wait = nil
+	}
+	if (!ok || stale) && c.fetching == nil && (c.tried.IsZero() || time.Since(c.tried) > keysMinInterval) {
 		c.tried = time.Now()
+		done := make(chan struct{})
+		c.fetching = done
+		c.mu.Unlock()
 		// The fetch serves every request until the next one is due, so
 		// it does not end with the request that made it (a client that
 		// hangs up would leave the others without keys until then), only
@@ -342,14 +355,28 @@ func (c *keyCache) get(ctx context.Context, kid string) (any, error) {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultFetchTimeout)
 		set, err := c.fetch(fctx)
 		cancel()
-		if err != nil && c.set == nil {
-			return nil, err
-		}
+		c.mu.Lock()
 		if err == nil {
 			c.set, c.fetched = set, c.tried
-			key, ok = c.lookup(kid)
 		}
+		c.fetching = nil
+		close(done)
+		if err != nil && c.set == nil {
+			c.mu.Unlock()
+			return nil, err
+		}
+		key, ok = c.lookup(kid)
+	} else if wait != nil {
+		c.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		c.mu.Lock()
+		key, ok = c.lookup(kid)
 	}
+	defer c.mu.Unlock()
 	if c.set == nil {
 		return nil, errors.New("mcpserver: the issuer's keys could not be fetched; the next try is due within " + keysMinInterval.String())
 	}
