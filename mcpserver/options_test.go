@@ -59,3 +59,27 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPServerOptions: HTTPOptions.Server configures the server of each
+// request (its CallTimeout holds over HTTP too), except ReadOnly, which
+// the identity's canWrite decides; an OpenFunc that gives no memory and
+// no error is a 500.
+func TestHTTPServerOptions(t *testing.T) {
+	ctx := context.Background()
+	stalled := memtool.New(stalledWrites{memstore.New()}, nil)
+	open := staticTokens(map[string]access{"w": {seeded(t), true}, "r": {seeded(t), false}, "stalled": {stalled, true}, "none": {nil, true}})
+	url := serve(t, 1, open, &mcpserver.HTTPOptions{Server: mcpserver.Options{ReadOnly: true, CallTimeout: 10 * time.Millisecond}})[0]
+	for token, want := range map[string]int{"w": 7, "r": 2} {
+		res, err := httpSession(t, token, url).ListTools(ctx, nil)
+		if err != nil || len(res.Tools) != want {
+			t.Errorf("token %s with Server.ReadOnly: %v, %d tools, want %d", token, err, len(res.Tools), want)
+		}
+	}
+	res, err := httpSession(t, "stalled", url).CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/x.txt", "file_text": "x"}})
+	if err != nil || !res.IsError || !strings.Contains(asResult(t, res).Text, "did not finish in time") {
+		t.Errorf("a stalled create over HTTP: %v %+v", err, res)
+	}
+	if resp, body := post(t, url, callView, map[string]string{"Authorization": "Bearer none"}); resp.StatusCode != 500 || !strings.Contains(body, "internal error") {
+		t.Errorf("no memory and no error: %d %q", resp.StatusCode, body)
+	}
+}
