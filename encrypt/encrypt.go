@@ -123,7 +123,8 @@ type Store struct {
 // rename moves the stored bytes with the inner store's own atomic rename,
 // after sealing any file of the old, path-bound format (mte1) in the tree
 // again in the current one), and Tenant returns the tenant's store with
-// the same keys, binding its files to that tenant.
+// the same keys, binding its files to that tenant. A key that has no
+// secret (a Key literal, not made by NewKey or ParseKeys) is refused.
 func New(inner memtool.Store, keys []Key, opts *Options) (memtool.Store, error) {
 	if len(keys) == 0 {
 		return nil, errors.New("encrypt: no key")
@@ -132,6 +133,10 @@ func New(inner memtool.Store, keys []Key, opts *Options) (memtool.Store, error) 
 	for _, k := range keys {
 		if err := validKeyID(k.ID); err != nil {
 			return nil, err
+		}
+		if k.secret == [32]byte{} {
+			// A Key literal: its secret was never set.
+			return nil, fmt.Errorf("encrypt: key %q has no secret (all zeros), which keeps nothing secret; make keys with NewKey or ParseKeys", k.ID)
 		}
 		if _, dup := s.keys[k.ID]; dup {
 			return nil, fmt.Errorf("encrypt: key ID %q given twice", k.ID)
