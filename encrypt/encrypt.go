@@ -273,12 +273,11 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 	return plain, nil
 }
 
-// storedLimit is the limit on stored bytes for a limit on plaintext.
+// storedLimit is the limit on stored bytes for a limit on plaintext. A
+// limit past noLimit (math.MaxInt64 for none) becomes noLimit's, which
+// neither overflows here nor in a store that reads limit+1 bytes.
 func storedLimit(limit int64) int64 {
-	if limit > 1<<62 {
-		return limit
-	}
-	return limit + int64(Overhead)
+	return min(limit, noLimit) + int64(Overhead)
 }
 
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
