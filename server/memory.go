@@ -64,7 +64,9 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.command = commandOf(line)
 	runner := turn.Runner{Mem: m, Timeout: s.cfg.CallTimeout, Workers: 4 * runtime.GOMAXPROCS(0)}
-	ctx, cancel := context.WithTimeout(r.Context(), turnBudget(s.cfg.WriteTimeout))
+	// From the request's start, not from now: the body's arrival was
+	// spent from the write deadline too.
+	ctx, cancel := context.WithDeadline(r.Context(), rec.start.Add(turnBudget(s.cfg.WriteTimeout)))
 	defer cancel()
 	answer := runner.Line(ctx, line)
 	rec.outcome = "ok"
@@ -79,8 +81,8 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 
 var newline = []byte{'\n'}
 
-// turnBudget is how long a turn may run when the server must have written
-// its answer within writeTimeout: a quarter of it, at most 10 s, is left
+// turnBudget is how long after its request's headers a turn may run when
+// the server must have written its answer within writeTimeout of them: a quarter of it, at most 10 s, is left
 // for the writing. A turn of many slow calls, run a few at a time, could
 // outlast the write deadline, and the connection would close with no
 // answer after some of its changes were made; cut off instead, it answers

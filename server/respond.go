@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync/atomic"
+	"time"
 )
 
 // jsonContentType is the Content-Type header's value, shared by every
@@ -67,9 +68,12 @@ func outcomeOf(status int) string {
 	return "server_error"
 }
 
-// recorder notes what a handler answered, for the log and the metrics.
+// recorder notes what a handler answered, for the log and the metrics,
+// and when it began: net/http sets the write deadline as the request's
+// headers end, just before.
 type recorder struct {
 	http.ResponseWriter
+	start            time.Time
 	status           int
 	bytes            int64
 	wrote            bool

@@ -345,7 +345,7 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := s.ids.next()
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		rec := &recorder{ResponseWriter: w, start: start, status: http.StatusOK}
 		rec.Header()["X-Request-Id"] = []string{id}
 		s.metrics.inFlight.Add(1)
 		var p Principal

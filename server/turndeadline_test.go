@@ -110,3 +110,49 @@ func TestTurnAnsweredBeforeWriteTimeout(t *testing.T) {
 		}
 	}
 }
+
+// The write deadline runs from the end of the request's headers (net/http
+// sets it then), so the time its body takes to arrive is spent from it:
+// a turn whose body came slowly must still end in time to answer, rather
+// than run its full budget from the body's end and have the connection
+// closed with no answer after some of its changes were made.
+func TestTurnAnsweredAfterASlowBody(t *testing.T) {
+	workers := 4 * runtime.GOMAXPROCS(0)
+	f := newFixture(t, func(c *server.Config) {
+		store := stuckStore{memstore.New()}
+		store.Mkdir(context.Background(), "slow")
+		c.Open = func(context.Context, string) (memtool.Store, error) { return store, nil }
+		c.CallTimeout = time.Second
+		c.WriteTimeout = 6 * time.Second // a turn budget of 4.5 s
+	})
+	_, tok := f.key(t, "alice", keys.Write)
+	addr, stop, done := listen(t, f.server, "", "")
+	defer func() { stop(); <-done }()
+
+	calls := make([]map[string]any, 12*workers) // 12 rounds of stuck calls
+	for i := range calls {
+		calls[i] = map[string]any{"command": "create", "path": fmt.Sprintf("/memories/slow/%d.md", i), "file_text": "x"}
+	}
+	body, _ := json.Marshal(calls)
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write(body[:len(body)/2])
+		time.Sleep(3 * time.Second) // the rest comes late, within ReadTimeout
+		pw.Write(body[len(body)/2:])
+		pw.Close()
+	}()
+	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/memory", pr)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("no answer to a turn whose body came slowly: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	var answers []struct {
+		IsError bool `json:"is_error"`
+	}
+	if err != nil || resp.StatusCode != 200 || json.Unmarshal(b, &answers) != nil || len(answers) != len(calls) {
+		t.Fatalf("answer: %d %v %.300s; want 200 and %d answers", resp.StatusCode, err, b, len(calls))
+	}
+}
