@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -111,4 +113,43 @@ func postView(ctx context.Context, srv http.Handler) int {
 	w := httptest.NewRecorder()
 	srv.ServeHTTP(w, req)
 	return w.Code
+}
+
+// An Open that panics (net/http recovers the panic of the request that
+// called it) does not leave the tenant's memory opening for ever: the
+// next request opens it again instead of waiting for an open that will
+// never end.
+func TestOpenPanicDoesNotWedgeTheTenant(t *testing.T) {
+	var opens atomic.Int32
+	srv, err := server.New(server.Config{Keys: aliceKey{}, Rate: -1, Logger: slog.New(slog.DiscardHandler),
+		Open: func(ctx context.Context, tenant string) (memtool.Store, error) {
+			if opens.Add(1) == 1 {
+				panic("a bug in a policy")
+			}
+			return memstore.New(), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(srv)
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the recovered panic
+	ts.Start()
+	defer ts.Close()
+	client := &http.Client{Timeout: 30 * time.Second} // a guard against a hang only
+	post := func() (int, error) {
+		req, _ := http.NewRequest("POST", ts.URL+"/v1/memory", strings.NewReader(view))
+		req.Header.Set("Authorization", "Bearer mt_x_y")
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	if _, err := post(); err == nil {
+		t.Fatal("the request whose Open panicked was answered")
+	}
+	if code, err := post(); code != http.StatusOK || err != nil {
+		t.Errorf("the next request: %d %v after %d opens, want 200 after 2", code, err, opens.Load())
+	}
 }

@@ -78,25 +78,7 @@ func (s *Server) acquire(ctx context.Context, id string) (*tenantMemory, error) 
 		evicted := s.evictTenants(now)
 		s.mu.Unlock()
 		s.closeTenants(evicted)
-		// Other requests wait for this open: it does not end with the
-		// request that started it, only at the deadline of a call.
-		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CallTimeout)
-		store, err := s.cfg.Open(octx, id)
-		cancel()
-		if err != nil {
-			s.mu.Lock() // a waiter that leaves reads err in release
-			t.err = err
-			t.refs--
-			s.tenants.Remove(id, func(v *tenantMemory) bool { return v == t }) // tried again by the next request
-			s.mu.Unlock()
-		} else {
-			opts := s.cfg.Memory
-			opts.Logger = slog.New(countingHandler{s.log.Handler(), &s.metrics.storeErrors}).With("tenant", id)
-			t.store = store
-			t.rw = memtool.New(store, &opts)
-			t.read = memtool.New(newReadOnly(store), &opts)
-		}
-		close(t.ready)
+		s.open(ctx, t)
 		if t.err != nil {
 			return nil, t.err
 		}
@@ -115,6 +97,45 @@ func (s *Server) acquire(ctx context.Context, id string) (*tenantMemory, error) 
 		s.release(t)
 		return nil, ctx.Err()
 	}
+}
+
+// open opens the memory of t, which acquire just added, and readies t,
+// opened or failed, even if Config.Open panics (net/http recovers the
+// panic of the request): else the other requests of the tenant would
+// wait for t for ever.
+func (s *Server) open(ctx context.Context, t *tenantMemory) {
+	returned := false
+	defer func() {
+		if !returned {
+			s.openFailed(t, errors.New("server: Config.Open panicked"))
+		}
+		close(t.ready)
+	}()
+	// Other requests wait for this open: it does not end with the
+	// request that started it, only at the deadline of a call.
+	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CallTimeout)
+	defer cancel()
+	store, err := s.cfg.Open(octx, t.id)
+	returned = true
+	if err != nil {
+		s.openFailed(t, err)
+		return
+	}
+	opts := s.cfg.Memory
+	opts.Logger = slog.New(countingHandler{s.log.Handler(), &s.metrics.storeErrors}).With("tenant", t.id)
+	t.store = store
+	t.rw = memtool.New(store, &opts)
+	t.read = memtool.New(newReadOnly(store), &opts)
+}
+
+// openFailed records why t did not open, ends its opener's use of it and
+// drops it from the cache: the next request tries again.
+func (s *Server) openFailed(t *tenantMemory, err error) {
+	s.mu.Lock() // a waiter that leaves reads err in release
+	defer s.mu.Unlock()
+	t.err = err
+	t.refs--
+	s.tenants.Remove(t.id, func(v *tenantMemory) bool { return v == t })
 }
 
 // release ends one use of t. The last use of a memory over the cache's
