@@ -94,8 +94,10 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 		writeError(w, http.StatusUnauthorized, "invalid, expired or revoked API key")
 		return Principal{}, false
 	case err != nil:
-		s.metrics.storeErrors.Inc()
-		s.log.Error("verifying a key", "err", err)
+		if r.Context().Err() == nil { // else the client left: no failure of the store
+			s.metrics.storeErrors.Inc()
+			s.log.Error("verifying a key", "err", err)
+		}
 		writeError(w, http.StatusServiceUnavailable, "the key store cannot be reached")
 		return Principal{}, false
 	}

@@ -34,13 +34,16 @@ type requestState struct {
 // handler of Config.Mount calls it with its request, and may use the
 // memory until it returns: the server keeps it open until then. The
 // server logs and counts an error, which is only the store's failure to
-// open.
+// open, or the end of r's context (not counted: the client left).
 func (s *Server) Memory(r *http.Request) (mem *memtool.Memory, canWrite bool, err error) {
 	st, ok := r.Context().Value(principalKey{}).(*requestState)
 	if !ok {
 		return nil, false, errors.New("server: the request was not authenticated by this server")
 	}
 	t, err := s.acquire(r.Context(), st.p.Tenant)
+	if err != nil && r.Context().Err() != nil {
+		return nil, false, err // the client left: no failure of the store
+	}
 	if err != nil {
 		s.metrics.storeErrors.Inc()
 		s.log.Error("opening a tenant's memory", "tenant", st.p.Tenant, "err", err)
