@@ -82,7 +82,8 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 var newline = []byte{'\n'}
 
 // turnBudget is how long after its request's headers a turn may run when
-// the server must have written its answer within writeTimeout of them: a quarter of it, at most 10 s, is left
+// the server must have written its answer within writeTimeout of them
+// (or after a shutdown begins, within Config.ShutdownTimeout): a quarter of it, at most 10 s, is left
 // for the writing. A turn of many slow calls, run a few at a time, could
 // outlast the write deadline, and the connection would close with no
 // answer after some of its changes were made; cut off instead, it answers

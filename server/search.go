@@ -73,6 +73,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	case err != nil && ctx.Err() != nil && r.Context().Err() == nil:
 		writeError(w, http.StatusServiceUnavailable, "the search did not finish in time")
 		return
+	case err != nil && r.Context().Err() != nil: // the client left, or the server is stopping
+		writeError(w, http.StatusServiceUnavailable, "the search was cancelled")
+		return
 	case err != nil:
 		s.metrics.storeErrors.Inc()
 		s.log.Error("search", "err", err)

@@ -293,10 +293,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 
 // Serve answers the connections of ln until ctx ends, then shuts down:
 // it stops taking connections and waits, at most Config.ShutdownTimeout,
-// for the requests in flight, which finish as usual. It returns nil after
-// a shutdown in which every request finished. With certFile and keyFile it
-// serves HTTPS. Meanwhile it closes the tenants' memories left idle past
-// Config.TenantIdle, requests or none.
+// for the requests in flight, which finish as usual; the contexts of those
+// still running end a quarter of it (at most 10 s) before, so that they
+// answer in time (a turn, its unfinished calls as cancelled). It returns
+// nil after a shutdown in which every request finished. With certFile and
+// keyFile it serves HTTPS. Meanwhile it closes the tenants' memories left
+// idle past Config.TenantIdle, requests or none.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile string) error {
 	hs := &http.Server{
 		Handler:           s,
@@ -307,6 +309,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile s
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	// The requests' contexts end shortly before a shutdown gives up on
+	// them (cutOff), so that those still running answer, a turn's
+	// unfinished calls as cancelled, instead of being cut off unanswered.
+	reqCtx, cutOff := context.WithCancel(context.WithoutCancel(ctx))
+	defer cutOff()
+	hs.BaseContext = func(net.Listener) context.Context { return reqCtx }
 	swept := make(chan struct{})
 	defer func() { <-swept }()
 	sweepCtx, stopSweep := context.WithCancel(ctx)
@@ -330,6 +338,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile s
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
 	defer cancel()
+	defer time.AfterFunc(turnBudget(s.cfg.ShutdownTimeout), cutOff).Stop()
 	if err := hs.Shutdown(sctx); err != nil {
 		hs.Close()
 		return fmt.Errorf("shutdown: requests still running after %v: %w", s.cfg.ShutdownTimeout, err)
