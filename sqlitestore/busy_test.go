@@ -278,3 +278,42 @@ func TestReadersShutOut(t *testing.T) {
 		t.Errorf("ReadFile after the holder closed: %q, %v", got, err)
 	}
 }
+
+// TestHeldLockOnNewFile holds the lock of a database file not yet in WAL
+// mode (a new file, as a second process finds it while the first turns
+// it to WAL and makes the tables): SQLite does not wait to change the
+// journal mode, but Open waits no shorter than the busy timeout before it
+// fails with ErrBusy, and opens once the lock is released. Two processes
+// opening a new file at once meet this.
+func TestHeldLockOnNewFile(t *testing.T) {
+	const busyTimeout = 200 * time.Millisecond
+	for _, h := range holders {
+		t.Run(h.name, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "m.db")
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			release := h.hold(t, path)
+			start := time.Now()
+			err := storetest.Answer(t, "Open", func() error {
+				s, err := sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+				if err == nil {
+					s.Close()
+				}
+				return err
+			})
+			if !errors.Is(err, memtool.ErrBusy) {
+				t.Errorf("Open of a new file while another holds its lock: %v, want ErrBusy", err)
+			}
+			if waited := time.Since(start); waited < busyTimeout {
+				t.Errorf("Open gave up after %v, before the busy timeout %v", waited, busyTimeout)
+			}
+			release()
+			s := openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+			if err := s.WriteFile(ctx, "x", []byte("y"), memtool.CreateOnly); err != nil {
+				t.Errorf("WriteFile once the lock was released: %v", err)
+			}
+		})
+	}
+}

@@ -67,13 +67,8 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("%w: the database file cannot be written", memtool.ErrReadOnly)
 	}
 	deadline := time.Now().Add(d.busyTimeout)
-	waitCtx, cancel := context.WithDeadline(ctx, deadline)
-	conn, err := d.w.Conn(waitCtx)
-	cancel()
+	conn, err := d.conn(ctx, deadline)
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return d.busy("another write of this store")
-		}
 		return err
 	}
 	defer conn.Close()
@@ -115,6 +110,32 @@ const (
 	maxBusyPause = time.Millisecond
 )
 
+// conn takes the one write connection, waiting for another write of this
+// store to give it back, until deadline or the end of ctx. Opening the
+// connection turns a file not yet in WAL mode (a new one) to WAL, for
+// which SQLite does not wait: it fails at once while another connection
+// or process holds a lock of the file (another store opening it too), and
+// is tried again as begin tries.
+func (d *db) conn(ctx context.Context, deadline time.Time) (*sql.Conn, error) {
+	pause := minBusyPause
+	for {
+		waitCtx, cancel := context.WithDeadline(ctx, deadline)
+		conn, err := d.w.Conn(waitCtx)
+		cancel()
+		switch {
+		case err == nil:
+			return conn, nil
+		case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+			return nil, d.busy("another write of this store")
+		case !isCode(err, sqlite3.SQLITE_BUSY):
+			return nil, err
+		}
+		if err := d.pause(ctx, deadline, &pause); err != nil {
+			return nil, err
+		}
+	}
+}
+
 // begin begins a BEGIN IMMEDIATE transaction on conn, trying again while
 // another connection or process holds the file's write lock, until
 // deadline or the end of ctx. The write connections have no busy timeout
@@ -128,20 +149,31 @@ func (d *db) begin(ctx context.Context, conn *sql.Conn, deadline time.Time) (*sq
 		if err == nil || !isCode(err, sqlite3.SQLITE_BUSY) {
 			return tx, err
 		}
-		wait := time.Until(deadline)
-		if wait <= 0 {
-			return nil, d.busy("another connection or process")
+		if err := d.pause(ctx, deadline, &pause); err != nil {
+			return nil, err
 		}
-		wait = min(wait, pause-rand.N(pause/2))
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		pause = min(2*pause, maxBusyPause)
 	}
+}
+
+// pause waits before the next try to take the file's lock: *pause,
+// shortened by a random part of itself, which it then doubles up to
+// maxBusyPause. It fails with ErrBusy past deadline, and with ctx's error
+// when ctx ends.
+func (d *db) pause(ctx context.Context, deadline time.Time, pause *time.Duration) error {
+	wait := time.Until(deadline)
+	if wait <= 0 {
+		return d.busy("another connection or process")
+	}
+	wait = min(wait, *pause-rand.N(*pause/2))
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	*pause = min(2**pause, maxBusyPause)
+	return nil
 }
 
 // busy is the error of a write that waited busyTimeout for the lock.
