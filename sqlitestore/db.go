@@ -3,6 +3,7 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -101,6 +102,40 @@ func (d *db) moved() error {
 	}
 	return nil
 }
+
+// open returns a pool of connections to the file the store opened, with
+// dsn. A connection opened once the file at the path is another (deleted
+// or replaced) fails: it would read that other file, with the
+// write-ahead log of the store's own laid over it, while the pool's older
+// connections read the store's.
+func (d *db) open(dsn string) (*sql.DB, error) {
+	c, err := sqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(connector{c, d}), nil
+}
+
+// connector opens connections that check, once SQLite has opened the
+// file, that it is still the one at the path.
+type connector struct {
+	c driver.Connector
+	d *db
+}
+
+func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.c.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.d.moved(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+func (c connector) Driver() driver.Driver { return c.c.Driver() }
 
 // The pauses between a write's tries to take the file's write lock: from
 // minBusyPause, doubling up to maxBusyPause, each shortened by a random

@@ -82,8 +82,9 @@
 //     file in a read-only directory fails Open with memtool.ErrReadOnly.
 //   - A database file deleted or replaced while a store has it open: the
 //     store's writes fail, as they would go to the file it has open, which
-//     no later store at the path reads; its reads see that file. Open the
-//     path again. A write that commits while the file is being deleted
+//     no later store at the path reads; its reads see that file, or fail
+//     where they need a new connection (which would read the other file).
+//     Open the path again. A write that commits while the file is being deleted
 //     goes with it.
 //   - Weaker: a file that becomes unwritable while the store has it open,
 //     and an exceeded disk quota, reach SQLite as I/O errors: the method

@@ -277,20 +277,21 @@ func Open(path string, opts *Options) (*Store, error) {
 			return nil, fmt.Errorf("sqlitestore: %w", err)
 		}
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
-		if _, statErr := os.Stat(path); statErr != nil {
+		fi, statErr := os.Stat(path)
+		if statErr != nil {
 			return nil, fmt.Errorf("sqlitestore: %w (%v)", memtool.ErrReadOnly, err)
 		}
-		d.readOnly = true
+		d.file, d.readOnly = fi, true
 	default:
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
-	d.r, err = sql.Open("sqlite", dsn(path, "deferred", d.busyTimeout, d.readOnly))
+	d.r, err = d.open(dsn(path, "deferred", d.busyTimeout, d.readOnly))
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
 	if !d.readOnly {
 		// No busy timeout: a write waits for the lock in db.begin.
-		d.w, err = sql.Open("sqlite", dsn(path, "immediate", 0, false))
+		d.w, err = d.open(dsn(path, "immediate", 0, false))
 		if err != nil {
 			d.r.Close()
 			return nil, fmt.Errorf("sqlitestore: %w", err)

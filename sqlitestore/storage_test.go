@@ -3,6 +3,7 @@ package sqlitestore_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -258,5 +259,66 @@ func TestDeletedFile(t *testing.T) {
 				t.Errorf("a write acknowledged after the database file was deleted is not in the file at its path: %v", err)
 			}
 		})
+	}
+}
+
+// TestReplacedFile replaces the database file under a store that has it
+// open with another database (a backup put back, say), its write-ahead
+// log checkpointed first as SQLite does every 1000 pages: the store's
+// reads see the file it opened, or fail; none sees the other file, which
+// a connection the store opens afterwards would read, while the store's
+// older connections read its own. Else one read sees the new content and
+// the next the old.
+func TestReplacedFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	s := open(t, path)
+	if err := s.WriteFile(ctx, "f", []byte("old quokka"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	checkpoint(t, path)
+	other := filepath.Join(t.TempDir(), "m.db")
+	o := open(t, other)
+	if err := o.WriteFile(ctx, "f", []byte("new quokka"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	o.Close()
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	read := func(how string) {
+		t.Helper()
+		if got, err := s.ReadFile(ctx, "f", 100); err == nil && string(got) != "old quokka" {
+			t.Errorf("%s after the file was replaced: %q, the other file's", how, got)
+		}
+	}
+	read("ReadFile")
+	// The search holds its connection while it gives the file: a read
+	// meanwhile takes a new connection.
+	err := s.SearchFiles(ctx, "", memtool.IndexQuery{Terms: []string{"quokka"}, Limit: 100}, func(name string, data []byte) error {
+		if string(data) != "old quokka" {
+			t.Errorf("search after the file was replaced gave %s: %q", name, data)
+		}
+		read("ReadFile during a search")
+		return nil
+	})
+	if err != nil {
+		t.Logf("search after the file was replaced: %v", err)
+	}
+	read("ReadFile after a search")
+}
+
+// checkpoint copies the write-ahead log of the database file at path into
+// the file, and empties the log.
+func checkpoint(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var busy, log, done int
+	if err := db.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &log, &done); err != nil || busy != 0 {
+		t.Fatalf("checkpoint: busy %d, %v", busy, err)
 	}
 }
