@@ -84,8 +84,8 @@
 //     store's writes fail, as they would go to the file it has open, which
 //     no later store at the path reads; its reads see that file, or fail
 //     where they need a new connection (which would read the other file).
-//     Open the path again. A write that commits while the file is being deleted
-//     goes with it.
+//     Open the path again. A write that commits while the file is being
+//     deleted goes with it.
 //   - Weaker: a file that becomes unwritable while the store has it open,
 //     and an exceeded disk quota, reach SQLite as I/O errors: the method
 //     fails with that error, which the model sees as an internal error.
