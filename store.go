@@ -52,7 +52,8 @@ type Store interface {
 
 	// ReadFile returns the whole content of the regular file at name.
 	// Missing: ErrNotExist; a directory: ErrIsDir; anything else: ErrIrregular.
-	// A file larger than limit bytes is not read: ErrTooLarge.
+	// A file larger than limit bytes is not read: ErrTooLarge. The largest
+	// limit, math.MaxInt64, reads a file of any size.
 	ReadFile(ctx context.Context, name string, limit int64) ([]byte, error)
 
 	// ReadDir returns the entries of the directory at name, in any order,

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"strings"
@@ -155,7 +156,9 @@ func (s *Store) readFile(op, name string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	data := make([]byte, 0, size+1)
-	data, err = readAll(io.LimitReader(f, limit+1), data)
+	// One byte past the limit shows a file grown since it was examined;
+	// the largest limit (no limit) has no byte past it.
+	data, err = readAll(io.LimitReader(f, min(limit, math.MaxInt64-1)+1), data)
 	if err != nil {
 		return nil, mapErr(op, name, err)
 	}

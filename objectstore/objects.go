@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 )
 
 // objects is what a store needs of a bucket: a flat space of keys, each
@@ -58,7 +59,9 @@ func exists(ctx context.Context, o objects, key string) (bool, error) {
 // holds more than limit.
 func readLimited(r io.Reader, size, limit int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), limit)+1))
-	if _, err := buf.ReadFrom(io.LimitReader(r, limit+1)); err != nil {
+	// One byte past the limit shows an object over it; the largest limit
+	// (no limit) has no byte past it.
+	if _, err := buf.ReadFrom(io.LimitReader(r, min(limit, math.MaxInt64-1)+1)); err != nil {
 		return nil, err
 	}
 	if int64(buf.Len()) > limit {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -215,6 +216,10 @@ func testUpdateLimit(t *testing.T, s memtool.Store) {
 	err = s.Update(t.Context(), "ten", 10, func(old []byte) ([]byte, error) { return append(old, "!"...), nil })
 	wantNoErr(t, "Update(ten, limit 10)", err)
 	checkFile(t, s, "ten", "0123456789!")
+	// The largest limit, no limit at all, gives fn the whole file.
+	err = s.Update(t.Context(), "ten", math.MaxInt64, func(old []byte) ([]byte, error) { return append(old, "?"...), nil })
+	wantNoErr(t, "Update(ten, limit MaxInt64)", err)
+	checkFile(t, s, "ten", "0123456789!?")
 }
 
 // "two writers never lose each other's update": goroutines each append

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -127,7 +128,7 @@ func testReadFileDir(t *testing.T, s memtool.Store) {
 func testReadFileLimit(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "ten", "0123456789")
 	mustWrite(t, s, "empty", "")
-	for _, limit := range []int64{10, 11} {
+	for _, limit := range []int64{10, 11, 1 << 62, math.MaxInt64} { // the largest: no limit
 		data, err := s.ReadFile(t.Context(), "ten", limit)
 		if err != nil || string(data) != "0123456789" {
 			t.Errorf("ReadFile(ten, limit %d) = %q, %v; want the whole file", limit, data, err)
