@@ -286,15 +286,15 @@ func TestKeys(t *testing.T) {
 	if len(k2.ID) != 9 || !strings.HasPrefix(k2.ID, "k") {
 		t.Errorf("random ID %q", k2.ID)
 	}
-	keys, err := encrypt.ParseKeys("# keys\n" + k1.String() + "\n  " + k2.String() + " # old\n")
+	keys, err := encrypt.ParseKeys("# keys\n" + k1.Text() + "\n  " + k2.Text() + " # old\n")
 	if err != nil || len(keys) != 2 || keys[0] != k1 || keys[1] != k2 {
 		t.Fatalf("ParseKeys: %v, %v", keys, err)
 	}
-	if keys, err := encrypt.ParseKeys(k1.String() + "," + k2.String()); err != nil || len(keys) != 2 {
+	if keys, err := encrypt.ParseKeys(k1.Text() + "," + k2.Text()); err != nil || len(keys) != 2 {
 		t.Errorf("comma-separated: %v", err)
 	}
 	zeros := "k0:" + base64.StdEncoding.EncodeToString(make([]byte, 32)) // no secret at all
-	for _, bad := range []string{"", "# nothing", "k1", "k1:AAAA", zeros, "bad id:" + strings.Split(k1.String(), ":")[1], "waytoolongkeyid_123:" + strings.Split(k1.String(), ":")[1]} {
+	for _, bad := range []string{"", "# nothing", "k1", "k1:AAAA", zeros, "bad id:" + strings.Split(k1.Text(), ":")[1], "waytoolongkeyid_123:" + strings.Split(k1.Text(), ":")[1]} {
 		if _, err := encrypt.ParseKeys(bad); err == nil {
 			t.Errorf("ParseKeys(%q) accepted", bad)
 		}
@@ -308,13 +308,13 @@ func TestKeys(t *testing.T) {
 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "keys")
-	os.WriteFile(file, []byte(k1.String()+"\n"), 0o600)
+	os.WriteFile(file, []byte(k1.Text()+"\n"), 0o600)
 	env := map[string]string{"MEMTOOL_KEY_FILE": file}
 	getenv := func(k string) string { return env[k] }
 	if keys, err := encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err != nil || keys[0] != k1 {
 		t.Errorf("from the file: %v, %v", keys, err)
 	}
-	env["MEMTOOL_KEY"] = k2.String()
+	env["MEMTOOL_KEY"] = k2.Text()
 	if keys, err := encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err != nil || keys[0] != k2 {
 		t.Errorf("the variable wins: %v, %v", keys, err)
 	}

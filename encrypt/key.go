@@ -36,10 +36,19 @@ func NewKey(id string) (Key, error) {
 	return k, nil
 }
 
-// String is the key's text form, "ID:base64", as ParseKeys reads it.
-func (k Key) String() string {
+// Text is the key's text form, "ID:base64", as ParseKeys reads it and a
+// key file holds it: the secret itself.
+func (k Key) Text() string {
 	return k.ID + ":" + base64.StdEncoding.EncodeToString(k.secret[:])
 }
+
+// String names the key without its secret ("ID:[secret]"), so that a key
+// printed by mistake (%v, %s, a log line) does not give it away; Text is
+// the key itself.
+func (k Key) String() string { return k.ID + ":[secret]" }
+
+// GoString is String, for %#v.
+func (k Key) GoString() string { return k.String() }
 
 func validKeyID(id string) error {
 	if id == "" || len(id) > MaxKeyIDLen {

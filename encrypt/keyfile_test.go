@@ -22,7 +22,7 @@ func TestLoadKeysFileSwapped(t *testing.T) {
 	name := filepath.Join(dir, "keys")
 	private, shared := filepath.Join(dir, "private"), filepath.Join(dir, "shared")
 	for file, id := range map[string]string{private: "private", shared: "shared"} {
-		if err := os.WriteFile(file, []byte(newKey(t, id).String()+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(file, []byte(newKey(t, id).Text()+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,7 +87,7 @@ func TestLoadKeysSymlink(t *testing.T) {
 	dir := t.TempDir()
 	key := newKey(t, "linked")
 	target, link := filepath.Join(dir, "..data-keys"), filepath.Join(dir, "keys")
-	if err := os.WriteFile(target, []byte(key.String()+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(target, []byte(key.Text()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(filepath.Base(target), link); err != nil {

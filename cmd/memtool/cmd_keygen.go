@@ -35,14 +35,14 @@ func runKeygen(inv *invocation, id, out, rotate string) int {
 	}
 	switch {
 	case out != "":
-		err = writeNewFile(out, []byte(key.String()+"\n"))
+		err = writeNewFile(out, []byte(key.Text()+"\n"))
 		if errors.Is(err, fs.ErrExist) {
 			return inv.fail(exitFailed, "%s exists; keygen --out never replaces a file. To put a new key first in that key file, keeping its keys for reading, run memtool keygen --rotate %s", out, out)
 		}
 	case rotate != "":
 		err = rotateKeyFile(rotate, key)
 	default:
-		if _, err := fmt.Fprintln(env.stdout, key.String()); err != nil {
+		if _, err := fmt.Fprintln(env.stdout, key.Text()); err != nil {
 			return exitBrokenIO
 		}
 		return exitOK
@@ -116,7 +116,7 @@ func rotateKeyFile(name string, key encrypt.Key) error {
 		}
 	}
 	tmp := filepath.Join(filepath.Dir(name), ".keygen-"+key.ID+".tmp")
-	if err := writeNewFile(tmp, append([]byte(key.String()+"\n"), old...)); err != nil {
+	if err := writeNewFile(tmp, append([]byte(key.Text()+"\n"), old...)); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s is in the way (a keygen that did not finish?); remove it", tmp)
 		}

@@ -33,7 +33,7 @@ func TestPolicyFile(t *testing.T) {
 `),
 		stdout: &out, stderr: &errb,
 		getenv: func(k string) string {
-			return map[string]string{"MEMTOOL_KEY": key.String(), "MEMTOOL_POLICY": policy}[k]
+			return map[string]string{"MEMTOOL_KEY": key.Text(), "MEMTOOL_POLICY": policy}[k]
 		},
 	}
 	if code := runWithEnv(context.Background(), []string{"exec", "--store", store}, env); code != 0 {
@@ -122,7 +122,7 @@ func policyEnv(t *testing.T, policy string, key encrypt.Key) []string {
 	if err := os.WriteFile(name, []byte(policy), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"MEMTOOL_POLICY=" + name, "MEMTOOL_KEY=" + key.String()}
+	return []string{"MEMTOOL_POLICY=" + name, "MEMTOOL_KEY=" + key.Text()}
 }
 
 // runOn runs memtool with the command and arguments args on the store at
@@ -195,7 +195,7 @@ func TestPolicySticksToStore(t *testing.T) {
 			want string
 		}{
 			{"no policy", nil, `it is encrypted, and the policy has no "encrypt": true`},
-			{"keys but no policy", []string{"MEMTOOL_KEY=" + key.String()}, `"encrypt": true`},
+			{"keys but no policy", []string{"MEMTOOL_KEY=" + key.Text()}, `"encrypt": true`},
 			{"duplicate key", policyEnv(t, `{"encrypt":true,"encrypt":false}`, key), "encrypt: the key appears twice"},
 			{"second object", policyEnv(t, `{"encrypt":true}{"encrypt":false}`, key), "more data after the first JSON object"},
 			{"history only", policyEnv(t, `{"history":{}}`, key), `it is encrypted`},

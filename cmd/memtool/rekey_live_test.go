@@ -25,7 +25,7 @@ func TestRekeyReport(t *testing.T) {
 	rekey := func(keys ...encrypt.Key) (stdout, stderr string, code int) {
 		var text []string
 		for _, k := range keys {
-			text = append(text, k.String())
+			text = append(text, k.Text())
 		}
 		return runMemtoolEnv(t, []string{"MEMTOOL_KEY=" + strings.Join(text, ",")}, "rekey", "--store", dir)
 	}

@@ -19,7 +19,7 @@ func TestRekeyAllTenants(t *testing.T) {
 	policy := filepath.Join(t.TempDir(), "policy.json")
 	os.WriteFile(policy, []byte(`{"encrypt":true}`), 0o600)
 	oldKey, _ := encrypt.NewKey("old")
-	os.WriteFile(keyFile, []byte(oldKey.String()+"\n"), 0o600)
+	os.WriteFile(keyFile, []byte(oldKey.Text()+"\n"), 0o600)
 	env := []string{"MEMTOOL_KEY_FILE=" + keyFile}
 	for _, tenant := range []string{"alice", "bob"} {
 		if out, stderr, code := runMemtoolEnv(t, env, "create", "--store", dir, "--tenant", tenant, "--policy", policy, "--text", "for "+tenant, "/memories/a.md"); code != 0 {
@@ -35,7 +35,7 @@ func TestRekeyAllTenants(t *testing.T) {
 		t.Fatalf("rekey --all-tenants: exit %d, %q, %q; want %q", code, out, stderr, want)
 	}
 	keys, _ := encrypt.ParseKeys(readDisk(t, keyFile))
-	os.WriteFile(keyFile, []byte(keys[0].String()+"\n"), 0o600) // the old key goes
+	os.WriteFile(keyFile, []byte(keys[0].Text()+"\n"), 0o600) // the old key goes
 	for _, tenant := range []string{"alice", "bob"} {
 		out, stderr, code := runMemtoolEnv(t, env, "view", "--store", dir, "--tenant", tenant, "--policy", policy, "/memories/a.md")
 		if code != 0 || !strings.Contains(out, "for "+tenant) {

@@ -31,7 +31,7 @@ func TestRekey(t *testing.T) {
 	)
 
 	keyFile := filepath.Join(t.TempDir(), "keys")
-	os.WriteFile(keyFile, []byte(oldKey.String()+"\n"), 0o600)
+	os.WriteFile(keyFile, []byte(oldKey.Text()+"\n"), 0o600)
 	if _, stderr, code := runBinary(t, "", "keygen", "--id", "new", "--rotate", keyFile); code != 0 {
 		t.Fatalf("keygen --rotate: %d %s", code, stderr)
 	}
@@ -82,7 +82,7 @@ func TestRekeyPolicyEntries(t *testing.T) {
 	policy := filepath.Join(t.TempDir(), "policy.json")
 	os.WriteFile(policy, []byte(`{"encrypt":true,"expiry":true,"history":{"max_versions":10}}`), 0o600)
 	oldKey, _ := encrypt.NewKey("old")
-	os.WriteFile(keyFile, []byte(oldKey.String()+"\n"), 0o600)
+	os.WriteFile(keyFile, []byte(oldKey.Text()+"\n"), 0o600)
 	env := []string{"MEMTOOL_KEY_FILE=" + keyFile, "MEMTOOL_POLICY=" + policy}
 
 	// The stack the policy file builds (encryption innermost), with the
@@ -121,7 +121,7 @@ func TestRekeyPolicyEntries(t *testing.T) {
 
 	// Drop the old key.
 	keys, _ := encrypt.ParseKeys(readDisk(t, keyFile))
-	os.WriteFile(keyFile, []byte(keys[0].String()+"\n"), 0o600)
+	os.WriteFile(keyFile, []byte(keys[0].Text()+"\n"), 0o600)
 	var stderrb strings.Builder
 	cli := &cliEnv{stdout: io.Discard, stderr: &stderrb, getenv: func(k string) string {
 		return map[string]string{"MEMTOOL_KEY_FILE": keyFile, "MEMTOOL_POLICY": policy}[k]

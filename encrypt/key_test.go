@@ -1,0 +1,33 @@
+package encrypt_test
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool/encrypt"
+)
+
+// A key printed by mistake does not give its secret away: %v, %s, %#v,
+// of the key, of a slice of keys, of a struct holding one, or a log line;
+// Text is the one form that holds it.
+func TestKeyPrintsNoSecret(t *testing.T) {
+	k := newKey(t, "k1")
+	secret := strings.TrimPrefix(k.Text(), "k1:")
+	var log strings.Builder
+	slog.New(slog.NewTextHandler(&log, nil)).Info("opened", "key", k, "keys", []encrypt.Key{k})
+	holder := struct{ Key encrypt.Key }{k}
+	for _, got := range []string{
+		fmt.Sprintf("%v", k), fmt.Sprintf("%s", k), fmt.Sprintf("%#v", k), fmt.Sprintf("%+v", k),
+		fmt.Sprint([]encrypt.Key{k}), fmt.Sprintf("%#v", []encrypt.Key{k}), fmt.Sprintf("%+v", holder), fmt.Sprintf("%#v", holder),
+		log.String(),
+	} {
+		if strings.Contains(got, secret) || !strings.Contains(got, "k1") {
+			t.Errorf("printed as %q", got)
+		}
+	}
+	if keys, err := encrypt.ParseKeys(k.Text()); err != nil || keys[0] != k {
+		t.Errorf("ParseKeys(Text) = %v, %v", keys, err)
+	}
+}
