@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -31,27 +32,65 @@ func (m *Memory) SearchTool(ctx context.Context, input []byte) Result {
 	if err := searchKeys(input); err != nil {
 		return errorResult(fmt.Sprintf("invalid memory_search input: %v", err))
 	}
-	var in SearchInput
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return errorResult(fmt.Sprintf("invalid memory_search input: %v", err))
-	}
-	if in.Query == nil {
-		return errorResult("invalid memory_search input: query is required")
-	}
-	if in.Limit < 0 {
-		return errorResult(fmt.Sprintf("invalid memory_search input: limit %d is less than 1", in.Limit))
+	in, msg := decodeSearchInput(input)
+	if msg != "" {
+		return errorResult("invalid memory_search input: " + msg)
 	}
 	res, err := m.Search(ctx, SearchQuery{Query: *in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive, Path: in.Path, Limit: in.Limit})
 	if se := (*SearchError)(nil); errors.As(err, &se) {
 		return errorResult(se.Reason)
+	} else if errors.Is(err, context.DeadlineExceeded) {
+		return errorResult("the search did not finish in time; narrow it with path and try again")
 	} else if err != nil {
 		m.opts.Logger.ErrorContext(ctx, "memtool: store failure", "command", "memory_search", "path", in.Path, "err", err)
 		return errorResult("the search failed (the memory store did not answer); try again")
 	}
 	return Result{Text: SearchText(res, m.MaxViewChars())}
 }
+
+// decodeSearchInput reads a memory_search input whose keys searchKeys has
+// checked, or says what is wrong with it. A limit may be written as any
+// JSON number that is a whole one (5, 5.0, 5e0), as the memory tool
+// takes insert_line; a member of the wrong type is named, with the type
+// it must have.
+func decodeSearchInput(input []byte) (SearchInput, string) {
+	var in struct {
+		SearchInput
+		Limit json.RawMessage `json:"limit"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			field := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
+			if searchTypes[field] != "" {
+				return SearchInput{}, fmt.Sprintf("%s must be %s, not %s", field, searchTypes[field], te.Value)
+			}
+		}
+		return SearchInput{}, err.Error()
+	}
+	if in.Query == nil {
+		return SearchInput{}, "query is required"
+	}
+	if limit := string(in.Limit); limit != "" && limit != "null" {
+		f, err := strconv.ParseFloat(limit, 64)
+		switch {
+		case err != nil && strings.HasPrefix(limit, `"`):
+			return SearchInput{}, "limit must be a whole number, not string"
+		case err != nil || f != math.Trunc(f):
+			return SearchInput{}, fmt.Sprintf("limit must be a whole number, not %.20s", limit)
+		case f < 0:
+			return SearchInput{}, fmt.Sprintf("limit %s is less than 1", limit)
+		}
+		in.SearchInput.Limit = int(min(f, math.MaxInt32)) // Search says what is out of range
+	}
+	return in.SearchInput, ""
+}
+
+// searchTypes are the types of SearchInput's members, as the model reads
+// them in an error.
+var searchTypes = map[string]string{"query": "a string", "regex": "true or false", "case_sensitive": "true or false", "path": "a string", "limit": "a whole number"}
 
 // searchParams are SearchInput's JSON names.
 var searchParams = []string{"query", "regex", "case_sensitive", "path", "limit"}
