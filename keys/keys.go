@@ -177,11 +177,12 @@ func (k *Keyring) Add(ctx context.Context, nk NewKey) (Key, string, error) {
 		return Key{}, "", fmt.Errorf("keys: invalid scope %v", nk.Scope)
 	}
 	// unicode.IsControl covers C1 (U+0080 to U+009F) as well as C0 and
-	// DEL: memtool keys list prints names to a terminal. A name that is
-	// not UTF-8 would be kept as sent by SQLite, refused by PostgreSQL,
-	// and changed by the key file's JSON.
-	if len(nk.Name) > 200 || !utf8.ValidString(nk.Name) || strings.ContainsFunc(nk.Name, unicode.IsControl) {
-		return Key{}, "", fmt.Errorf("keys: a name is at most 200 bytes of UTF-8, without control characters")
+	// DEL, and format characters (Cf: bidi overrides, zero-width spaces)
+	// reorder or hide what follows them: memtool keys list prints names
+	// to a terminal. A name that is not UTF-8 would be kept as sent by
+	// SQLite, refused by PostgreSQL, and changed by the key file's JSON.
+	if len(nk.Name) > 200 || !utf8.ValidString(nk.Name) || strings.ContainsFunc(nk.Name, unprintable) {
+		return Key{}, "", fmt.Errorf("keys: a name is at most 200 bytes of UTF-8, without control or format characters")
 	}
 	// Both kept to the millisecond: an expiry must be after the creation
 	// as kept, or the key would be expired at birth.
@@ -334,3 +335,7 @@ func fromMillis(ms int64) time.Time {
 	}
 	return time.UnixMilli(ms).UTC()
 }
+
+// unprintable reports whether r would not show as itself in a listing: a
+// control or a format character.
+func unprintable(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }

@@ -124,6 +124,8 @@ func TestAddRefuses(t *testing.T) {
 		{Tenant: "a", Scope: keys.Read, Name: "a\nb"},
 		{Tenant: "a", Scope: keys.Read, Name: "a\u009b31mb"}, // a C1 control: CSI, to a terminal showing keys list
 		{Tenant: "a", Scope: keys.Read, Name: "a\x85b"},      // not UTF-8 (NEL's code in Latin-1)
+		{Tenant: "a", Scope: keys.Read, Name: "ci\u202eyek"}, // a bidi override: keys list would show "ci" then "key" reversed
+		{Tenant: "a", Scope: keys.Read, Name: "a\u200bb"},    // a zero-width space: two names that look the same
 		{Tenant: "a", Scope: keys.Read, Expires: c.Now().Add(-time.Second)},
 	} {
 		if _, _, err := k.Add(ctx, nk); err == nil {
