@@ -160,8 +160,10 @@ func (w *writer) commit(ctx context.Context) error {
 	b.Queue("commit") // as pgx spells it
 	br := w.tx.SendBatch(ctx, b)
 	var err error
-	for range b.Len() {
+	beforeCommit := false // err is the answer to a statement before the COMMIT
+	for i := range b.Len() {
 		if _, err = br.Exec(); err != nil {
+			beforeCommit = i < b.Len()-1
 			break
 		}
 	}
@@ -173,7 +175,25 @@ func (w *writer) commit(ctx context.Context) error {
 		// COMMIT not run: end it.
 		w.tx.Rollback(ctx)
 	}
+	if notRun(err, beforeCommit) {
+		return err
+	}
 	return commitErr(w.conn, err)
+}
+
+// notRun reports whether err, the failure of a batch that ends with the
+// COMMIT, says that the COMMIT never ran, even on a connection lost since:
+// pgx failed to prepare the batch (it executes nothing until every
+// statement is prepared), or the server answered a statement before the
+// COMMIT with an error. The server runs a batch in order, and an error
+// skips the rest of it (ERROR) or ends the session (FATAL, as
+// pg_terminate_backend or a restart gives while the transaction waits for
+// its change): either way it did not reach the COMMIT. On a lost
+// connection the write then runs again on a new one (db.run).
+func notRun(err error, beforeCommit bool) bool {
+	var pre pgx.ErrPreprocessingBatch
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pre) || beforeCommit && errors.As(err, &pgErr)
 }
 
 // flush sends the statements w holds back, before a statement whose rows

@@ -114,7 +114,9 @@
 //     behind a connection pooler, they must reach the server.
 //   - When PostgreSQL restarts, or ends the store's sessions, the pool's
 //     connections are dead: the first method that meets one, if it had not
-//     sent its commit yet, drops them and runs once more on a new
+//     sent its commit yet, or the server ended the session before it ran
+//     the commit (a session ended while its write was under way says so
+//     before it reads the rest), drops them and runs once more on a new
 //     connection, so it succeeds once the server is back. A write whose
 //     commit got no answer is not run again: it fails with an error that
 //     says the change may or may not have been made (it wraps

@@ -1,0 +1,50 @@
+package pgstore_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/pgstore/pgtest"
+)
+
+// TestTerminatedInTransaction ends the session of an Update in its
+// function, with the transaction open and its change not sent yet, as an
+// administrator's pg_terminate_backend or a restart does: the server says
+// so (FATAL) before it reads the change and the COMMIT, so nothing was
+// committed and the Update is not one whose outcome is unknown: it runs
+// again on a new connection, and its change is made once.
+func TestTerminatedInTransaction(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	app := fmt.Sprintf("memtool_test_terminated_%d", time.Now().UnixNano())
+	s := openWith(t, url+"&application_name="+app, pgstore.Options{MaxConns: 1})
+	if err := s.WriteFile(ctx, "log", nil, memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	admin := connect(t, url)
+	// The first round's statements are new to the connection (pgx
+	// prepares them first, in a round trip of its own); the second's were
+	// prepared by the first round's second try, on the new connection.
+	want := ""
+	for round := range 2 {
+		calls := 0
+		err := s.Update(ctx, "log", 100, func(old []byte) ([]byte, error) {
+			if calls++; calls == 1 {
+				endSessions(t, admin, app)
+			}
+			return append(old, "line\n"...), nil
+		})
+		if err != nil {
+			t.Errorf("round %d: Update whose session ended before its change was sent: %v, want it run again", round, err)
+		} else {
+			want += "line\n"
+		}
+		if got, err := s.ReadFile(ctx, "log", 100); err != nil || string(got) != want {
+			t.Errorf("round %d: after the Update: %q, %v; want %q", round, got, err, want)
+		}
+	}
+}
