@@ -110,8 +110,12 @@
 //     idle_in_transaction_session_timeout equal to OpTimeout: should a
 //     memtool process freeze or lose its network in the middle of a write,
 //     the server ends that transaction and its locks go to the others.
-//     They and lock_timeout are start-up parameters of each connection:
-//     behind a connection pooler, they must reach the server.
+//     They and lock_timeout are start-up parameters of each connection,
+//     which take precedence over those set for the role or the database
+//     (ALTER ROLE or ALTER DATABASE … SET): behind a connection pooler,
+//     they must reach the server. Durability is the server's
+//     synchronous_commit, which the store leaves as it is: set off for the
+//     role or the database, a write acknowledged may be lost in a crash.
 //   - When PostgreSQL restarts, or ends the store's sessions, the pool's
 //     connections are dead: the first method that meets one, if it had not
 //     sent its commit yet, or the server ended the session before it ran
