@@ -182,17 +182,29 @@ func (s *Store) counting() bool { return s.opts.MaxFiles > 0 || s.opts.MaxBytes 
 // checks for every entry it moves.
 func (s *Store) checkingPaths() bool { return s.opts.MaxPathLength > 0 || s.opts.MaxDepth > 0 }
 
-func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+// makeEntry checks the path of an entry a write or Mkdir is about to
+// make at name and, with the path limits on, keeps renames out until the
+// returned done is called (see Rename).
+func (s *Store) makeEntry(ctx context.Context, name string) (done func(), err error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.checkPath(name, name); err != nil {
+		return nil, err
+	}
+	if !s.checkingPaths() {
+		return func() {}, nil
+	}
+	s.mu.moving.RLock()
+	return s.mu.moving.RUnlock, nil
+}
+
+func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	done, err := s.makeEntry(ctx, name)
+	if err != nil {
 		return err
 	}
-	if s.checkingPaths() {
-		s.mu.moving.RLock()
-		defer s.mu.moving.RUnlock()
-	}
+	defer done()
 	if !s.counting() {
 		return s.write(ctx, name, data, mode)
 	}
@@ -300,16 +312,11 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
+	done, err := s.makeEntry(ctx, name)
+	if err != nil {
 		return err
 	}
-	if err := s.checkPath(name, name); err != nil {
-		return err
-	}
-	if s.checkingPaths() {
-		s.mu.moving.RLock()
-		defer s.mu.moving.RUnlock()
-	}
+	defer done()
 	if s.opts.MaxFiles <= 0 {
 		return s.inner.Mkdir(ctx, name)
 	}
