@@ -78,12 +78,11 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
 	}
 	defer resp.Body.Close()
-	if got := resp.Request; got != nil && (got.Method != req.Method || got.URL.Path != req.URL.Path) {
-		// The client followed a redirect that made another request of
-		// this one (a change turned into a GET, for 301, 302 and 303;
-		// a proxy's sign-in page): its answer is not the API's to this
-		// request, and a change it answers was not made.
-		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server redirected the request (to %s %s) instead of answering it: check the store URL (a proxy's sign-in page?)", got.Method, got.URL.Path))
+	if loc, err := resp.Location(); err == nil && resp.StatusCode/100 == 3 {
+		// Not followed (see Open), and not the API's answer: the API
+		// never redirects. A change it answers was not made.
+		where := url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path} // not the query, which may hold a secret
+		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server redirected the request (%d, to %s) instead of answering it: check the store URL (a proxy's sign-in page?)", resp.StatusCode, where.String()))
 	}
 	if resp.StatusCode >= 300 {
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))

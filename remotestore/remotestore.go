@@ -31,7 +31,8 @@ type Options struct {
 	Timeout time.Duration
 	// Client sends the requests; default a client of its own, which keeps
 	// up to 64 idle connections to the server. Its Timeout, if set,
-	// applies too.
+	// applies too; its CheckRedirect does not: a redirect is never
+	// followed.
 	Client *http.Client
 	// MaxUpdateTries is how many times Update reads, edits and writes
 	// before it gives up on a file that others keep changing, with
@@ -85,18 +86,25 @@ func Open(rawURL string, opts *Options) (*Store, error) {
 	// and reopen them.
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = 64
-	s := &Store{base: u, client: &http.Client{Transport: transport}}
+	client := &http.Client{Transport: transport}
+	s := &Store{base: u}
 	if opts != nil {
 		s.opts = *opts
 	}
+	if s.opts.Client != nil {
+		c := *s.opts.Client
+		client = &c
+	}
+	// A redirect is an answer, never followed: Go's client would send
+	// the token and the tenant on to another port or a subdomain (and
+	// X-Memtool-Tenant anywhere), and a 307 or 308 the change itself.
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	s.client = client
 	if s.opts.Timeout <= 0 {
 		s.opts.Timeout = DefaultTimeout
 	}
 	if s.opts.MaxUpdateTries <= 0 {
 		s.opts.MaxUpdateTries = DefaultMaxUpdateTries
-	}
-	if s.opts.Client != nil {
-		s.client = s.opts.Client
 	}
 	s.token = s.opts.Token
 	s.opts.Token = ""
