@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,6 +87,11 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	}
 	if resp.StatusCode >= 300 {
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		if c.method != http.MethodGet && resp.StatusCode >= 500 && (err != nil || !serverFailure(resp.StatusCode, data)) {
+			// A proxy's failure (502, 504, …), which it may give after
+			// it forwarded the change: it may have been made.
+			return 0, nil, nil, s.wrap(c, fmt.Errorf("%w (%w)", memtool.ErrOutcomeUnknown, resource.DecodeError(resp.StatusCode, data)))
+		}
 		if err != nil {
 			return 0, nil, nil, s.wrap(c, transportError(ctx, err))
 		}
@@ -103,6 +109,25 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
 	}
 	return resp.StatusCode, resp.Header, data, nil
+}
+
+// serverFailure reports whether a failure's body is the server's: the
+// API's coded error, whose code says what happened, or, for a 503, the
+// server's own {"error": "…"}, which it answers before the API (the key
+// store cannot be reached). Any other 5xx to a change is a proxy's.
+func serverFailure(status int, body []byte) bool {
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.Error == nil {
+		return false
+	}
+	var msg string
+	if json.Unmarshal(v.Error, &msg) == nil {
+		return status == http.StatusServiceUnavailable && msg != ""
+	}
+	var e resource.Error
+	return json.Unmarshal(v.Error, &e) == nil && e.Code != ""
 }
 
 // lostAnswer is the error of c when its answer did not come back whole

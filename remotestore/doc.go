@@ -59,7 +59,9 @@
 // have been made although the method returned an error. That error wraps
 // memtool.ErrOutcomeUnknown, not the context's error, so Memory tells the
 // model to look before trying again rather than that nothing changed (an
-// insert tried again would be made twice); a change that never left, the
+// insert tried again would be made twice); so does a change answered
+// with a 5xx that is not the server's (a proxy's 502 or 504, which it may
+// give after forwarding the change). A change that never left, the
 // server being unreachable, fails with the transport's error. Every
 // change is still atomic on the server: a file has its old or its new
 // content, never a mix.
