@@ -98,7 +98,13 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		return resp.StatusCode, resp.Header, nil, s.wrap(c, resource.DecodeError(resp.StatusCode, data))
 	}
 	if resp.StatusCode != c.want {
-		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server answered %d %s where the API answers %d: not the API's answer, so nothing was done: check the store URL (a proxy's page?)", resp.StatusCode, http.StatusText(resp.StatusCode), c.want))
+		err := fmt.Errorf("the server answered %d %s where the API answers %d: not the API's answer: check the store URL (a proxy's page?)", resp.StatusCode, http.StatusText(resp.StatusCode), c.want)
+		if c.method != http.MethodGet {
+			// A success of something in front, which may have
+			// passed the change on.
+			err = fmt.Errorf("%w: %w", memtool.ErrOutcomeUnknown, err)
+		}
+		return 0, nil, nil, s.wrap(c, err)
 	}
 	var r io.Reader = resp.Body
 	if c.maxBody > 0 {

@@ -72,7 +72,9 @@
 // cannot tell, or a page that is not the API's, is an error and never a
 // file's content, which Update would edit and write back. A change
 // succeeds only on the API's status for it (and, for a write, its entry
-// of the file), never on another success such as a proxy's page. A read
+// of the file), never on another success such as a proxy's page; since
+// such an answer (or the API's, cut short) may follow a change made, its
+// error wraps memtool.ErrOutcomeUnknown. A read
 // takes at most limit bytes of an answer.
 //
 // # Security

@@ -241,11 +241,12 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 }
 
 // written checks that the answer of a PUT is the API's, the entry of the
-// file it wrote: a success that is not is no sign the write was made.
+// file it wrote: a success that is not is no sign the write was made,
+// nor that it was not (the API's answer, cut short).
 func (s *Store) written(c call, answer []byte) error {
 	var e resource.Written
 	if err := json.Unmarshal(answer, &e); err != nil || e.Path != memtool.VirtualPath(c.name) || e.Type != "file" {
-		return s.wrap(c, errors.New("the server's answer is not the API's entry of the file written: check the store URL (a proxy's page?)"))
+		return s.wrap(c, fmt.Errorf("%w: the server's answer is not the API's entry of the file written (cut short, or a proxy's page?)", memtool.ErrOutcomeUnknown))
 	}
 	return nil
 }
