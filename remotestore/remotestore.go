@@ -136,12 +136,21 @@ func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error)
 	if err := json.Unmarshal(data, &e); err != nil {
 		return memtool.FileInfo{}, pathError("stat", name, fmt.Errorf("malformed answer: %v", err))
 	}
+	if e.Path != memtool.VirtualPath(name) {
+		return memtool.FileInfo{}, pathError("stat", name, foreign(e.Path))
+	}
 	fi, err := info(e)
 	if err != nil {
 		return memtool.FileInfo{}, pathError("stat", name, err)
 	}
 	fi.Name = baseName(name)
 	return fi, nil
+}
+
+// foreign is the error of an answer about path, not the one asked for
+// (a cache that keys on the route alone, another service's JSON).
+func foreign(path string) error {
+	return fmt.Errorf("the answer is about %q, not the path asked for: not the API's answer", path)
 }
 
 func baseName(name string) string { return name[strings.LastIndex(name, "/")+1:] }
@@ -204,6 +213,9 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 	var l resource.Listing
 	if err := json.Unmarshal(data, &l); err != nil {
 		return nil, pathError("readdir", name, fmt.Errorf("malformed answer: %v", err))
+	}
+	if l.Path != memtool.VirtualPath(name) {
+		return nil, pathError("readdir", name, foreign(l.Path))
 	}
 	out := make([]memtool.FileInfo, 0, len(l.Entries))
 	for _, e := range l.Entries {
