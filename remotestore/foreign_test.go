@@ -1,6 +1,8 @@
 package remotestore_test
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -35,5 +37,26 @@ func TestForeignListing(t *testing.T) {
 				t.Errorf("Stat(d/f.md) = %+v, nil", fi)
 			}
 		})
+	}
+}
+
+// TestWriteOfOtherBytes: a write that reached the server as other bytes
+// than those sent (a proxy that rewrites bodies: line ends, a charset)
+// is not reported as made: the API's answer names the SHA-256 of what it
+// wrote, and it is not that of the data.
+func TestWriteOfOtherBytes(t *testing.T) {
+	_, api := withFile(t, "old\n")
+	s := open(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			body, _ := io.ReadAll(r.Body)
+			body = bytes.ReplaceAll(body, []byte("\n"), []byte("\r\n"))
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		}
+		api.ServeHTTP(w, r)
+	}), nil)
+	for _, c := range changes[:3] { // WriteFile, WriteFile(CreateOnly), Update
+		if err := c.do(t.Context(), s); err == nil {
+			t.Errorf("%s of other bytes = nil", c.name)
+		}
 	}
 }

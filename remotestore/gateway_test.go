@@ -18,10 +18,10 @@ var changes = []struct {
 	do   func(ctx context.Context, s *remotestore.Store) error
 }{
 	{"WriteFile", func(ctx context.Context, s *remotestore.Store) error {
-		return s.WriteFile(ctx, "f.md", []byte("new"), memtool.Replace)
+		return s.WriteFile(ctx, "f.md", []byte("new\n"), memtool.Replace)
 	}},
 	{"WriteFile(CreateOnly)", func(ctx context.Context, s *remotestore.Store) error {
-		return s.WriteFile(ctx, "g.md", []byte("new"), memtool.CreateOnly)
+		return s.WriteFile(ctx, "g.md", []byte("new\n"), memtool.CreateOnly)
 	}},
 	{"Update", func(ctx context.Context, s *remotestore.Store) error {
 		return s.Update(ctx, "f.md", 100, func(old []byte) ([]byte, error) { return append(old, '+'), nil })

@@ -260,6 +260,11 @@ func (s *Store) written(c call, answer []byte) error {
 	if err := json.Unmarshal(answer, &e); err != nil || e.Path != memtool.VirtualPath(c.name) || e.Type != "file" {
 		return s.wrap(c, fmt.Errorf("%w: the server's answer is not the API's entry of the file written (cut short, or a proxy's page?)", memtool.ErrOutcomeUnknown))
 	}
+	if e.SHA256 != "" && `"`+e.SHA256+`"` != resource.ETag(c.body) {
+		// Written, but not as sent: something on the way (a proxy
+		// that rewrites bodies) changed the bytes.
+		return s.wrap(c, fmt.Errorf("%w: the server wrote other bytes than those sent (its SHA-256 of them differs): something between changed them", memtool.ErrOutcomeUnknown))
+	}
 	return nil
 }
 
