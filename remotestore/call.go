@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/server/resource"
@@ -54,13 +55,12 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	u := *s.base
 	u.Path += c.route
 	u.RawQuery = c.query.Encode()
-	var body io.Reader
-	if c.body != nil {
-		body = bytes.NewReader(c.body)
-	}
-	req, err := http.NewRequestWithContext(ctx, c.method, u.String(), body)
+	req, err := http.NewRequestWithContext(ctx, c.method, u.String(), nil)
 	if err != nil {
 		return 0, nil, nil, s.wrap(c, err)
+	}
+	if c.method != http.MethodGet {
+		once(req, c.body)
 	}
 	for k, v := range c.header {
 		req.Header[k] = v
@@ -116,6 +116,39 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	}
 	return resp.StatusCode, resp.Header, data, nil
 }
+
+// once makes req, a change, one that the transport sends at most once:
+// Go's HTTP/2 transport sends a request again after the peer resets its
+// stream with PROTOCOL_ERROR, which a server or a proxy may do after it
+// took the request whole, and so made the change twice, or answered the
+// second try (not_found) as if the first had not been. It does so with a
+// request without a body as it is, and with one that has a body by its
+// GetBody: here every change has a body, even an empty one, and GetBody
+// gives it again only while none of it has been read.
+func once(req *http.Request, data []byte) {
+	read := new(atomic.Bool)
+	req.Body, req.ContentLength = sendOnce{bytes.NewReader(data), read}, int64(len(data))
+	req.GetBody = func() (io.ReadCloser, error) {
+		if read.Load() {
+			return nil, errors.New("not sent again: the server may have made the change")
+		}
+		return sendOnce{bytes.NewReader(data), read}, nil
+	}
+}
+
+// sendOnce is the body of a change; read says whether the transport read
+// any of it.
+type sendOnce struct {
+	r    *bytes.Reader
+	read *atomic.Bool
+}
+
+func (b sendOnce) Read(p []byte) (int, error) {
+	b.read.Store(true)
+	return b.r.Read(p)
+}
+
+func (b sendOnce) Close() error { return nil }
 
 // serverFailure reports whether a failure's body is the server's: the
 // API's coded error, whose code says what happened, or, for a 503, the
