@@ -323,7 +323,7 @@ func Restore(ctx context.Context, inner memtool.Store, p string, now time.Time) 
 		// write: a restore that cannot record it changes nothing, and
 		// one whose move fails leaves only an access of a missing file,
 		// which the next Collect forgets.
-		if err := updateIndex(ctx, inner, func(ix *index) { ix.Access[name] = now.Unix() }); err != nil {
+		if err := updateIndex(ctx, inner, func(ix *index) { ix.use(name, now.Unix()) }); err != nil {
 			return Trashed{}, fmt.Errorf("restore %s: recording the use: %w", p, err)
 		}
 		if err := move(ctx, inner, src, name); err != nil {

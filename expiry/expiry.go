@@ -61,6 +61,19 @@ type index struct {
 	Access  map[string]int64 `json:"access"`
 }
 
+// use records an access of name at now. It never moves an access back:
+// a process whose clock is behind would otherwise replace a later use,
+// recorded by another, with an earlier one, and the file could expire
+// while in use. It always changes the index, so that Collect, which
+// compares the access it read before its moves with the one after,
+// sees the use (one second after the recorded access, at the least).
+func (ix *index) use(name string, now int64) {
+	if last, ok := ix.Access[name]; ok && now <= last {
+		now = last + 1
+	}
+	ix.Access[name] = now
+}
+
 // Store wraps a memtool.Store and records when each file was last read or
 // written, in the store itself. Use New.
 type Store struct {
@@ -218,10 +231,10 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 		s.record(ctx, func(ix *index) {
 			for name := range ix.Access {
 				if name == newname || strings.HasPrefix(name, newname+"/") {
-					ix.Access[name] = now
+					ix.use(name, now)
 				}
 			}
-			ix.Access[newname] = now
+			ix.use(newname, now)
 		})
 	}
 	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
@@ -233,12 +246,12 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 			if name == oldname || strings.HasPrefix(name, oldname+"/") {
 				delete(ix.Access, name)
 				if keep {
-					ix.Access[newname+strings.TrimPrefix(name, oldname)] = now
+					ix.use(newname+strings.TrimPrefix(name, oldname), now)
 				}
 			}
 		}
 		if keep {
-			ix.Access[newname] = now
+			ix.use(newname, now)
 		}
 	})
 	return nil
@@ -263,7 +276,7 @@ func (s *Store) touch(ctx context.Context, name string) {
 	if fresh {
 		return
 	}
-	if !s.record(ctx, func(ix *index) { ix.Access[name] = now }) {
+	if !s.record(ctx, func(ix *index) { ix.use(name, now) }) {
 		return // not recorded: the next use tries again
 	}
 	s.mu.Lock()
