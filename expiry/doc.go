@@ -40,6 +40,13 @@
 // apart. CollectOptions.Resolution must be the largest Resolution of the
 // wrappers writing to the store (both default to DefaultResolution).
 //
+// These promises hold for clocks that agree. The times are those of the
+// clocks of the processes: one whose clock is behind by X records its
+// uses X early (a recorded access only moves forward, so it never
+// replaces a later use another process recorded), and a Collect whose
+// clock is ahead by X expires files up to X early. Keep the clocks of
+// the machines sharing a store synchronized, well within UnusedFor.
+//
 // A file written while Collect runs stays, with what was written: the
 // wrapper records a write (or an edit, or a rename) before it makes it,
 // and Collect reads the index again after its moves (also when it stops
