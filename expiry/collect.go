@@ -95,6 +95,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		return rep, fmt.Errorf("expiry: reading the index: %w", err)
 	}
 	var expired, unseen []string
+	var found []Expired       // the files due, as the report lists them
 	due := map[string]int64{} // the recorded access of each expired file, as read
 	files := map[string]bool{}
 	err = walkFiles(ctx, inner, "", func(name string, _ memtool.FileInfo) error {
@@ -106,19 +107,20 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		case now.Sub(time.Unix(t, 0)) >= opts.UnusedFor+slack:
 			expired = append(expired, name)
 			due[name] = t
-			rep.Expired = append(rep.Expired, Expired{Path: memtool.VirtualPath(name), LastUsed: time.Unix(t, 0).UTC()})
+			found = append(found, Expired{Path: memtool.VirtualPath(name), LastUsed: time.Unix(t, 0).UTC()})
 		}
 		return nil
 	})
 	if err != nil {
 		return rep, err
 	}
-	slices.SortFunc(rep.Expired, func(a, b Expired) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(found, func(a, b Expired) int { return strings.Compare(a.Path, b.Path) })
 	batches, err := trashBatches(ctx, inner)
 	if err != nil {
 		return rep, err
 	}
-	var purge []string
+	var purge []Purged
+	var purgeDirs []string
 	for _, b := range batches {
 		if now.Sub(b.when) >= opts.Grace {
 			p := Purged{Expired: b.when}
@@ -127,12 +129,12 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 				return nil
 			})
 			slices.Sort(p.Paths)
-			rep.Purged = append(rep.Purged, p)
-			purge = append(purge, path.Join(trashName, b.dir))
+			purge = append(purge, p)
+			purgeDirs = append(purgeDirs, path.Join(trashName, b.dir))
 		}
 	}
 	if opts.DryRun {
-		return rep, nil
+		return Report{Expired: found, Purged: purge}, nil
 	}
 
 	// A file used since the index was read is not expired: a wrapper
@@ -145,6 +147,15 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 	unused := func(ix index, name string) bool {
 		t, ok := ix.Access[name]
 		return ok && t == due[name]
+	}
+	// The report lists only what is in the trash when Collect returns,
+	// and only the batches it purged.
+	report := func(inTrash []string) {
+		in := map[string]bool{}
+		for _, name := range inTrash {
+			in[memtool.VirtualPath(name)] = true
+		}
+		rep.Expired = slices.DeleteFunc(found, func(e Expired) bool { return !in[e.Path] })
 	}
 	again, err := readIndex(ctx, inner)
 	if err != nil {
@@ -165,33 +176,26 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		}
 		moved = append(moved, name)
 	}
+	var used, kept []string
 	after, err := readIndex(context.WithoutCancel(ctx), inner)
 	if err != nil {
 		// Which were used is unknown: none expires.
-		_, perr := putBack(ctx, inner, batch, moved)
-		return rep, errors.Join(moveErr, fmt.Errorf("expiry: reading the index: %w", err), perr)
-	}
-	var used []string
-	kept := moved[:0]
-	for _, name := range moved {
-		if unused(after, name) {
-			kept = append(kept, name)
-		} else {
-			used = append(used, name)
+		used = moved
+		moveErr = errors.Join(moveErr, fmt.Errorf("expiry: reading the index: %w", err))
+	} else {
+		for _, name := range moved {
+			if unused(after, name) {
+				kept = append(kept, name)
+			} else {
+				used = append(used, name)
+			}
 		}
 	}
-	stayed, err := putBack(ctx, inner, batch, used)
-	moved = append(kept, stayed...)
-	if err != nil {
-		return rep, errors.Join(moveErr, err)
-	}
-	inTrash := map[string]bool{}
-	for _, name := range moved {
-		inTrash[memtool.VirtualPath(name)] = true
-	}
-	rep.Expired = slices.DeleteFunc(rep.Expired, func(e Expired) bool { return !inTrash[e.Path] })
-	if moveErr != nil {
-		return rep, moveErr
+	left, err := putBack(ctx, inner, batch, used)
+	moved = append(kept, left...)
+	report(moved)
+	if err := errors.Join(moveErr, err); err != nil {
+		return rep, err
 	}
 	err = updateIndex(ctx, inner, func(ix *index) {
 		for _, name := range moved {
@@ -215,30 +219,34 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 	if err != nil {
 		return rep, fmt.Errorf("expiry: writing the index: %w", err)
 	}
-	for _, dir := range purge {
-		if err := memtool.RemoveAll(ctx, inner, dir); err != nil {
+	for i, p := range purge {
+		if err := memtool.RemoveAll(ctx, inner, purgeDirs[i]); err != nil {
 			return rep, fmt.Errorf("expiry: purging the trash: %w", err)
 		}
+		rep.Purged = append(rep.Purged, p)
 	}
 	return rep, nil
 }
 
 // putBack moves the files that Collect moved into batch back to their
-// places. One whose place was taken meanwhile (a new file written there)
-// stays in the trash, restorable, and is returned in stayed.
-func putBack(ctx context.Context, inner memtool.Store, batch string, names []string) (stayed []string, err error) {
+// places, and returns those left in the trash: one whose place was taken
+// meanwhile (a new file written there) stays, restorable, and so does one
+// whose move failed.
+func putBack(ctx context.Context, inner memtool.Store, batch string, names []string) (left []string, err error) {
 	ctx = context.WithoutCancel(ctx)
 	var errs []error
 	for _, name := range names {
-		err := move(ctx, inner, path.Join(batch, name), name)
+		src := path.Join(batch, name)
+		err := move(ctx, inner, src, name)
 		switch {
 		case errors.Is(err, memtool.ErrExist):
-			stayed = append(stayed, name)
+			left = append(left, name)
 		case err != nil:
+			left = append(left, name)
 			errs = append(errs, fmt.Errorf("expiry: putting %s back from the trash: %w", memtool.VirtualPath(name), err))
 		}
 	}
-	return stayed, errors.Join(errs...)
+	return left, errors.Join(errs...)
 }
 
 type trashBatch struct {
