@@ -220,7 +220,11 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		return rep, fmt.Errorf("expiry: writing the index: %w", err)
 	}
 	for i, p := range purge {
-		if err := memtool.RemoveAll(ctx, inner, purgeDirs[i]); err != nil {
+		err := memtool.RemoveAll(ctx, inner, purgeDirs[i])
+		if errors.Is(err, memtool.ErrNotExist) {
+			continue // purged by another run meanwhile
+		}
+		if err != nil {
 			return rep, fmt.Errorf("expiry: purging the trash: %w", err)
 		}
 		rep.Purged = append(rep.Purged, p)
@@ -231,13 +235,18 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 // putBack moves the files that Collect moved into batch back to their
 // places, and returns those left in the trash: one whose place was taken
 // meanwhile (a new file written there) stays, restorable, and so does one
-// whose move failed.
+// whose move failed. One no longer in the trash was restored meanwhile.
 func putBack(ctx context.Context, inner memtool.Store, batch string, names []string) (left []string, err error) {
 	ctx = context.WithoutCancel(ctx)
 	var errs []error
 	for _, name := range names {
 		src := path.Join(batch, name)
 		err := move(ctx, inner, src, name)
+		if errors.Is(err, memtool.ErrNotExist) {
+			if _, serr := inner.Stat(ctx, src); errors.Is(serr, memtool.ErrNotExist) {
+				continue // restored
+			}
+		}
 		switch {
 		case errors.Is(err, memtool.ErrExist):
 			left = append(left, name)

@@ -126,3 +126,62 @@ func TestFailedIndexReadReportsNothingExpired(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentPurges: two runs at once (two processes) both find the
+// same batch past its grace; the one that removes it second finds it
+// gone, which is what it meant to do: no error.
+func TestConcurrentPurges(t *testing.T) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		clk := expireOne(t, inner)
+		clk.Add(8 * 24 * time.Hour)
+		opts := expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now}
+		var once atomic.Bool
+		h := &trashHooked{Store: inner, before: func(string) error {
+			if once.CompareAndSwap(false, true) {
+				if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Purged) != 1 {
+					t.Errorf("the other gc: %+v, %v", rep, err)
+				}
+			}
+			return nil
+		}}
+		if _, err := expiry.Collect(ctx, h, opts); err != nil {
+			t.Errorf("gc purging a batch another gc purged meanwhile: %v", err)
+		}
+		if trash, err := expiry.Trash(ctx, inner); err != nil || len(trash) != 0 {
+			t.Errorf("trash: %+v, %v", trash, err)
+		}
+	})
+}
+
+// TestRestoreDuringCollect: a file restored (memtool restore) while the
+// run that moved it is still going is used, and back: the run, which
+// then finds it used and has nothing to put back, succeeds and does not
+// report it expired.
+func TestRestoreDuringCollect(t *testing.T) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
+		s := expiry.New(inner, &expiry.Options{Now: clk.Now})
+		must(t, s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly))
+		clk.Add(31 * 24 * time.Hour)
+		h := &renameHooked{Store: inner}
+		h.after = func(oldname, _ string) {
+			if oldname == "a.md" {
+				if _, err := expiry.Restore(ctx, inner, "/memories/a.md", clk.Now()); err != nil {
+					t.Errorf("restore during gc: %v", err)
+				}
+			}
+		}
+		rep, err := expiry.Collect(ctx, h, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now})
+		if err != nil {
+			t.Errorf("gc: %v", err)
+		}
+		if len(rep.Expired) != 0 {
+			t.Errorf("gc reports %+v expired; a.md was restored", rep.Expired)
+		}
+		if got, err := inner.ReadFile(ctx, "a.md", 1<<20); err != nil || string(got) != "alpha" {
+			t.Errorf("a.md: %q, %v", got, err)
+		}
+	})
+}
