@@ -344,6 +344,9 @@ func Restore(ctx context.Context, inner memtool.Store, p string, now time.Time) 
 			return Trashed{}, fmt.Errorf("restore %s: recording the use: %w", p, err)
 		}
 		if err := move(ctx, inner, src, name); err != nil {
+			if _, serr := inner.Stat(ctx, src); errors.Is(err, memtool.ErrNotExist) && errors.Is(serr, memtool.ErrNotExist) {
+				continue // purged meanwhile
+			}
 			return Trashed{}, fmt.Errorf("restore %s: %w", p, err)
 		}
 		return Trashed{Path: memtool.VirtualPath(name), Expired: batches[i].when}, nil
