@@ -40,3 +40,42 @@ func TestRestorePurgedMeanwhile(t *testing.T) {
 		}
 	})
 }
+
+// TestDamagedIndex: an access index that does not parse neither stops
+// the memory tool (a use that cannot be recorded goes to OnError) nor
+// lets gc expire anything: gc fails, having moved nothing.
+func TestDamagedIndex(t *testing.T) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		clk := expireOne(t, inner)
+		var failures int
+		mem := memtool.New(expiry.New(inner, &expiry.Options{Now: clk.Now, OnError: func(error) { failures++ }}), nil)
+		if r := run(t, mem, map[string]any{"command": "create", "path": "/memories/b.md", "file_text": "beta"}); r.IsError {
+			t.Fatal(r.Text)
+		}
+		must(t, inner.WriteFile(ctx, expiry.IndexName, []byte(`{"version":1,"access":{"b.md":`), memtool.Replace))
+		for _, in := range []map[string]any{
+			{"command": "view", "path": "/memories/b.md"},
+			{"command": "create", "path": "/memories/c.md", "file_text": "gamma"},
+			{"command": "str_replace", "path": "/memories/b.md", "old_str": "beta", "new_str": "BETA"},
+			{"command": "view", "path": "/memories"},
+		} {
+			if r := run(t, mem, in); r.IsError {
+				t.Errorf("%v with the index damaged: %s", in, r.Text)
+			}
+		}
+		if failures == 0 {
+			t.Error("no failure to record reached OnError")
+		}
+		clk.Add(365 * 24 * time.Hour)
+		rep, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now})
+		if err == nil || len(rep.Expired) != 0 {
+			t.Errorf("gc with the index damaged: %+v, %v; want an error, nothing expired", rep, err)
+		}
+		for _, name := range []string{"b.md", "c.md"} {
+			if _, err := inner.Stat(ctx, name); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	})
+}
