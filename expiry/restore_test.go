@@ -3,6 +3,7 @@ package expiry_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/internal/backendtest"
+	"github.com/memtool/memtool/memstore"
 )
 
 // TestRestorePurgedMeanwhile: a restore whose file is purged (a gc past
@@ -78,4 +80,37 @@ func TestDamagedIndex(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestIndexPastItsBound: an access index larger than the 64 MiB the
+// wrappers and Collect read (some half a million files) is as a damaged
+// one: the memory tool goes on, gc fails having moved nothing, and says
+// why.
+func TestIndexPastItsBound(t *testing.T) {
+	inner := memstore.New()
+	ctx := context.Background()
+	clk := expireOne(t, inner)
+	mem := memtool.New(expiry.New(inner, &expiry.Options{Now: clk.Now}), nil)
+	if r := run(t, mem, map[string]any{"command": "create", "path": "/memories/b.md", "file_text": "beta"}); r.IsError {
+		t.Fatal(r.Text)
+	}
+	var big strings.Builder
+	big.WriteString(`{"version":1,"access":{"b.md":1`)
+	long := strings.Repeat("x", 200)
+	for i := 0; big.Len() <= 64<<20; i++ {
+		fmt.Fprintf(&big, `,"%s/%d":1`, long, i)
+	}
+	big.WriteString("}}")
+	must(t, inner.WriteFile(ctx, expiry.IndexName, []byte(big.String()), memtool.Replace))
+	clk.Add(2 * time.Hour) // the view records its use, and fails to
+	if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/b.md"}); r.IsError {
+		t.Errorf("view with the index too large: %s", r.Text)
+	}
+	rep, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now})
+	if !errors.Is(err, memtool.ErrTooLarge) || len(rep.Expired) != 0 {
+		t.Errorf("gc with the index too large: %+v, %v; want ErrTooLarge, nothing expired", rep, err)
+	}
+	if _, err := inner.Stat(ctx, "b.md"); err != nil {
+		t.Errorf("b.md: %v", err)
+	}
 }
