@@ -28,6 +28,12 @@
 // up to Resolution and a second after its recorded access. A failure to
 // record goes to Options.OnError and never fails the command.
 //
+// The index is read and written whole, up to 64 MiB: some half a million
+// files of 100-byte paths. An index past that, or one that does not
+// parse, records nothing more (each use goes to OnError) and Collect
+// fails, expiring nothing; once it is removed, every file counts as used
+// at the next Collect.
+//
 // # Collecting
 //
 // Collect expires the regular files that were not used for UnusedFor,
