@@ -389,6 +389,9 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 			}
 		}()
 		if auth {
+			// Each answer is one key's memory: no cache may keep it (a
+			// cache keyed on the route alone would serve it to others).
+			rec.Header()["Cache-Control"] = []string{"no-store"}
 			var ok bool
 			if p, ok = s.authenticate(rec, r, route); !ok {
 				return
