@@ -25,7 +25,8 @@
 // path, at most MaxVersions versions are kept (default 20) and none older
 // than MaxAge (default 30 days); older ones are dropped after each change
 // of that path, so the versions of a file that is not changed again (a
-// deleted one) stay, past MaxAge, until it is; and each path that ever
+// deleted one) stay, past MaxAge, until it is or until PruneAged (which
+// memtool gc runs) drops them; and each path that ever
 // had a version keeps its counter (a few bytes), so that no number is
 // handed out twice.
 // A revert replaces the current content like any write, so it is undone

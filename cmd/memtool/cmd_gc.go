@@ -11,6 +11,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
+	versions "github.com/memtool/memtool/history"
 )
 
 func setupGC(fs *flag.FlagSet) runFunc {
@@ -60,6 +61,21 @@ func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int
 			fmt.Fprintf(&out, "%s %s (expired %s)\n", purged, path, p.Expired.Format(time.DateOnly))
 		}
 	}
+	versionsToo := ""
+	if hs, ok := st.history.(*versions.Store); ok && err == nil {
+		// The versions past the history policy's max_age that no change
+		// of their file dropped: those of deleted files, above all.
+		var pruned []versions.Pruned
+		pruned, err = hs.PruneAged(ctx, opts.DryRun)
+		dropped := "dropped"
+		if opts.DryRun {
+			dropped = "would drop"
+		}
+		for _, p := range pruned {
+			fmt.Fprintf(&out, "%s version %d of %s (from %s, older than %s)\n", dropped, p.N, p.Path, p.Time.Format(time.DateOnly), dayDuration(hs.MaxAge()))
+		}
+		versionsToo = fmt.Sprintf(", no version older than %s", dayDuration(hs.MaxAge()))
+	}
 	if _, werr := fmt.Fprint(inv.env.stdout, out.String()); werr != nil {
 		return exitBrokenIO
 	}
@@ -71,7 +87,7 @@ func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int
 		if opts.DryRun {
 			what = "nothing would expire or be purged"
 		}
-		return inv.fail(exitOK, "%s: no file unused for %s, no trash older than %s", what, dayDuration(opts.UnusedFor), dayDuration(opts.Grace))
+		return inv.fail(exitOK, "%s: no file unused for %s, no trash older than %s%s", what, dayDuration(opts.UnusedFor), dayDuration(opts.Grace), versionsToo)
 	}
 	return exitOK
 }

@@ -139,3 +139,41 @@ func TestGCDryRunRecordsNothing(t *testing.T) {
 		t.Errorf("gc --dry-run without the recorded policy: exit %d, %s", code, stderr)
 	}
 }
+
+// With the history policy, gc also drops the versions past its max_age
+// that no change of their file dropped: a deleted file's. A dry run lists
+// them and drops nothing.
+func TestGCDropsAgedVersions(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "memories")
+	policy := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"history":{"max_age":"1s"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		return mustRunCLI(t, nil, "", append(args, "--store", dir, "--policy", policy)...)
+	}
+	run("create", "--text", "one", "/memories/gone.md")
+	run("str_replace", "--old", "one", "--new", "two", "/memories/gone.md")
+	run("delete", "/memories/gone.md")
+	// Waits for the versions to pass max_age: a condition of the clock,
+	// not a measure of speed.
+	time.Sleep(1100 * time.Millisecond)
+	out := run("gc", "--unused-for", "30d", "--dry-run")
+	if strings.Count(out, "would drop version ") != 2 || !strings.Contains(out, "of /memories/gone.md (from ") {
+		t.Errorf("gc --dry-run: %q", out)
+	}
+	out = run("gc", "--unused-for", "30d")
+	if strings.Count(out, "dropped version ") != 2 {
+		t.Errorf("gc: %q", out)
+	}
+	_, errOut, code := runCLI(t, nil, "", "history", "--store", dir, "--policy", policy, "/memories/gone.md")
+	if code != exitOK || !strings.Contains(errOut, "no earlier versions") {
+		t.Errorf("history after gc: exit %d, %q", code, errOut)
+	}
+	_, errOut, _ = runCLI(t, nil, "", "gc", "--store", dir, "--policy", policy, "--unused-for", "30d")
+	if !strings.Contains(errOut, "no version older than 1s") {
+		t.Errorf("gc with nothing left: %q", errOut)
+	}
+}

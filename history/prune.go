@@ -1,0 +1,81 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"path"
+	"time"
+
+	"github.com/memtool/memtool"
+)
+
+// A Pruned is a version that PruneAged dropped (or, in a dry run, would
+// drop).
+type Pruned struct {
+	Path string // the file's virtual path, /memories/…; "" if its versions' directory does not name it
+	Version
+}
+
+// PruneAged drops, under every path, the versions older than the store's
+// MaxAge. A change of a path drops its own old versions, so what this
+// finds are the versions of files that were not changed since: deleted
+// ones above all, whose versions would otherwise stay for good. With
+// dryRun it drops nothing and returns what it would drop. Versions are
+// dropped one by one; one that another process dropped first is skipped,
+// and a version younger than MaxAge is never touched, so a version being
+// made meanwhile (it is new) is safe. The trash of deletes in progress is
+// left to the deletes.
+func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
+	dirs, err := s.inner.ReadDir(ctx, DirName)
+	if errors.Is(err, memtool.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.opts.Now()
+	var out []Pruned
+	for _, d := range dirs {
+		dir := path.Join(DirName, d.Name)
+		if !d.IsDir() || dir == trashDir {
+			continue
+		}
+		versions, err := listVersions(ctx, s.inner, dir)
+		if err != nil {
+			return out, err
+		}
+		var old []Version
+		for _, v := range versions {
+			if now.Sub(v.Time) > s.opts.MaxAge {
+				old = append(old, v)
+			}
+		}
+		if len(old) == 0 {
+			continue
+		}
+		p := ""
+		name, err := s.inner.ReadFile(ctx, path.Join(dir, pathFile), 1<<20)
+		switch {
+		case err == nil:
+			p = memtool.VirtualPath(string(name))
+		case !errors.Is(err, memtool.ErrNotExist):
+			return out, err
+		}
+		for _, v := range old {
+			if !dryRun {
+				err := s.inner.Remove(ctx, path.Join(dir, v.entry))
+				if errors.Is(err, memtool.ErrNotExist) {
+					continue // another process dropped it first
+				}
+				if err != nil {
+					return out, err
+				}
+			}
+			out = append(out, Pruned{Path: p, Version: v})
+		}
+	}
+	return out, nil
+}
+
+// MaxAge returns the age past which PruneAged drops a version.
+func (s *Store) MaxAge() time.Duration { return s.opts.MaxAge }
