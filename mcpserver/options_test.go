@@ -83,3 +83,46 @@ func TestHTTPServerOptions(t *testing.T) {
 		t.Errorf("no memory and no error: %d %q", resp.StatusCode, body)
 	}
 }
+
+// stalledReads is a store whose reads and listings never finish, as one
+// that stopped answering.
+type stalledReads struct {
+	memtool.Store
+}
+
+func (stalledReads) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (stalledReads) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestResourcesCallTimeout: resources/read and resources/list end at
+// Options.CallTimeout too, with an error, instead of holding the request
+// until the client gives up; the session goes on.
+func TestResourcesCallTimeout(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	if err := inner.WriteFile(ctx, "a.md", []byte("a"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, memtool.New(stalledReads{inner}, nil), &mcpserver.Options{CallTimeout: 10 * time.Millisecond})
+	// The deadline only ends a hang; it asserts nothing about speed.
+	guard, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if _, err := cs.ReadResource(guard, &mcp.ReadResourceParams{URI: mcpserver.ResourceURI("/memories/a.md")}); err == nil {
+		t.Error("resources/read of a stalled store answered content")
+	}
+	if _, err := cs.ListResources(guard, nil); err == nil {
+		t.Error("resources/list of a stalled store answered")
+	}
+	if guard.Err() != nil {
+		t.Fatal("the requests waited for the guard, not for the call timeout")
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.md"}}); err != nil {
+		t.Errorf("a call after the timeouts: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -39,14 +40,16 @@ func ResourceURI(virtualPath string) string {
 
 // addResources serves the files of mem as resources: resources/list
 // answers them, paginated, and the template reads any file below
-// /memories.
-func addResources(s *mcp.Server, mem *memtool.Memory) {
+// /memories. Each request ends at timeout, as a tool call does.
+func addResources(s *mcp.Server, mem *memtool.Memory, timeout time.Duration) {
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: resourceTemplate,
 		Name:        "memory-file",
 		Title:       "Memory file",
 		Description: "A file of the memory directory, by its path below /memories, as it is stored.",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
 		return readResource(ctx, mem, req.Params.URI)
 	})
 	// The SDK lists only resources added one by one; the files change
@@ -60,6 +63,8 @@ func addResources(s *mcp.Server, mem *memtool.Memory) {
 			if p, ok := req.GetParams().(*mcp.ListResourcesParams); ok && p != nil {
 				cursor = p.Cursor
 			}
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
 			return listResources(ctx, mem, cursor)
 		}
 	})

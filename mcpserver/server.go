@@ -22,8 +22,9 @@ type Options struct {
 	ReadOnly bool
 	// Version is the server version given to clients; default "dev".
 	Version string
-	// CallTimeout is the deadline of one tool call; default
-	// DefaultCallTimeout. A call past it is cancelled and changes nothing.
+	// CallTimeout is the deadline of one tool call, and of one
+	// resources/read or resources/list; default DefaultCallTimeout. A call
+	// past it is cancelled and changes nothing.
 	CallTimeout time.Duration
 	// Logger receives the MCP SDK's log of the session; nil discards it.
 	// (Store failures go to the Memory's own logger.)
@@ -78,7 +79,7 @@ func newServer(mem *memtool.Memory, o Options, sessionID func() string) *mcp.Ser
 		}
 		s.AddTool(d.listed(mem), d.handler(mem, &o))
 	}
-	addResources(s, mem)
+	addResources(s, mem, o.callTimeout())
 	s.AddPrompt(protocolPrompt, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return promptResult(req.Params.Arguments["task"]), nil
 	})
