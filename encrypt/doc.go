@@ -43,8 +43,9 @@
 //
 // A key is 32 random bytes with an ID of up to 16 letters, digits, '-',
 // '_' or '.', written "ID:base64" (`memtool keygen` makes one). LoadKeys
-// reads keys from an environment variable, else from a key file (mode 0600
-// or stricter) that another variable names; several keys are separated by
+// reads keys from an environment variable, else from a key file that
+// another variable names, which group and others may not read, write or
+// run (0600, 0400, 0700); several keys are separated by
 // newlines, spaces or commas. The first key encrypts; all of them open the
 // files that name them. To rotate: put a new key first, keep the old ones,
 // restart every process that uses the store so that it writes with the
