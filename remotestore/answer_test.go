@@ -45,27 +45,7 @@ func open(t *testing.T, h http.Handler, opts *remotestore.Options) *remotestore.
 func TestCutAnswerIsNoContent(t *testing.T) {
 	const content = "line one\nline two\nline three\n"
 	inner, api := withFile(t, content)
-	cut := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet || r.URL.Path != "/v1/file" {
-			api.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		api.ServeHTTP(rec, r)
-		conn, buf, err := w.(http.Hijacker).Hijack()
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer conn.Close()
-		body := rec.Body.Bytes()
-		// HTTP/1.1 without Content-Length or chunking: the body ends
-		// where the connection does.
-		fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nETag: %s\r\nConnection: close\r\n\r\n",
-			rec.Code, http.StatusText(rec.Code), rec.Header().Get("Content-Type"), rec.Header().Get("ETag"))
-		buf.Write(body[:len(body)/2])
-		buf.Flush()
-	})
+	cut := cutAnswers(t, api, func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Path == "/v1/file" })
 	s := open(t, cut, nil)
 	if data, err := s.ReadFile(t.Context(), "f.md", 1000); err == nil {
 		t.Errorf("ReadFile of a cut answer = %q, nil", data)
@@ -176,4 +156,44 @@ func TestHostileNames(t *testing.T) {
 			t.Errorf("an entry named %q: ReadDir = %v, nil", name, entries)
 		}
 	}
+}
+
+// cutAnswers is api, except that a request that cut picks is run by api
+// in full and answered with its status, Content-Type and ETag and half of
+// its body, over HTTP/1.1 without Content-Length or chunking, so that the
+// body ends where the connection does, as a proxy cut off may answer.
+func cutAnswers(t *testing.T, api http.Handler, cut func(*http.Request) bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !cut(r) {
+			api.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, r)
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		body := rec.Body.Bytes()
+		fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nETag: %s\r\nConnection: close\r\n\r\n",
+			rec.Code, http.StatusText(rec.Code), rec.Header().Get("Content-Type"), rec.Header().Get("ETag"))
+		buf.Write(body[:len(body)/2])
+		buf.Flush()
+	})
+}
+
+// madeThen is api, except that a change (any request but a GET) is run
+// by api, its answer dropped, and answered by answer instead: a proxy
+// that forwarded it and then answered on its own.
+func madeThen(api http.Handler, answer func(w http.ResponseWriter)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			api.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(httptest.NewRecorder(), r) // made
+		answer(w)
+	})
 }

@@ -2,9 +2,7 @@ package remotestore_test
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -19,24 +17,7 @@ func TestCutAnswerOfAWrite(t *testing.T) {
 	for _, c := range changes[:3] { // WriteFile, WriteFile(CreateOnly), Update
 		t.Run(c.name, func(t *testing.T) {
 			inner, api := withFile(t, "old")
-			s := open(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != http.MethodPut {
-					api.ServeHTTP(w, r)
-					return
-				}
-				rec := httptest.NewRecorder()
-				api.ServeHTTP(rec, r)
-				conn, buf, err := w.(http.Hijacker).Hijack()
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				defer conn.Close()
-				body := rec.Body.Bytes()
-				fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n", rec.Code, http.StatusText(rec.Code))
-				buf.Write(body[:len(body)/2])
-				buf.Flush()
-			}), nil)
+			s := open(t, cutAnswers(t, api, func(r *http.Request) bool { return r.Method == http.MethodPut }), nil)
 			if err := c.do(t.Context(), s); !errors.Is(err, memtool.ErrOutcomeUnknown) {
 				t.Errorf("%s = %v; want ErrOutcomeUnknown", c.name, err)
 			}
@@ -58,12 +39,7 @@ func TestForwardedAnsweredByAPage(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			inner, api := withFile(t, "old")
 			inner.Mkdir(t.Context(), "d")
-			s := open(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method == http.MethodGet {
-					api.ServeHTTP(w, r)
-					return
-				}
-				api.ServeHTTP(httptest.NewRecorder(), r) // made
+			s := open(t, madeThen(api, func(w http.ResponseWriter) {
 				w.Header().Set("Content-Type", "text/html")
 				w.Write([]byte("<html>Thank you</html>"))
 			}), nil)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -45,12 +44,7 @@ func TestGatewayFailureAfterForwarding(t *testing.T) {
 			t.Run(http.StatusText(status)+"/"+c.name, func(t *testing.T) {
 				inner, api := withFile(t, "old")
 				inner.Mkdir(t.Context(), "d")
-				s := open(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if r.Method == http.MethodGet {
-						api.ServeHTTP(w, r)
-						return
-					}
-					api.ServeHTTP(httptest.NewRecorder(), r) // made
+				s := open(t, madeThen(api, func(w http.ResponseWriter) {
 					w.Header().Set("Content-Type", "text/html")
 					w.WriteHeader(status)
 					w.Write([]byte("<html><h1>" + http.StatusText(status) + "</h1></html>"))
