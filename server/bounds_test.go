@@ -178,7 +178,13 @@ func TestTenantsBounded(t *testing.T) {
 }
 
 func postRaw(base, token, body string) (int, string, error) {
-	req, err := http.NewRequest("POST", base+"/v1/memory", strings.NewReader(body))
+	return postBody(base, token, strings.NewReader(body))
+}
+
+// postBody posts body to base's POST /v1/memory with token, and returns
+// the status and the answer.
+func postBody(base, token string, body io.Reader) (int, string, error) {
+	req, err := http.NewRequest("POST", base+"/v1/memory", body)
 	if err != nil {
 		return 0, "", err
 	}

@@ -88,21 +88,7 @@ func TestTurnAnsweredBeforeWriteTimeout(t *testing.T) {
 		calls[i] = map[string]any{"command": "create", "path": fmt.Sprintf("/memories/slow/%d.md", i), "file_text": "x"}
 	}
 	body, _ := json.Marshal(calls)
-	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/memory", strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("no answer to the turn: %v", err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	var answers []struct {
-		IsError bool   `json:"is_error"`
-		Content string `json:"content"`
-	}
-	if err != nil || resp.StatusCode != 200 || json.Unmarshal(b, &answers) != nil || len(answers) != len(calls) {
-		t.Fatalf("answer: %d %v %.300s; want 200 and %d answers", resp.StatusCode, err, b, len(calls))
-	}
+	answers := postTurn(t, addr, tok, strings.NewReader(string(body)), len(calls))
 	t.Logf("first: %s; last: %s", answers[0].Content, answers[len(answers)-1].Content)
 	for i, a := range answers {
 		if !a.IsError {
@@ -141,18 +127,26 @@ func TestTurnAnsweredAfterASlowBody(t *testing.T) {
 		pw.Write(body[len(body)/2:])
 		pw.Close()
 	}()
-	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/memory", pr)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := http.DefaultClient.Do(req)
+	postTurn(t, addr, tok, pr, len(calls))
+}
+
+// turnAnswer is one answer of a turn.
+type turnAnswer struct {
+	IsError bool   `json:"is_error"`
+	Content string `json:"content"`
+}
+
+// postTurn posts a turn of n calls to the server at addr and returns its
+// n answers, or stops t.
+func postTurn(t *testing.T, addr, tok string, body io.Reader, n int) []turnAnswer {
+	t.Helper()
+	status, b, err := postBody("http://"+addr, tok, body)
 	if err != nil {
-		t.Fatalf("no answer to a turn whose body came slowly: %v", err)
+		t.Fatalf("no answer to the turn: %v", err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	var answers []struct {
-		IsError bool `json:"is_error"`
+	var answers []turnAnswer
+	if status != 200 || json.Unmarshal([]byte(b), &answers) != nil || len(answers) != n {
+		t.Fatalf("answer: %d %.300s; want 200 and %d answers", status, b, n)
 	}
-	if err != nil || resp.StatusCode != 200 || json.Unmarshal(b, &answers) != nil || len(answers) != len(calls) {
-		t.Fatalf("answer: %d %v %.300s; want 200 and %d answers", resp.StatusCode, err, b, len(calls))
-	}
+	return answers
 }
