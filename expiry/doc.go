@@ -31,8 +31,8 @@
 // The index is read and written whole, up to 64 MiB: some half a million
 // files of 100-byte paths. An index past that, or one that does not
 // parse, records nothing more (each use goes to OnError) and Collect
-// fails, expiring nothing; once it is removed, every file counts as used
-// at the next Collect.
+// fails, expiring nothing; ResetIndex (memtool gc --reset-index) removes
+// such an index, and every file then counts as used at the next Collect.
 //
 // # Collecting
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"strings"
@@ -301,7 +302,7 @@ func updateIndex(ctx context.Context, inner memtool.Store, change func(*index)) 
 		ix := index{Version: 1, Access: map[string]int64{}}
 		if len(old) > 0 {
 			if err := json.Unmarshal(old, &ix); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%w: %w", errIndexDamaged, err)
 			}
 			if ix.Access == nil {
 				ix.Access = map[string]int64{}
@@ -336,7 +337,7 @@ func readIndex(ctx context.Context, inner memtool.Store) (index, error) {
 		return ix, err
 	}
 	if err := json.Unmarshal(data, &ix); err != nil {
-		return ix, err
+		return ix, fmt.Errorf("%w: %w", errIndexDamaged, err)
 	}
 	if ix.Access == nil {
 		ix.Access = map[string]int64{}

@@ -79,6 +79,20 @@ func TestDamagedIndex(t *testing.T) {
 				t.Errorf("%s: %v", name, err)
 			}
 		}
+		// ResetIndex removes it; uses are recorded again, and gc runs,
+		// expiring nothing that was used since.
+		must(t, expiry.ResetIndex(ctx, inner))
+		failures = 0
+		if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/b.md"}); r.IsError || failures != 0 {
+			t.Errorf("a view after the reset: %s, %d failures to record", r.Text, failures)
+		}
+		if err := expiry.ResetIndex(ctx, inner); !errors.Is(err, expiry.ErrIndexReadable) {
+			t.Errorf("ResetIndex of a readable index: %v, want ErrIndexReadable", err)
+		}
+		rep, err = expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now})
+		if err != nil || len(rep.Expired) != 0 {
+			t.Errorf("gc after the reset: %+v, %v; want nothing expired", rep, err)
+		}
 	})
 }
 
@@ -112,5 +126,12 @@ func TestIndexPastItsBound(t *testing.T) {
 	}
 	if _, err := inner.Stat(ctx, "b.md"); err != nil {
 		t.Errorf("b.md: %v", err)
+	}
+	must(t, expiry.ResetIndex(ctx, inner))
+	if _, err := inner.Stat(ctx, expiry.IndexName); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("the index past its bound is still there after ResetIndex: %v", err)
+	}
+	if err := expiry.ResetIndex(ctx, inner); err != nil {
+		t.Errorf("ResetIndex with no index: %v", err)
 	}
 }

@@ -117,7 +117,7 @@ func commands() []*command {
 		{name: "init", summary: "seed a store from a template (dev: progress log, feature checklist, decisions)",
 			usage: "[--template NAME] [--store URL]", args: none, groups: memoryFlags, setup: setupInit},
 		{name: "gc", summary: "move files not used for a while (--unused-for 30d) to a hidden trash; purge old trash",
-			usage: "[--store URL] --unused-for 30d [--grace 7d] [--dry-run]", args: none, groups: memoryFlags, setup: setupGC},
+			usage: "[--store URL] --unused-for 30d [--grace 7d] [--dry-run] | --reset-index", args: none, groups: memoryFlags, setup: setupGC},
 		{name: "restore", summary: "bring a file back from the trash of gc (--list to see it)",
 			usage: "[--store URL] PATH | --list", args: argCount{0, -1, ""}, groups: memoryFlags, setup: setupRestore},
 		{name: "history", summary: "list the earlier versions of a file kept by package history",

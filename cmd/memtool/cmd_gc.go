@@ -18,7 +18,14 @@ func setupGC(fs *flag.FlagSet) runFunc {
 	unusedFor := fs.String("unused-for", "", "expire files not read or written for this long (30d, 12h, 90m)")
 	grace := fs.String("grace", "7d", "keep expired files restorable this long, then purge them")
 	dryRun := fs.Bool("dry-run", false, "list what would expire or be purged, change nothing")
+	resetIndex := fs.Bool("reset-index", false, "only remove an access index that cannot be read (damaged, or past 64 MiB), so uses are recorded again")
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
+		if *resetIndex {
+			if *unusedFor != "" || *dryRun {
+				return inv.fail(exitUsage, "--reset-index takes no other flag")
+			}
+			return runResetIndex(ctx, inv)
+		}
 		opts := expiry.CollectOptions{DryRun: *dryRun}
 		var err error
 		if opts.UnusedFor, err = parseDays(*unusedFor); err != nil || opts.UnusedFor <= 0 {
@@ -90,6 +97,23 @@ func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int
 		return inv.fail(exitOK, "%s: no file unused for %s, no trash older than %s%s", what, dayDuration(opts.UnusedFor), dayDuration(opts.Grace), versionsToo)
 	}
 	return exitOK
+}
+
+// runResetIndex removes an access index that cannot be read; a readable
+// one stays.
+func runResetIndex(ctx context.Context, inv *invocation) int {
+	st, closer, code := openStackOrFail(ctx, inv, false)
+	if code != exitOK {
+		return code
+	}
+	defer closer.Close()
+	switch err := expiry.ResetIndex(ctx, st.belowExpiry); {
+	case errors.Is(err, expiry.ErrIndexReadable):
+		return inv.fail(exitFailed, "the access index reads as it should; it was left as it is")
+	case err != nil:
+		return inv.fail(exitFailed, "%v", err)
+	}
+	return inv.fail(exitOK, "the access index is gone or was not there; uses are recorded again, and every file counts as used at the next gc")
 }
 
 func setupRestore(fs *flag.FlagSet) runFunc {

@@ -177,3 +177,31 @@ func TestGCDropsAgedVersions(t *testing.T) {
 		t.Errorf("gc with nothing left: %q", errOut)
 	}
 }
+
+// gc --reset-index removes an access index that cannot be read (gc fails
+// on it, and no use is recorded), and leaves a readable one.
+func TestGCResetIndex(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "memories")
+	mustRunCLI(t, nil, "", "create", "--store", dir, "--text", "x", "/memories/a.md")
+	if err := os.WriteFile(filepath.Join(dir, ".memtool-expiry.json"), []byte(`{"version":1,"acc`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI(t, nil, "", "gc", "--store", dir, "--unused-for", "30d"); code != exitFailed {
+		t.Fatalf("gc over a damaged index: exit %d, %q", code, errOut)
+	}
+	_, errOut, code := runCLI(t, nil, "", "gc", "--store", dir, "--reset-index")
+	if code != exitOK || !strings.Contains(errOut, "uses are recorded again") {
+		t.Errorf("gc --reset-index: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, nil, "", "gc", "--store", dir, "--unused-for", "30d"); code != exitOK {
+		t.Errorf("gc after the reset: exit %d, %q", code, errOut)
+	}
+	mustRunCLI(t, nil, "", "view", "--store", dir, "/memories/a.md") // records a use: a readable index
+	if _, errOut, code := runCLI(t, nil, "", "gc", "--store", dir, "--reset-index"); code != exitFailed || !strings.Contains(errOut, "reads as it should") {
+		t.Errorf("gc --reset-index of a readable index: exit %d, %q", code, errOut)
+	}
+	if _, _, code := runCLI(t, nil, "", "gc", "--store", dir, "--reset-index", "--unused-for", "30d"); code != exitUsage {
+		t.Errorf("--reset-index with --unused-for: exit %d", code)
+	}
+}
