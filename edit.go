@@ -99,14 +99,16 @@ func (m *Memory) editTarget(ctx context.Context, p string) (string, int64, error
 	if err != nil {
 		return "", 0, err
 	}
-	if name == "" || wantDir {
+	if name == "" {
 		return "", 0, refusef("The path %s is not a file.", p)
 	}
+	// A trailing slash asks for a directory, so whatever is there is not
+	// a file to edit (D19); but a missing path is missing, however spelled.
 	fi, err := m.stat(ctx, name, missingPath, p)
 	switch {
 	case err != nil:
 		return "", 0, err
-	case !fi.IsRegular():
+	case wantDir || !fi.IsRegular():
 		return "", 0, refusef("The path %s is not a file.", p)
 	case fi.Size > m.opts.MaxReadSize:
 		return "", 0, m.tooLargeToRead(p, fi.Size)
