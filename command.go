@@ -37,7 +37,9 @@ type Create struct {
 	FileText string
 }
 
-// StrReplace replaces the one occurrence of OldStr with NewStr.
+// StrReplace replaces the one occurrence of OldStr with NewStr. From
+// JSON, an escaped lone surrogate in old_str is kept as its three-byte
+// encoding, which matches no text (as in the TS SDK), not read as U+FFFD.
 type StrReplace struct {
 	Path   string
 	OldStr string
@@ -209,7 +211,7 @@ func parseMembers(obj members) (Command, error) {
 	case "create":
 		cmd = &Create{Path: p.str("path"), FileText: p.str("file_text")}
 	case "str_replace":
-		c := &StrReplace{Path: p.str("path"), OldStr: p.str("old_str")}
+		c := &StrReplace{Path: p.str("path"), OldStr: p.oldStr()}
 		if raw, ok := obj.get("new_str"); ok && !isNull(raw) {
 			c.NewStr = p.str("new_str")
 		}
@@ -358,6 +360,16 @@ func (p *fieldParser) str(field string) string {
 	s, ok := unquote(strings.TrimSpace(raw))
 	if !ok {
 		p.fail(field, "a string", raw)
+	}
+	return s
+}
+
+// oldStr is the old_str parameter, a lone surrogate kept (unquoteSurrogates).
+func (p *fieldParser) oldStr() string {
+	raw, _ := p.obj.get("old_str")
+	s, ok := unquoteSurrogates(strings.TrimSpace(raw))
+	if !ok {
+		p.fail("old_str", "a string", raw)
 	}
 	return s
 }

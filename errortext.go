@@ -41,8 +41,30 @@ func (m *Memory) room(fixed ...string) int {
 // notFound refuses an old_str that the file at p does not hold.
 func (m *Memory) notFound(oldStr, p string) error {
 	head, tail := "No replacement was performed, old_str `", "` did not appear verbatim in "+p+"."
-	shown, note := cutOldStr(oldStr, m.room(head, tail))
+	shown, note := cutOldStr(validText(oldStr), m.room(head, tail))
 	return Refusal(head + shown + tail + note)
+}
+
+// validText is s with each lone surrogate that unquoteSurrogates kept,
+// and each other byte that is not UTF-8, shown as one U+FFFD.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			if i+2 < len(s) && s[i] == 0xED && s[i+1]&0xE0 == 0xA0 && s[i+2]&0xC0 == 0x80 {
+				size = 3 // U+D800 to U+DFFF
+			}
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // notUnique refuses an old_str that occurs on several lines of the file at

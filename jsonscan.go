@@ -332,7 +332,15 @@ func splitArray(raw string, buf []string) (elems []string, ok bool) {
 // unquote decodes raw, a valid JSON string literal, as encoding/json
 // does: escapes resolved, a lone surrogate and every byte that is not
 // UTF-8 read as U+FFFD. ok is false if raw is not a string.
-func unquote(raw string) (s string, ok bool) {
+func unquote(raw string) (s string, ok bool) { return decodeString(raw, false) }
+
+// unquoteSurrogates is unquote, but keeps an escaped lone surrogate as
+// its three-byte (WTF-8) encoding, which no UTF-8 text holds: an old_str
+// that names one matches nothing, as in the TS SDK, whose strings are
+// UTF-16, rather than every U+FFFD in the file.
+func unquoteSurrogates(raw string) (s string, ok bool) { return decodeString(raw, true) }
+
+func decodeString(raw string, keepSurrogates bool) (s string, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
@@ -376,6 +384,10 @@ func unquote(raw string) (s string, ok bool) {
 					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 						sb.WriteRune(dec)
 						i += 6
+						break
+					}
+					if keepSurrogates {
+						sb.Write([]byte{0xE0 | byte(r>>12), 0x80 | byte(r>>6)&0x3F, 0x80 | byte(r)&0x3F})
 						break
 					}
 					r = utf8.RuneError
