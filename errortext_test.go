@@ -164,3 +164,24 @@ func TestOtherErrorTextsAreCapped(t *testing.T) {
 		t.Errorf("%.100q … %q", r.Text, r.Text[len(r.Text)-100:])
 	}
 }
+
+// An old_str with escaped lone surrogates matches no text, not the file's
+// U+FFFD, and its echo shows each surrogate, and each byte that is not
+// UTF-8 (sent through the Go API), as one U+FFFD: the answer is UTF-8.
+func TestLoneSurrogateOldStr(t *testing.T) {
+	mem := newMemWith(t, nil, "a\uFFFDb")
+	for _, tc := range []struct{ input, want string }{
+		{`{"command":"str_replace","path":"/memories/a.md","old_str":"\udfff\ud800","new_str":"x"}`, "\uFFFD\uFFFD"},
+		{`{"command":"str_replace","path":"/memories/a.md","old_str":"a\udc00b","new_str":"x"}`, "a\uFFFDb"},
+	} {
+		r := mem.Run(t.Context(), []byte(tc.input))
+		want := "Error: No replacement was performed, old_str `" + tc.want + "` did not appear verbatim in /memories/a.md."
+		if r.Text != want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.input, r.Text, want)
+		}
+	}
+	r := mem.Execute(t.Context(), &memtool.StrReplace{Path: "/memories/a.md", OldStr: "\xff\xfe\xed\xa0\x80"})
+	if want := "Error: No replacement was performed, old_str `\uFFFD\uFFFD\uFFFD` did not appear verbatim in /memories/a.md."; r.Text != want {
+		t.Errorf("invalid bytes through the Go API:\n got %q\nwant %q", r.Text, want)
+	}
+}
