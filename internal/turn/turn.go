@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/memtool/memtool"
@@ -131,19 +132,29 @@ type answerBudget struct{ used int }
 
 // keep returns the answer to r if it fits in what is left of the budget,
 // and otherwise a short error in its place that says whether the call
-// itself succeeded.
+// itself succeeded, failed, or may or may not have made its change.
 func (b *answerBudget) keep(r memtool.Result) []byte {
 	answer := mustJSON(r)
 	if b.used+len(answer) <= MaxAnswerBytes {
 		b.used += len(answer)
 		return answer
 	}
-	outcome := "succeeded"
-	if r.IsError {
-		outcome = "failed"
+	outcome := "The call itself succeeded."
+	switch {
+	case !r.IsError:
+	case strings.Contains(r.Text, outcomeUnknown):
+		// "failed" would tell the model that nothing changed.
+		outcome = "The call itself may or may not have made its change: the memory store's answer was lost. View its path before trying again."
+	default:
+		outcome = "The call itself failed."
 	}
-	return mustJSON(errorAnswer(fmt.Sprintf("The answer to this call (%d bytes) was left out: the answers to one line may hold at most %d bytes. The call itself %s. Make fewer calls per line, or view part of a file with view_range", len(answer), MaxAnswerBytes, outcome)))
+	return mustJSON(errorAnswer(fmt.Sprintf("The answer to this call (%d bytes) was left out: the answers to one line may hold at most %d bytes. %s Make fewer calls per line, or view part of a file with view_range", len(answer), MaxAnswerBytes, outcome)))
 }
+
+// outcomeUnknown is in Memory's answer to a change whose outcome is
+// unknown (memtool.ErrOutcomeUnknown). An error that merely quotes it is
+// taken for one too, which only asks the model to look.
+const outcomeUnknown = " may or may not have been made: the memory store's answer was lost."
 
 // tooManyCalls reports whether the array line holds more than MaxCalls
 // elements. It decodes no element past that one, so a line of millions of

@@ -1,0 +1,84 @@
+package turn_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/turn"
+	"github.com/memtool/memtool/memstore"
+)
+
+// lostStore makes its writes and then loses their answers, as a remote
+// store does when its connection ends after the request was sent.
+type lostStore struct{ memtool.Store }
+
+func (s lostStore) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	if err := s.Store.WriteFile(ctx, name, data, mode); err != nil {
+		return err
+	}
+	return memtool.ErrOutcomeUnknown
+}
+
+// A call past the answer budget whose outcome is unknown (its change may
+// have been made) is not said to have failed, which would tell the model
+// that nothing changed: its answer says the outcome is unknown.
+func TestBudgetKeepsOutcomeUnknown(t *testing.T) {
+	store := memstore.New()
+	// Five views of big.webp and one of fill.webp leave less of the
+	// budget than the create's answer takes.
+	big, left := webp(5_000_000), turn.MaxAnswerBytes
+	left -= 5 * answerSize(t, big)
+	fill := webp(left * 3 / 4)
+	for answerSize(t, fill) > left-50 {
+		fill = fill[:len(fill)-1]
+	}
+	for name, data := range map[string][]byte{"big.webp": big, "fill.webp": fill} {
+		if err := store.WriteFile(context.Background(), name, data, memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := &turn.Runner{Mem: memtool.New(lostStore{store}, nil), Timeout: time.Minute, Workers: 4}
+	line := "[" + strings.Repeat(`{"command":"view","path":"/memories/big.webp"},`, 5) +
+		`{"command":"view","path":"/memories/fill.webp"},` +
+		`{"command":"create","path":"/memories/x.md","file_text":"x"}]`
+	got := runLine(t, x, line)
+	if len(got) != 7 {
+		t.Fatalf("%d answers, want 7", len(got))
+	}
+	for i, a := range got[:6] {
+		if a.IsError {
+			t.Fatalf("view %d: %.200s", i, a.Content)
+		}
+	}
+	var last string
+	_ = json.Unmarshal(got[6].Content, &last)
+	if !strings.HasPrefix(last, "Error: The answer to this call ") {
+		t.Fatalf("the create's answer %q, want it left out", last)
+	}
+	if strings.Contains(last, "failed") || !strings.Contains(last, "may or may not have made its change") {
+		t.Errorf("the create's answer %q, want it to say the change may or may not have been made", last)
+	}
+	if _, err := store.ReadFile(context.Background(), "x.md", 1<<20); err != nil {
+		t.Errorf("the create was made, yet: %v", err)
+	}
+}
+
+// webp returns a WebP image of n bytes, as far as a view can tell.
+func webp(n int) []byte {
+	b := make([]byte, n)
+	copy(b, "RIFF\x00\x00\x00\x00WEBP")
+	return b
+}
+
+// answerSize is the size of the answer to a view of the WebP image data.
+func answerSize(t *testing.T, data []byte) int {
+	b, err := json.Marshal(memtool.Result{Image: &memtool.Image{MediaType: "image/webp", Data: data}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
