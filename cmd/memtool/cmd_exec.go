@@ -55,6 +55,11 @@ func runExec(ctx context.Context, inv *invocation, timeout time.Duration) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	if sig := signalOf(ctx); sig != nil {
+		// It came while exec started, before it listened: no line was
+		// read, so none is left without its answer.
+		return inv.fail(signalStatus(sig), "%v before the first line", sig)
+	}
 
 	mem, closer, sig, err := openInterruptibly(ctx, inv, sigs)
 	switch {

@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,8 +26,34 @@ func main() {
 	// EPIPE, which the commands report (exit status 4), instead of killing
 	// the process with SIGPIPE.
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, signalled := signalContext()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() { signalled(<-sigs) }()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
+}
+
+// signalContext returns a context that signalled ends, with the signal as
+// its cause (see signalOf). The commands that take signals themselves
+// (exec, chat, mcp) look at it once they do, so that a signal that came
+// while they started is not lost.
+func signalContext() (context.Context, func(os.Signal)) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return ctx, func(sig os.Signal) { cancel(signalCause{sig}) }
+}
+
+// signalCause is the cause of a signalContext's end.
+type signalCause struct{ sig os.Signal }
+
+func (c signalCause) Error() string { return c.sig.String() + " signal received" }
+
+// signalOf returns the signal that ended ctx, or nil.
+func signalOf(ctx context.Context) os.Signal {
+	var c signalCause
+	if errors.As(context.Cause(ctx), &c) {
+		return c.sig
+	}
+	return nil
 }
