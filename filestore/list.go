@@ -6,6 +6,7 @@ package filestore
 import (
 	"context"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -39,39 +40,62 @@ var _ memtool.DirLister = (*Store)(nil)
 // most max, each entry as ReadDir does, through the same descriptor;
 // otherwise it gives fn every name, as ListNames does. Entries the
 // directory types as FIFOs, sockets or devices are left out either way.
+// The names are of one moment (see snapshot and stable) when they are at
+// most max, or few enough to hold.
 func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name string) bool) ([]memtool.FileInfo, bool, error) {
 	d, err := s.openDir(ctx, name)
 	if err != nil {
 		return nil, false, err
 	}
 	defer d.Close()
-	var names []string
-	many := false
-	err = readNames(ctx, d, func(n string) bool {
-		if many {
-			return fn(n)
-		}
-		names = append(names, n)
-		if len(names) <= max {
+	limit := 0 // enough for more than max entries, however long their names
+	if max < math.MaxInt/maxDirent-3 {
+		limit = (max + 3) * maxDirent
+	}
+	var (
+		names   []string
+		entries []memtool.FileInfo
+	)
+	complete := true
+	err = s.stable(ctx, func() (bool, error) {
+		names = names[:0]
+		var changed, vanished bool
+		complete, changed, err = s.readSnapshot(ctx, d, limit, func(n string) bool {
+			names = append(names, n)
 			return true
+		})
+		if err == nil && complete && len(names) <= max {
+			entries, vanished = s.examine(d, name, names)
 		}
-		many = true
-		for _, n := range names {
-			if !fn(n) {
-				return false
-			}
-		}
-		names = nil
-		return true
+		return !complete || !changed && !vanished, err
 	})
 	switch {
 	case err != nil:
 		return nil, false, mapErr("readdir", name, err)
-	case many:
+	case complete && len(names) <= max:
+		return entries, false, nil
+	case complete:
+		for _, n := range names {
+			if !fn(n) {
+				break
+			}
+		}
 		return nil, true, nil
 	}
-	return s.examine(d, name, names), false, nil
+	// More than limit bytes of entries: more than max names.
+	if _, err := d.Seek(0, io.SeekStart); err != nil {
+		return nil, false, mapErr("readdir", name, err)
+	}
+	if err := readNames(ctx, d, fn); err != nil {
+		return nil, false, mapErr("readdir", name, err)
+	}
+	return nil, true, nil
 }
+
+// maxDirent bounds the room one entry takes in a read of a directory:
+// Linux's largest linux_dirent64 (19 bytes, a name of NAME_MAX bytes and
+// its NUL, rounded up to 8).
+const maxDirent = 280
 
 // ownEntry reports whether a directory entry is the store's own.
 func ownEntry(name string) bool { return strings.HasPrefix(name, ownPrefix) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -15,56 +16,20 @@ import (
 // buffer: the names of one read go into one string (one allocation, not
 // one each), and the entries' types come from d_type.
 func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
-	var (
-		buf   = make([]byte, 4<<10)
-		arena []byte
-		ends  []int
-	)
+	return readOn(ctx, d, false, fn)
+}
+
+// readOn is readNames from where d's offset is; special keeps FIFOs,
+// sockets and devices.
+func readOn(ctx context.Context, d *os.File, special bool, fn func(string) bool) error {
+	buf := make([]byte, 4<<10)
 	for {
-		arena, ends = arena[:0], ends[:0]
-		var n int
-		err := withFd(d, func(fd int) error {
-			var err error
-			for {
-				n, err = unix.Getdents(fd, buf)
-				if err != unix.EINTR {
-					return err
-				}
-			}
-		})
-		if err != nil {
+		n, err := getdents(d, buf)
+		if err != nil || n <= 0 {
 			return err
 		}
-		if n <= 0 {
-			return nil
-		}
-		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8,
-		// then the name, NUL-terminated.
-		for b := buf[:n]; len(b) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
-				return unix.EIO
-			}
-			typ, name := b[18], b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			b = b[reclen:]
-			switch {
-			case string(name) == "." || string(name) == "..", ownEntry(string(name)):
-				continue
-			case typ == unix.DT_FIFO, typ == unix.DT_SOCK, typ == unix.DT_CHR, typ == unix.DT_BLK:
-				continue
-			}
-			arena = append(arena, name...)
-			ends = append(ends, len(arena))
-		}
-		all, start := string(arena), 0
-		for _, end := range ends {
-			if !fn(all[start:end]) {
-				return nil
-			}
-			start = end
+		if more, err := emitNames(buf[:n], special, fn); err != nil || !more {
+			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -73,4 +38,129 @@ func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 			buf = make([]byte, 64<<10)
 		}
 	}
+}
+
+// readSnapshot calls fn with the names of the directory d, as readNames
+// gives them, if their entries take at most limit bytes (limit <= 0: any
+// number); else it answers complete = false without calling fn. See
+// snapshot, and changed there.
+func (s *Store) readSnapshot(ctx context.Context, d *os.File, limit int, fn func(string) bool) (complete, changed bool, err error) {
+	return s.snapshot(ctx, d, limit, false, fn)
+}
+
+// dirNames returns the names in the directory d but for the store's own,
+// for ReadDir. See snapshot, and changed there.
+func (s *Store) dirNames(ctx context.Context, d *os.File) (names []string, changed bool, err error) {
+	_, changed, err = s.snapshot(ctx, d, 0, true, func(n string) bool {
+		names = append(names, n)
+		return true
+	})
+	return names, changed, err
+}
+
+// snapshot reads the names of d in one getdents call, which holds the
+// directory's lock against the renames, links and unlinks in it: from the
+// start, with a buffer it doubles until they fit (up to limit bytes, if
+// limit > 0). A listing read in several calls is of no moment: tmpfs
+// gives a name renamed into a directory a new place in it, so such a
+// listing may pass over a file replaced meanwhile, or list a renamed one
+// under both its names. Even one call may not be (tmpfs fixes where a
+// listing ends at the seek to its start): changed reports that the
+// directory's ctime changed during the read (multigrain timestamps show a
+// change made after the fstat before it), and the caller reads again (see
+// stable). A file system that answers a few entries a call whatever the
+// buffer (FUSE) is read on to the end, as readNames reads.
+func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special bool, fn func(string) bool) (complete, changed bool, err error) {
+	var (
+		probe         [2 * maxDirent]byte
+		before, after unix.Stat_t
+	)
+	for size := 16 << 10; ; size *= 2 {
+		if err := withFd(d, func(fd int) error { return fstat(fd, &before) }); err != nil {
+			return false, false, err
+		}
+		if _, err := d.Seek(0, io.SeekStart); err != nil {
+			return false, false, err
+		}
+		buf := make([]byte, size)
+		n, err := getdents(d, buf)
+		if err != nil || n <= 0 {
+			return err == nil, false, err
+		}
+		m, err := getdents(d, probe[:])
+		if err == nil {
+			err = withFd(d, func(fd int) error { return fstat(fd, &after) })
+		}
+		changed = before.Ctim != after.Ctim
+		switch {
+		case err != nil:
+			return false, false, err
+		case m > 0 && n > size-maxDirent: // they did not fit
+			if limit > 0 && size >= limit {
+				return false, false, nil
+			}
+			continue
+		case m <= 0: // the first call read them all
+			_, err := emitNames(buf[:n], special, fn)
+			return true, changed, err
+		}
+		// Answered in parts, or changed between the calls: read on.
+		for _, b := range [][]byte{buf[:n], probe[:m]} {
+			if more, err := emitNames(b, special, fn); err != nil || !more {
+				return true, changed, err
+			}
+		}
+		return true, changed, readOn(ctx, d, special, fn)
+	}
+}
+
+func getdents(d *os.File, buf []byte) (n int, err error) {
+	err = withFd(d, func(fd int) error {
+		for {
+			n, err = unix.Getdents(fd, buf)
+			if err != unix.EINTR {
+				return err
+			}
+		}
+	})
+	return n, err
+}
+
+// emitNames calls fn with the names of the entries in b, what one
+// getdents call read, but for "." and "..", the store's own and, unless
+// special, FIFOs, sockets and devices (by d_type). The names go into one
+// string. more is false once fn has returned false.
+func emitNames(b []byte, special bool, fn func(string) bool) (more bool, err error) {
+	arena := make([]byte, 0, len(b))
+	var ends []int
+	// struct linux_dirent64: ino u64, off s64, reclen u16, type u8,
+	// then the name, NUL-terminated.
+	for len(b) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < 19 || reclen > len(b) {
+			return false, unix.EIO
+		}
+		typ, name := b[18], b[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		b = b[reclen:]
+		switch {
+		case string(name) == "." || string(name) == "..", ownEntry(string(name)):
+			continue
+		case special:
+		case typ == unix.DT_FIFO, typ == unix.DT_SOCK, typ == unix.DT_CHR, typ == unix.DT_BLK:
+			continue
+		}
+		arena = append(arena, name...)
+		ends = append(ends, len(arena))
+	}
+	all, start := string(arena), 0
+	for _, end := range ends {
+		if !fn(all[start:end]) {
+			return false, nil
+		}
+		start = end
+	}
+	return true, nil
 }

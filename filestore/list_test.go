@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/hostfault"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -243,5 +245,86 @@ func TestListDir(t *testing.T) {
 	}
 	if memtool.Has[memtool.DirLister](storetest.Bare(s)) {
 		t.Error("the bare store is a DirLister")
+	}
+}
+
+// TestListingWhileRenamed lists a large directory on a tmpfs while other
+// writers replace some of its files and rename one back and forth. Every
+// listing is of one moment: each file that exists throughout is listed
+// once, and the renamed file under exactly one of its names. (tmpfs gives
+// a name renamed into a directory a new place in it, so a listing read in
+// several getdents calls may pass over a replaced file, or see both
+// names of a renamed one.)
+func TestListingWhileRenamed(t *testing.T) {
+	dir := filepath.Join(hostfault.Tmpfs(t, "size=64m,mode=0700"), "store")
+	s := open(t, dir, nil)
+	ctx := t.Context()
+	const files, churned = 1000, 50
+	for i := range files {
+		if err := s.WriteFile(ctx, fmt.Sprintf("f%05d", i), []byte("x"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.WriteFile(ctx, "moving", []byte("m"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := s.WriteFile(ctx, fmt.Sprintf("f%05d", i%churned), []byte(fmt.Sprint(i)), memtool.Replace); err != nil {
+				t.Error(err)
+				return
+			}
+			from, to := "moving", "moving2"
+			if i%2 == 1 {
+				from, to = to, from
+			}
+			if err := s.Rename(ctx, from, to); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	defer wg.Wait()
+	defer close(stop)
+	check := func(call string, got []string) bool {
+		t.Helper()
+		seen := make(map[string]int, len(got))
+		for _, n := range got {
+			seen[n]++
+		}
+		ok := seen["moving"]+seen["moving2"] == 1
+		if !ok {
+			t.Errorf("%s lists moving %d and moving2 %d times, want one of them once", call, seen["moving"], seen["moving2"])
+		}
+		for i := range files {
+			if n := fmt.Sprintf("f%05d", i); seen[n] != 1 {
+				t.Errorf("%s lists %s %d times, want once", call, n, seen[n])
+				ok = false
+			}
+		}
+		return ok
+	}
+	for range 100 {
+		entries, err := s.ReadDir(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !check("ReadDir", names(entries)) {
+			return
+		}
+		entries, many, err := s.ListDir(ctx, "", files+10, func(string) bool { return true })
+		if err != nil || many {
+			t.Fatalf("ListDir = many %v, %v", many, err)
+		}
+		if !check("ListDir", names(entries)) {
+			return
+		}
 	}
 }

@@ -223,18 +223,47 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 		return nil, err
 	}
 	defer d.Close()
-	names, err := d.Readdirnames(-1)
+	var entries []memtool.FileInfo
+	err = s.stable(ctx, func() (bool, error) {
+		names, changed, err := s.dirNames(ctx, d)
+		if err != nil {
+			return false, err
+		}
+		var vanished bool
+		entries, vanished = s.examine(d, name, names)
+		return !changed && !vanished, nil
+	})
 	if err != nil {
 		return nil, mapErr("readdir", name, err)
 	}
-	return s.examine(d, name, names), nil
+	return entries, nil
+}
+
+// stable runs try, a read of a directory, until try reports that what it
+// read is of one moment: a few times, then once more holding the write
+// lock, which every change of the store holds, so that a directory
+// changed all the time is listed all the same.
+func (s *Store) stable(ctx context.Context, try func() (ok bool, err error)) error {
+	for range 8 {
+		if ok, err := try(); ok || err != nil {
+			return err
+		}
+	}
+	h, err := s.lock(ctx, s.busy)
+	if err != nil {
+		return err
+	}
+	defer h.unlock()
+	_, err = try()
+	return err
 }
 
 // examine gives the entries names of the directory name, open as d, as
 // ReadDir returns them: each looked at without following a link (a link
-// through the root), the store's own and the vanished left out.
-func (s *Store) examine(d *os.File, name string, names []string) []memtool.FileInfo {
-	out := make([]memtool.FileInfo, 0, len(names))
+// through the root), the store's own and the vanished left out. vanished
+// reports those: the names are no longer of one moment.
+func (s *Store) examine(d *os.File, name string, names []string) (out []memtool.FileInfo, vanished bool) {
+	out = make([]memtool.FileInfo, 0, len(names))
 	withFd(d, func(dfd int) error {
 		for _, n := range names {
 			if strings.HasPrefix(n, ownPrefix) {
@@ -244,7 +273,8 @@ func (s *Store) examine(d *os.File, name string, names []string) []memtool.FileI
 			err := statAt(dfd, n, &st)
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
-				continue // vanished meanwhile
+				vanished = true
+				continue
 			case err != nil:
 				// Seen but not examinable (EACCES in a directory we may
 				// read but not search, EIO): there, but not usable.
@@ -270,7 +300,7 @@ func (s *Store) examine(d *os.File, name string, names []string) []memtool.FileI
 		}
 		return nil
 	})
-	return out
+	return out, vanished
 }
 
 func infoFromStat(name string, st *unix.Stat_t) memtool.FileInfo {
