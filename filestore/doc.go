@@ -63,6 +63,11 @@
 // writers never lose each other's update.
 //
 // Reads take no lock: they see a file's old or new content, never a mix.
+// A listing (ReadDir, ListDir) is of one moment: its names are read in one
+// getdents call, and read again if the directory changed meanwhile; a
+// directory changed all the time is read, after a few tries, holding the
+// write lock (so such a listing can wait for it, and fail with
+// memtool.ErrBusy). ListNames gives the names as the directory holds them.
 // What a reader may observe before a write's method returns: the new
 // content (or new entry) from the moment of the rename (or link), which
 // comes before the fsync of the directory completes. Until that fsync
