@@ -50,7 +50,8 @@ func (p *progress) draw() {
 	} else if p.files > 0 {
 		frac = float64(p.copied) / float64(p.files)
 	}
-	n := int(frac * barWidth)
+	// A source written during the migration may hold more than planned.
+	n := min(int(frac*barWidth), barWidth)
 	fmt.Fprintf(p.w, "\r%smigrating [%s%s] %d/%s, %s/%s", clearLine, strings.Repeat("=", n), strings.Repeat(" ", barWidth-n), p.copied, plural(p.files, "file"), humanBytes(p.bytes), humanBytes(p.total))
 }
 
