@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,17 +114,26 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 			}
 		}
 	}
-	for _, p := range pairs {
-		dst, dstCloser, err := openStore(ctx, to, p.tenant, true)
-		if err != nil {
-			return inv.fail(exitStore, "--to: %v", err)
-		}
-		p.dst = dst
-		p.closers = append(p.closers, dstCloser)
-	}
-	for _, p := range pairs {
-		if code := p.prepareTarget(ctx, env, force); code != exitOK {
-			return code
+	// The targets that exist are checked first, and only then are the
+	// missing ones (a new store, a new tenant) created: a refusal of one
+	// tenant's target claims no other tenant in the target.
+	for _, create := range []bool{false, true} {
+		for _, p := range pairs {
+			if p.dst != nil {
+				continue
+			}
+			dst, dstCloser, err := openStore(ctx, to, p.tenant, create)
+			if !create && errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return inv.fail(exitStore, "--to: %v", err)
+			}
+			p.dst = dst
+			p.closers = append(p.closers, dstCloser)
+			if code := p.prepareTarget(ctx, env, force); code != exitOK {
+				return code
+			}
 		}
 	}
 	var total plan

@@ -38,3 +38,32 @@ func TestMigrateAllTenantsRefusesTargetWithOtherTenants(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateAllTenantsRefusedClaimsNoTenant: --all-tenants refused for
+// one tenant's target (not empty, without --force) leaves the target's
+// tenants as they were: migrate once opened every tenant's target, which
+// creates it, before it checked them, so that a refusal for bob left a
+// new, empty tenant alice in the target.
+func TestMigrateAllTenantsRefusedClaimsNoTenant(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	seedTree(t, src, "alice")
+	seedTree(t, src, "bob")
+	for _, dst := range []string{filepath.Join(tmp, "dst"), "sqlite://" + filepath.Join(tmp, "dst.db")} {
+		if err := openTestStore(t, dst, "bob").WriteFile(ctx, "b.md", []byte("bob's"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+		out, stderr, code := runMigrateBinary(t, "--from", src, "--to", dst, "--all-tenants")
+		if code != exitFailed || out != "" || !strings.Contains(stderr, "(tenant bob): the target is not empty") {
+			t.Errorf("migrate --all-tenants into %s holding bob: exit %d\nstdout: %s\nstderr: %s", dst, code, out, stderr)
+		}
+		if ids, err := listTenants(ctx, dst); err != nil || !slices.Equal(ids, []string{"bob"}) {
+			t.Errorf("the refused migration left the tenants %q (%v), want only bob", ids, err)
+		}
+		if out := migrateOK(t, "--from", src, "--to", dst, "--all-tenants", "--force"); !strings.Contains(out, "of 2 tenants") {
+			t.Errorf("with --force: %q", out)
+		}
+	}
+}
