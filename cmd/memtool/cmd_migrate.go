@@ -313,7 +313,8 @@ func (m *migration) prepareSource(ctx context.Context, env *cliEnv, from, to str
 
 // prepareTarget checks, writing nothing, that the opened target may take
 // the copy: it must be empty (unless force, and then hold no policy data
-// but the source's if the source has some).
+// but the source's if the source has some), and record no policy that
+// the copy's record (m.record) lacks.
 func (m *migration) prepareTarget(ctx context.Context, env *cliEnv, force bool) int {
 	fail := func(code int, format string, args ...any) int { return m.fail(env, code, format, args...) }
 	m.dstLayer = m.dst
@@ -329,6 +330,10 @@ func (m *migration) prepareTarget(ctx context.Context, env *cliEnv, force bool) 
 	}
 	if len(entries) > 0 && !force {
 		return fail(exitFailed, "the target is not empty (%s); add --force to copy into it anyway", plural(len(entries), "entry", "entries"))
+	}
+	// What keepPolicy will refuse, refused before any tenant is copied.
+	if err := checkPolicy(ctx, m.dst, m.record, m.tenant, false); err != nil {
+		return fail(exitStore, "--to: %v", err)
 	}
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name, ".memtool") || m.plan.policy == 0 {

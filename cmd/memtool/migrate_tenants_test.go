@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
 )
 
 // TestMigrateAllTenantsRefusesTargetWithOtherTenants: --all-tenants into
@@ -65,5 +66,30 @@ func TestMigrateAllTenantsRefusedClaimsNoTenant(t *testing.T) {
 		if out := migrateOK(t, "--from", src, "--to", dst, "--all-tenants", "--force"); !strings.Contains(out, "of 2 tenants") {
 			t.Errorf("with --force: %q", out)
 		}
+	}
+}
+
+// TestMigratePolicyMismatchRefusedBeforeCopying: a target whose recorded
+// policies the source's would drop (here tenant bob of the target is
+// encrypted, the source is not) is refused before anything is copied,
+// as other refusals are: migrate once copied alice, then failed on bob's
+// record, leaving a partial copy.
+func TestMigratePolicyMismatchRefusedBeforeCopying(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
+	seedTree(t, src, "alice")
+	seedTree(t, src, "bob")
+	key, _ := encrypt.NewKey("k1")
+	env := policyEnv(t, `{"encrypt":true}`, key)
+	if _, stderr, code := runMemtoolEnv(t, env, "create", "--store", dst, "--tenant", "bob", "--text", "sealed", "/memories/s.md"); code != 0 {
+		t.Fatal(stderr)
+	}
+	out, stderr, code := runMigrateBinary(t, "--from", src, "--to", dst, "--all-tenants", "--force")
+	if code != exitStore || out != "" || !strings.Contains(stderr, "it is encrypted") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
+	}
+	if ids, err := listTenants(context.Background(), dst); err != nil || !slices.Equal(ids, []string{"bob"}) {
+		t.Errorf("the refused migration left the tenants %q (%v), want only bob", ids, err)
 	}
 }
