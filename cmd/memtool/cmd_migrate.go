@@ -59,7 +59,7 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 	case from == to:
 		return inv.fail(exitUsage, "--from and --to are the same store")
 	case overlap(from, to):
-		return inv.fail(exitUsage, "--from and --to overlap: one store's file or directory is, or is inside, the other's; the copy would change the source")
+		return inv.fail(exitUsage, "--from and --to overlap: one store's file, directory or keys are, or are inside, the other's; the copy would change the source")
 	}
 	var turnOn *policyFile
 	var err error
@@ -392,9 +392,13 @@ func (m *migration) foreignPolicyData(ctx context.Context, name string) (string,
 
 // overlap reports whether the stores from and to are kept on this machine
 // in the same place, or one inside the other (a directory store in the
-// other's directory, say), however their URLs spell it: a copy from one
-// into the other would change the source.
+// other's directory, say), however their URLs spell it, or share keys in
+// a bucket (sharedKeys): a copy from one into the other would change the
+// source.
 func overlap(from, to string) bool {
+	if sharedKeys(from, to) {
+		return true
+	}
 	a, okA := storeurl.Path(from)
 	b, okB := storeurl.Path(to)
 	if !okA || !okB {

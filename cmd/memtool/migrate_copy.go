@@ -229,3 +229,35 @@ func unfitNames(to, tenant string, p *plan) []string {
 	}
 	return out
 }
+
+// sharedKeys reports whether the object stores from and to are in the
+// same bucket of the same service with keys that overlap: one's prefix is
+// the other's, or lies in the other's memories (PREFIX/f/ or
+// PREFIX/tenants/), which would then list the copy as entries of its own.
+// Stores under sibling prefixes are independent.
+func sharedKeys(from, to string) bool {
+	a, errA := url.Parse(from)
+	b, errB := url.Parse(to)
+	if errA != nil || errB != nil || a.Scheme != b.Scheme || a.Host != b.Host {
+		return false
+	}
+	if a.Scheme != "s3" && a.Scheme != "gs" && a.Scheme != "azblob" {
+		return false
+	}
+	qa, qb := a.Query(), b.Query()
+	endpoint := func(q url.Values) string { return strings.ToLower(strings.TrimSuffix(q.Get("endpoint"), "/")) }
+	if endpoint(qa) != endpoint(qb) {
+		return false
+	}
+	prefix := func(q url.Values) string {
+		if p := strings.Trim(q.Get("prefix"), "/"); p != "" {
+			return p + "/"
+		}
+		return ""
+	}
+	within := func(outer, inner string) bool {
+		return inner == outer || strings.HasPrefix(inner, outer+"f/") || strings.HasPrefix(inner, outer+"tenants/")
+	}
+	pa, pb := prefix(qa), prefix(qb)
+	return within(pa, pb) || within(pb, pa)
+}
