@@ -65,7 +65,8 @@ func (s *migrateSummary) add(o migrateSummary) {
 }
 
 // copyStore copies the plan from src to dst, then reads every file back
-// from dst and compares its SHA-256 with the source's. Without force it
+// from dst and compares its SHA-256 with the source's, and checks that
+// the source still holds what it copied. Without force it
 // creates only (a file that appeared in the target meanwhile is an error);
 // with force it replaces files and keeps directories that are there. The
 // summary counts the memory's files and directories, and the entries of
@@ -130,7 +131,65 @@ func copyStore(ctx context.Context, src, dst memtool.Store, p *plan, force bool,
 	if len(bad) > 0 {
 		return sum, fmt.Errorf("verification failed: %d entries in the target differ from the source: %s", len(bad), strings.Join(bad, ", "))
 	}
+	changed, err := sourceChanged(ctx, src, p, sums)
+	if err != nil {
+		return sum, fmt.Errorf("reading the source again: %w", err)
+	}
+	if len(changed) > 0 {
+		if len(changed) > 10 {
+			changed = append(changed[:10], "...")
+		}
+		return sum, fmt.Errorf("the source changed during the migration (%s), so the copy is not the source's; run migrate again with --force while nothing writes to the source", strings.Join(changed, ", "))
+	}
 	return sum, nil
+}
+
+// sourceChanged returns the entries of src that differ from what the plan
+// and the SHA-256 sums of the files copied say it held (a file added,
+// edited, removed or renamed by another writer meanwhile), shown as
+// messages show names: the target, verified against the bytes read, is
+// then not a copy of the source as it is.
+func sourceChanged(ctx context.Context, src memtool.Store, p *plan, sums map[string][sha256.Size]byte) ([]string, error) {
+	now, err := planCopy(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	entries := func(q *plan) map[string]bool {
+		m := make(map[string]bool, len(q.dirs)+len(q.files))
+		for _, d := range q.dirs {
+			m[shownName(d)+"/"] = true
+		}
+		for _, f := range q.files {
+			m[shownName(f)] = true
+		}
+		return m
+	}
+	was, is := entries(p), entries(now)
+	var out []string
+	for n := range was {
+		if !is[n] {
+			out = append(out, n)
+		}
+	}
+	for n := range is {
+		if !was[n] {
+			out = append(out, n)
+		}
+	}
+	for _, f := range p.files {
+		data, err := src.ReadFile(ctx, f, migrateLimit)
+		if errors.Is(err, memtool.ErrNotExist) {
+			continue // listed above
+		}
+		if err != nil {
+			return nil, err
+		}
+		if sha256.Sum256(data) != sums[f] {
+			out = append(out, shownName(f))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // checkDiskNames refuses a directory store whose directory holds, beside
