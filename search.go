@@ -129,10 +129,7 @@ func Search(ctx context.Context, s Store, q SearchQuery, readLimit int64) (Searc
 	case fi.IsRegular() && wantDir:
 		return SearchResult{}, searchErrorf("The path %s is not a directory", p)
 	case fi.IsRegular():
-		data, err := s.ReadFile(WithSearchRead(ctx), name, readLimit)
-		if err == nil {
-			sr.file(name, data)
-		} else if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNotExist) {
+		if err := sr.one(ctx, s, name); err != nil {
 			return SearchResult{}, err
 		}
 	case fi.IsDir():
@@ -191,6 +188,18 @@ func newSearch(q SearchQuery, readLimit int64) (*search, error) {
 	parsed, _ := syntax.Parse(expr, syntax.Perl)
 	sr.terms, sr.foldCase = indexTerms(parsed)
 	return sr, nil
+}
+
+// one searches the file name.
+func (sr *search) one(ctx context.Context, s Store, name string) error {
+	data, err := s.ReadFile(WithSearchRead(ctx), name, sr.readLimit)
+	if err == nil {
+		sr.file(ctx, name, data)
+		return ctx.Err()
+	} else if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // result sorts the matches and keeps the first limit of them.

@@ -60,7 +60,7 @@ func (sr *search) dir(ctx context.Context, s Store, name string) error {
 		err := s.(Searcher).SearchFiles(ctx, name, IndexQuery{Terms: sr.terms, FoldCase: sr.foldCase, Limit: sr.readLimit},
 			func(fname string, data []byte) error {
 				if !hiddenBelow(name, fname) {
-					sr.file(fname, data)
+					sr.file(ctx, fname, data)
 				}
 				return ctx.Err()
 			})

@@ -32,8 +32,10 @@ func IsSearchRead(ctx context.Context) bool {
 }
 
 // file adds the matching lines of the file name, whose content is data,
-// unless memtool cannot show it as text.
-func (sr *search) file(name string, data []byte) {
+// unless memtool cannot show it as text. It stops, adding none, when ctx
+// ends: a costly regular expression on a large file would otherwise run
+// on past the deadline of the search (the caller returns ctx's error).
+func (sr *search) file(ctx context.Context, name string, data []byte) {
 	if int64(len(data)) > sr.readLimit || bytes.IndexByte(data, 0) >= 0 || imageType(name, data) != "" ||
 		bytes.Count(data, newline)+1 > MaxLines {
 		return
@@ -43,7 +45,13 @@ func (sr *search) file(name string, data []byte) {
 	}
 	var found []SearchMatch
 	p := VirtualPath(name)
+	done := ctx.Done()
 	for n := 1; ; n++ {
+		select {
+		case <-done:
+			return
+		default:
+		}
 		line, rest, more := bytes.Cut(data, newline)
 		text := decodeLossy(line)
 		if sr.match(text) {
@@ -134,7 +142,7 @@ func (sr *search) scan(ctx context.Context, s Store, name string) error {
 				data, err := s.ReadFile(ctx, f, sr.readLimit)
 				switch {
 				case err == nil:
-					sr.file(f, data)
+					sr.file(ctx, f, data)
 				case errors.Is(err, ErrNotExist), errors.Is(err, ErrTooLarge), errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
 					// Gone or changed meanwhile, or not text: skipped.
 				default:
