@@ -152,7 +152,8 @@ type search struct {
 	readLimit int64
 
 	mu      sync.Mutex
-	matches []SearchMatch
+	matches []SearchMatch // the first limit matching lines, and maybe as many more
+	total   int           // the number of matching lines
 }
 
 func newSearch(q SearchQuery, readLimit int64) (*search, error) {
@@ -202,12 +203,32 @@ func (sr *search) one(ctx context.Context, s Store, name string) error {
 	return nil
 }
 
-// result sorts the matches and keeps the first limit of them.
-func (sr *search) result() SearchResult {
+// add adds found, some of a file's count matching lines, and keeps no
+// more than twice limit of all the lines found: a search holds what it
+// returns, not every matching line of the memory.
+func (sr *search) add(found []SearchMatch, count int) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	sr.total += count
+	sr.matches = append(sr.matches, found...)
+	if len(sr.matches) > 2*sr.limit {
+		sr.keep()
+	}
+}
+
+// keep sorts the matches and keeps the first limit of them.
+func (sr *search) keep() {
 	slices.SortFunc(sr.matches, func(a, b SearchMatch) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
 	})
-	return SearchResult{Matches: slices.Clip(sr.matches[:min(len(sr.matches), sr.limit)]), Total: len(sr.matches)}
+	clear(sr.matches[min(len(sr.matches), sr.limit):])
+	sr.matches = sr.matches[:min(len(sr.matches), sr.limit)]
+}
+
+// result returns the first limit matches, and their total.
+func (sr *search) result() SearchResult {
+	sr.keep()
+	return SearchResult{Matches: slices.Clip(sr.matches), Total: sr.total}
 }
 
 // MaxViewChars returns the longest view m answers, in characters

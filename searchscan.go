@@ -43,7 +43,10 @@ func (sr *search) file(ctx context.Context, name string, data []byte) {
 	if !sr.mayMatch(data) {
 		return
 	}
+	// Of a file's matching lines, the first limit are all that may be
+	// among the search's first limit: the others are only counted.
 	var found []SearchMatch
+	count := 0
 	p := VirtualPath(name)
 	done := ctx.Done()
 	for n := 1; ; n++ {
@@ -55,17 +58,17 @@ func (sr *search) file(ctx context.Context, name string, data []byte) {
 		line, rest, more := bytes.Cut(data, newline)
 		text := decodeLossy(line)
 		if sr.match(text) {
-			found = append(found, SearchMatch{Path: p, Line: n, Text: text})
+			if count++; len(found) < sr.limit {
+				found = append(found, SearchMatch{Path: p, Line: n, Text: text})
+			}
 		}
 		if !more {
 			break
 		}
 		data = rest
 	}
-	if len(found) > 0 {
-		sr.mu.Lock()
-		sr.matches = append(sr.matches, found...)
-		sr.mu.Unlock()
+	if count > 0 {
+		sr.add(found, count)
 	}
 }
 
