@@ -159,3 +159,59 @@ func TestSearchIndexDiffPostgres(t *testing.T) {
 		checkIndexDiff(t, s, seed)
 	}
 }
+
+// A query as long as a query may be, of as many trigrams as it can hold,
+// is looked up in the index, not refused by it.
+func TestSearchIndexLongQuery(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for b.Len() < memtool.MaxSearchQuery-4 {
+		if r := rune(0x100 + rng.IntN(0x500)); utf8.ValidRune(r) {
+			b.WriteRune(r)
+		}
+	}
+	long := b.String()
+	var a strings.Builder
+	for a.Len() < memtool.MaxSearchQuery-4 {
+		a.WriteByte("abcdefghijlmnopqrtuvwxyz0123456789 "[rng.IntN(35)])
+	}
+	ascii := a.String()
+	stores := map[string]func() memtool.Store{
+		"sqlite": func() memtool.Store {
+			s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		"postgres": func() memtool.Store {
+			s, err := pgstore.Open(t.Context(), pgtest.URL(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			s := open()
+			for i := range 70 {
+				text := fmt.Sprintf("line %d\n", i)
+				if i == 3 {
+					text += "x" + long + "y\n" + strings.ToUpper(ascii) + "\n"
+				}
+				if err := s.WriteFile(t.Context(), fmt.Sprintf("f%02d.md", i), []byte(text), memtool.Replace); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, q := range []memtool.SearchQuery{{Query: long}, {Query: long, CaseSensitive: true}, {Query: ascii}, {Query: ascii, Regex: true}} {
+				res, err := memtool.Search(t.Context(), s, q, 0)
+				if err != nil || res.Total != 1 {
+					t.Errorf("Search(%.40q…, case sensitive %v): %d lines, %v", q.Query, q.CaseSensitive, res.Total, err)
+				}
+			}
+		})
+	}
+}
