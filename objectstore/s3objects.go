@@ -225,7 +225,6 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 		Bucket:      aws.String(o.name),
 		Key:         aws.String(key),
 		ContentType: aws.String("application/octet-stream"),
-		Metadata:    meta,
 	}
 	switch cond {
 	case "":
@@ -269,10 +268,10 @@ func (o *s3objects) put(ctx context.Context, key string, data []byte, cond strin
 		// Perhaps written by the attempt whose answer was lost, or by the
 		// one out when ctx ended: look, even if ctx has ended.
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), confirmTimeout)
-		head, herr := o.client.HeadObject(hctx, &s3.HeadObjectInput{Bucket: aws.String(o.name), Key: aws.String(key)})
+		gotETag, gotID, herr := o.head(hctx, key)
 		cancel()
-		if herr == nil && head.Metadata[writeID] == id {
-			return aws.ToString(head.ETag), nil
+		if herr == nil && gotID == id {
+			return gotETag, nil
 		}
 		// Not seen: not made, or made and since replaced or deleted by
 		// another process (whose edit may hold it), or still to be made;
