@@ -15,41 +15,12 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// compactionBeta is a request middleware that adds the compact-2026-09-04
-// beta to a request that asks for a compaction, as the runner's
+// prepareRequest is the request middleware of the runners: it reads the
+// request's body once, sends a turn's repeated tool results once
+// (withoutRepeatedResults), and adds the compact-2026-09-04 beta to a
+// request that asks for a compaction, as the runner's
 // CompactBeforeNextTurn sends it.
-func compactionBeta(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	if req.GetBody != nil {
-		if body, err := req.GetBody(); err == nil {
-			data, _ := io.ReadAll(body)
-			body.Close()
-			var top struct {
-				Compaction json.RawMessage `json:"compaction"`
-			}
-			if json.Unmarshal(data, &top) == nil && len(top.Compaction) > 0 && !bytes.Equal(top.Compaction, []byte("null")) {
-				beta := string(anthropic.AnthropicBetaCompact2026_09_04)
-				if !slices.ContainsFunc(req.Header.Values("anthropic-beta"), func(v string) bool { return strings.Contains(v, beta) }) {
-					req.Header.Add("anthropic-beta", beta)
-				}
-			}
-		}
-	}
-	return next(req)
-}
-
-// dropRepeatedResults is a request middleware that sends a turn's tool
-// results once when the conversation holds them twice. The SDK's runner
-// (v2.15.0) adds a turn's tool results again when a step whose request
-// failed is run again, and the API refuses tool results that answer no
-// tool call of the message before them. The memory tool and the tools of
-// WithTools answer a call that already ran with its first answer, so when
-// every call of the turn ran the first time (a request that failed on
-// its own), the repeated message is the same to the byte and is left out.
-// Messages that differ (a call cut off the first time by the end of the
-// step's context ran on the second) are sent as they are, since only the
-// SDK knows which came last; the API then refuses the request. Any other
-// request is sent as it is.
-func dropRepeatedResults(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+func prepareRequest(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	if req.GetBody == nil {
 		return next(req)
 	}
@@ -60,12 +31,43 @@ func dropRepeatedResults(req *http.Request, next option.MiddlewareNext) (*http.R
 	data, _ := io.ReadAll(body)
 	body.Close()
 	if fixed, ok := withoutRepeatedResults(data); ok {
+		data = fixed
 		req.Body = io.NopCloser(bytes.NewReader(fixed))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(fixed)), nil }
 		req.ContentLength = int64(len(fixed))
 	}
+	if asksCompaction(data) {
+		beta := string(anthropic.AnthropicBetaCompact2026_09_04)
+		if !slices.ContainsFunc(req.Header.Values("anthropic-beta"), func(v string) bool { return strings.Contains(v, beta) }) {
+			req.Header.Add("anthropic-beta", beta)
+		}
+	}
 	return next(req)
 }
+
+// asksCompaction reports whether the request body data asks for a
+// compaction (a compaction member that is not null); a body that does
+// not name one is not decoded.
+func asksCompaction(data []byte) bool {
+	if !bytes.Contains(data, []byte(`"compaction"`)) {
+		return false
+	}
+	var top struct {
+		Compaction json.RawMessage `json:"compaction"`
+	}
+	return json.Unmarshal(data, &top) == nil && len(top.Compaction) > 0 && !bytes.Equal(top.Compaction, []byte("null"))
+}
+
+// A turn's tool results sent twice: the SDK's runner (v2.15.0) adds a
+// turn's tool results again when a step whose request failed is run
+// again, and the API refuses tool results that answer no tool call of the
+// message before them. The memory tool and the tools of WithTools answer
+// a call that already ran with its first answer, so when every call of
+// the turn ran the first time (a request that failed on its own), the
+// repeated message is the same to the byte and is left out. Messages that
+// differ (a call cut off the first time by the end of the step's context
+// ran on the second) are sent as they are, since only the SDK knows which
+// came last; the API then refuses the request.
 
 // withoutRepeatedResults returns the request body data without the user
 // messages of tool results alone that repeat the message before them,
@@ -157,7 +159,7 @@ func runnerArgs(mem *memtool.Memory, params anthropic.BetaToolRunnerParams, opts
 	}
 	tool := NewTool(mem, &ToolOptions{OnCall: cfg.onCall, Turn: lastMessage})
 	tools := append([]anthropic.BetaTool{tool}, sequence(cfg.tools, lastMessage)...)
-	reqOpts := append(slices.Clip(cfg.requestOpts), option.WithMiddleware(dropRepeatedResults, compactionBeta))
+	reqOpts := append(slices.Clip(cfg.requestOpts), option.WithMiddleware(prepareRequest))
 	if err := errors.Join(cfg.errs...); err != nil {
 		reqOpts = append(reqOpts, option.WithMaxRetries(0), option.WithMiddleware(failRequests(err)))
 	}
