@@ -58,20 +58,18 @@ func asksCompaction(data []byte) bool {
 	return json.Unmarshal(data, &top) == nil && len(top.Compaction) > 0 && !bytes.Equal(top.Compaction, []byte("null"))
 }
 
-// A turn's tool results sent twice: the SDK's runner (v2.15.0) adds a
-// turn's tool results again when a step whose request failed is run
-// again, and the API refuses tool results that answer no tool call of the
-// message before them. The memory tool and the tools of WithTools answer
-// a call that already ran with its first answer, so when every call of
-// the turn ran the first time (a request that failed on its own), the
-// repeated message is the same to the byte and is left out. Messages that
-// differ (a call cut off the first time by the end of the step's context
-// ran on the second) are sent as they are, since only the SDK knows which
-// came last; the API then refuses the request.
-
 // withoutRepeatedResults returns the request body data without the user
 // messages of tool results alone that repeat the message before them,
-// and whether it left any out.
+// and whether it left any out. The SDK's runner (v2.15.0) adds a turn's
+// tool results again when a step whose request failed is run again, and
+// the API refuses tool results that answer no tool call of the message
+// before them. The memory tool and the tools of WithTools answer a call
+// that already ran with its first answer, so when every call of the turn
+// ran the first time (a request that failed on its own), the repeated
+// message is the same to the byte and is left out. Messages that differ
+// (a call cut off the first time by the end of the step's context ran on
+// the second) are sent as they are, since only the SDK knows which came
+// last; the API then refuses the request.
 func withoutRepeatedResults(data []byte) ([]byte, bool) {
 	if !repeatsAnID(data) {
 		return nil, false
