@@ -319,6 +319,17 @@ func TestKeys(t *testing.T) {
 		t.Errorf("the variable wins: %v, %v", keys, err)
 	}
 	delete(env, "MEMTOOL_KEY")
+	// The modes the package doc names: the owner's bits alone pass.
+	for _, mode := range []os.FileMode{0o400, 0o700} {
+		os.Chmod(file, mode)
+		if _, err := encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err != nil {
+			t.Errorf("a key file of mode %v: %v", mode, err)
+		}
+	}
+	os.Chmod(file, 0o620)
+	if _, err := encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err == nil {
+		t.Error("a key file its group may write was accepted")
+	}
 	os.Chmod(file, 0o644)
 	if _, err := encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err == nil || !strings.Contains(err.Error(), "readable by others") {
 		t.Errorf("a world-readable key file: %v", err)
