@@ -12,6 +12,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/storetest"
 )
 
 // lostAnswer is a real store (a file store here) whose next update or
@@ -41,6 +42,47 @@ func (s *lostAnswer) Rename(ctx context.Context, oldname, newname string) error 
 	return s.lose(oldname, memtool.ForwardRename(ctx, s.Store, oldname, newname))
 }
 
+// A lostAnswerChange is a change of the file a, made through a history
+// store over an inner store with its rename or without.
+type lostAnswerChange struct {
+	name   string
+	rename bool
+	change func(ctx context.Context, s memtool.Store) error
+}
+
+// The changes the lost-answer tests make.
+var (
+	editA = lostAnswerChange{"edit", true, func(ctx context.Context, s memtool.Store) error {
+		return s.Update(ctx, "a", 1<<20, func([]byte) ([]byte, error) { return []byte("new"), nil })
+	}}
+	overwriteA = lostAnswerChange{"overwrite", true, func(ctx context.Context, s memtool.Store) error {
+		return s.WriteFile(ctx, "a", []byte("new"), memtool.Replace)
+	}}
+	deleteA              = lostAnswerChange{"delete", true, removeA}
+	deleteAWithoutRename = lostAnswerChange{"delete without rename", false, removeA}
+)
+
+func removeA(ctx context.Context, s memtool.Store) error { return s.Remove(ctx, "a") }
+
+// changeLosingAnswer makes c through a history store over inner (hiding
+// inner's rename unless c.rename), once the file a holds "old" and armed
+// is set: inner then loses the answer to its next change. It returns the
+// history store, the store under it, and what the change returned.
+func changeLosingAnswer(t *testing.T, inner memtool.Store, armed *atomic.Bool, c lostAnswerChange) (s, under memtool.Store, err error) {
+	t.Helper()
+	ctx := context.Background()
+	under = inner
+	if !c.rename {
+		under = storetest.Bare(inner)
+	}
+	s = history.New(under, nil)
+	if err := s.WriteFile(ctx, "a", []byte("old"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	return s, under, c.change(ctx, s)
+}
+
 // TestLostAnswerKeepsVersion: a change the inner store made but reported
 // failed still has its version: an edit, an overwrite, and a delete with
 // and without the inner store's rename. Before, the version was dropped
@@ -49,30 +91,17 @@ func (s *lostAnswer) Rename(ctx context.Context, oldname, newname string) error 
 func TestLostAnswerKeepsVersion(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
-		name   string
-		rename bool
-		change func(s memtool.Store) error
-		want   string // what the file holds after the change; "" gone
+		lostAnswerChange
+		want string // what the file holds after the change; "" gone
 	}{
-		{"edit", true, func(s memtool.Store) error {
-			return s.Update(ctx, "a", 1<<20, func([]byte) ([]byte, error) { return []byte("new"), nil })
-		}, "new"},
-		{"overwrite", true, func(s memtool.Store) error { return s.WriteFile(ctx, "a", []byte("new"), memtool.Replace) }, "new"},
-		{"delete", true, func(s memtool.Store) error { return s.Remove(ctx, "a") }, ""},
-		{"delete without rename", false, func(s memtool.Store) error { return s.Remove(ctx, "a") }, ""},
+		{editA, "new"},
+		{overwriteA, "new"},
+		{deleteA, ""},
+		{deleteAWithoutRename, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			inner := &lostAnswer{Store: openFileStore(t, filepath.Join(t.TempDir(), "memories"))}
-			var under memtool.Store = inner
-			if !c.rename {
-				under = struct{ memtool.Store }{inner}
-			}
-			s := history.New(under, nil)
-			if err := s.WriteFile(ctx, "a", []byte("old"), memtool.CreateOnly); err != nil {
-				t.Fatal(err)
-			}
-			inner.armed.Store(true)
-			err := c.change(s)
+			s, under, err := changeLosingAnswer(t, inner, &inner.armed, c.lostAnswerChange)
 			if inner.armed.Load() {
 				t.Fatal("the change made no change through the inner store")
 			}
@@ -108,35 +137,20 @@ func (s *lostVersionAnswer) WriteFile(ctx context.Context, name string, data []b
 	return err
 }
 
+func (s *lostVersionAnswer) Rename(ctx context.Context, oldname, newname string) error {
+	return memtool.ForwardRename(ctx, s.Store, oldname, newname)
+}
+
 // TestLostVersionAnswerKeepsNothing: a change whose version the inner
 // store wrote but answered an error for fails having changed nothing, and
 // so keeps nothing. Before, the version stayed: a version of a change
 // that never happened, which counts against MaxVersions.
 func TestLostVersionAnswerKeepsNothing(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct {
-		name   string
-		rename bool
-		change func(s memtool.Store) error
-	}{
-		{"edit", true, func(s memtool.Store) error {
-			return s.Update(ctx, "a", 1<<20, func([]byte) ([]byte, error) { return []byte("new"), nil })
-		}},
-		{"overwrite", true, func(s memtool.Store) error { return s.WriteFile(ctx, "a", []byte("new"), memtool.Replace) }},
-		{"delete without rename", false, func(s memtool.Store) error { return s.Remove(ctx, "a") }},
-	} {
+	for _, c := range []lostAnswerChange{editA, overwriteA, deleteAWithoutRename} {
 		t.Run(c.name, func(t *testing.T) {
 			inner := &lostVersionAnswer{Store: openFileStore(t, filepath.Join(t.TempDir(), "memories"))}
-			var under memtool.Store = inner
-			if c.rename {
-				under = renaming{inner}
-			}
-			s := history.New(under, nil)
-			if err := s.WriteFile(ctx, "a", []byte("old"), memtool.CreateOnly); err != nil {
-				t.Fatal(err)
-			}
-			inner.armed.Store(true)
-			err := c.change(s)
+			s, under, err := changeLosingAnswer(t, inner, &inner.armed, c)
 			if inner.armed.Load() {
 				t.Fatal("no version was written")
 			}
@@ -151,11 +165,4 @@ func TestLostVersionAnswerKeepsNothing(t *testing.T) {
 			}
 		})
 	}
-}
-
-// renaming gives a lostVersionAnswer its file store's rename.
-type renaming struct{ *lostVersionAnswer }
-
-func (s renaming) Rename(ctx context.Context, oldname, newname string) error {
-	return memtool.ForwardRename(ctx, s.Store, oldname, newname)
 }
