@@ -57,15 +57,23 @@ func (h *trashHooked) ReadFile(ctx context.Context, name string, limit int64) ([
 	return h.Store.ReadFile(ctx, name, limit)
 }
 
+// dueOne makes a.md through the wrapper and returns the clock 31 days
+// later, when a.md is due.
+func dueOne(t *testing.T, inner memtool.Store) *testclock.Clock {
+	t.Helper()
+	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
+	s := expiry.New(inner, &expiry.Options{Now: clk.Now})
+	must(t, s.WriteFile(context.Background(), "a.md", []byte("alpha"), memtool.CreateOnly))
+	clk.Add(31 * 24 * time.Hour)
+	return clk
+}
+
 // expireOne makes a.md, expires it in a run 31 days later, and returns
 // the clock at that run.
 func expireOne(t *testing.T, inner memtool.Store) *testclock.Clock {
 	t.Helper()
 	ctx := context.Background()
-	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
-	s := expiry.New(inner, &expiry.Options{Now: clk.Now})
-	must(t, s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly))
-	clk.Add(31 * 24 * time.Hour)
+	clk := dueOne(t, inner)
 	if rep, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now}); err != nil || len(rep.Expired) != 1 {
 		t.Fatalf("gc: %+v, %v", rep, err)
 	}
@@ -103,10 +111,7 @@ func TestFailedPurgeReportsNothingPurged(t *testing.T) {
 func TestFailedIndexReadReportsNothingExpired(t *testing.T) {
 	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
 		ctx := context.Background()
-		clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
-		s := expiry.New(inner, &expiry.Options{Now: clk.Now})
-		must(t, s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly))
-		clk.Add(31 * 24 * time.Hour)
+		clk := dueOne(t, inner)
 		var reads atomic.Int32
 		h := &trashHooked{Store: inner, readIndex: func() error {
 			if reads.Add(1) == 2 {
@@ -161,10 +166,7 @@ func TestConcurrentPurges(t *testing.T) {
 func TestRestoreDuringCollect(t *testing.T) {
 	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
 		ctx := context.Background()
-		clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
-		s := expiry.New(inner, &expiry.Options{Now: clk.Now})
-		must(t, s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly))
-		clk.Add(31 * 24 * time.Hour)
+		clk := dueOne(t, inner)
 		h := &renameHooked{Store: inner}
 		h.after = func(oldname, _ string) {
 			if oldname == "a.md" {
