@@ -42,15 +42,7 @@ func (s stuckStore) ReadDir(ctx context.Context, name string) ([]memtool.FileInf
 // time is answered 503, not left running until the connection's write
 // deadline cuts it off with no answer.
 func TestSearchHasCallTimeout(t *testing.T) {
-	f := newFixture(t, func(c *server.Config) {
-		store := stuckStore{memstore.New()}
-		store.Mkdir(context.Background(), "slow")
-		c.Open = func(context.Context, string) (memtool.Store, error) { return store, nil }
-		c.CallTimeout = time.Second
-	})
-	_, tok := f.key(t, "alice", keys.Read)
-	addr, stop, done := listen(t, f.server, "", "")
-	defer func() { stop(); <-done }()
+	addr, tok := serveStuck(t, 0, keys.Read)
 	req, _ := http.NewRequest("GET", "http://"+addr+"/v1/search?q=x", nil)
 	req.Header.Set("Authorization", "Bearer "+tok)
 	client := &http.Client{Timeout: 30 * time.Second} // a guard against a hang only
@@ -72,23 +64,9 @@ func TestSearchHasCallTimeout(t *testing.T) {
 // answer after some of the changes were made.
 func TestTurnAnsweredBeforeWriteTimeout(t *testing.T) {
 	workers := 4 * runtime.GOMAXPROCS(0)
-	f := newFixture(t, func(c *server.Config) {
-		store := stuckStore{memstore.New()}
-		store.Mkdir(context.Background(), "slow")
-		c.Open = func(context.Context, string) (memtool.Store, error) { return store, nil }
-		c.CallTimeout = time.Second
-		c.WriteTimeout = 4 * time.Second // less than the 6 rounds of calls below
-	})
-	_, tok := f.key(t, "alice", keys.Write)
-	addr, stop, done := listen(t, f.server, "", "")
-	defer func() { stop(); <-done }()
-
-	calls := make([]map[string]any, 6*workers)
-	for i := range calls {
-		calls[i] = map[string]any{"command": "create", "path": fmt.Sprintf("/memories/slow/%d.md", i), "file_text": "x"}
-	}
-	body, _ := json.Marshal(calls)
-	answers := postTurn(t, addr, tok, strings.NewReader(string(body)), len(calls))
+	addr, tok := serveStuck(t, 4*time.Second, keys.Write) // less than the 6 rounds of calls below
+	n := 6 * workers
+	answers := postTurn(t, addr, tok, strings.NewReader(string(slowCreates(n))), n)
 	t.Logf("first: %s; last: %s", answers[0].Content, answers[len(answers)-1].Content)
 	for i, a := range answers {
 		if !a.IsError {
@@ -104,22 +82,9 @@ func TestTurnAnsweredBeforeWriteTimeout(t *testing.T) {
 // closed with no answer after some of its changes were made.
 func TestTurnAnsweredAfterASlowBody(t *testing.T) {
 	workers := 4 * runtime.GOMAXPROCS(0)
-	f := newFixture(t, func(c *server.Config) {
-		store := stuckStore{memstore.New()}
-		store.Mkdir(context.Background(), "slow")
-		c.Open = func(context.Context, string) (memtool.Store, error) { return store, nil }
-		c.CallTimeout = time.Second
-		c.WriteTimeout = 6 * time.Second // a turn budget of 4.5 s
-	})
-	_, tok := f.key(t, "alice", keys.Write)
-	addr, stop, done := listen(t, f.server, "", "")
-	defer func() { stop(); <-done }()
-
-	calls := make([]map[string]any, 12*workers) // 12 rounds of stuck calls
-	for i := range calls {
-		calls[i] = map[string]any{"command": "create", "path": fmt.Sprintf("/memories/slow/%d.md", i), "file_text": "x"}
-	}
-	body, _ := json.Marshal(calls)
+	addr, tok := serveStuck(t, 6*time.Second, keys.Write) // a turn budget of 4.5 s
+	n := 12 * workers                                     // 12 rounds of stuck calls
+	body := slowCreates(n)
 	pr, pw := io.Pipe()
 	go func() {
 		pw.Write(body[:len(body)/2])
@@ -127,7 +92,37 @@ func TestTurnAnsweredAfterASlowBody(t *testing.T) {
 		pw.Write(body[len(body)/2:])
 		pw.Close()
 	}()
-	postTurn(t, addr, tok, pr, len(calls))
+	postTurn(t, addr, tok, pr, n)
+}
+
+// serveStuck serves a stuckStore, its slow directory made, with a call
+// deadline of a second and the given write deadline (zero: the
+// server's default) until the test ends. It returns the server's address
+// and a token of alice's with scope.
+func serveStuck(t *testing.T, writeTimeout time.Duration, scope keys.Scope) (addr, tok string) {
+	t.Helper()
+	f := newFixture(t, func(c *server.Config) {
+		store := stuckStore{memstore.New()}
+		store.Mkdir(context.Background(), "slow")
+		c.Open = func(context.Context, string) (memtool.Store, error) { return store, nil }
+		c.CallTimeout = time.Second
+		c.WriteTimeout = writeTimeout
+	})
+	_, tok = f.key(t, "alice", scope)
+	addr, stop, done := listen(t, f.server, "", "")
+	t.Cleanup(func() { stop(); <-done })
+	return addr, tok
+}
+
+// slowCreates is the body of a turn of n creates under slow/, each of
+// which the stuckStore holds until its deadline.
+func slowCreates(n int) []byte {
+	calls := make([]map[string]any, n)
+	for i := range calls {
+		calls[i] = map[string]any{"command": "create", "path": fmt.Sprintf("/memories/slow/%d.md", i), "file_text": "x"}
+	}
+	body, _ := json.Marshal(calls)
+	return body
 }
 
 // turnAnswer is one answer of a turn.
