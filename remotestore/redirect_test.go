@@ -18,19 +18,9 @@ import (
 // the file.
 func TestRedirectIsNoAnswer(t *testing.T) {
 	ctx := t.Context()
-	inner := memstore.New()
-	if err := inner.WriteFile(ctx, "f.md", []byte("old"), memtool.CreateOnly); err != nil {
-		t.Fatal(err)
-	}
-	api := resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil)
+	inner, api := withFile(t, "old")
 	check := func(t *testing.T, h http.HandlerFunc) {
-		srv := httptest.NewServer(h)
-		defer srv.Close()
-		s, err := remotestore.Open(srv.URL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := open(t, h, nil)
 		if err := s.WriteFile(ctx, "f.md", []byte("new"), memtool.Replace); err == nil {
 			data, _ := inner.ReadFile(ctx, "f.md", 100)
 			t.Errorf("WriteFile = nil; the file holds %q", data)
@@ -69,13 +59,7 @@ func TestRedirectIsNoAnswer(t *testing.T) {
 			http.Redirect(w, r, "/signin", http.StatusFound)
 		}
 		check(t, signIn)
-		srv := httptest.NewServer(http.HandlerFunc(signIn))
-		defer srv.Close()
-		s, err := remotestore.Open(srv.URL, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := open(t, http.HandlerFunc(signIn), nil)
 		if data, err := s.ReadFile(ctx, "f.md", 100); err == nil {
 			t.Errorf("ReadFile = %q, nil", data)
 		}
