@@ -11,14 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/claude/mcptools"
-	"github.com/memtool/memtool/memstore"
 )
 
 // serverEnv, when set, makes the test binary an MCP server on stdio.
@@ -111,29 +107,12 @@ func TestRunnerWithServers(t *testing.T) {
 		t.Errorf("tools: %s", got)
 	}
 
-	srv := claudetest.NewServer(
-		claudetest.Turn{Calls: []claudetest.ToolUse{
-			{Name: "memory", Input: `{"command":"create","path":"/memories/a.md","file_text":"a"}`},
-			{Name: "mcp__local__shout", Input: `{"text":"hello"}`},
-			{Name: "mcp__web__shout", Input: `{"text":"web"}`},
-			{Name: "mcp__local__fail_now", Input: `{}`},
-		}},
-		claudetest.Turn{Text: "Done."},
-	)
-	defer srv.Close()
-	client := srv.Client()
-	runner := claude.NewRunner(&client, memtool.New(memstore.New(), nil), anthropic.BetaToolRunnerParams{
-		BetaMessageNewParams: anthropic.BetaMessageNewParams{
-			Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024,
-			Messages: []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("Shout."))},
-		},
-	}, servers.Option())
-	if _, err := runner.RunToCompletion(ctx); err != nil {
-		t.Fatalf("%v (refusals: %v)", err, srv.Refusals())
-	}
-	if err := srv.Refusals(); err != nil {
-		t.Fatal(err)
-	}
+	srv := run(t, servers, claudetest.Turn{Calls: []claudetest.ToolUse{
+		{Name: "memory", Input: `{"command":"create","path":"/memories/a.md","file_text":"a"}`},
+		{Name: "mcp__local__shout", Input: `{"text":"hello"}`},
+		{Name: "mcp__web__shout", Input: `{"text":"web"}`},
+		{Name: "mcp__local__fail_now", Input: `{}`},
+	}})
 	got := map[string]string{}
 	for _, r := range srv.Requests()[1].ToolResults() {
 		got[r.ToolUseID] = r.Text
