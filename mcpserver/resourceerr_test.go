@@ -14,8 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/encrypt"
-	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -26,13 +25,8 @@ import (
 func TestResourceReadRefusals(t *testing.T) {
 	ctx := context.Background()
 
-	dir := t.TempDir()
-	fstore, err := filestore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fstore.Close() })
-	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "link.txt")); err != nil {
+	fstore := backendtest.FileStore(t)
+	if err := os.Symlink("/etc/passwd", filepath.Join(fstore.Dir(), "link.txt")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -40,14 +34,7 @@ func TestResourceReadRefusals(t *testing.T) {
 	if err := plain.WriteFile(ctx, "plain.txt", []byte("not encrypted"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
-	key, err := encrypt.NewKey("k1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	estore, err := encrypt.New(plain, []encrypt.Key{key}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	estore := backendtest.Encrypted(t, plain)
 
 	for _, c := range []struct {
 		name  string
