@@ -245,11 +245,7 @@ func (h *Handler) stat(w http.ResponseWriter, r *http.Request, s memtool.Store) 
 // remove serves DELETE /v1/entry: a file or an empty directory, or with
 // recursive=true a directory and everything in it.
 func (h *Handler) remove(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
-	q, name, err := named(r)
-	if err != nil {
-		return err
-	}
-	recursive, err := q.flag("recursive")
+	name, recursive, err := namedFlag(r, "recursive")
 	if err != nil {
 		return err
 	}
@@ -299,11 +295,7 @@ func (h *Handler) readDir(w http.ResponseWriter, r *http.Request, s memtool.Stor
 // or with parents=true the missing directories of the path too (then one
 // that exists already is no error).
 func (h *Handler) mkdir(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
-	q, name, err := named(r)
-	if err != nil {
-		return err
-	}
-	parents, err := q.flag("parents")
+	name, parents, err := namedFlag(r, "parents")
 	if err != nil {
 		return err
 	}

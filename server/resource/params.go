@@ -48,6 +48,18 @@ func named(r *http.Request) (params, string, error) {
 	return q, name, err
 }
 
+// namedFlag returns the clean name in a request's parameter path and its
+// boolean parameter key (false if absent), for the routes that take one
+// flag besides the path.
+func namedFlag(r *http.Request, key string) (name string, on bool, err error) {
+	q, name, err := named(r)
+	if err != nil {
+		return "", false, err
+	}
+	on, err = q.flag(key)
+	return name, on, err
+}
+
 // flag reads a boolean parameter, false if absent.
 func (q params) flag(key string) (bool, error) {
 	v, ok := q[key]
