@@ -17,9 +17,7 @@ import (
 func TestMigrateForceTellsWhatTheTargetKeeps(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	seedTree(t, src, "")
+	tmp, src := seededSource(t, "")
 	for _, dst := range []string{filepath.Join(tmp, "dst"), "sqlite://" + filepath.Join(tmp, "dst.db"), "file+blob://" + filepath.Join(tmp, "bucket")} {
 		s := openTestStore(t, dst, "")
 		if err := s.Mkdir(ctx, "old"); err != nil {

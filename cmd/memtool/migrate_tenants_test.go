@@ -18,26 +18,8 @@ import (
 // for a target that then held a tenant the source has not.
 func TestMigrateAllTenantsRefusesTargetWithOtherTenants(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	seedTree(t, src, "alice")
-	for _, dst := range []string{filepath.Join(tmp, "dst"), "sqlite://" + filepath.Join(tmp, "dst.db")} {
-		if err := openTestStore(t, dst, "carol").WriteFile(ctx, "c.md", []byte("carol's"), memtool.CreateOnly); err != nil {
-			t.Fatal(err)
-		}
-		out, stderr, code := runMigrateBinary(t, "--from", src, "--to", dst, "--all-tenants")
-		if code != exitFailed || out != "" || !strings.Contains(stderr, "carol") || !strings.Contains(stderr, "--force") {
-			t.Errorf("migrate --all-tenants into %s holding tenant carol: exit %d\nstdout: %s\nstderr: %s", dst, code, out, stderr)
-		}
-		ids, err := listTenants(ctx, dst)
-		if err != nil || !slices.Equal(ids, []string{"carol"}) {
-			t.Errorf("the refused migration left the tenants %q (%v), want only carol", ids, err)
-		}
-		if out := migrateOK(t, "--from", src, "--to", dst, "--all-tenants", "--force"); !strings.Contains(out, "of 1 tenant") {
-			t.Errorf("with --force: %q", out)
-		}
-	}
+	tmp, src := seededSource(t, "alice")
+	checkAllTenantsRefused(t, tmp, src, "carol", "of 1 tenant", "carol", "--force")
 }
 
 // TestMigrateAllTenantsRefusedClaimsNoTenant: --all-tenants refused for
@@ -47,25 +29,39 @@ func TestMigrateAllTenantsRefusesTargetWithOtherTenants(t *testing.T) {
 // new, empty tenant alice in the target.
 func TestMigrateAllTenantsRefusedClaimsNoTenant(t *testing.T) {
 	t.Parallel()
+	tmp, src := seededSource(t, "alice", "bob")
+	checkAllTenantsRefused(t, tmp, src, "bob", "of 2 tenants", "(tenant bob): the target is not empty")
+}
+
+// checkAllTenantsRefused migrates every tenant of the store src into a
+// directory and an SQLite store in tmp, each holding a file of tenant:
+// without --force memtool must fail, saying each of refusal on stderr,
+// and leave tenant the target's only tenant; with --force it must
+// succeed, its summary saying forced.
+func checkAllTenantsRefused(t *testing.T, tmp, src, tenant, forced string, refusal ...string) {
+	t.Helper()
 	ctx := context.Background()
-	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	seedTree(t, src, "alice")
-	seedTree(t, src, "bob")
 	for _, dst := range []string{filepath.Join(tmp, "dst"), "sqlite://" + filepath.Join(tmp, "dst.db")} {
-		if err := openTestStore(t, dst, "bob").WriteFile(ctx, "b.md", []byte("bob's"), memtool.CreateOnly); err != nil {
+		if err := openTestStore(t, dst, tenant).WriteFile(ctx, tenant[:1]+".md", []byte(tenant+"'s"), memtool.CreateOnly); err != nil {
 			t.Fatal(err)
 		}
 		out, stderr, code := runMigrateBinary(t, "--from", src, "--to", dst, "--all-tenants")
-		if code != exitFailed || out != "" || !strings.Contains(stderr, "(tenant bob): the target is not empty") {
-			t.Errorf("migrate --all-tenants into %s holding bob: exit %d\nstdout: %s\nstderr: %s", dst, code, out, stderr)
+		if code != exitFailed || out != "" || slices.ContainsFunc(refusal, func(s string) bool { return !strings.Contains(stderr, s) }) {
+			t.Errorf("migrate --all-tenants into %s holding tenant %s: exit %d\nstdout: %s\nstderr: %s", dst, tenant, code, out, stderr)
 		}
-		if ids, err := listTenants(ctx, dst); err != nil || !slices.Equal(ids, []string{"bob"}) {
-			t.Errorf("the refused migration left the tenants %q (%v), want only bob", ids, err)
-		}
-		if out := migrateOK(t, "--from", src, "--to", dst, "--all-tenants", "--force"); !strings.Contains(out, "of 2 tenants") {
+		checkOnlyTenant(t, dst, tenant)
+		if out := migrateOK(t, "--from", src, "--to", dst, "--all-tenants", "--force"); !strings.Contains(out, forced) {
 			t.Errorf("with --force: %q", out)
 		}
+	}
+}
+
+// checkOnlyTenant fails t unless tenant is the only tenant of the store
+// at url, as it was before a refused migration.
+func checkOnlyTenant(t *testing.T, url, tenant string) {
+	t.Helper()
+	if ids, err := listTenants(context.Background(), url); err != nil || !slices.Equal(ids, []string{tenant}) {
+		t.Errorf("the refused migration left the tenants %q (%v), want only %s", ids, err, tenant)
 	}
 }
 
@@ -76,10 +72,8 @@ func TestMigrateAllTenantsRefusedClaimsNoTenant(t *testing.T) {
 // record, leaving a partial copy.
 func TestMigratePolicyMismatchRefusedBeforeCopying(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
-	seedTree(t, src, "alice")
-	seedTree(t, src, "bob")
+	tmp, src := seededSource(t, "alice", "bob")
+	dst := filepath.Join(tmp, "dst")
 	key, _ := encrypt.NewKey("k1")
 	env := policyEnv(t, `{"encrypt":true}`, key)
 	if _, stderr, code := runMemtoolEnv(t, env, "create", "--store", dst, "--tenant", "bob", "--text", "sealed", "/memories/s.md"); code != 0 {
@@ -89,7 +83,5 @@ func TestMigratePolicyMismatchRefusedBeforeCopying(t *testing.T) {
 	if code != exitStore || out != "" || !strings.Contains(stderr, "it is encrypted") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
 	}
-	if ids, err := listTenants(context.Background(), dst); err != nil || !slices.Equal(ids, []string{"bob"}) {
-		t.Errorf("the refused migration left the tenants %q (%v), want only bob", ids, err)
-	}
+	checkOnlyTenant(t, dst, "bob")
 }

@@ -63,6 +63,19 @@ func seedTree(t *testing.T, url, tenant string) {
 	}
 }
 
+// seededSource returns a new temporary directory and the directory store
+// "src" in it, which seedTree has filled for each of tenants ("" for a
+// store without tenants).
+func seededSource(t *testing.T, tenants ...string) (tmp, src string) {
+	t.Helper()
+	tmp = t.TempDir()
+	src = filepath.Join(tmp, "src")
+	for _, id := range tenants {
+		seedTree(t, src, id)
+	}
+	return tmp, src
+}
+
 // diskTree describes the memory in a directory on disk, byte for byte:
 // every directory, and every file with its content. The store's own
 // names are left out.
@@ -117,9 +130,7 @@ func sameTree(t *testing.T, got, want []string) {
 // and last directories byte for byte.
 func TestMigrateChain(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	seedTree(t, src, "")
+	tmp, src := seededSource(t, "")
 	chain := []string{
 		src,
 		"sqlite://" + filepath.Join(tmp, "m.db"),
@@ -140,11 +151,7 @@ func TestMigrateChain(t *testing.T) {
 // an object store and SQLite, and back.
 func TestMigrateAllTenants(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	for _, id := range []string{"alice", "bob"} {
-		seedTree(t, src, id)
-	}
+	tmp, src := seededSource(t, "alice", "bob")
 	bucket := "file+blob://" + filepath.Join(tmp, "bucket") + "?prefix=all"
 	dst := filepath.Join(tmp, "dst")
 	if out := migrateOK(t, "--from", src, "--to", bucket, "--all-tenants"); !strings.Contains(out, "of 2 tenants") {
@@ -169,9 +176,8 @@ func TestMigrateAllTenants(t *testing.T) {
 
 func TestMigrateRefusesNonEmptyTarget(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
-	seedTree(t, src, "")
+	tmp, src := seededSource(t, "")
+	dst := filepath.Join(tmp, "dst")
 	execMemtool(t, jsonLine(createInput("/memories/top.md", "keep me")), "--store", dst)
 	before := diskTree(t, dst)
 	out, errOut, code := runMigrateBinary(t, "--from", src, "--to", dst)
@@ -414,9 +420,7 @@ func TestMigrateToPolicy(t *testing.T) {
 func TestMigrateRefusesWhatItCannotCarry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	seedTree(t, src, "")
+	tmp, src := seededSource(t, "")
 	os.Mkdir(filepath.Join(src, ".memtool-future"), 0o700)
 	db := "sqlite://" + filepath.Join(tmp, "src.db")
 	seedTree(t, db, "")
@@ -480,9 +484,7 @@ func TestMigrateKeepsTenancy(t *testing.T) {
 // source was replaced by another of its files).
 func TestMigrateRefusesOverlap(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	seedTree(t, src, "")
+	tmp, src := seededSource(t, "")
 	inner := filepath.Join(src, "deep")
 	before, beforeInner := diskTree(t, src), diskTree(t, inner)
 	if err := os.Symlink(src, filepath.Join(tmp, "link")); err != nil {
@@ -561,9 +563,7 @@ func TestMigrateForceCompletesAFailedCopy(t *testing.T) {
 // marked multi-tenant by --tenant) before it refused.
 func TestMigrateRefusedCreatesNothing(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	src := filepath.Join(tmp, "src")
-	seedTree(t, src, "")
+	tmp, src := seededSource(t, "")
 	policy := filepath.Join(tmp, "policy.json")
 	if err := os.WriteFile(policy, []byte(`{"encrypt":true}`), 0o600); err != nil {
 		t.Fatal(err)

@@ -84,9 +84,8 @@ func TestRemoteExec(t *testing.T) {
 // against the server.
 func TestRemoteMigrate(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	src, served, back := filepath.Join(tmp, "src"), filepath.Join(tmp, "served"), filepath.Join(tmp, "back")
-	seedTree(t, src, "")
+	tmp, src := seededSource(t, "")
+	served, back := filepath.Join(tmp, "served"), filepath.Join(tmp, "back")
 	url := memoryServer(t, served)
 	for _, step := range [][2]string{{src, url}, {url, back}} {
 		out, errOut, code := runMemtool(t, remoteEnv(), "", "migrate", "--from", step[0], "--to", step[1])
