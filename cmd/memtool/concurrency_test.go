@@ -386,11 +386,7 @@ func dirNames(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
+	return sortedNames(entries, os.DirEntry.Name)
 }
 
 func readDisk(t *testing.T, name string) string {

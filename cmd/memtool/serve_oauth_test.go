@@ -74,12 +74,7 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	slices.Sort(names)
-	return names
+	return sortedNames(res.Tools, func(tool *mcp.Tool) string { return tool.Name })
 }
 
 // TestServeOAuth: through memtool serve with the --oauth-* flags, a valid

@@ -354,9 +354,15 @@ func storeNames(t *testing.T, s memtool.Store, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sortedNames(entries, func(e memtool.FileInfo) string { return e.Name })
+}
+
+// sortedNames returns the name of each of items, as name gives it, sorted
+// (nil for no items).
+func sortedNames[E any](items []E, name func(E) string) []string {
 	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name)
+	for _, item := range items {
+		names = append(names, name(item))
 	}
 	slices.Sort(names)
 	return names
