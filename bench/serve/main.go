@@ -101,11 +101,7 @@ func run() error {
 
 	transport := &http.Transport{MaxIdleConns: *clients, MaxIdleConnsPerHost: *clients}
 	client := &http.Client{Transport: transport, Timeout: time.Minute}
-	cpuBefore, err := cpuTime(srv.Process.Pid)
-	if err != nil {
-		return err
-	}
-	othersBefore, err := othersCPU()
+	before, err := sampleCPU(srv.Process.Pid)
 	if err != nil {
 		return err
 	}
@@ -140,11 +136,7 @@ func run() error {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpuAfter, err := cpuTime(srv.Process.Pid)
-	if err != nil {
-		return err
-	}
-	othersAfter, err := othersCPU()
+	after, err := sampleCPU(srv.Process.Pid)
 	if err != nil {
 		return err
 	}
@@ -158,12 +150,12 @@ func run() error {
 	if len(tokens) > 1 {
 		on = fmt.Sprintf("%d tenants", len(tokens))
 	}
-	serverCPU := float64((cpuAfter - cpuBefore).Microseconds()) / float64(n)
+	serverCPU := float64((after.proc - before.proc).Microseconds()) / float64(n)
 	fmt.Printf("%-10s serve: %d clients on %s, %d requests in %.1fs: %.0f ops/s, p50 %s, p99 %s, server CPU %.0f µs/op, %d failed\n",
 		name, *clients, on, n, elapsed.Seconds(), float64(n)/elapsed.Seconds(), pct(latencies, 50), pct(latencies, 99),
 		serverCPU, len(failures))
 	fmt.Printf("%-10s serve: %.2f of %d cores busy besides the clients\n",
-		name, (othersAfter-othersBefore).Seconds()/elapsed.Seconds(), runtime.NumCPU())
+		name, (after.others-before.others).Seconds()/elapsed.Seconds(), runtime.NumCPU())
 	if len(failures) > 0 {
 		fmt.Printf("  first failure: %.300s\n", failures[0])
 	}
@@ -229,11 +221,7 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 	if _, err := ask([]byte(`{"command":"view","path":"/memories"}`)); err != nil {
 		return 0, err
 	}
-	cpu0, err := cpuTime(cmd.Process.Pid)
-	if err != nil {
-		return 0, err
-	}
-	all0, err := othersCPU()
+	before, err := sampleCPU(cmd.Process.Pid)
 	if err != nil {
 		return 0, err
 	}
@@ -254,17 +242,13 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 		n++
 	}
 	elapsed := time.Since(start)
-	cpu1, err := cpuTime(cmd.Process.Pid)
-	if err != nil {
-		return 0, err
-	}
-	all1, err := othersCPU()
+	after, err := sampleCPU(cmd.Process.Pid)
 	if err != nil {
 		return 0, err
 	}
 	in.Close()
 	cmd.Wait()
-	perOp := float64((cpu1 - cpu0).Microseconds()) / float64(n)
+	perOp := float64((after.proc - before.proc).Microseconds()) / float64(n)
 	rate := float64(n) / elapsed.Seconds()
 	fmt.Printf("%-10s exec:  1 process, %d commands in %.1fs: %.0f ops/s, CPU %.0f µs/op, %d failed\n",
 		name, n, elapsed.Seconds(), rate, perOp, failed)
@@ -272,11 +256,28 @@ func runExec(bin, store, tenant string, inputs [][]byte, limit time.Duration, na
 	// the database server's and the kernel's. No server on this machine
 	// can answer faster than its cores divided by that, even one that
 	// cost nothing itself, with clients that cost nothing.
-	allOp := float64((all1 - all0).Microseconds()) / float64(n)
+	allOp := float64((after.others - before.others).Microseconds()) / float64(n)
 	cores := float64(runtime.NumCPU())
 	fmt.Printf("%-10s exec:  machine CPU %.0f µs/op (%.2f of %.0f cores busy): any server here is at most %.2f× exec's rate\n",
 		name, allOp, allOp*rate/1e6, cores, cores*1e6/allOp/rate)
 	return perOp, nil
+}
+
+// A cpuSample is, at one moment, the CPU time one process has used so far
+// and the one the whole machine has besides this program (see othersCPU).
+type cpuSample struct{ proc, others time.Duration }
+
+// sampleCPU reads process pid's CPU time, then the machine's.
+func sampleCPU(pid int) (cpuSample, error) {
+	proc, err := cpuTime(pid)
+	if err != nil {
+		return cpuSample{}, err
+	}
+	others, err := othersCPU()
+	if err != nil {
+		return cpuSample{}, err
+	}
+	return cpuSample{proc, others}, nil
 }
 
 // othersCPU is the CPU time the whole machine has used so far (user,
