@@ -21,30 +21,16 @@
 package main
 
 import (
-	"fmt"
 	"os"
+
+	"github.com/memtool/memtool/bench/internal/subcmd"
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench gen|exec|bare|report [flags]")
-		os.Exit(2)
-	}
-	var err error
-	switch os.Args[1] {
-	case "gen":
-		err = runGen(os.Args[2:])
-	case "exec":
-		err = runExecDriver(os.Args[2:])
-	case "bare":
-		err = runBare(os.Args[2:], os.Stdout)
-	case "report":
-		err = runReport(os.Args[2:], os.Stdout)
-	default:
-		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bench %s: %v\n", os.Args[1], err)
-		os.Exit(1)
-	}
+	os.Exit(subcmd.Run("bench", os.Args[1:], os.Stderr, []subcmd.Command{
+		{Name: "gen", Run: runGen},
+		{Name: "exec", Run: runExecDriver},
+		{Name: "bare", Run: func(args []string) error { return runBare(args, os.Stdout) }},
+		{Name: "report", Run: func(args []string) error { return runReport(args, os.Stdout) }},
+	}))
 }

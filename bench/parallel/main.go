@@ -30,29 +30,16 @@ import (
 	"time"
 
 	"github.com/memtool/memtool/bench/internal/execproc"
+	"github.com/memtool/memtool/bench/internal/subcmd"
 	"github.com/memtool/memtool/bench/internal/workfile"
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: parallel turn|procs|bare [flags]")
-		os.Exit(2)
-	}
-	var err error
-	switch os.Args[1] {
-	case "turn":
-		err = runTurn(os.Args[2:])
-	case "procs":
-		err = runProcs(os.Args[2:])
-	case "bare":
-		err = runBare(os.Args[2:])
-	default:
-		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "parallel %s: %v\n", os.Args[1], err)
-		os.Exit(1)
-	}
+	os.Exit(subcmd.Run("parallel", os.Args[1:], os.Stderr, []subcmd.Command{
+		{Name: "turn", Run: runTurn},
+		{Name: "procs", Run: runProcs},
+		{Name: "bare", Run: runBare},
+	}))
 }
 
 // An execProc is one `memtool exec` process that checks its answers.
