@@ -9,12 +9,8 @@
 # READS (2000), BASE (a git revision whose memtool joins the rounds).
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memtool-bare.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-(cd "$repo" && go build -o "$tmp/memtool" ./cmd/memtool && go build -o "$tmp/bench" ./bench &&
-	go build -o "$tmp/bareexec" ./bench/bareexec)
+. "$(dirname "${BASH_SOURCE[0]}")/scratch.sh"
+scratch_build bare ./bench/bareexec
 bins=$tmp/memtool
 if [[ -n ${BASE:-} ]]; then
 	mkdir "$tmp/base-src"

@@ -12,7 +12,7 @@
 # READS (2000), BENCH_OUT (where results are kept; default bench/out).
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/scratch.sh"
 oracle=${1:-${MEMTOOL_TS_ORACLE:-$repo/../shared/reference/ts-oracle}}
 runs=${RUNS:-5}
 out=${BENCH_OUT:-$repo/bench/out}
@@ -24,12 +24,10 @@ for f in package.json package-lock.json; do
 	fi
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memtool-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
 echo "== building memtool and the driver"
-(cd "$repo" && go build -o "$tmp/memtool" ./cmd/memtool && go build -o "$tmp/bench" ./bench)
+scratch_build bench
 
 echo "== installing the TS SDK (npm ci in a temp dir)"
 mkdir "$tmp/ts"

@@ -13,11 +13,8 @@
 # SEED (1), OPS (2000), FILES (100); TMPDIR picks the file system.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memtool-parallel.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-(cd "$repo" && go build -o "$tmp/memtool" ./cmd/memtool && go build -o "$tmp/bench" ./bench && go build -o "$tmp/parallel" ./bench/parallel)
+. "$(dirname "${BASH_SOURCE[0]}")/scratch.sh"
+scratch_build parallel ./bench/parallel
 "$tmp/bench" gen -out "$tmp" -seed "${SEED:-1}" -ops "${OPS:-2000}" -files "${FILES:-100}" -reads 1 2>/dev/null
 echo "go: $(go version | cut -d' ' -f3-)  cpus: $(nproc)  load: $(cut -d' ' -f1-3 /proc/loadavg)  temp dir file system: $(df -PT "$tmp" | awk 'NR == 2 {print $2}')"
 

@@ -15,11 +15,8 @@
 # neither is set); TMPDIR picks the file system.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memtool-serve.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-(cd "$repo" && go build -o "$tmp/memtool" ./cmd/memtool && go build -o "$tmp/bench" ./bench && go build -o "$tmp/serve" ./bench/serve)
+. "$(dirname "${BASH_SOURCE[0]}")/scratch.sh"
+scratch_build serve ./bench/serve
 "$tmp/bench" gen -out "$tmp" -seed "${SEED:-1}" -ops "${OPS:-300}" -files "${FILES:-20}" -reads 1 2>/dev/null
 echo "go: $(go version | cut -d' ' -f3-)  cpus: $(nproc)  load: $(cut -d' ' -f1-3 /proc/loadavg)"
 

@@ -16,13 +16,10 @@
 # left out; .ci/postgres.sh gives one). Needs jq.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/scratch.sh"
 runs=${RUNS:-3}
 procs=${PROCS:-4}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memtool-sqlprocs.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-(cd "$repo" && go build -o "$tmp/memtool" ./cmd/memtool && go build -o "$tmp/bench" ./bench && go build -o "$tmp/scale" ./bench/scale)
+scratch_build sqlprocs ./bench/scale
 "$tmp/bench" gen -out "$tmp" -seed "${SEED:-1}" -ops "${OPS:-1000}" -files "${FILES:-50}" -reads 1 2>/dev/null
 for p in $(seq 1 "$procs"); do
 	# The workload under /memories/pN, after a create that makes pN.

@@ -15,12 +15,11 @@
 # (-tags gcs,azure) too.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/scratch.sh"
 runs=${RUNS:-50}
 init_runs=${INIT_RUNS:-30}
 rss_runs=${RSS_RUNS:-3}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memtool-startup.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+scratch startup
 
 names=()
 # install NAME FILE: the binary joins the comparison under NAME. It is

@@ -10,12 +10,9 @@
 # postgres backend is left out; .ci/postgres.sh gives one).
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../scratch.sh"
 runs=${RUNS:-3}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/memtool-mixed.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-(cd "$repo" && go build -o "$tmp/memtool" ./cmd/memtool && go build -o "$tmp/bench" ./bench && go build -o "$tmp/scale" ./bench/scale)
+scratch_build mixed ./bench/scale
 "$tmp/bench" gen -out "$tmp" -seed "${SEED:-1}" -ops "${OPS:-2000}" -files "${FILES:-100}" -reads "${READS:-2000}"
 echo "go: $(go version | cut -d' ' -f3-)  cpus: $(nproc)  temp dir file system: $(df -PT "$tmp" | awk 'NR == 2 {print $2}')"
 
