@@ -13,6 +13,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/internal/mcpcalls"
 	"github.com/memtool/memtool/internal/testpng"
 	"github.com/memtool/memtool/mcpserver"
 	"github.com/memtool/memtool/memstore"
@@ -39,14 +40,6 @@ func connect(t testing.TB, mem *memtool.Memory, opts *mcpserver.Options) *mcp.Cl
 
 // asResult is the memtool.Result an MCP tool result carries; it fails t
 // unless the result is one text or image content.
-func asResult(t *testing.T, res *mcp.CallToolResult) memtool.Result {
-	t.Helper()
-	r, err := mcpserver.ResultOf(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // batteryCalls are the battery's inputs with their MCP calls; the four
 // inputs whose command is no command (K1 to K4) have no tool and are left
@@ -81,7 +74,7 @@ func checkBattery(t *testing.T, session *mcp.ClientSession) {
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
-		got, want := asResult(t, res), exec.Run(ctx, in)
+		got, want := mcpcalls.Result(t, res), exec.Run(ctx, in)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
 		}
@@ -208,7 +201,7 @@ func TestImageView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := asResult(t, res)
+	got := mcpcalls.Result(t, res)
 	if got.IsError || got.Image == nil || got.Image.MediaType != "image/png" || !bytes.Equal(got.Image.Data, pic) {
 		t.Errorf("view of a PNG: %+v", got)
 	}
@@ -222,16 +215,6 @@ func listing(t *testing.T, mem *memtool.Memory) string {
 		t.Fatal(r.Text)
 	}
 	return r.Text
-}
-
-// writeCalls are calls of every tool that changes the memory, each of
-// which would succeed with write access.
-var writeCalls = []mcp.CallToolParams{
-	{Name: "memory_create", Arguments: map[string]any{"path": "/memories/new.txt", "file_text": "x"}},
-	{Name: "memory_str_replace", Arguments: map[string]any{"path": "/memories/a.txt", "old_str": "one", "new_str": "ONE"}},
-	{Name: "memory_insert", Arguments: map[string]any{"path": "/memories/a.txt", "insert_line": 0, "insert_text": "zero"}},
-	{Name: "memory_delete", Arguments: map[string]any{"path": "/memories/a.txt"}},
-	{Name: "memory_rename", Arguments: map[string]any{"old_path": "/memories/a.txt", "new_path": "/memories/b.txt"}},
 }
 
 // seeded is a Memory holding /memories/a.txt.
@@ -258,7 +241,7 @@ func checkReadOnly(t *testing.T, session *mcp.ClientSession, mem *memtool.Memory
 		t.Fatalf("a read-only identity lists %d tools, want memory_search and memory_view alone", len(res.Tools))
 	}
 	before := listing(t, mem)
-	for _, call := range writeCalls {
+	for _, call := range mcpcalls.Writes() {
 		res, err := session.CallTool(ctx, &call)
 		if err == nil {
 			t.Errorf("%s with read access: %+v, want a refusal", call.Name, res)
@@ -282,13 +265,13 @@ func TestReadOnly(t *testing.T) {
 	// The same calls with write access succeed, so the refusals above are
 	// for want of access.
 	cs := connect(t, seeded(t), nil)
-	for _, call := range writeCalls {
+	for _, call := range mcpcalls.Writes() {
 		res, err := cs.CallTool(context.Background(), &call)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.IsError && call.Name != "memory_rename" { // a.txt is deleted by then
-			t.Errorf("%s with write access: %+v", call.Name, asResult(t, res))
+			t.Errorf("%s with write access: %+v", call.Name, mcpcalls.Result(t, res))
 		}
 	}
 }
@@ -349,7 +332,7 @@ func TestArguments(t *testing.T) {
 			t.Fatalf("%s %v: %v", c.tool, c.args, err)
 		}
 		want := seeded(t).Run(ctx, []byte(c.want))
-		if got := asResult(t, res); got != want {
+		if got := mcpcalls.Result(t, res); got != want {
 			t.Errorf("%s %v:\n got %+v\nwant %+v", c.tool, c.args, got, want)
 		}
 	}
@@ -420,7 +403,7 @@ func TestToolCallAnswersAsExec(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s -> %s %s: %v", in, tool, args, err)
 		}
-		if got, want := asResult(t, res), seeded(t).Run(ctx, []byte(in)); got != want {
+		if got, want := mcpcalls.Result(t, res), seeded(t).Run(ctx, []byte(in)); got != want {
 			t.Errorf("%s -> %s %s:\n got %+v\nexec %+v", in, tool, args, got, want)
 		}
 	}
@@ -485,7 +468,7 @@ func TestCreateOverwrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			results = append(results, asResult(t, res))
+			results = append(results, mcpcalls.Result(t, res))
 		}
 		want := "first"
 		if overwrite {

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/mcpcalls"
 	"github.com/memtool/memtool/internal/oauthtest"
 	"github.com/memtool/memtool/mcpserver"
 	"github.com/memtool/memtool/memstore"
@@ -103,7 +104,7 @@ func TestOAuthTenants(t *testing.T) {
 	}
 	bob := httpSession(t, iss.Token(t, iss.Claims(s.resource, "bob", "memory:write")), s.url)
 	res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/alice.txt"}})
-	if err != nil || !res.IsError || strings.Contains(asResult(t, res).Text, "private") {
+	if err != nil || !res.IsError || strings.Contains(mcpcalls.Result(t, res).Text, "private") {
 		t.Errorf("bob viewing alice's file: %v %+v", err, res)
 	}
 	if got := listing(t, s.tenants["bob"]); strings.Contains(got, "alice") {

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/mcpcalls"
 	"github.com/memtool/memtool/mcpserver"
 	"github.com/memtool/memtool/memstore"
 )
@@ -36,7 +37,7 @@ func TestCallTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := asResult(t, res)
+	got := mcpcalls.Result(t, res)
 	if !got.IsError || !strings.Contains(got.Text, "did not finish in time") || !strings.Contains(got.Text, "nothing was changed") {
 		t.Errorf("a create past the call timeout: %+v", got)
 	}
@@ -76,7 +77,7 @@ func TestHTTPServerOptions(t *testing.T) {
 		}
 	}
 	res, err := httpSession(t, "stalled", url).CallTool(ctx, &mcp.CallToolParams{Name: "memory_create", Arguments: map[string]any{"path": "/memories/x.txt", "file_text": "x"}})
-	if err != nil || !res.IsError || !strings.Contains(asResult(t, res).Text, "did not finish in time") {
+	if err != nil || !res.IsError || !strings.Contains(mcpcalls.Result(t, res).Text, "did not finish in time") {
 		t.Errorf("a stalled create over HTTP: %v %+v", err, res)
 	}
 	if resp, body := post(t, url, callView, map[string]string{"Authorization": "Bearer none"}); resp.StatusCode != 500 || !strings.Contains(body, "internal error") {

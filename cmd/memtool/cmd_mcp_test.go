@@ -27,6 +27,7 @@ import (
 
 	"github.com/memtool/memtool"
 	referencebattery "github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/internal/mcpcalls"
 	"github.com/memtool/memtool/mcpserver"
 )
 
@@ -58,14 +59,6 @@ func mcpSession(t *testing.T, bin string, args ...string) (*mcp.ClientSession, *
 
 // asResult is the memtool.Result an MCP tool result carries; it fails t
 // unless the result is one text or image content.
-func asResult(t *testing.T, res *mcp.CallToolResult) memtool.Result {
-	t.Helper()
-	r, err := mcpserver.ResultOf(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // execResults runs inputs, one per line, through `memtool exec` on the
 // store in dir and returns its answers.
@@ -176,7 +169,7 @@ func TestMCPStdioBattery(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
-		got = append(got, asResult(t, res))
+		got = append(got, mcpcalls.Result(t, res))
 	}
 	sameResults(t, inputs, got, want)
 }
@@ -260,16 +253,6 @@ func TestMCPReadOnlyFlag(t *testing.T) {
 	checkNoWrites(t, cs, dir)
 }
 
-// readOnlyAttempts are calls of every tool that changes the memory, each
-// of which would succeed with write access to a store holding a.txt.
-var readOnlyAttempts = []mcp.CallToolParams{
-	{Name: "memory_create", Arguments: map[string]any{"path": "/memories/new.txt", "file_text": "x"}},
-	{Name: "memory_str_replace", Arguments: map[string]any{"path": "/memories/a.txt", "old_str": "one", "new_str": "ONE"}},
-	{Name: "memory_insert", Arguments: map[string]any{"path": "/memories/a.txt", "insert_line": 0, "insert_text": "zero"}},
-	{Name: "memory_delete", Arguments: map[string]any{"path": "/memories/a.txt"}},
-	{Name: "memory_rename", Arguments: map[string]any{"old_path": "/memories/a.txt", "new_path": "/memories/b.txt"}},
-}
-
 // checkNoWrites checks that cs lists memory_view and memory_search alone,
 // that no tool changes the store in dir, and that view works.
 func checkNoWrites(t *testing.T, cs *mcp.ClientSession, dir string) {
@@ -279,7 +262,7 @@ func checkNoWrites(t *testing.T, cs *mcp.ClientSession, dir string) {
 	if err != nil || len(tools.Tools) != 2 || tools.Tools[0].Name != "memory_search" || tools.Tools[1].Name != "memory_view" {
 		t.Fatalf("read-only tools: %v %+v", err, tools)
 	}
-	for _, call := range readOnlyAttempts {
+	for _, call := range mcpcalls.Writes() {
 		if res, err := cs.CallTool(ctx, &call); err == nil {
 			t.Errorf("%s with read access: %+v", call.Name, res)
 		}
@@ -325,7 +308,7 @@ func callAsExec(t *testing.T, cs *mcp.ClientSession, inputs [][]byte, want []mem
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := asResult(t, res); got != want[i] {
+		if got := mcpcalls.Result(t, res); got != want[i] {
 			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want[i])
 		}
 	}
@@ -659,7 +642,7 @@ func TestMCPTenants(t *testing.T) {
 	}
 	want := execResults(t, store, [][]byte{[]byte(`{"command":"view","path":"/memories/a.txt"}`)}, "--tenant", "alice")[0]
 	res, err = alice.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
-	if err != nil || asResult(t, res) != want || want.IsError {
+	if err != nil || mcpcalls.Result(t, res) != want || want.IsError {
 		t.Errorf("alice's view: %v %+v, exec %+v", err, res, want)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memtool/memtool/internal/mcpcalls"
 	"github.com/memtool/memtool/internal/oauthtest"
 )
 
@@ -121,19 +122,19 @@ func TestServeOAuth(t *testing.T) {
 	want := execMemtool(t, `{"command":"view","path":"/memories/a.txt"}`+"\n", "--store", store, "--tenant", "alice")
 	res, err := alice.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
 	var exec answer
-	if err != nil || json.Unmarshal([]byte(want), &exec) != nil || exec.IsError || asResult(t, res).Text != exec.Text() {
+	if err != nil || json.Unmarshal([]byte(want), &exec) != nil || exec.IsError || mcpcalls.Result(t, res).Text != exec.Text() {
 		t.Errorf("alice's view over OAuth: %v %+v\nexec: %s", err, res, want)
 	}
 
 	// Another tenant's token sees only its own memory.
 	bob := httpClient(t, p.url+"/mcp", iss.Token(t, iss.Claims(oauthResource, "bob", "mem.write")))
 	res, err = bob.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
-	if err != nil || !res.IsError || strings.Contains(asResult(t, res).Text, "one") {
+	if err != nil || !res.IsError || strings.Contains(mcpcalls.Result(t, res).Text, "one") {
 		t.Errorf("bob viewing alice's file: %v %+v", err, res)
 	}
 	create(bob, "/memories/b.txt", "bob's")
 	res, err = alice.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories"}})
-	if err != nil || res.IsError || strings.Contains(asResult(t, res).Text, "b.txt") || !strings.Contains(asResult(t, res).Text, "a.txt") {
+	if err != nil || res.IsError || strings.Contains(mcpcalls.Result(t, res).Text, "b.txt") || !strings.Contains(mcpcalls.Result(t, res).Text, "a.txt") {
 		t.Errorf("alice's listing after bob's create: %v %+v", err, res)
 	}
 
@@ -154,7 +155,7 @@ func TestServeOAuth(t *testing.T) {
 		t.Errorf("the tools of a read token: %v", got)
 	}
 	before := execMemtool(t, `{"command":"view","path":"/memories"}`+"\n"+`{"command":"view","path":"/memories/a.txt"}`+"\n", "--store", store, "--tenant", "alice")
-	for _, call := range readOnlyAttempts {
+	for _, call := range mcpcalls.Writes() {
 		if res, err := reader.CallTool(ctx, &call); err == nil {
 			t.Errorf("%s with a read token: %+v", call.Name, res)
 		}
