@@ -8,10 +8,10 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
+	"github.com/memtool/memtool/internal/remotetest"
 	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
-	"github.com/memtool/memtool/server/resource"
 )
 
 // TestOutcomeUnknown: a change whose answer was lost (the server made it,
@@ -20,7 +20,7 @@ import (
 // reader takes for "nothing changed".
 func TestOutcomeUnknown(t *testing.T) {
 	inner := memstore.New()
-	api := resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil)
+	api := remotetest.Handler(inner, "")
 	cut := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			api.ServeHTTP(w, r)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/remotetest"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
 	"github.com/memtool/memtool/server/resource"
@@ -23,7 +24,7 @@ func withFile(t *testing.T, content string) (*memstore.Store, http.Handler) {
 	if err := inner.WriteFile(t.Context(), "f.md", []byte(content), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
-	return inner, resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil)
+	return inner, remotetest.Handler(inner, "")
 }
 
 func open(t *testing.T, h http.Handler, opts *remotestore.Options) *remotestore.Store {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/remotetest"
 	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
@@ -72,15 +73,9 @@ func TestReadOnlyKey(t *testing.T) {
 // TestBadToken: a wrong token is the server's 401, and no error shows the
 // token.
 func TestBadToken(t *testing.T) {
-	srv := httptest.NewServer(resource.New(func(r *http.Request) (memtool.Store, bool, error) {
-		if r.Header.Get("Authorization") != "Bearer "+token {
-			return nil, false, &resource.Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "no valid token"}
-		}
-		return memstore.New(), true, nil
-	}, nil))
-	defer srv.Close()
+	url := remotetest.Server(t, memstore.New(), token)
 	const wrong = "wrong-secret-token-42"
-	s, err := remotestore.Open(srv.URL, &remotestore.Options{Token: wrong})
+	s, err := remotestore.Open(url, &remotestore.Options{Token: wrong})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +201,7 @@ func (c churning) ReadFile(ctx context.Context, name string, limit int64) ([]byt
 func TestUpdateGivesUp(t *testing.T) {
 	inner := churning{memstore.New()}
 	inner.WriteFile(t.Context(), "f", []byte("0"), memtool.CreateOnly)
-	srv := httptest.NewServer(resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil))
+	srv := httptest.NewServer(remotetest.Handler(inner, ""))
 	defer srv.Close()
 	s, err := remotestore.Open(srv.URL, &remotestore.Options{MaxUpdateTries: 3})
 	if err != nil {

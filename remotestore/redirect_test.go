@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/remotetest"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
-	"github.com/memtool/memtool/server/resource"
 )
 
 // TestRedirectIsNoAnswer: a request answered with a redirect that Go's
@@ -83,7 +83,7 @@ func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestAnswerWithoutRequest(t *testing.T) {
 	ctx := t.Context()
 	inner := memstore.New()
-	api := resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil)
+	api := remotetest.Handler(inner, "")
 	s, err := remotestore.Open("http://localhost", &remotestore.Options{Client: &http.Client{Transport: roundTripper{api}}})
 	if err != nil {
 		t.Fatal(err)

@@ -2,19 +2,17 @@ package remotestore_test
 
 import (
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/internal/remotetest"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/pgstore"
 	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/remotestore"
-	"github.com/memtool/memtool/server/resource"
 	"github.com/memtool/memtool/sqlitestore"
 	"github.com/memtool/memtool/storetest"
 )
@@ -26,20 +24,7 @@ const token = "test-token-0123456789"
 // remote store that talks to it.
 func serve(t testing.TB, inner memtool.Store) *remotestore.Store {
 	t.Helper()
-	h := resource.New(func(r *http.Request) (memtool.Store, bool, error) {
-		if r.Header.Get("Authorization") != "Bearer "+token {
-			return nil, false, &resource.Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "no valid token"}
-		}
-		return inner, true, nil
-	}, nil)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	s, err := remotestore.Open(srv.URL, &remotestore.Options{Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return remotetest.Open(t, inner, token)
 }
 
 func fileStore(t testing.TB) memtool.Store {

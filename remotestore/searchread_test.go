@@ -2,16 +2,15 @@ package remotestore_test
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/internal/remotetest"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
-	"github.com/memtool/memtool/server/resource"
 )
 
 // A search through a remote store reads every file over the API (it has
@@ -23,7 +22,7 @@ func TestSearchReadsAreNoUse(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	inner := memstore.New()
 	ex := expiry.New(inner, &expiry.Options{Now: func() time.Time { return now }})
-	srv := httptest.NewServer(resource.New(func(*http.Request) (memtool.Store, bool, error) { return ex, true, nil }, nil))
+	srv := httptest.NewServer(remotetest.Handler(ex, ""))
 	t.Cleanup(srv.Close)
 	rs, err := remotestore.Open(srv.URL, &remotestore.Options{Token: "t"})
 	if err != nil {

@@ -2,15 +2,13 @@ package storeurl_test
 
 import (
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/remotetest"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
-	"github.com/memtool/memtool/server/resource"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -19,14 +17,7 @@ import (
 func memoryServer(t *testing.T, token string) (string, memtool.Store) {
 	t.Helper()
 	inner := memstore.New()
-	srv := httptest.NewServer(resource.New(func(r *http.Request) (memtool.Store, bool, error) {
-		if r.Header.Get("Authorization") != "Bearer "+token {
-			return nil, false, &resource.Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "no valid token"}
-		}
-		return inner, true, nil
-	}, nil))
-	t.Cleanup(srv.Close)
-	return srv.URL, inner
+	return remotetest.Server(t, inner, token), inner
 }
 
 // TestOpenRemote: an http(s) URL opens the memory of a memtool server

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 	referencebattery "github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/internal/remotetest"
 	"github.com/memtool/memtool/remotestore"
-	"github.com/memtool/memtool/server/resource"
 )
 
 const remoteToken = "remote-test-token-0123"
@@ -25,14 +22,7 @@ func memoryServer(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	srv := httptest.NewServer(resource.New(func(r *http.Request) (memtool.Store, bool, error) {
-		if r.Header.Get("Authorization") != "Bearer "+remoteToken {
-			return nil, false, &resource.Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "no valid token"}
-		}
-		return s, true, nil
-	}, nil))
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return remotetest.Server(t, s, remoteToken)
 }
 
 // remoteEnv is the environment of a child that reaches the server.
