@@ -51,18 +51,9 @@ func (s *sqlKeys) init(ctx context.Context) error {
 }
 
 func (s *sqlKeys) insert(ctx context.Context, r record) error {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO memtool_keys (id, name, tenant, scope, hash, created, expires, revoked)
+	return s.execOne(ctx, errIDTaken, `INSERT INTO memtool_keys (id, name, tenant, scope, hash, created, expires, revoked)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, 0) ON CONFLICT (id) DO NOTHING`,
 		r.ID, r.Name, r.Tenant, r.Scope.String(), hex.EncodeToString(r.hash), millis(r.Created), millis(r.Expires))
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return errIDTaken
-	}
-	return nil
 }
 
 const columns = `id, name, tenant, scope, hash, created, expires, revoked`
@@ -93,14 +84,20 @@ func (s *sqlKeys) list(ctx context.Context) ([]record, error) {
 }
 
 func (s *sqlKeys) revoke(ctx context.Context, id string, at time.Time) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE memtool_keys SET revoked = CASE WHEN revoked = 0 THEN $1 ELSE revoked END WHERE id = $2`, millis(at), id)
+	return s.execOne(ctx, ErrNotFound, `UPDATE memtool_keys SET revoked = CASE WHEN revoked = 0 THEN $1 ELSE revoked END WHERE id = $2`, millis(at), id)
+}
+
+// execOne runs a statement that changes at most one row, and returns
+// none if it changed no row.
+func (s *sqlKeys) execOne(ctx context.Context, none error, query string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return ErrNotFound
+		return none
 	}
 	return nil
 }
