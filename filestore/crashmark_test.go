@@ -19,12 +19,7 @@ import (
 // Open, as the package promises, instead of staying for good (hidden, and
 // keeping their directory from being removed).
 func TestCrashMarkSurvivesLiveWriter(t *testing.T) {
-	if dir := os.Getenv("FILESTORE_MARK_CHILD"); dir != "" {
-		s, err := filestore.Open(dir, nil)
-		if err != nil {
-			fmt.Println(err)
-			os.Exit(1)
-		}
+	if s := childStore("FILESTORE_MARK_CHILD"); s != nil {
 		filestore.NoStage(s) // an Update that marks the lock file from its read on
 		s.Update(context.Background(), "f", 100, func(old []byte) ([]byte, error) {
 			fmt.Println("locked")

@@ -368,12 +368,7 @@ func TestStagedWriteInvisible(t *testing.T) {
 // temp file for a later Open to sweep, and no crash mark that would make
 // it walk the tree.
 func TestKilledWhileStaged(t *testing.T) {
-	if dir := os.Getenv("FILESTORE_STAGED_CHILD"); dir != "" {
-		s, err := filestore.Open(dir, nil)
-		if err != nil {
-			fmt.Println(err)
-			os.Exit(1)
-		}
+	if s := childStore("FILESTORE_STAGED_CHILD"); s != nil {
 		filestore.SetHooks(s, filestore.Hooks{Staged: func() {
 			fmt.Println("staged")
 			select {}
@@ -452,4 +447,21 @@ func startChild(t *testing.T, test, env string) (*exec.Cmd, string, error) {
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	return cmd, line, err
+}
+
+// childStore returns, in a child of startChild (its environment variable
+// env names a directory), a store of that directory, and nil in the test
+// itself. A child that cannot open it prints the error, which its parent
+// reads as the point it reached, and exits.
+func childStore(env string) *filestore.Store {
+	dir := os.Getenv(env)
+	if dir == "" {
+		return nil
+	}
+	s, err := filestore.Open(dir, nil)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	return s
 }
