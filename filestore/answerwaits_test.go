@@ -15,28 +15,14 @@ import (
 // or mkdir below the new file finding it is not a directory. Each returns
 // only once the fsync is done.
 func TestMoreAnswersWaitForWhatTheySaw(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		see  func(ctx context.Context, s *filestore.Store) error
-		want error
-	}{
+	answerWaits(t, mkdirAt("d"), "d/f", []sighting{
 		{"Update finding it too large", func(ctx context.Context, s *filestore.Store) error {
 			return s.Update(ctx, "d/f", 2, func(old []byte) ([]byte, error) { return old, nil })
 		}, memtool.ErrTooLarge},
 		{"remove of its directory", func(ctx context.Context, s *filestore.Store) error {
 			return s.Remove(ctx, "d")
 		}, memtool.ErrNotEmpty},
-		{"write below it", func(ctx context.Context, s *filestore.Store) error {
-			return s.WriteFile(ctx, "d/f/x", nil, memtool.CreateOnly)
-		}, memtool.ErrNotDir},
-		{"mkdir below it", func(ctx context.Context, s *filestore.Store) error {
-			return s.Mkdir(ctx, "d/f/x")
-		}, memtool.ErrNotDir},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			answerWaits(t, func(ctx context.Context, s *filestore.Store) error {
-				return s.Mkdir(ctx, "d")
-			}, "d/f", c.see, c.want)
-		})
-	}
+		{"write below it", createAt("d/f/x"), memtool.ErrNotDir},
+		{"mkdir below it", mkdirAt("d/f/x"), memtool.ErrNotDir},
+	})
 }

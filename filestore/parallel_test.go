@@ -294,11 +294,7 @@ var errRefused = errors.New("refused by fn")
 // directory fsync is under way answers only once the fsync is done: within
 // one process no answer rests on a change that a power loss could undo.
 func TestAnswerWaitsForWhatItSaw(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		see  func(ctx context.Context, s *filestore.Store) error
-		want error
-	}{
+	answerWaits(t, createAt("g"), "f", []sighting{
 		{"unchanged Update", func(ctx context.Context, s *filestore.Store) error {
 			return s.Update(ctx, "f", 100, func(old []byte) ([]byte, error) {
 				if string(old) != "new" {
@@ -310,22 +306,12 @@ func TestAnswerWaitsForWhatItSaw(t *testing.T) {
 		{"failing Update", func(ctx context.Context, s *filestore.Store) error {
 			return s.Update(ctx, "f", 100, func(old []byte) ([]byte, error) { return nil, errRefused })
 		}, errRefused},
-		{"create of the name", func(ctx context.Context, s *filestore.Store) error {
-			return s.WriteFile(ctx, "f", nil, memtool.CreateOnly)
-		}, memtool.ErrExist},
-		{"mkdir of the name", func(ctx context.Context, s *filestore.Store) error {
-			return s.Mkdir(ctx, "f")
-		}, memtool.ErrExist},
+		{"create of the name", createAt("f"), memtool.ErrExist},
+		{"mkdir of the name", mkdirAt("f"), memtool.ErrExist},
 		{"rename onto the name", func(ctx context.Context, s *filestore.Store) error {
 			return s.Rename(ctx, "g", "f")
 		}, memtool.ErrExist},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			answerWaits(t, func(ctx context.Context, s *filestore.Store) error {
-				return s.WriteFile(ctx, "g", nil, memtool.CreateOnly)
-			}, "f", c.see, c.want)
-		})
-	}
+	})
 }
 
 // A write's content is staged without a name: while it waits for the lock
@@ -392,10 +378,38 @@ func TestKilledWhileStaged(t *testing.T) {
 	}
 }
 
-// answerWaits checks that see, run on a new store after prepare while the
-// directory fsync of a create of name is held, answers only once that
-// fsync is done, with want.
-func answerWaits(t *testing.T, prepare func(context.Context, *filestore.Store) error, name string, see func(context.Context, *filestore.Store) error, want error) {
+// A storeCall is one call of a store's method.
+type storeCall func(ctx context.Context, s *filestore.Store) error
+
+// createAt creates an empty file at name; mkdirAt a directory.
+func createAt(name string) storeCall {
+	return func(ctx context.Context, s *filestore.Store) error {
+		return s.WriteFile(ctx, name, nil, memtool.CreateOnly)
+	}
+}
+
+func mkdirAt(name string) storeCall {
+	return func(ctx context.Context, s *filestore.Store) error { return s.Mkdir(ctx, name) }
+}
+
+// A sighting is a call that sees the change of a write (see answerWaits),
+// and the error it must answer with.
+type sighting struct {
+	name string
+	see  storeCall
+	want error
+}
+
+// answerWaits checks, in a subtest for each sighting, that its call, run
+// on a new store after prepare while the directory fsync of a create of
+// name is held, answers only once that fsync is done, with its want.
+func answerWaits(t *testing.T, prepare storeCall, name string, sightings []sighting) {
+	for _, c := range sightings {
+		t.Run(c.name, func(t *testing.T) { answerWaitsFor(t, prepare, name, c.see, c.want) })
+	}
+}
+
+func answerWaitsFor(t *testing.T, prepare storeCall, name string, see storeCall, want error) {
 	t.Helper()
 	s := open(t, t.TempDir(), nil)
 	ctx := t.Context()
