@@ -109,11 +109,15 @@ var readOnlyCases = []struct {
 		}
 		return path
 	}},
-	{"file system", func(t *testing.T, path string) string {
-		ro := t.TempDir()
-		hostfault.Mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
-		return filepath.Join(ro, filepath.Base(path))
-	}},
+	{"file system", readOnlyFS},
+}
+
+// readOnlyFS mounts the directory of path again, read-only, and returns
+// the path there.
+func readOnlyFS(t *testing.T, path string) string {
+	ro := t.TempDir()
+	hostfault.Mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
+	return filepath.Join(ro, filepath.Base(path))
 }
 
 // TestReadOnly opens a database file that cannot be written: the store
@@ -136,7 +140,7 @@ func TestReadOnly(t *testing.T) {
 			// this process has the file open elsewhere: close s before
 			// the file system is unmounted.
 			t.Cleanup(func() { s.Close() })
-			st := answerStore(t, ro)
+			st := openAnswered(t, ro, nil, "of a read-only file")
 			if got, err := st.ReadFile(ctx, "kept", 100); err != nil || string(got) != "kept" {
 				t.Errorf("ReadFile of a read-only file = %q, %v", got, err)
 			}
@@ -156,40 +160,33 @@ func TestReadOnly(t *testing.T) {
 			}
 		})
 	}
-	t.Run("file system without WAL files", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "m.db")
-		s := open(t, path)
-		storeops.Seed(t, s)
-		s.Close() // the last connection removes the -wal and -shm files
-		ro := t.TempDir()
-		hostfault.Mount(t, ro, "--bind", "-o", "ro", filepath.Dir(path))
-		st, err := sqlitestore.Open(filepath.Join(ro, "m.db"), nil)
-		if err == nil {
-			defer st.Close()
-			_, err = st.ReadFile(ctx, "kept", 100)
-		}
-		if !errors.Is(err, memtool.ErrReadOnly) {
-			t.Errorf("reading a closed WAL database on a read-only file system: %v, want ErrReadOnly", err)
-		}
-	})
-	t.Run("read-only directory without WAL files", func(t *testing.T) {
+	for _, c := range []struct {
+		name, where string
+		make        func(t *testing.T, path string) (roPath string)
+	}{
+		{"file system without WAL files", "on a read-only file system", readOnlyFS},
 		// The file may be written, but SQLite cannot create its -wal and
 		// -shm beside it.
-		dir := t.TempDir()
-		path := filepath.Join(dir, "m.db")
-		s := open(t, path)
-		storeops.Seed(t, s)
-		s.Close()
-		readOnlyDir(t, dir)
-		st, err := sqlitestore.Open(path, nil)
-		if err == nil {
-			defer st.Close()
-			_, err = st.ReadFile(ctx, "kept", 100)
-		}
-		if !errors.Is(err, memtool.ErrReadOnly) {
-			t.Errorf("reading a closed WAL database in a read-only directory: %v, want ErrReadOnly", err)
-		}
-	})
+		{"read-only directory without WAL files", "in a read-only directory", func(t *testing.T, path string) string {
+			readOnlyDir(t, filepath.Dir(path))
+			return path
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.db")
+			s := open(t, path)
+			storeops.Seed(t, s)
+			s.Close() // the last connection removes the -wal and -shm files
+			st, err := sqlitestore.Open(c.make(t, path), nil)
+			if err == nil {
+				defer st.Close()
+				_, err = st.ReadFile(ctx, "kept", 100)
+			}
+			if !errors.Is(err, memtool.ErrReadOnly) {
+				t.Errorf("reading a closed WAL database %s: %v, want ErrReadOnly", c.where, err)
+			}
+		})
+	}
 	t.Run("missing file in a read-only directory", func(t *testing.T) {
 		ro := t.TempDir()
 		hostfault.Mount(t, ro, "--bind", "-o", "ro", t.TempDir())
@@ -216,17 +213,20 @@ func readOnlyDir(t *testing.T, dir string) {
 	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
 }
 
-func answerStore(t *testing.T, path string) *sqlitestore.Store {
+// openAnswered opens the file at path with opts, failing t if Open fails
+// or does not answer (see storetest.Answer); the store is closed when t
+// ends. what says what holds or bars the file, for the failure message.
+func openAnswered(t *testing.T, path string, opts *sqlitestore.Options, what string) *sqlitestore.Store {
 	t.Helper()
 	var s *sqlitestore.Store
-	if err := storetest.Answer(t, "Open", func() (err error) {
-		s, err = sqlitestore.Open(path, nil)
+	err := storetest.Answer(t, "Open", func() (err error) {
+		s, err = sqlitestore.Open(path, opts)
 		return err
-	}); err != nil {
-		t.Fatalf("Open of a read-only file: %v", err)
+	})
+	if err != nil {
+		err = fmt.Errorf("Open %s: %w", what, err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return storetest.Opened(t, s, err)
 }
 
 // TestDeletedFile deletes the database file (alone, and with its -wal and
