@@ -66,6 +66,17 @@ var holders = []struct {
 	{"process", holdInProcess},
 }
 
+// eachHolder runs test in a subtest for each lock holder, with the path
+// of a database file in a new directory.
+func eachHolder(t *testing.T, test func(t *testing.T, hold lockHolder, path string)) {
+	for _, h := range holders {
+		t.Run(h.name, func(t *testing.T) { test(t, h.hold, filepath.Join(t.TempDir(), "m.db")) })
+	}
+}
+
+// busyTimeout is the busy timeout of the stores the lock tests wait out.
+const busyTimeout = 200 * time.Millisecond
+
 // holdInConnection holds the lock in a BEGIN IMMEDIATE transaction of a
 // second connection of this process.
 func holdInConnection(t *testing.T, path string) func() {
@@ -138,75 +149,56 @@ var writes = storeops.Writes()
 // write ends with the context's error, and once the lock is released the
 // writes succeed and nothing acknowledged is lost.
 func TestHeldWriteLock(t *testing.T) {
-	const busyTimeout = 200 * time.Millisecond
-	for _, h := range holders {
-		t.Run(h.name, func(t *testing.T) {
-			ctx := context.Background()
-			path := filepath.Join(t.TempDir(), "m.db")
-			s := openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
-			storeops.Seed(t, s)
-			release := h.hold(t, path)
+	eachHolder(t, func(t *testing.T, hold lockHolder, path string) {
+		ctx := context.Background()
+		s := openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+		storeops.Seed(t, s)
+		release := hold(t, path)
 
-			var other *sqlitestore.Store
-			if err := storetest.Answer(t, "Open", func() (err error) {
-				other, err = sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
-				return err
-			}); err != nil {
-				t.Fatalf("Open while another holds the write lock: %v", err)
+		other := openAnswered(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout}, "while another holds the write lock")
+		for _, st := range []*sqlitestore.Store{s, other} {
+			if got, err := st.ReadFile(ctx, "kept", 100); err != nil || string(got) != "kept" {
+				t.Errorf("ReadFile while another holds the write lock = %q, %v", got, err)
 			}
-			defer other.Close()
-			for _, st := range []*sqlitestore.Store{s, other} {
-				if got, err := st.ReadFile(ctx, "kept", 100); err != nil || string(got) != "kept" {
-					t.Errorf("ReadFile while another holds the write lock = %q, %v", got, err)
-				}
-				if _, err := st.ReadDir(ctx, "tree"); err != nil {
-					t.Errorf("ReadDir while another holds the write lock: %v", err)
-				}
+			if _, err := st.ReadDir(ctx, "tree"); err != nil {
+				t.Errorf("ReadDir while another holds the write lock: %v", err)
 			}
+		}
 
-			for _, w := range writes {
-				start := time.Now()
-				err := storetest.Answer(t, w.Name, func() error { return w.Run(ctx, s) })
-				if !errors.Is(err, memtool.ErrBusy) {
-					t.Errorf("%s while another holds the write lock: %v, want ErrBusy", w.Name, err)
-				}
-				if waited := time.Since(start); waited < busyTimeout {
-					t.Errorf("%s gave up after %v, before the busy timeout %v", w.Name, waited, busyTimeout)
-				}
-				if w.Done(ctx, s) {
-					t.Errorf("%s failed with %v but made its change", w.Name, err)
-				}
+		for _, w := range writes {
+			err := checkBusy(t, w.Name, "while another holds the write lock", func() error { return w.Run(ctx, s) })
+			if w.Done(ctx, s) {
+				t.Errorf("%s failed with %v but made its change", w.Name, err)
 			}
+		}
 
-			// A cancelled write ends with the context's error, long before
-			// the busy timeout of this store.
-			patient := openWith(t, path, &sqlitestore.Options{BusyTimeout: time.Hour})
-			sqltreetest.CancelledWrite(t, patient)
+		// A cancelled write ends with the context's error, long before
+		// the busy timeout of this store.
+		patient := openWith(t, path, &sqlitestore.Options{BusyTimeout: time.Hour})
+		sqltreetest.CancelledWrite(t, patient)
 
-			release()
-			for _, w := range writes {
-				if err := storetest.Answer(t, w.Name, func() error { return w.Run(ctx, s) }); err != nil {
-					t.Errorf("%s after the lock was released: %v", w.Name, err)
-				}
-				if !w.Done(ctx, other) {
-					t.Errorf("%s after the lock was released: its change is not there", w.Name)
-				}
+		release()
+		for _, w := range writes {
+			if err := storetest.Answer(t, w.Name, func() error { return w.Run(ctx, s) }); err != nil {
+				t.Errorf("%s after the lock was released: %v", w.Name, err)
 			}
-			if storeops.Exists(ctx, other, "cancelled") {
-				t.Errorf("the cancelled write made its change")
+			if !w.Done(ctx, other) {
+				t.Errorf("%s after the lock was released: its change is not there", w.Name)
 			}
-			if got, err := other.ReadFile(ctx, "moved", 100); err != nil || string(got) != "m" {
-				t.Errorf("the acknowledged file moved = %q, %v; want m", got, err)
-			}
-		})
-	}
+		}
+		if storeops.Exists(ctx, other, "cancelled") {
+			t.Errorf("the cancelled write made its change")
+		}
+		if got, err := other.ReadFile(ctx, "moved", 100); err != nil || string(got) != "m" {
+			t.Errorf("the acknowledged file moved = %q, %v; want m", got, err)
+		}
+	})
 }
 
 // TestBusyWithinProcess holds the store's write lock in one of its own
 // transactions: another write of the same store waits no longer than the
 // busy timeout either, and the transaction that held the lock commits.
 func TestBusyWithinProcess(t *testing.T) {
-	const busyTimeout = 200 * time.Millisecond
 	ctx := context.Background()
 	s := openWith(t, filepath.Join(t.TempDir(), "m.db"), &sqlitestore.Options{BusyTimeout: busyTimeout})
 	storeops.Seed(t, s)
@@ -220,14 +212,9 @@ func TestBusyWithinProcess(t *testing.T) {
 		})
 	}()
 	<-inside
-	start := time.Now()
-	err := storetest.Answer(t, "WriteFile", func() error { return s.WriteFile(ctx, "new", nil, memtool.CreateOnly) })
-	if !errors.Is(err, memtool.ErrBusy) {
-		t.Errorf("WriteFile while the store's own Update holds the lock: %v, want ErrBusy", err)
-	}
-	if waited := time.Since(start); waited < busyTimeout {
-		t.Errorf("WriteFile gave up after %v, before the busy timeout %v", waited, busyTimeout)
-	}
+	checkBusy(t, "WriteFile", "while the store's own Update holds the lock", func() error {
+		return s.WriteFile(ctx, "new", nil, memtool.CreateOnly)
+	})
 	close(proceed)
 	if err := storetest.Answer(t, "Update", func() error { return <-updated }); err != nil {
 		t.Fatalf("the Update that held the lock: %v", err)
@@ -244,7 +231,6 @@ func TestBusyWithinProcess(t *testing.T) {
 // which shuts out readers too: opening the store fails with ErrBusy after
 // the busy timeout, and works once the holder lets go.
 func TestReadersShutOut(t *testing.T) {
-	const busyTimeout = 200 * time.Millisecond
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
 	s := openWith(t, path, nil)
@@ -258,20 +244,7 @@ func TestReadersShutOut(t *testing.T) {
 	if _, err := db.Exec(`UPDATE memtool_meta SET value = value WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	err = storetest.Answer(t, "Open", func() error {
-		s, err := sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
-		if err == nil {
-			s.Close()
-		}
-		return err
-	})
-	if !errors.Is(err, memtool.ErrBusy) {
-		t.Errorf("Open while another holds the file exclusively: %v, want ErrBusy", err)
-	}
-	if waited := time.Since(start); waited < busyTimeout {
-		t.Errorf("Open gave up after %v, before the busy timeout %v", waited, busyTimeout)
-	}
+	checkBusy(t, "Open", "while another holds the file exclusively", openClose(path))
 	db.Close()
 	s = openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
 	if got, err := s.ReadFile(ctx, "kept", 100); err != nil || string(got) != "kept" {
@@ -286,34 +259,45 @@ func TestReadersShutOut(t *testing.T) {
 // fails with ErrBusy, and opens once the lock is released. Two processes
 // opening a new file at once meet this.
 func TestHeldLockOnNewFile(t *testing.T) {
-	const busyTimeout = 200 * time.Millisecond
-	for _, h := range holders {
-		t.Run(h.name, func(t *testing.T) {
-			ctx := context.Background()
-			path := filepath.Join(t.TempDir(), "m.db")
-			if err := os.WriteFile(path, nil, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			release := h.hold(t, path)
-			start := time.Now()
-			err := storetest.Answer(t, "Open", func() error {
-				s, err := sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
-				if err == nil {
-					s.Close()
-				}
-				return err
-			})
-			if !errors.Is(err, memtool.ErrBusy) {
-				t.Errorf("Open of a new file while another holds its lock: %v, want ErrBusy", err)
-			}
-			if waited := time.Since(start); waited < busyTimeout {
-				t.Errorf("Open gave up after %v, before the busy timeout %v", waited, busyTimeout)
-			}
-			release()
-			s := openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
-			if err := s.WriteFile(ctx, "x", []byte("y"), memtool.CreateOnly); err != nil {
-				t.Errorf("WriteFile once the lock was released: %v", err)
-			}
-		})
+	eachHolder(t, func(t *testing.T, hold lockHolder, path string) {
+		ctx := context.Background()
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		release := hold(t, path)
+		checkBusy(t, "Open", "of a new file while another holds its lock", openClose(path))
+		release()
+		s := openWith(t, path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+		if err := s.WriteFile(ctx, "x", []byte("y"), memtool.CreateOnly); err != nil {
+			t.Errorf("WriteFile once the lock was released: %v", err)
+		}
+	})
+}
+
+// checkBusy runs call, the method named name, and checks that it fails
+// with ErrBusy, and not before the busy timeout; what says what holds
+// the lock, for the failure message. It returns call's error.
+func checkBusy(t *testing.T, name, what string, call func() error) error {
+	t.Helper()
+	start := time.Now()
+	err := storetest.Answer(t, name, call)
+	if !errors.Is(err, memtool.ErrBusy) {
+		t.Errorf("%s %s: %v, want ErrBusy", name, what, err)
+	}
+	if waited := time.Since(start); waited < busyTimeout {
+		t.Errorf("%s gave up after %v, before the busy timeout %v", name, waited, busyTimeout)
+	}
+	return err
+}
+
+// openClose opens the file at path with the busy timeout, and closes the
+// store if it opened.
+func openClose(path string) func() error {
+	return func() error {
+		s, err := sqlitestore.Open(path, &sqlitestore.Options{BusyTimeout: busyTimeout})
+		if err == nil {
+			s.Close()
+		}
+		return err
 	}
 }
