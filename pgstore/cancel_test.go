@@ -44,10 +44,8 @@ func TestCancelledBeforeCommit(t *testing.T) {
 func TestRefusedWriteLostRollback(t *testing.T) {
 	ctx := context.Background()
 	direct := pgtest.URL(t)
-	p, proxied := startProxy(t, direct)
-	s := openWith(t, proxied, short)
+	p, s := openProxied(t, direct)
 	storeops.Seed(t, s)
-	t.Cleanup(p.close) // as in TestFrozenServer
 	holder := connect(t, direct)
 	tx, err := holder.Begin(ctx)
 	if err != nil {

@@ -44,6 +44,18 @@ func connect(t *testing.T, url string) *pgx.Conn {
 	return conn
 }
 
+// openProxied opens a store with short timeouts through a proxy to the
+// server of the URL direct, and returns the proxy and the store. The proxy
+// stops before the store closes (cleanups run last first), as in
+// TestFrozenServer: a store that hangs must fail the test, not hang it.
+func openProxied(t *testing.T, direct string) (*proxy, *pgstore.Store) {
+	t.Helper()
+	p, proxied := startProxy(t, direct)
+	s := openWith(t, proxied, short)
+	t.Cleanup(p.close)
+	return p, s
+}
+
 // ops are the store's methods, each on a name of its own, so that what a
 // failed write did not do can be checked afterwards.
 var ops = storeops.All()
@@ -131,11 +143,9 @@ func TestFrozenServer(t *testing.T) {
 func TestFrozenClient(t *testing.T) {
 	ctx := context.Background()
 	direct := pgtest.URL(t)
-	p, proxied := startProxy(t, direct)
-	cut := openWith(t, proxied, short)
+	p, cut := openProxied(t, direct)
 	storeops.Seed(t, cut)
 	other := openWith(t, direct, short)
-	t.Cleanup(p.close) // as in TestFrozenServer
 
 	err := storetest.Answer(t, "Update", func() error {
 		return cut.Update(ctx, "kept", 100, func([]byte) ([]byte, error) {
@@ -169,12 +179,10 @@ func TestFrozenClient(t *testing.T) {
 func TestLostCommitAnswer(t *testing.T) {
 	ctx := context.Background()
 	direct := pgtest.URL(t)
-	p, proxied := startProxy(t, direct)
-	s := openWith(t, proxied, short)
+	p, s := openProxied(t, direct)
 	if err := s.WriteFile(ctx, "log", []byte("a\n"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(p.close) // as in TestFrozenServer
 	// The write-back and the COMMIT go to the server together: freeze once
 	// the new content has gone.
 	p.freezeAfter([]byte("b-lost-answer\n"))
