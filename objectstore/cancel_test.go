@@ -44,11 +44,7 @@ func checkRenamed(t *testing.T, s memtool.Store, err error, from, to string, fil
 		}
 	}
 	checkContents(t, s, want)
-	for _, name := range kept {
-		if err := appendText(s, name, "+"); err != nil {
-			t.Errorf("editing %s after the rename: %v", name, err)
-		}
-	}
+	checkEditable(t, s, kept...)
 }
 
 // A rename whose context is cancelled once it has begun deleting the

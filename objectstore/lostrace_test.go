@@ -52,14 +52,36 @@ func (lt *lostThen) start(t *testing.T) *objectstore.Store {
 	return srv.open(t, name, nil)
 }
 
-// check fails t unless the answer was lost and act ran, and succeeded.
-func (lt *lostThen) check(t *testing.T) {
+// change arms lt, makes the change call (on the store start returned),
+// and fails t unless its answer was lost and act then ran, and succeeded.
+// It returns call's error.
+func (lt *lostThen) change(t *testing.T, call func() error) error {
 	t.Helper()
+	lt.armed.Store(true)
+	err := call()
 	if !lt.fired.Load() {
 		t.Fatalf("no request to …%s came after the lost answer", lt.suffix)
 	}
 	if lt.actErr != nil {
 		t.Fatalf("the other process's change: %v", lt.actErr)
+	}
+	return err
+}
+
+// deleteThenCreate loses the answer to the delete of the file name, and
+// then has the other process create it, holding theirs.
+func deleteThenCreate(name, theirs string) *lostThen {
+	return &lostThen{method: http.MethodDelete, suffix: "/f/" + name, act: func(s memtool.Store) error {
+		return s.WriteFile(context.Background(), name, []byte(theirs), memtool.CreateOnly)
+	}}
+}
+
+// wantMadeOrUnknown fails t unless err, of the call named call, is nil or
+// says that the outcome is unknown.
+func wantMadeOrUnknown(t *testing.T, call string, err error) {
+	t.Helper()
+	if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+		t.Errorf("%s = %v, want success or ErrOutcomeUnknown", call, err)
 	}
 }
 
@@ -72,23 +94,13 @@ func (lt *lostThen) check(t *testing.T) {
 func TestS3RenameLostDeleteThenCreate(t *testing.T) {
 	for _, theirs := range []string{"theirs", "v1"} {
 		t.Run(theirs, func(t *testing.T) {
-			lt := &lostThen{method: http.MethodDelete, suffix: "/f/old.txt", act: func(s memtool.Store) error {
-				return s.WriteFile(context.Background(), "old.txt", []byte(theirs), memtool.CreateOnly)
-			}}
+			lt := deleteThenCreate("old.txt", theirs)
 			s := lt.start(t)
 			write(t, s, "old.txt", "v1")
-			lt.armed.Store(true)
-			err := s.Rename(context.Background(), "old.txt", "new.txt")
-			lt.check(t)
-			if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-				t.Errorf("Rename = %v, want success or ErrOutcomeUnknown", err)
-			}
+			err := lt.change(t, func() error { return s.Rename(context.Background(), "old.txt", "new.txt") })
+			wantMadeOrUnknown(t, "Rename", err)
 			checkContents(t, s, map[string]string{"old.txt": theirs, "new.txt": "v1"})
-			for _, name := range []string{"old.txt", "new.txt"} {
-				if err := appendText(s, name, "+"); err != nil {
-					t.Errorf("editing %s after the rename: %v", name, err)
-				}
-			}
+			checkEditable(t, s, "old.txt", "new.txt")
 		})
 	}
 }
@@ -96,41 +108,26 @@ func TestS3RenameLostDeleteThenCreate(t *testing.T) {
 // So in a directory: the file created at the old name stays, the renamed
 // one is in the new directory, and Rename says that not all was moved.
 func TestS3RenameDirLostDeleteThenCreate(t *testing.T) {
-	lt := &lostThen{method: http.MethodDelete, suffix: "/f/old/a.txt", act: func(s memtool.Store) error {
-		return s.WriteFile(context.Background(), "old/a.txt", []byte("theirs"), memtool.CreateOnly)
-	}}
+	lt := deleteThenCreate("old/a.txt", "theirs")
 	s := lt.start(t)
 	mkdir(t, s, "old")
 	write(t, s, "old/a.txt", "a")
 	write(t, s, "old/b.txt", "b")
-	lt.armed.Store(true)
-	err := s.Rename(context.Background(), "old", "new")
-	lt.check(t)
-	if err == nil {
+	if err := lt.change(t, func() error { return s.Rename(context.Background(), "old", "new") }); err == nil {
 		t.Error("Rename = nil, and a file is left under old")
 	}
 	checkContents(t, s, map[string]string{"old/a.txt": "theirs", "new/a.txt": "a", "new/b.txt": "b", "old/b.txt": "(missing)"})
-	for _, name := range []string{"old/a.txt", "new/a.txt", "new/b.txt"} {
-		if err := appendText(s, name, "+"); err != nil {
-			t.Errorf("editing %s after the rename: %v", name, err)
-		}
-	}
+	checkEditable(t, s, "old/a.txt", "new/a.txt", "new/b.txt")
 }
 
 // A removal whose delete was made, its answer lost, and a file then
 // created at the name by another process, leaves that file.
 func TestS3RemoveLostDeleteThenCreate(t *testing.T) {
-	lt := &lostThen{method: http.MethodDelete, suffix: "/f/x.txt", act: func(s memtool.Store) error {
-		return s.WriteFile(context.Background(), "x.txt", []byte("theirs"), memtool.CreateOnly)
-	}}
+	lt := deleteThenCreate("x.txt", "theirs")
 	s := lt.start(t)
 	write(t, s, "x.txt", "v1")
-	lt.armed.Store(true)
-	err := s.Remove(context.Background(), "x.txt")
-	lt.check(t)
-	if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-		t.Errorf("Remove = %v, want success or ErrOutcomeUnknown", err)
-	}
+	err := lt.change(t, func() error { return s.Remove(context.Background(), "x.txt") })
+	wantMadeOrUnknown(t, "Remove", err)
 	checkContents(t, s, map[string]string{"x.txt": "theirs"})
 }
 
@@ -144,12 +141,8 @@ func TestS3UpdateLostPutThenEdit(t *testing.T) {
 	}}
 	s := lt.start(t)
 	write(t, s, "x.txt", "v1")
-	lt.armed.Store(true)
-	err := appendText(s, "x.txt", "A")
-	lt.check(t)
-	if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-		t.Errorf("Update = %v, want success or ErrOutcomeUnknown", err)
-	}
+	err := lt.change(t, func() error { return appendText(s, "x.txt", "A") })
+	wantMadeOrUnknown(t, "Update", err)
 	checkContents(t, s, map[string]string{"x.txt": "v1AB"})
 }
 
@@ -188,34 +181,26 @@ func TestS3LostAnswerNotConfirmed(t *testing.T) {
 		s, armed := failing(t, http.MethodPut, false)
 		err := appendText(s, "x.txt", "A")
 		armed.Store(false)
-		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-			t.Errorf("Update = %v, want success or ErrOutcomeUnknown", err)
-		}
+		wantMadeOrUnknown(t, "Update", err)
 		checkContents(t, s, map[string]string{"x.txt": "v1A"})
 	})
 	t.Run("write", func(t *testing.T) {
 		s, armed := failing(t, http.MethodPut, true)
 		err := s.WriteFile(ctx, "x.txt", []byte("v2"), memtool.Replace)
 		armed.Store(false)
-		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-			t.Errorf("WriteFile = %v, want success or ErrOutcomeUnknown", err)
-		}
+		wantMadeOrUnknown(t, "WriteFile", err)
 	})
 	t.Run("remove", func(t *testing.T) {
 		s, armed := failing(t, http.MethodDelete, true)
 		err := s.Remove(ctx, "x.txt")
 		armed.Store(false)
-		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-			t.Errorf("Remove = %v, want success or ErrOutcomeUnknown", err)
-		}
+		wantMadeOrUnknown(t, "Remove", err)
 	})
 	t.Run("rename", func(t *testing.T) {
 		s, armed := failing(t, http.MethodDelete, true)
 		err := s.Rename(ctx, "x.txt", "y.txt")
 		armed.Store(false)
-		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-			t.Errorf("Rename = %v, want success or ErrOutcomeUnknown", err)
-		}
+		wantMadeOrUnknown(t, "Rename", err)
 	})
 }
 
@@ -230,12 +215,8 @@ func TestS3WriteLostPutThenChange(t *testing.T) {
 		}}
 		s := lt.start(t)
 		write(t, s, "x.txt", "v1")
-		lt.armed.Store(true)
-		err := s.WriteFile(ctx, "x.txt", []byte("v2"), memtool.Replace)
-		lt.check(t)
-		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-			t.Errorf("WriteFile = %v, want success or ErrOutcomeUnknown", err)
-		}
+		err := lt.change(t, func() error { return s.WriteFile(ctx, "x.txt", []byte("v2"), memtool.Replace) })
+		wantMadeOrUnknown(t, "WriteFile", err)
 		checkContents(t, s, map[string]string{"x.txt": "v2B"})
 	})
 	t.Run("create", func(t *testing.T) {
@@ -243,12 +224,8 @@ func TestS3WriteLostPutThenChange(t *testing.T) {
 			return s.Remove(ctx, "x.txt")
 		}}
 		s := lt.start(t)
-		lt.armed.Store(true)
-		err := s.WriteFile(ctx, "x.txt", []byte("v1"), memtool.CreateOnly)
-		lt.check(t)
-		if err != nil && !errors.Is(err, memtool.ErrOutcomeUnknown) {
-			t.Errorf("WriteFile = %v, want success or ErrOutcomeUnknown", err)
-		}
+		err := lt.change(t, func() error { return s.WriteFile(ctx, "x.txt", []byte("v1"), memtool.CreateOnly) })
+		wantMadeOrUnknown(t, "WriteFile", err)
 		checkContents(t, s, map[string]string{"x.txt": "(missing)"})
 	})
 }

@@ -138,6 +138,17 @@ func appendText(s memtool.Store, name, text string) error {
 	})
 }
 
+// checkEditable wants each of the files names editable after a rename:
+// appending to it succeeds.
+func checkEditable(t *testing.T, s memtool.Store, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if err := appendText(s, name, "+"); err != nil {
+			t.Errorf("editing %s after the rename: %v", name, err)
+		}
+	}
+}
+
 // An edit acknowledged between the rename's copy and its delete of the
 // source is in the renamed file.
 func TestS3RenameKeepsEditMadeWhileCopying(t *testing.T) {
