@@ -14,6 +14,7 @@ import (
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/memstore"
 )
@@ -163,8 +164,8 @@ func TestUnseenFiles(t *testing.T) {
 func TestRestoreFileInTheWay(t *testing.T) {
 	inner := memstore.New()
 	ctx := context.Background()
-	must(t, inner.Mkdir(ctx, "d"))
-	must(t, inner.WriteFile(ctx, "d/f.md", []byte("x"), memtool.CreateOnly))
+	must.Succeed(t, inner.Mkdir(ctx, "d"))
+	must.Succeed(t, inner.WriteFile(ctx, "d/f.md", []byte("x"), memtool.CreateOnly))
 	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
 	opts := expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: clk.Now}
 	expiry.Collect(ctx, inner, opts) // records d/f.md as used now
@@ -172,8 +173,8 @@ func TestRestoreFileInTheWay(t *testing.T) {
 	if rep, err := expiry.Collect(ctx, inner, opts); err != nil || len(rep.Expired) != 1 {
 		t.Fatalf("gc: %+v, %v", rep, err)
 	}
-	must(t, inner.Remove(ctx, "d"))
-	must(t, inner.WriteFile(ctx, "d", []byte("a file"), memtool.CreateOnly))
+	must.Succeed(t, inner.Remove(ctx, "d"))
+	must.Succeed(t, inner.WriteFile(ctx, "d", []byte("a file"), memtool.CreateOnly))
 	if _, err := expiry.Restore(ctx, inner, "/memories/d/f.md", clk.Now()); !errors.Is(err, memtool.ErrNotDir) {
 		t.Errorf("Restore under a file: %v, want ErrNotDir", err)
 	}
@@ -352,13 +353,6 @@ func BenchmarkView(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/internal/backendtest"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/internal/testclock"
 )
 
@@ -63,7 +64,7 @@ func dueOne(t *testing.T, inner memtool.Store) *testclock.Clock {
 	t.Helper()
 	clk := testclock.New(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC))
 	s := expiry.New(inner, &expiry.Options{Now: clk.Now})
-	must(t, s.WriteFile(context.Background(), "a.md", []byte("alpha"), memtool.CreateOnly))
+	must.Succeed(t, s.WriteFile(context.Background(), "a.md", []byte("alpha"), memtool.CreateOnly))
 	clk.Add(31 * 24 * time.Hour)
 	return clk
 }

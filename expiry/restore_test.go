@@ -11,6 +11,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/internal/backendtest"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -55,7 +56,7 @@ func TestDamagedIndex(t *testing.T) {
 		if r := run(t, mem, map[string]any{"command": "create", "path": "/memories/b.md", "file_text": "beta"}); r.IsError {
 			t.Fatal(r.Text)
 		}
-		must(t, inner.WriteFile(ctx, expiry.IndexName, []byte(`{"version":1,"access":{"b.md":`), memtool.Replace))
+		must.Succeed(t, inner.WriteFile(ctx, expiry.IndexName, []byte(`{"version":1,"access":{"b.md":`), memtool.Replace))
 		for _, in := range []map[string]any{
 			{"command": "view", "path": "/memories/b.md"},
 			{"command": "create", "path": "/memories/c.md", "file_text": "gamma"},
@@ -81,7 +82,7 @@ func TestDamagedIndex(t *testing.T) {
 		}
 		// ResetIndex removes it; uses are recorded again, and gc runs,
 		// expiring nothing that was used since.
-		must(t, expiry.ResetIndex(ctx, inner))
+		must.Succeed(t, expiry.ResetIndex(ctx, inner))
 		failures = 0
 		if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/b.md"}); r.IsError || failures != 0 {
 			t.Errorf("a view after the reset: %s, %d failures to record", r.Text, failures)
@@ -115,7 +116,7 @@ func TestIndexPastItsBound(t *testing.T) {
 		fmt.Fprintf(&big, `,"%s/%d":1`, long, i)
 	}
 	big.WriteString("}}")
-	must(t, inner.WriteFile(ctx, expiry.IndexName, []byte(big.String()), memtool.Replace))
+	must.Succeed(t, inner.WriteFile(ctx, expiry.IndexName, []byte(big.String()), memtool.Replace))
 	clk.Add(2 * time.Hour) // the view records its use, and fails to
 	if r := run(t, mem, map[string]any{"command": "view", "path": "/memories/b.md"}); r.IsError {
 		t.Errorf("view with the index too large: %s", r.Text)
@@ -127,7 +128,7 @@ func TestIndexPastItsBound(t *testing.T) {
 	if _, err := inner.Stat(ctx, "b.md"); err != nil {
 		t.Errorf("b.md: %v", err)
 	}
-	must(t, expiry.ResetIndex(ctx, inner))
+	must.Succeed(t, expiry.ResetIndex(ctx, inner))
 	if _, err := inner.Stat(ctx, expiry.IndexName); !errors.Is(err, memtool.ErrNotExist) {
 		t.Errorf("the index past its bound is still there after ResetIndex: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/internal/backendtest"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/internal/testclock"
 )
 
@@ -24,7 +25,7 @@ func TestSlowClockKeepsLaterAccess(t *testing.T) {
 		slow := func() time.Time { return clk.Now().Add(-2 * 24 * time.Hour) }
 		a := expiry.New(inner, &expiry.Options{Now: clk.Now})
 		b := expiry.New(inner, &expiry.Options{Now: slow})
-		must(t, a.WriteFile(ctx, "a.md", []byte("text"), memtool.CreateOnly))
+		must.Succeed(t, a.WriteFile(ctx, "a.md", []byte("text"), memtool.CreateOnly))
 		clk.Add(time.Minute)
 		if _, err := b.ReadFile(ctx, "a.md", 1<<20); err != nil {
 			t.Fatal(err)
@@ -53,14 +54,14 @@ func TestSlowClockUseDuringCollectIsSeen(t *testing.T) {
 		start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 		clk := testclock.New(start)
 		a := expiry.New(inner, &expiry.Options{Now: clk.Now})
-		must(t, a.WriteFile(ctx, "a.md", []byte("old"), memtool.CreateOnly))
+		must.Succeed(t, a.WriteFile(ctx, "a.md", []byte("old"), memtool.CreateOnly))
 		clk.Add(31 * 24 * time.Hour)
 		// Its clock is 32 days behind: its stamp is before the one recorded.
 		b := expiry.New(inner, &expiry.Options{Now: func() time.Time { return clk.Now().Add(-32 * 24 * time.Hour) }})
 		h := &renameHooked{Store: inner}
 		h.after = func(oldname, _ string) {
 			if oldname == "a.md" {
-				must(t, b.WriteFile(ctx, "a.md", []byte("new"), memtool.Replace))
+				must.Succeed(t, b.WriteFile(ctx, "a.md", []byte("new"), memtool.Replace))
 			}
 		}
 		if _, err := expiry.Collect(ctx, h, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now}); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/internal/hostfault"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -41,26 +42,19 @@ func listTree(t *testing.T) (dir string, s *filestore.Store) {
 	// Enough names that a listing cut at 400 or 700 characters finds more
 	// in the root than it can show, and takes them from ListNames.
 	for i := range 40 {
-		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%02d.md", i)), []byte("n"), 0o600))
+		must.Succeed(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%02d.md", i)), []byte("n"), 0o600))
 	}
 	outside := filepath.Join(root, "outside.txt")
-	must(t, os.WriteFile(outside, []byte("secret"), 0o600))
+	must.Succeed(t, os.WriteFile(outside, []byte("secret"), 0o600))
 	// U+FF61 passes no path gate, but a store's directory may hold it.
-	must(t, os.WriteFile(filepath.Join(dir, "\uff61.md"), []byte("w"), 0o600))
-	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600))
-	must(t, os.Link(filepath.Join(dir, "a.md"), filepath.Join(dir, "a2.md")))
-	must(t, os.Symlink("b.md", filepath.Join(dir, "link-in.md")))
-	must(t, os.Symlink("sub", filepath.Join(dir, "link-dir")))
-	must(t, os.Symlink(outside, filepath.Join(dir, "link-out.md")))
-	must(t, os.Mkdir(filepath.Join(dir, "locked"), 0o000))
+	must.Succeed(t, os.WriteFile(filepath.Join(dir, "\uff61.md"), []byte("w"), 0o600))
+	must.Succeed(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600))
+	must.Succeed(t, os.Link(filepath.Join(dir, "a.md"), filepath.Join(dir, "a2.md")))
+	must.Succeed(t, os.Symlink("b.md", filepath.Join(dir, "link-in.md")))
+	must.Succeed(t, os.Symlink("sub", filepath.Join(dir, "link-dir")))
+	must.Succeed(t, os.Symlink(outside, filepath.Join(dir, "link-out.md")))
+	must.Succeed(t, os.Mkdir(filepath.Join(dir, "locked"), 0o000))
 	return dir, s
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // ListNames gives the names of the files and directories ReadDir gives,
@@ -70,9 +64,9 @@ func TestListNames(t *testing.T) {
 	ctx := context.Background()
 	_, s := listTree(t)
 	names, err := listNames(ctx, s, "")
-	must(t, err)
+	must.Succeed(t, err)
 	infos, err := s.ReadDir(ctx, "")
-	must(t, err)
+	must.Succeed(t, err)
 	for _, fi := range infos {
 		if (fi.IsDir() || fi.IsRegular()) && !slices.Contains(names, fi.Name) {
 			t.Errorf("ListNames lacks %q, which ReadDir lists", fi.Name)
@@ -95,14 +89,14 @@ func TestListNames(t *testing.T) {
 		t.Errorf("ListNames of a file: %v, want ErrNotDir", err)
 	}
 	sub, err := listNames(ctx, s, "sub")
-	must(t, err)
+	must.Succeed(t, err)
 	slices.Sort(sub)
 	if !slices.Equal(sub, []string{"deep", "x.md"}) {
 		t.Errorf("ListNames(sub) = %q", sub)
 	}
 	// The reader of other systems (os.File.ReadDir) gives the same names.
 	var portable []string
-	must(t, filestore.ListNamesPortable(ctx, s, "", func(n string) bool {
+	must.Succeed(t, filestore.ListNamesPortable(ctx, s, "", func(n string) bool {
 		portable = append(portable, n)
 		return true
 	}))
@@ -129,15 +123,15 @@ func TestListNamesLargeAndStopped(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := filestore.Open(dir, nil)
-	must(t, err)
+	must.Succeed(t, err)
 	defer s.Close()
 	// About 3 reads of 64 KiB: 5,000 entries of 40 bytes.
 	const n = 5000
 	for i := range n {
-		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("note-%06d.md", i)), nil, 0o600))
+		must.Succeed(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("note-%06d.md", i)), nil, 0o600))
 	}
 	names, err := listNames(ctx, s, "")
-	must(t, err)
+	must.Succeed(t, err)
 	slices.Sort(names)
 	if len(names) != n {
 		t.Fatalf("ListNames gave %d names, want %d", len(names), n)
@@ -148,7 +142,7 @@ func TestListNamesLargeAndStopped(t *testing.T) {
 		}
 	}
 	calls := 0
-	must(t, s.ListNames(ctx, "", func(string) bool { calls++; return calls < 10 }))
+	must.Succeed(t, s.ListNames(ctx, "", func(string) bool { calls++; return calls < 10 }))
 	if calls != 10 {
 		t.Errorf("fn was called %d times after it returned false on the 10th", calls)
 	}
@@ -205,19 +199,19 @@ func TestListDir(t *testing.T) {
 	called := 0
 	count := func(string) bool { called++; return true }
 	infos, err := s.ReadDir(ctx, "")
-	must(t, err)
+	must.Succeed(t, err)
 	entries, many, err := s.ListDir(ctx, "", len(infos), count)
-	must(t, err)
+	must.Succeed(t, err)
 	want := slices.DeleteFunc(slices.Clone(infos), func(fi memtool.FileInfo) bool { return fi.Name == "fifo" })
 	if many || called != 0 || !slices.Equal(entries, want) {
 		t.Errorf("ListDir(max %d) = many %v, fn called %d times, entries\n%v\nwant ReadDir's\n%v", len(infos), many, called, entries, want)
 	}
 
 	names, err := listNames(ctx, s, "")
-	must(t, err)
+	must.Succeed(t, err)
 	var got []string
 	entries, many, err = s.ListDir(ctx, "", 5, func(n string) bool { got = append(got, n); return true })
-	must(t, err)
+	must.Succeed(t, err)
 	slices.Sort(names)
 	slices.Sort(got)
 	if !many || entries != nil || !slices.Equal(got, names) {

@@ -16,6 +16,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/internal/hostfault"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -25,10 +26,10 @@ func TestOpenFile(t *testing.T) {
 	ctx := context.Background()
 	dir, s := listTree(t)
 	r, size, err := s.OpenFile(ctx, "b.md", 1<<20)
-	must(t, err)
+	must.Succeed(t, err)
 	got, err := io.ReadAll(r)
-	must(t, err)
-	must(t, r.Close())
+	must.Succeed(t, err)
+	must.Succeed(t, r.Close())
 	if want, _ := s.ReadFile(ctx, "b.md", 1<<20); string(got) != string(want) || size != int64(len(want)) {
 		t.Errorf("OpenFile read %q (size %d), ReadFile %q", got, size, want)
 	}
@@ -48,11 +49,11 @@ func TestOpenFile(t *testing.T) {
 	}
 	// The file grows past the limit after the open.
 	p := filepath.Join(dir, "grows.md")
-	must(t, os.WriteFile(p, []byte("0123456789"), 0o600))
+	must.Succeed(t, os.WriteFile(p, []byte("0123456789"), 0o600))
 	r, _, err = s.OpenFile(ctx, "grows.md", 10)
-	must(t, err)
+	must.Succeed(t, err)
 	defer r.Close()
-	must(t, os.WriteFile(p, []byte(strings.Repeat("x", 100)), 0o600))
+	must.Succeed(t, os.WriteFile(p, []byte(strings.Repeat("x", 100)), 0o600))
 	if _, err := io.ReadAll(r); !errors.Is(err, memtool.ErrTooLarge) {
 		t.Errorf("reading a file grown past the limit: %v, want ErrTooLarge", err)
 	}
@@ -67,15 +68,15 @@ func TestOpenFile(t *testing.T) {
 func TestReadFileEverywhere(t *testing.T) {
 	ctx := context.Background()
 	dir, s := listTree(t)
-	must(t, syscall.Mkfifo(filepath.Join(dir, "sub", "fifo"), 0o600))
-	must(t, os.Link(filepath.Join(dir, "sub", "x.md"), filepath.Join(dir, "sub", "x2.md")))
-	must(t, os.Symlink("../b.md", filepath.Join(dir, "sub", "link-up.md")))
-	must(t, os.Symlink("../../outside.txt", filepath.Join(dir, "sub", "link-out.md")))
-	must(t, os.Symlink("deep", filepath.Join(dir, "sub", "link-deep")))
+	must.Succeed(t, syscall.Mkfifo(filepath.Join(dir, "sub", "fifo"), 0o600))
+	must.Succeed(t, os.Link(filepath.Join(dir, "sub", "x.md"), filepath.Join(dir, "sub", "x2.md")))
+	must.Succeed(t, os.Symlink("../b.md", filepath.Join(dir, "sub", "link-up.md")))
+	must.Succeed(t, os.Symlink("../../outside.txt", filepath.Join(dir, "sub", "link-out.md")))
+	must.Succeed(t, os.Symlink("deep", filepath.Join(dir, "sub", "link-deep")))
 	b, err := os.ReadFile(filepath.Join(dir, "b.md"))
-	must(t, err)
+	must.Succeed(t, err)
 	y, err := os.ReadFile(filepath.Join(dir, "sub", "deep", "y.md"))
-	must(t, err)
+	must.Succeed(t, err)
 	for name, want := range map[string]any{
 		"b.md":                string(b),
 		"sub/deep/y.md":       string(y),
@@ -139,7 +140,7 @@ func TestReadFileEverywhere(t *testing.T) {
 func TestFIFOInThePath(t *testing.T) {
 	ctx := context.Background()
 	dir, s := listTree(t)
-	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600))
+	must.Succeed(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600))
 	for _, op := range []struct {
 		name string
 		fn   func() error
@@ -164,9 +165,9 @@ func TestFIFOInThePath(t *testing.T) {
 
 	// A FIFO named as the tenants' directory: listing tenants answers.
 	other := t.TempDir()
-	must(t, syscall.Mkfifo(filepath.Join(other, filestore.TenantsDir), 0o600))
+	must.Succeed(t, syscall.Mkfifo(filepath.Join(other, filestore.TenantsDir), 0o600))
 	o, err := filestore.Open(other, nil)
-	must(t, err)
+	must.Succeed(t, err)
 	defer o.Close()
 	if err := storetest.Answer(t, "Tenants with a FIFO for its directory", func() error { _, err := o.Tenants(ctx); return err }); err == nil {
 		t.Error("Tenants with a FIFO for its directory succeeded")
@@ -180,12 +181,12 @@ func TestFIFOInThePath(t *testing.T) {
 func TestStatIsReadDirEntry(t *testing.T) {
 	ctx := context.Background()
 	dir, s := listTree(t)
-	must(t, os.Symlink("deep", filepath.Join(dir, "sub", "link-deep")))
-	must(t, os.Mkdir(filepath.Join(dir, "sub", "locked"), 0o000))
+	must.Succeed(t, os.Symlink("deep", filepath.Join(dir, "sub", "link-deep")))
+	must.Succeed(t, os.Mkdir(filepath.Join(dir, "sub", "locked"), 0o000))
 	checked := 0
 	for _, d := range []string{"", "sub", "sub/deep", "link-dir"} {
 		entries, err := s.ReadDir(ctx, d)
-		must(t, err)
+		must.Succeed(t, err)
 		for _, want := range entries {
 			name := want.Name
 			if d != "" {
@@ -218,7 +219,7 @@ func TestStatIsReadDirEntry(t *testing.T) {
 func TestNoOpenOfFIFOOrDevice(t *testing.T) {
 	ctx := context.Background()
 	dir, s := listTree(t)
-	must(t, s.WriteFile(ctx, "f.md", []byte("f"), memtool.CreateOnly))
+	must.Succeed(t, s.WriteFile(ctx, "f.md", []byte("f"), memtool.CreateOnly))
 	ops := func(special string) map[string]func() error {
 		return map[string]func() error{
 			"ReadDir": func() error { _, err := s.ReadDir(ctx, special); return err },
@@ -236,7 +237,7 @@ func TestNoOpenOfFIFOOrDevice(t *testing.T) {
 	}
 
 	fifo := filepath.Join(dir, "pipe")
-	must(t, syscall.Mkfifo(fifo, 0o600))
+	must.Succeed(t, syscall.Mkfifo(fifo, 0o600))
 	for name, op := range ops("pipe") {
 		// A writer's open of a FIFO waits until a reader opens it.
 		let := make(chan struct{})
@@ -254,7 +255,7 @@ func TestNoOpenOfFIFOOrDevice(t *testing.T) {
 			t.Errorf("%s opened the FIFO", name)
 		case <-time.After(50 * time.Millisecond):
 			fd, err := unix.Open(fifo, unix.O_RDONLY|unix.O_NONBLOCK, 0)
-			must(t, err)
+			must.Succeed(t, err)
 			<-let
 			unix.Close(fd)
 		}
@@ -263,7 +264,7 @@ func TestNoOpenOfFIFOOrDevice(t *testing.T) {
 	hostfault.NeedRoot(t, "a device node")
 	// Major 240 is for local use: no driver answers it, so an open fails
 	// with ENXIO.
-	must(t, unix.Mknod(filepath.Join(dir, "dev"), unix.S_IFCHR|0o600, int(unix.Mkdev(240, 77))))
+	must.Succeed(t, unix.Mknod(filepath.Join(dir, "dev"), unix.S_IFCHR|0o600, int(unix.Mkdev(240, 77))))
 	for name, op := range ops("dev") {
 		storetest.WantErr(t, name+" on a device", op(), memtool.ErrNotDir)
 	}

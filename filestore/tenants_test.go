@@ -14,6 +14,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -309,7 +310,7 @@ func TestTenantDirNotADirectory(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir, nil)
 	claim(t, s, "first")
-	must(t, syscall.Mkfifo(filepath.Join(dir, filestore.TenantsDir, "pipe"), 0o600))
+	must.Succeed(t, syscall.Mkfifo(filepath.Join(dir, filestore.TenantsDir, "pipe"), 0o600))
 	err := storetest.Answer(t, "Tenant whose directory is a FIFO", func() error {
 		_, err := tenanted(t, s).Tenant(ctx, "pipe")
 		return err
@@ -318,7 +319,7 @@ func TestTenantDirNotADirectory(t *testing.T) {
 		t.Error("Tenant whose directory is a FIFO succeeded")
 	}
 	if os.Geteuid() == 0 {
-		must(t, unix.Mknod(filepath.Join(dir, filestore.TenantsDir, "dev"), unix.S_IFCHR|0o600, int(unix.Mkdev(240, 77))))
+		must.Succeed(t, unix.Mknod(filepath.Join(dir, filestore.TenantsDir, "dev"), unix.S_IFCHR|0o600, int(unix.Mkdev(240, 77))))
 		if _, err := tenanted(t, s).Tenant(ctx, "dev"); err == nil {
 			t.Error("Tenant whose directory is a device succeeded")
 		}
@@ -341,7 +342,7 @@ func TestTenantDirLinkedToAnother(t *testing.T) {
 	if err := bob.WriteFile(ctx, "secret.md", []byte("bob's"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
-	must(t, os.Symlink("bob", filepath.Join(dir, filestore.TenantsDir, "alice")))
+	must.Succeed(t, os.Symlink("bob", filepath.Join(dir, filestore.TenantsDir, "alice")))
 	for _, st := range []*filestore.Store{s, open(t, dir, nil)} {
 		alice, err := tenanted(t, st).Tenant(ctx, "alice")
 		if !errors.Is(err, memtool.ErrEscapes) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -34,23 +35,16 @@ func texts(t *testing.T, inner memtool.Store, name string) []string {
 	return out
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestSweep: a directory delete whose process died after moving the tree
 // into the trash is finished by the next delete, of any process:
 // the files become versions of their paths, and the trash is emptied.
 func TestSweep(t *testing.T) {
 	ctx := context.Background()
 	inner := memstore.New()
-	must(t, inner.Mkdir(ctx, "d"))
-	must(t, inner.Mkdir(ctx, "d/sub"))
-	must(t, inner.WriteFile(ctx, "d/a", []byte("A"), memtool.CreateOnly))
-	must(t, inner.WriteFile(ctx, "d/sub/b", []byte("B"), memtool.CreateOnly))
+	must.Succeed(t, inner.Mkdir(ctx, "d"))
+	must.Succeed(t, inner.Mkdir(ctx, "d/sub"))
+	must.Succeed(t, inner.WriteFile(ctx, "d/a", []byte("A"), memtool.CreateOnly))
+	must.Succeed(t, inner.WriteFile(ctx, "d/sub/b", []byte("B"), memtool.CreateOnly))
 
 	dead := newStore(inner, nil)
 	if _, err := dead.toTrash(ctx, "d"); err != nil {
@@ -61,8 +55,8 @@ func TestSweep(t *testing.T) {
 	if _, err := other.Stat(ctx, "d"); !errors.Is(err, memtool.ErrNotExist) {
 		t.Fatalf("the deleted directory: %v", err)
 	}
-	must(t, other.WriteFile(ctx, "e", nil, memtool.CreateOnly))
-	must(t, other.Remove(ctx, "e"))
+	must.Succeed(t, other.WriteFile(ctx, "e", nil, memtool.CreateOnly))
+	must.Succeed(t, other.Remove(ctx, "e"))
 
 	if got := texts(t, inner, "d/a"); !reflect.DeepEqual(got, []string{"1 delete A"}) {
 		t.Errorf("d/a: %q", got)
@@ -81,14 +75,14 @@ func TestCounterAfterOldVersions(t *testing.T) {
 	ctx := context.Background()
 	inner := memstore.New()
 	dir := fileDir("a")
-	must(t, inner.Mkdir(ctx, DirName))
-	must(t, inner.Mkdir(ctx, dir))
-	must(t, inner.WriteFile(ctx, path.Join(dir, pathFile), []byte("a"), memtool.CreateOnly))
-	must(t, inner.WriteFile(ctx, path.Join(dir, fmt.Sprintf("000007-%d-update", time.Now().UnixNano())), []byte("seven"), memtool.CreateOnly))
-	must(t, inner.WriteFile(ctx, "a", []byte("eight"), memtool.CreateOnly))
+	must.Succeed(t, inner.Mkdir(ctx, DirName))
+	must.Succeed(t, inner.Mkdir(ctx, dir))
+	must.Succeed(t, inner.WriteFile(ctx, path.Join(dir, pathFile), []byte("a"), memtool.CreateOnly))
+	must.Succeed(t, inner.WriteFile(ctx, path.Join(dir, fmt.Sprintf("000007-%d-update", time.Now().UnixNano())), []byte("seven"), memtool.CreateOnly))
+	must.Succeed(t, inner.WriteFile(ctx, "a", []byte("eight"), memtool.CreateOnly))
 	s := New(inner, nil)
-	must(t, s.WriteFile(ctx, "a", []byte("nine"), memtool.Replace))
-	must(t, s.Remove(ctx, "a"))
+	must.Succeed(t, s.WriteFile(ctx, "a", []byte("nine"), memtool.Replace))
+	must.Succeed(t, s.Remove(ctx, "a"))
 	vs, err := Versions(ctx, inner, "/memories/a")
 	if err != nil || len(vs) != 3 || vs[0].N != 7 || vs[1].N != 8 || vs[2].N != 9 {
 		t.Errorf("versions %+v, %v; want 7, 8, 9", vs, err)
@@ -102,10 +96,10 @@ func TestCounterAfterOldVersions(t *testing.T) {
 func TestTombstone(t *testing.T) {
 	ctx := context.Background()
 	key, err := encrypt.NewKey("")
-	must(t, err)
+	must.Succeed(t, err)
 	// encrypt forwards the inner store's Renamer; hide memstore's.
 	inner, err := encrypt.New(struct{ memtool.Store }{memstore.New()}, []encrypt.Key{key}, nil)
-	must(t, err)
+	must.Succeed(t, err)
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	opts := &Options{Now: func() time.Time { return now }}
 	s := New(inner, opts)
@@ -115,8 +109,8 @@ func TestTombstone(t *testing.T) {
 	if err := s.(memtool.Renamer).Rename(ctx, "a", "b"); !errors.Is(err, errors.ErrUnsupported) {
 		t.Fatalf("Rename over a store that cannot: %v, want ErrUnsupported", err)
 	}
-	must(t, s.Mkdir(ctx, "d"))
-	must(t, s.WriteFile(ctx, "d/f", []byte("kept"), memtool.CreateOnly))
+	must.Succeed(t, s.Mkdir(ctx, "d"))
+	must.Succeed(t, s.WriteFile(ctx, "d/f", []byte("kept"), memtool.CreateOnly))
 	if _, _, _, err := newStore(inner, opts).entomb(ctx, "d/f"); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +136,7 @@ func TestTombstone(t *testing.T) {
 		}
 	}
 	now = now.Add(staleTombstone + time.Second)
-	must(t, s.WriteFile(ctx, "d/f", []byte("new"), memtool.CreateOnly))
+	must.Succeed(t, s.WriteFile(ctx, "d/f", []byte("new"), memtool.CreateOnly))
 	if data, err := s.ReadFile(ctx, "d/f", 1<<20); string(data) != "new" || err != nil {
 		t.Errorf("after the write: %q, %v", data, err)
 	}

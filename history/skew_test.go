@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -38,11 +39,11 @@ func TestTombstoneTakenOverEarly(t *testing.T) {
 	innerA := &afterUpdate{Store: mem}
 	a := New(innerA, &Options{Now: func() time.Time { return now }})
 	b := New(struct{ memtool.Store }{mem}, &Options{Now: func() time.Time { return now.Add(staleTombstone + time.Minute) }})
-	must(t, a.WriteFile(ctx, "a", []byte("old"), memtool.CreateOnly))
+	must.Succeed(t, a.WriteFile(ctx, "a", []byte("old"), memtool.CreateOnly))
 	innerA.then = func() {
-		must(t, b.WriteFile(ctx, "a", []byte("new"), memtool.CreateOnly))
+		must.Succeed(t, b.WriteFile(ctx, "a", []byte("new"), memtool.CreateOnly))
 	}
-	must(t, a.Remove(ctx, "a"))
+	must.Succeed(t, a.Remove(ctx, "a"))
 	if innerA.then != nil {
 		t.Fatal("no update of a")
 	}

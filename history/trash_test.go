@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -123,9 +124,9 @@ func TestLeftSlotsReclaimed(t *testing.T) {
 			inner := newHooked()
 			now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 			s := New(inner, &Options{Now: func() time.Time { return now }})
-			must(t, s.WriteFile(ctx, "a", []byte("A"), memtool.CreateOnly))
-			must(t, s.WriteFile(ctx, "b", []byte("B"), memtool.CreateOnly))
-			must(t, s.WriteFile(ctx, "c", []byte("C"), memtool.CreateOnly))
+			must.Succeed(t, s.WriteFile(ctx, "a", []byte("A"), memtool.CreateOnly))
+			must.Succeed(t, s.WriteFile(ctx, "b", []byte("B"), memtool.CreateOnly))
+			must.Succeed(t, s.WriteFile(ctx, "c", []byte("C"), memtool.CreateOnly))
 			c.fault(inner)
 			if err := s.Remove(ctx, "a"); (err != nil) != c.failed {
 				t.Fatalf("delete: %v", err)
@@ -135,12 +136,12 @@ func TestLeftSlotsReclaimed(t *testing.T) {
 				t.Skip("nothing left in the trash") // cleaned up at once
 			}
 			now = now.Add(time.Minute)
-			must(t, s.Remove(ctx, "b"))
+			must.Succeed(t, s.Remove(ctx, "b"))
 			if left := trashLeft(t, inner); len(left) != 1 {
 				t.Errorf("a minute later, the trash holds %q; want the fresh directory left alone", left)
 			}
 			now = now.Add(staleSlot)
-			must(t, s.Remove(ctx, "c"))
+			must.Succeed(t, s.Remove(ctx, "c"))
 			if left := trashLeft(t, inner); len(left) != 0 {
 				t.Errorf("once stale, the trash still holds %q", left)
 			}
@@ -173,8 +174,8 @@ func TestReclaimRacingDelete(t *testing.T) {
 			now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 			a := New(innerA, &Options{Now: func() time.Time { return now }})
 			b := New(innerB, &Options{Now: func() time.Time { return now.Add(2 * staleSlot) }}) // runs ahead
-			must(t, a.WriteFile(ctx, "a", []byte("A"), memtool.CreateOnly))
-			must(t, b.WriteFile(ctx, "x", []byte("X"), memtool.CreateOnly))
+			must.Succeed(t, a.WriteFile(ctx, "a", []byte("A"), memtool.CreateOnly))
+			must.Succeed(t, b.WriteFile(ctx, "x", []byte("X"), memtool.CreateOnly))
 			raced := false
 			innerA.rename = func(oldname, newname string) (bool, error) {
 				if oldname != "a" || raced {
@@ -182,7 +183,7 @@ func TestReclaimRacingDelete(t *testing.T) {
 				}
 				raced = true
 				if !moveFirst {
-					must(t, b.Remove(ctx, "x")) // sweeps a's slot first
+					must.Succeed(t, b.Remove(ctx, "x")) // sweeps a's slot first
 					return false, nil
 				}
 				// b's sweep looks at a's slot, a's move lands, and then
@@ -195,13 +196,13 @@ func TestReclaimRacingDelete(t *testing.T) {
 					}
 					return false, nil
 				}
-				must(t, b.Remove(ctx, "x"))
+				must.Succeed(t, b.Remove(ctx, "x"))
 				if innerB.rename != nil {
 					t.Fatal("b's sweep did not take a's trash directory")
 				}
 				return true, moved
 			}
-			must(t, a.Remove(ctx, "a"))
+			must.Succeed(t, a.Remove(ctx, "a"))
 			if !raced {
 				t.Fatal("no race")
 			}
