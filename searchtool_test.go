@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/memstore"
 )
 
 // memory_search reads its input as strictly as the memory tool reads its
@@ -16,11 +13,7 @@ import (
 // or the other spelling), and nothing is searched.
 func TestSearchToolStrictKeys(t *testing.T) {
 	ctx := context.Background()
-	s := memstore.New()
-	if err := s.WriteFile(ctx, "a.md", []byte("alpha\nbeta\n"), memtool.CreateOnly); err != nil {
-		t.Fatal(err)
-	}
-	mem := memtool.New(s, nil)
+	mem := newMemWith(t, nil, "alpha\nbeta\n")
 	for in, want := range map[string]string{
 		`{"query":"alpha","query":"beta"}`: "duplicate parameter 'query'",
 		`{"QUERY":"alpha"}`:                "unknown parameter 'QUERY' (did you mean 'query'?)",
@@ -41,11 +34,7 @@ func TestSearchToolStrictKeys(t *testing.T) {
 // with the type it must have, in words, not Go's.
 func TestSearchToolTypes(t *testing.T) {
 	ctx := context.Background()
-	s := memstore.New()
-	if err := s.WriteFile(ctx, "a.md", []byte("alpha\nalpha two\n"), memtool.CreateOnly); err != nil {
-		t.Fatal(err)
-	}
-	mem := memtool.New(s, nil)
+	mem := newMemWith(t, nil, "alpha\nalpha two\n")
 	for _, limit := range []string{"1", "1.0", "1e0", "null"} {
 		r := mem.SearchTool(ctx, []byte(`{"query":"alpha","limit":`+limit+`}`))
 		if r.IsError || !strings.Contains(r.Text, "a.md:1:alpha") {
