@@ -3,7 +3,6 @@ package memtool_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,9 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/pgstore"
-	"github.com/memtool/memtool/pgstore/pgtest"
-	"github.com/memtool/memtool/sqlitestore"
 )
 
 // searchDiffPieces are what the differential corpus and its queries are made
@@ -140,23 +136,13 @@ func checkIndexDiff(t *testing.T, s memtool.Store, seed uint64) {
 // a random corpus of tricky text, for random queries.
 func TestSearchIndexDiffSQLite(t *testing.T) {
 	for seed := range uint64(1) {
-		s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		checkIndexDiff(t, s, seed)
+		checkIndexDiff(t, backend(t, "sqlite")(t), seed)
 	}
 }
 
 func TestSearchIndexDiffPostgres(t *testing.T) {
 	for seed := range uint64(1) {
-		s, err := pgstore.Open(t.Context(), pgtest.URL(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		checkIndexDiff(t, s, seed)
+		checkIndexDiff(t, backend(t, "postgres")(t), seed)
 	}
 }
 
@@ -176,27 +162,9 @@ func TestSearchIndexLongQuery(t *testing.T) {
 		a.WriteByte("abcdefghijlmnopqrtuvwxyz0123456789 "[rng.IntN(35)])
 	}
 	ascii := a.String()
-	stores := map[string]func() memtool.Store{
-		"sqlite": func() memtool.Store {
-			s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
-		"postgres": func() memtool.Store {
-			s, err := pgstore.Open(t.Context(), pgtest.URL(t), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
-	}
-	for name, open := range stores {
+	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
-			s := open()
+			s := backend(t, name)(t)
 			for i := range 70 {
 				text := fmt.Sprintf("line %d\n", i)
 				if i == 3 {
