@@ -14,6 +14,7 @@ import (
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
 	"github.com/memtool/memtool/server/resource"
+	"github.com/memtool/memtool/storetest"
 )
 
 // TestBackendsAgreeOnRandomSequences runs random sequences of the six
@@ -54,11 +55,7 @@ func openRemote(t *testing.T) memtool.Store {
 	srv := httptest.NewServer(resource.New(func(*http.Request) (memtool.Store, bool, error) { return inner, true, nil }, nil))
 	t.Cleanup(srv.Close)
 	s, err := remotestore.Open(srv.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return storetest.Opened(t, s, err)
 }
 
 func runSequence(t *testing.T, mem *memtool.Memory, seq [][]byte) []memtool.Result {
