@@ -67,51 +67,72 @@ func (sc *jsonScanner) skipSpace() {
 func fastMembers(input string, buf *[maxFastMembers]member) (ms members, ok bool) {
 	sc := jsonScanner{s: input}
 	sc.skipSpace()
-	if sc.i >= len(sc.s) || sc.s[sc.i] != '{' {
-		return nil, false
-	}
-	sc.i++
 	ms = buf[:0]
-	sc.skipSpace()
-	if sc.i < len(sc.s) && sc.s[sc.i] == '}' {
-		sc.i++
-	} else {
-		for {
-			if len(ms) == maxFastMembers {
-				return nil, false
-			}
-			key, ok := sc.plainKey()
-			if !ok {
-				return nil, false
-			}
-			sc.skipSpace()
-			if sc.i >= len(sc.s) || sc.s[sc.i] != ':' {
-				return nil, false
-			}
-			sc.i++
-			sc.skipSpace()
-			start := sc.i
-			if !sc.value() {
-				return nil, false
-			}
-			ms = append(ms, member{key, sc.s[start:sc.i]})
-			sc.skipSpace()
-			if sc.i >= len(sc.s) {
-				return nil, false
-			}
-			c := sc.s[sc.i]
-			sc.i++
-			if c == '}' {
-				break
-			}
-			if c != ',' {
-				return nil, false
-			}
-			sc.skipSpace()
+	ok = sc.elements('{', '}', func() bool {
+		if len(ms) == maxFastMembers {
+			return false
 		}
+		key, ok := sc.plainKey()
+		if !ok || !sc.colon() {
+			return false
+		}
+		start := sc.i
+		if !sc.value() {
+			return false
+		}
+		ms = append(ms, member{key, sc.s[start:sc.i]})
+		return true
+	})
+	if !ok {
+		return nil, false
 	}
 	sc.skipSpace()
 	return ms, sc.i == len(sc.s)
+}
+
+// elements reads the array or object at sc.i, which opens with open and
+// closes with end: each reads one element (an object's member) from sc.i
+// and reports whether it is valid. elements reports whether the whole
+// container is, and leaves sc.i after its end.
+func (sc *jsonScanner) elements(open, end byte, each func() bool) bool {
+	if sc.i >= len(sc.s) || sc.s[sc.i] != open {
+		return false
+	}
+	sc.i++
+	sc.skipSpace()
+	if sc.i < len(sc.s) && sc.s[sc.i] == end {
+		sc.i++
+		return true
+	}
+	for {
+		if !each() {
+			return false
+		}
+		sc.skipSpace()
+		if sc.i >= len(sc.s) {
+			return false
+		}
+		c := sc.s[sc.i]
+		sc.i++
+		if c == end {
+			return true
+		}
+		if c != ',' {
+			return false
+		}
+		sc.skipSpace()
+	}
+}
+
+// colon reads the colon after a member's key, and the space around it.
+func (sc *jsonScanner) colon() bool {
+	sc.skipSpace()
+	if sc.i >= len(sc.s) || sc.s[sc.i] != ':' {
+		return false
+	}
+	sc.i++
+	sc.skipSpace()
+	return true
 }
 
 // plainKey reads a key of printable ASCII without escapes.
@@ -209,45 +230,12 @@ func (sc *jsonScanner) container(open byte) bool {
 	}
 	sc.depth++
 	defer func() { sc.depth-- }()
-	end := byte(']')
-	if open == '{' {
-		end = '}'
+	if open == '[' {
+		return sc.elements('[', ']', sc.value)
 	}
-	sc.i++
-	sc.skipSpace()
-	if sc.i < len(sc.s) && sc.s[sc.i] == end {
-		sc.i++
-		return true
-	}
-	for {
-		if open == '{' {
-			if sc.i >= len(sc.s) || sc.s[sc.i] != '"' || !sc.str() {
-				return false
-			}
-			sc.skipSpace()
-			if sc.i >= len(sc.s) || sc.s[sc.i] != ':' {
-				return false
-			}
-			sc.i++
-			sc.skipSpace()
-		}
-		if !sc.value() {
-			return false
-		}
-		sc.skipSpace()
-		if sc.i >= len(sc.s) {
-			return false
-		}
-		c := sc.s[sc.i]
-		sc.i++
-		if c == end {
-			return true
-		}
-		if c != ',' {
-			return false
-		}
-		sc.skipSpace()
-	}
+	return sc.elements('{', '}', func() bool {
+		return sc.i < len(sc.s) && sc.s[sc.i] == '"' && sc.str() && sc.colon() && sc.value()
+	})
 }
 
 // number skips -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
@@ -298,35 +286,19 @@ func skipDigits(s string, i int) int {
 func splitArray(raw string, buf []string) (elems []string, ok bool) {
 	sc := jsonScanner{s: raw}
 	sc.skipSpace()
-	if sc.i >= len(sc.s) || sc.s[sc.i] != '[' {
-		return nil, false
-	}
-	sc.i++
 	elems = buf[:0]
-	sc.skipSpace()
-	if sc.i < len(sc.s) && sc.s[sc.i] == ']' {
-		return elems, true
-	}
-	for {
+	ok = sc.elements('[', ']', func() bool {
 		start := sc.i
 		if !sc.value() {
-			return nil, false
+			return false
 		}
 		elems = append(elems, sc.s[start:sc.i])
-		sc.skipSpace()
-		if sc.i >= len(sc.s) {
-			return nil, false
-		}
-		c := sc.s[sc.i]
-		sc.i++
-		if c == ']' {
-			return elems, true
-		}
-		if c != ',' {
-			return nil, false
-		}
-		sc.skipSpace()
+		return true
+	})
+	if !ok {
+		return nil, false
 	}
+	return elems, true
 }
 
 // unquote decodes raw, a valid JSON string literal, as encoding/json
