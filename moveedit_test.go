@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -39,7 +40,7 @@ func TestMoveKeepsEditAfterCopy(t *testing.T) {
 		// The edit lands just before the copy is written: after a was read.
 		s := &interleaved{Store: storetest.Bare(inner), op: "write", prefix: "b"}
 		s.other = edit(inner, "a")
-		must(t, memtool.Move(ctx, s, "a", "b", 1<<20))
+		must.Succeed(t, memtool.Move(ctx, s, "a", "b", 1<<20))
 		if !kept(inner, "a", "b", "text of a edited") {
 			b, errb := readText(inner, "b")
 			a, erra := readText(inner, "a")
@@ -53,7 +54,7 @@ func TestMoveKeepsEditAfterCopy(t *testing.T) {
 		// so at least one of them after it was read.
 		s := &interleaved{Store: storetest.Bare(inner), op: "write", prefix: "m/"}
 		s.other = func() { edit(inner, "d/a")(); edit(inner, "d/sub/b")() }
-		must(t, memtool.Move(ctx, s, "d", "m", 1<<20))
+		must.Succeed(t, memtool.Move(ctx, s, "d", "m", 1<<20))
 		for _, f := range []string{"a", "sub/b"} {
 			if !kept(inner, "d/"+f, "m/"+f, "text of d/"+f+" edited") {
 				got, _ := readText(inner, "m/"+f)
@@ -68,9 +69,9 @@ func TestMoveKeepsEditAfterCopy(t *testing.T) {
 		// overwritten, and the source stays.
 		_, inner := newTree(t, "a")
 		s := &interleaved{Store: storetest.Bare(inner), op: "write", prefix: "b"}
-		s.other = func() { must(t, inner.WriteFile(ctx, "a", []byte("a2"), memtool.Replace)) }
-		other := func() { must(t, inner.WriteFile(ctx, "b", []byte("b2"), memtool.Replace)) }
-		must(t, memtool.Move(ctx, &editCopy{Store: s, edit: other}, "a", "b", 1<<20))
+		s.other = func() { must.Succeed(t, inner.WriteFile(ctx, "a", []byte("a2"), memtool.Replace)) }
+		other := func() { must.Succeed(t, inner.WriteFile(ctx, "b", []byte("b2"), memtool.Replace)) }
+		must.Succeed(t, memtool.Move(ctx, &editCopy{Store: s, edit: other}, "a", "b", 1<<20))
 		checkTree(t, inner, map[string]string{"a": "a2", "b": "b2"})
 	})
 

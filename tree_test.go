@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // hooked is a store without optional capabilities whose hooks act as
@@ -82,36 +84,9 @@ func cutSlash(n string) (string, bool) {
 	return n, false
 }
 
-// names lists every entry below the root, in order.
-func names(t *testing.T, s memtool.Store) []string {
-	t.Helper()
-	var out []string
-	err := memtool.Walk(context.Background(), s, "", func(name string, fi memtool.FileInfo) error {
-		if fi.IsDir() && name != "" {
-			name += "/"
-		}
-		if name != "" {
-			out = append(out, name)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func wantNames(t *testing.T, s memtool.Store, want ...string) {
 	t.Helper()
-	if got := names(t, s); !slices.Equal(got, want) {
+	if got := storetest.Names(t, s); !slices.Equal(got, want) {
 		t.Errorf("store holds %q, want %q", got, want)
 	}
 }
@@ -155,7 +130,7 @@ func TestWalk(t *testing.T) {
 	// Another process removes d/sub/deep after d/sub was listed: it is
 	// walked as empty, and the rest is walked.
 	s.afterReadDir = after("d/sub", func() {
-		must(t, memtool.RemoveAll(ctx, inner, "d/sub/deep"))
+		must.Succeed(t, memtool.RemoveAll(ctx, inner, "d/sub/deep"))
 	})
 	seen = nil
 	err = memtool.Walk(ctx, s, "d", func(name string, _ memtool.FileInfo) error {
@@ -216,9 +191,9 @@ func TestRemoveAll(t *testing.T) {
 	ctx := context.Background()
 	tree := []string{"d/", "d/a", "d/sub/", "d/sub/b", "d/sub/deep/", "d/sub/deep/c", "e"}
 	s, inner := newTree(t, tree...)
-	must(t, memtool.RemoveAll(ctx, s, "d"))
+	must.Succeed(t, memtool.RemoveAll(ctx, s, "d"))
 	wantNames(t, s, "e")
-	must(t, memtool.RemoveAll(ctx, s, "e"))
+	must.Succeed(t, memtool.RemoveAll(ctx, s, "e"))
 	if err := memtool.RemoveAll(ctx, s, "d"); !errors.Is(err, memtool.ErrNotExist) {
 		t.Errorf("RemoveAll of a missing name = %v, want ErrNotExist", err)
 	}
@@ -226,10 +201,10 @@ func TestRemoveAll(t *testing.T) {
 	// Entries another process removes meanwhile are skipped.
 	s, inner = newTree(t, tree...)
 	s.afterReadDir = after("d/sub", func() {
-		must(t, memtool.RemoveAll(ctx, inner, "d/sub/deep"))
-		must(t, inner.Remove(ctx, "d/sub/b"))
+		must.Succeed(t, memtool.RemoveAll(ctx, inner, "d/sub/deep"))
+		must.Succeed(t, inner.Remove(ctx, "d/sub/b"))
 	})
-	must(t, memtool.RemoveAll(ctx, s, "d"))
+	must.Succeed(t, memtool.RemoveAll(ctx, s, "d"))
 	wantNames(t, s, "e")
 
 	// An entry another process creates meanwhile stays, with its parents.
@@ -237,7 +212,7 @@ func TestRemoveAll(t *testing.T) {
 	// reaches d/a before it fails at d/sub depends on that order.)
 	s, inner = newTree(t, "d/", "d/sub/", "d/sub/b", "d/sub/deep/", "d/sub/deep/c", "e")
 	s.afterReadDir = after("d/sub", func() {
-		must(t, inner.WriteFile(ctx, "d/sub/new", nil, memtool.CreateOnly))
+		must.Succeed(t, inner.WriteFile(ctx, "d/sub/new", nil, memtool.CreateOnly))
 	})
 	if err := memtool.RemoveAll(ctx, s, "d"); !errors.Is(err, memtool.ErrNotEmpty) {
 		t.Errorf("RemoveAll with an entry created meanwhile = %v, want ErrNotEmpty", err)
@@ -246,8 +221,8 @@ func TestRemoveAll(t *testing.T) {
 
 	// With RemoveAller, RemoveAll is the store's.
 	ra := &removeAllCounter{Store: memstore.New()}
-	must(t, ra.Mkdir(ctx, "d"))
-	must(t, memtool.RemoveAll(ctx, ra, "d"))
+	must.Succeed(t, ra.Mkdir(ctx, "d"))
+	must.Succeed(t, memtool.RemoveAll(ctx, ra, "d"))
 	if ra.calls != 1 {
 		t.Errorf("RemoveAller called %d times, want 1", ra.calls)
 	}
@@ -266,7 +241,7 @@ func (s *removeAllCounter) RemoveAll(ctx context.Context, name string) error {
 func TestCopy(t *testing.T) {
 	ctx := context.Background()
 	s, _ := newTree(t, "d/", "d/a", "d/sub/", "d/sub/b", "x/")
-	must(t, memtool.Copy(ctx, s, "d", "x/d", 1<<20))
+	must.Succeed(t, memtool.Copy(ctx, s, "d", "x/d", 1<<20))
 	wantNames(t, s, "d/", "d/a", "d/sub/", "d/sub/b", "x/", "x/d/", "x/d/a", "x/d/sub/", "x/d/sub/b")
 	if data, err := s.ReadFile(ctx, "x/d/sub/b", 1<<20); err != nil || string(data) != "text of d/sub/b" {
 		t.Errorf("copy of d/sub/b = %q, %v", data, err)
@@ -294,7 +269,7 @@ func TestCopy(t *testing.T) {
 func TestMove(t *testing.T) {
 	ctx := context.Background()
 	s, inner := newTree(t, "d/", "d/a", "d/sub/", "d/sub/b")
-	must(t, memtool.Move(ctx, s, "d", "m", 1<<20))
+	must.Succeed(t, memtool.Move(ctx, s, "d", "m", 1<<20))
 	wantNames(t, s, "m/", "m/a", "m/sub/", "m/sub/b")
 	if err := memtool.Move(ctx, s, "nope", "x", 1<<20); !errors.Is(err, memtool.ErrNotExist) {
 		t.Errorf("Move of a missing name = %v, want ErrNotExist", err)
@@ -306,9 +281,9 @@ func TestMove(t *testing.T) {
 	// An entry another process puts into the source meanwhile stays, with
 	// the directories that hold it; what was copied is removed.
 	s.afterReadDir = after("m/sub", func() {
-		must(t, inner.WriteFile(ctx, "m/sub/late", nil, memtool.CreateOnly))
+		must.Succeed(t, inner.WriteFile(ctx, "m/sub/late", nil, memtool.CreateOnly))
 	})
-	must(t, memtool.Move(ctx, s, "m", "n", 1<<20))
+	must.Succeed(t, memtool.Move(ctx, s, "m", "n", 1<<20))
 	wantNames(t, s, "m/", "m/sub/", "m/sub/late", "n/", "n/a", "n/sub/", "n/sub/b")
 
 	// A failed copy removes the copies, and leaves the source.
@@ -321,8 +296,8 @@ func TestMove(t *testing.T) {
 	// With Renamer, Move is the store's rename: it reads no file, so the
 	// limit of 0 that would stop the fallback does not matter.
 	rs := memstore.New()
-	must(t, rs.Mkdir(ctx, "d"))
-	must(t, rs.WriteFile(ctx, "d/f", []byte("text"), memtool.CreateOnly))
-	must(t, memtool.Move(ctx, rs, "d", "e", 0))
+	must.Succeed(t, rs.Mkdir(ctx, "d"))
+	must.Succeed(t, rs.WriteFile(ctx, "d/f", []byte("text"), memtool.CreateOnly))
+	must.Succeed(t, memtool.Move(ctx, rs, "d", "e", 0))
 	wantNames(t, rs, "e/", "e/f")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 func TestWrapper(t *testing.T) {
@@ -33,18 +34,7 @@ func run(t *testing.T, mem *memtool.Memory, in map[string]any) memtool.Result {
 // visible lists the files a Memory on the wrapper would see.
 func visible(t *testing.T, s memtool.Store) []string {
 	t.Helper()
-	var out []string
-	err := memtool.Walk(context.Background(), s, "", func(name string, fi memtool.FileInfo) error {
-		if name != "" && !fi.IsDir() {
-			out = append(out, name)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
+	return slices.DeleteFunc(storetest.Names(t, s), func(name string) bool { return strings.HasSuffix(name, "/") })
 }
 
 // TestCollect: with an injected clock, gc expires exactly the files not

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -135,6 +136,27 @@ type tree map[string]string
 // regular file. A test compares two snapshots to see that a call changed
 // nothing, or reads a file's content from one.
 func Snapshot(t *testing.T, s memtool.Store) map[string]string { return snapshot(t, s) }
+
+// Names lists every entry in s below the root, walked with memtool.Walk
+// (no file is read), sorted; a directory's name ends in a slash.
+func Names(t testing.TB, s memtool.Store) []string {
+	t.Helper()
+	var out []string
+	err := memtool.Walk(context.Background(), s, "", func(name string, fi memtool.FileInfo) error {
+		if fi.IsDir() && name != "" {
+			name += "/"
+		}
+		if name != "" {
+			out = append(out, name)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // snapshot reads the whole store through its own methods.
 func snapshot(t *testing.T, s memtool.Store) tree {
