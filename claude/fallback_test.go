@@ -12,6 +12,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // fallbackMessage is a reply whose first attempt was refused: the calls
@@ -42,7 +43,7 @@ func TestOwnLoopSkipsCallsBeforeFallback(t *testing.T) {
 	if len(results) != 1 || results[0].OfToolResult.ToolUseID != "t3" || results[0].OfToolResult.IsError.Value {
 		t.Errorf("memory results %s, want one success for t3", marshal(t, results))
 	}
-	if got := readFile(t, store, "x.md"); got != "kept\n" {
+	if got := storetest.ReadText(t, store, "x.md"); got != "kept\n" {
 		t.Errorf("x.md = %q", got)
 	}
 	other := &appendTool{}

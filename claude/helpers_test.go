@@ -56,16 +56,6 @@ func pngBytes(t *testing.T) []byte {
 	return testpng.PNG()
 }
 
-// readFile returns a file's content from the store, or fails the test.
-func readFile(t *testing.T, store memtool.Store, name string) string {
-	t.Helper()
-	data, err := store.ReadFile(context.Background(), name, 1<<20)
-	if err != nil {
-		t.Fatalf("reading %s: %v", name, err)
-	}
-	return string(data)
-}
-
 // checkResults checks that reqs[i] carries exactly the tool results
 // want[i], as wire JSON, and that none doubles memtool's "Error: " prefix.
 func checkResults(t *testing.T, reqs []claudetest.Request, want map[int][]string) {

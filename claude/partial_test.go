@@ -9,6 +9,7 @@ import (
 	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // A streamed reply that breaks off after the turn's calls ran (the step's
@@ -49,7 +50,7 @@ func TestStreamBrokenOffAfterCallsRan(t *testing.T) {
 				t.Errorf("the step run again: %v", errs)
 			}
 			srv.CheckRefusals(t)
-			if got := readFile(t, store, "x.md"); got != "a\nb\n" {
+			if got := storetest.ReadText(t, store, "x.md"); got != "a\nb\n" {
 				t.Errorf("x.md = %q", got)
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // When the request after a turn of memory calls fails and the SDK runner's
@@ -71,7 +72,7 @@ func TestRunnerRetriedStepRunsMemoryOnce(t *testing.T) {
 			// The retried step's request is one the API takes: each
 			// tool_use answered once, right after it.
 			srv.CheckRefusals(t)
-			if got := readFile(t, store, "x.md"); got != "a\nb\n" {
+			if got := storetest.ReadText(t, store, "x.md"); got != "a\nb\n" {
 				t.Errorf("x.md = %q after the retried step, want %q", got, "a\nb\n")
 			}
 			if ran != 2 {
@@ -129,7 +130,7 @@ func TestExecuteSecondPassDoesNotHang(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Error("str_replace waited for a call that had already run")
 	}
-	if got := readFile(t, store, "x.md"); got != "two\n" {
+	if got := storetest.ReadText(t, store, "x.md"); got != "two\n" {
 		t.Errorf("x.md = %q", got)
 	}
 }
@@ -219,7 +220,7 @@ func TestRetriedStepAfterCancelNeverMisleads(t *testing.T) {
 		t.Fatal("the step ran to its end with a cancelled context")
 	}
 	_, retryErr := runner.NextMessage(context.Background())
-	if got := readFile(t, store, "x.md"); got != "two\n" {
+	if got := storetest.ReadText(t, store, "x.md"); got != "two\n" {
 		t.Fatalf("x.md = %q, want %q", got, "two\n")
 	}
 	reqs := srv.Requests()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/claudetest"
+	"github.com/memtool/memtool/storetest"
 )
 
 // memoryScript is a conversation that views /memories first, creates files,
@@ -195,10 +196,10 @@ func testRunnerConversation(t *testing.T, threads, streaming bool) {
 			t.Errorf("request 4, result %d: %s", k+1, r.Raw)
 		}
 	}
-	if got, want := readFile(t, f.store, "notes.md"), "Top\n# Notes\n- ALPHA\n- BETA\n- GAMMA\n"; got != want {
+	if got, want := storetest.ReadText(t, f.store, "notes.md"), "Top\n# Notes\n- ALPHA\n- BETA\n- GAMMA\n"; got != want {
 		t.Errorf("notes.md = %q, want %q", got, want)
 	}
-	if got := readFile(t, f.store, "archive/session.md"); got != "started\n" {
+	if got := storetest.ReadText(t, f.store, "archive/session.md"); got != "started\n" {
 		t.Errorf("archive/session.md = %q", got)
 	}
 	if _, err := f.store.Stat(ctx, "log/session.md"); err == nil {

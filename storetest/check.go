@@ -137,6 +137,17 @@ type tree map[string]string
 // nothing, or reads a file's content from one.
 func Snapshot(t *testing.T, s memtool.Store) map[string]string { return snapshot(t, s) }
 
+// ReadText is the content of the file name in s, read whole (up to 1 MiB);
+// t fails at once if it cannot be read.
+func ReadText(t testing.TB, s memtool.Store, name string) string {
+	t.Helper()
+	data, err := s.ReadFile(context.Background(), name, 1<<20)
+	if err != nil {
+		t.Fatalf("ReadFile(%s): %v", name, err)
+	}
+	return string(data)
+}
+
 // Names lists every entry in s below the root, walked with memtool.Walk
 // (no file is read), sorted; a directory's name ends in a slash.
 func Names(t testing.TB, s memtool.Store) []string {

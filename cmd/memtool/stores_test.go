@@ -304,7 +304,7 @@ func checkRaces(t *testing.T, url string, listing bool) {
 			lines[i] = jsonLine(createInput(p, fmt.Sprintf("written by racer %d", i)))
 		}
 		w := oneWinner(t, raceProcesses(t, url, lines), "File created successfully at: "+p, "Error: File "+p+" already exists")
-		if got, want := readStore(t, store, fmt.Sprintf("c%d/target.txt", round)), fmt.Sprintf("written by racer %d", w); got != want {
+		if got, want := storetest.ReadText(t, store, fmt.Sprintf("c%d/target.txt", round)), fmt.Sprintf("written by racer %d", w); got != want {
 			t.Errorf("round %d: content %q, want the winner's %q", round, got, want)
 		}
 
@@ -316,14 +316,14 @@ func checkRaces(t *testing.T, url string, listing bool) {
 		}
 		w = r.winnerOf(t, raceProcesses(t, url, r.lines()))
 		base := fmt.Sprintf("r%d", round)
-		if got := readStore(t, store, base+"/to/dst.txt"); got != r.text(w) {
+		if got := storetest.ReadText(t, store, base+"/to/dst.txt"); got != r.text(w) {
 			t.Errorf("round %d: destination holds %q, want the winner's %q", round, got, r.text(w))
 		}
 		want := []string{"to"}
 		for i := range racers {
 			if i != w {
 				want = append(want, fmt.Sprintf("src%d.txt", i))
-				if got := readStore(t, store, fmt.Sprintf("%s/src%d.txt", base, i)); got != r.text(i) {
+				if got := storetest.ReadText(t, store, fmt.Sprintf("%s/src%d.txt", base, i)); got != r.text(i) {
 					t.Errorf("round %d: loser %d's source holds %q", round, i, got)
 				}
 			}
@@ -336,15 +336,6 @@ func checkRaces(t *testing.T, url string, listing bool) {
 			t.Errorf("round %d: %s holds %q, want %q", round, base, got, want)
 		}
 	}
-}
-
-func readStore(t *testing.T, s memtool.Store, name string) string {
-	t.Helper()
-	data, err := s.ReadFile(context.Background(), name, 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // storeNames lists a directory of s, sorted.

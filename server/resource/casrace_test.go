@@ -13,6 +13,7 @@ import (
 	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/server/resource"
 	"github.com/memtool/memtool/sqlitestore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // TestCompareAndSwapRace: writers that all hold one ETag race, through
@@ -95,7 +96,7 @@ func TestCompareAndSwapRace(t *testing.T) {
 				if winner < 0 {
 					t.Fatalf("%s: nobody won: %v", what, got)
 				}
-				if got := read(t, st.b, name); got != fmt.Sprint(prefix, winner) {
+				if got := storetest.ReadText(t, st.b, name); got != fmt.Sprint(prefix, winner) {
 					t.Errorf("%s: the file holds %q, the winner was %d", what, got, winner)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/server/resource"
+	"github.com/memtool/memtool/storetest"
 )
 
 // TestDeleteRefusesEveryPrecondition: a DELETE that carries If-Match or
@@ -24,7 +25,7 @@ func TestDeleteRefusesEveryPrecondition(t *testing.T) {
 		{"If-None-Match": {"", "*"}},
 	} {
 		wantError(t, mustDo(t, srv, "DELETE", "/v1/entry"+p("/memories/f.md"), h, nil), http.StatusBadRequest, "bad_request")
-		if got := read(t, s, "f.md"); got != "kept" {
+		if got := storetest.ReadText(t, s, "f.md"); got != "kept" {
 			t.Fatalf("DELETE with %v: the file holds %q", h, got)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/server/resource"
+	"github.com/memtool/memtool/storetest"
 )
 
 // TestNotModifiedComparesWeakly: a GET's If-None-Match compares tags
@@ -29,7 +30,7 @@ func TestNotModifiedComparesWeakly(t *testing.T) {
 		}
 	}
 	wantError(t, put(t, srv, "/memories/f.md", "two", http.Header{"If-Match": {"W/" + etag}}), http.StatusPreconditionFailed, "precondition_failed")
-	if got := read(t, s, "f.md"); got != "one" {
+	if got := storetest.ReadText(t, s, "f.md"); got != "one" {
 		t.Fatalf("a weak If-Match wrote: %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
 	"github.com/memtool/memtool/server/resource"
+	"github.com/memtool/memtool/storetest"
 )
 
 // lostAnswer is a store whose writes are made and then answered with
@@ -61,7 +62,7 @@ func TestOutcomeUnknownIsSaid(t *testing.T) {
 		if !res.IsError || !strings.Contains(res.Text, "may or may not have been made") {
 			t.Errorf("%v: the model reads %q", lost, res.Text)
 		}
-		if read(t, inner, "h.md") != "x" {
+		if storetest.ReadText(t, inner, "h.md") != "x" {
 			t.Fatal("the write was not made")
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/secrets"
 	"github.com/memtool/memtool/server/resource"
+	"github.com/memtool/memtool/storetest"
 )
 
 // A PUT's answer names the file's ETag, size and SHA-256 only when they
@@ -29,7 +30,7 @@ func TestWriteAnswerOnlyWhatIsKept(t *testing.T) {
 
 		resp := put(t, srv, "/memories/t.md", token, nil)
 		answer := string(wantStatus(t, resp, http.StatusOK))
-		kept := read(t, store, "t.md")
+		kept := storetest.ReadText(t, store, "t.md")
 		if kept == token {
 			t.Fatalf("the secrets policy kept the token: %q", kept)
 		}
@@ -48,7 +49,7 @@ func TestWriteAnswerOnlyWhatIsKept(t *testing.T) {
 		}
 		swap := put(t, srv, "/memories/t.md", "clean\n", http.Header{"If-Match": {got.Header.Get("ETag")}})
 		wantStatus(t, swap, http.StatusOK)
-		if s := read(t, store, "t.md"); s != "clean\n" {
+		if s := storetest.ReadText(t, store, "t.md"); s != "clean\n" {
 			t.Fatalf("after the compare-and-swap the file holds %q", s)
 		}
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/storetest"
 )
 
 // TestPutToDirectoryPath: a PUT to a path that ends in '/', which names
@@ -22,7 +23,7 @@ func TestPutToDirectoryPath(t *testing.T) {
 	if _, err := s.Stat(t.Context(), "notes"); err == nil {
 		t.Error("a PUT to /memories/notes/ made a file notes")
 	}
-	if got := read(t, s, "f.md"); got != "kept" {
+	if got := storetest.ReadText(t, s, "f.md"); got != "kept" {
 		t.Errorf("a PUT to /memories/f.md/ wrote %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/storetest"
 )
 
 // TestPutTakesTheBodyAsIs: a PUT whose body is coded (Content-Encoding
@@ -33,7 +34,7 @@ func TestPutTakesTheBodyAsIs(t *testing.T) {
 		for _, name := range []string{"f.md", "g.md"} {
 			wantError(t, mustDo(t, srv, "PUT", "/v1/file"+p("/memories/"+name), c.header, c.body), http.StatusBadRequest, "bad_request")
 		}
-		if got := read(t, s, "f.md"); got != "kept content" {
+		if got := storetest.ReadText(t, s, "f.md"); got != "kept content" {
 			t.Fatalf("PUT with %v: the file holds %q", c.header, got)
 		}
 		if _, err := s.Stat(t.Context(), "g.md"); err == nil {
@@ -41,7 +42,7 @@ func TestPutTakesTheBodyAsIs(t *testing.T) {
 		}
 	}
 	wantStatus(t, mustDo(t, srv, "PUT", "/v1/file"+p("/memories/f.md"), http.Header{"Content-Encoding": {"identity"}}, []byte("plain")), http.StatusOK)
-	if got := read(t, s, "f.md"); got != "plain" {
+	if got := storetest.ReadText(t, s, "f.md"); got != "plain" {
 		t.Fatalf("an identity-coded PUT wrote %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/storetest"
 )
 
 // TestRenameBodyIsStrict: a rename's body that names from or to twice,
@@ -34,7 +35,7 @@ func TestRenameBodyIsStrict(t *testing.T) {
 		}
 	}
 	wantStatus(t, mustDo(t, srv, "POST", "/v1/rename", nil, []byte(` {"to":"/memories/c.md", "from":"/memories/a.md"}`+"\n")), http.StatusNoContent)
-	if read(t, s, "c.md") != "a" {
+	if storetest.ReadText(t, s, "c.md") != "a" {
 		t.Fatal("the rename lost the content")
 	}
 }

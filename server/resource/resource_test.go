@@ -16,6 +16,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/server/resource"
+	"github.com/memtool/memtool/storetest"
 )
 
 // newServer serves the API over a new memstore on loopback, to a caller
@@ -70,15 +71,6 @@ func put(t *testing.T, srv *httptest.Server, path, data string, header http.Head
 	return mustDo(t, srv, "PUT", "/v1/file"+p(path), header, []byte(data))
 }
 
-func read(t *testing.T, s memtool.Store, name string) string {
-	t.Helper()
-	b, err := s.ReadFile(t.Context(), name, 1<<20)
-	if err != nil {
-		t.Fatalf("ReadFile(%s): %v", name, err)
-	}
-	return string(b)
-}
-
 // TestPreconditions: If-None-Match: * creates once; If-Match writes only
 // over the ETag it names; a failed precondition changes nothing.
 func TestPreconditions(t *testing.T) {
@@ -86,7 +78,7 @@ func TestPreconditions(t *testing.T) {
 	star := http.Header{"If-None-Match": {"*"}}
 	wantStatus(t, put(t, srv, "/memories/a.md", "one", star), http.StatusCreated)
 	wantError(t, put(t, srv, "/memories/a.md", "two", star), http.StatusPreconditionFailed, "precondition_failed")
-	if got := read(t, s, "a.md"); got != "one" {
+	if got := storetest.ReadText(t, s, "a.md"); got != "one" {
 		t.Fatalf("after a failed create: %q", got)
 	}
 
@@ -100,8 +92,8 @@ func TestPreconditions(t *testing.T) {
 	}
 	resp = put(t, srv, "/memories/a.md", "two", http.Header{"If-Match": {`"other", ` + etag}})
 	wantStatus(t, resp, http.StatusOK)
-	if resp.Header.Get("ETag") != resource.ETag([]byte("two")) || read(t, s, "a.md") != "two" {
-		t.Fatalf("after a matching If-Match: %q, ETag %s", read(t, s, "a.md"), resp.Header.Get("ETag"))
+	if resp.Header.Get("ETag") != resource.ETag([]byte("two")) || storetest.ReadText(t, s, "a.md") != "two" {
+		t.Fatalf("after a matching If-Match: %q, ETag %s", storetest.ReadText(t, s, "a.md"), resp.Header.Get("ETag"))
 	}
 	// The old tag no longer matches: a second writer with it loses.
 	wantError(t, put(t, srv, "/memories/a.md", "three", http.Header{"If-Match": {etag}}), http.StatusPreconditionFailed, "precondition_failed")
@@ -125,7 +117,7 @@ func TestPreconditions(t *testing.T) {
 	wantError(t, put(t, srv, "/memories/a.md", "x", http.Header{"If-None-Match": {etag}}), http.StatusBadRequest, "bad_request")
 	wantError(t, put(t, srv, "/memories/a.md", "x", http.Header{"If-None-Match": {"*"}, "If-Match": {"*"}}), http.StatusBadRequest, "bad_request")
 	wantError(t, mustDo(t, srv, "DELETE", "/v1/entry"+p("/memories/a.md"), http.Header{"If-Match": {etag}}, nil), http.StatusBadRequest, "bad_request")
-	if got := read(t, s, "a.md"); got != "plain" {
+	if got := storetest.ReadText(t, s, "a.md"); got != "plain" {
 		t.Fatalf("a refused request changed a.md: %q", got)
 	}
 }
@@ -145,7 +137,7 @@ func TestReadOnly(t *testing.T) {
 		t.Fatalf("read %q", got)
 	}
 	entries, _ := s.ReadDir(t.Context(), "")
-	if len(entries) != 1 || read(t, s, "f") != "kept" {
+	if len(entries) != 1 || storetest.ReadText(t, s, "f") != "kept" {
 		t.Fatalf("a read-only caller changed the store: %v", entries)
 	}
 }
@@ -241,7 +233,7 @@ func TestBodyLimit(t *testing.T) {
 	wantError(t, put(t, srv, "/memories/f", strings.Repeat("x", 11), nil), http.StatusRequestEntityTooLarge, "too_large")
 	wantError(t, put(t, srv, "/memories/g", strings.Repeat("x", 11), nil), http.StatusRequestEntityTooLarge, "too_large")
 	wantStatus(t, put(t, srv, "/memories/h", strings.Repeat("x", 10), nil), http.StatusOK)
-	if _, err := s.Stat(t.Context(), "g"); read(t, s, "f") != "kept" || !errors.Is(err, memtool.ErrNotExist) {
+	if _, err := s.Stat(t.Context(), "g"); storetest.ReadText(t, s, "f") != "kept" || !errors.Is(err, memtool.ErrNotExist) {
 		t.Fatalf("a body over the limit changed the store")
 	}
 	// A read limit under the file's size refuses it without sending it.
@@ -286,7 +278,7 @@ func TestTree(t *testing.T) {
 	wantError(t, do("POST", "/v1/rename", `{"from":"/memories/a","to":"/memories/z","x":1}`), 400, "bad_request")
 	wantError(t, do("POST", "/v1/rename", `{"from":"/memories/../etc","to":"/memories/z"}`), 400, "bad_path")
 	wantStatus(t, do("POST", "/v1/rename", `{"from":"/memories/a/f.md","to":"/memories/g.md"}`), 204)
-	if read(t, s, "g.md") != "hello" {
+	if storetest.ReadText(t, s, "g.md") != "hello" {
 		t.Fatal("rename lost the content")
 	}
 

@@ -10,6 +10,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/storetest"
 )
 
 // TestVersionNumberIsExact: a version number past the largest the
@@ -39,7 +40,7 @@ func TestVersionNumberIsExact(t *testing.T) {
 			wantError(t, resp, http.StatusNotFound, "not_found")
 		}
 		wantError(t, mustDo(t, srv, "POST", "/v1/revert"+p(file, "n", n), nil, nil), http.StatusNotFound, "not_found")
-		if got := read(t, inner, "f.md"); got != "three" {
+		if got := storetest.ReadText(t, inner, "f.md"); got != "three" {
 			t.Fatalf("revert to version %s: the file holds %q", n, got)
 		}
 	}
