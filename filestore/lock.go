@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/wait"
 )
 
 // A held write lock. file is the lock file, open for writing, or nil when
@@ -182,12 +183,8 @@ func flockWait(ctx context.Context, f *os.File, deadline time.Time) error {
 		if left <= 0 {
 			return errBusy
 		}
-		t := time.NewTimer(min(pause/2+mathrand.N(pause), left))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("filestore: waiting for the lock: %w", ctx.Err())
-		case <-t.C:
+		if err := wait.Sleep(ctx, min(pause/2+mathrand.N(pause), left)); err != nil {
+			return fmt.Errorf("filestore: waiting for the lock: %w", err)
 		}
 		pause = min(2*pause, 20*time.Millisecond)
 	}

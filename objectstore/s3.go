@@ -18,6 +18,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/wait"
 )
 
 // updateS3 is Update on S3: read the object and its ETag, write the new
@@ -255,12 +256,7 @@ func sleep(ctx context.Context, b *retry.ExponentialJitterBackoff, attempt int, 
 	if err != nil {
 		return cause
 	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
+	return wait.Sleep(ctx, d)
 }
 
 // s3etag returns the ETag of the object at key.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/wait"
 	"github.com/memtool/memtool/server/resource"
 )
 
@@ -301,17 +302,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 
 // backoff waits a little longer after each failed try, up to 50 ms.
 func backoff(ctx context.Context, try int) error {
-	if try == 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(time.Duration(min(try, 50)) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return wait.Sleep(ctx, time.Duration(min(try, 50))*time.Millisecond)
 }
 
 // Mkdir creates the directory name.

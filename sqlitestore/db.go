@@ -14,6 +14,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/sqltree"
+	"github.com/memtool/memtool/internal/wait"
 	"golang.org/x/sys/unix"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -195,17 +196,12 @@ func (d *db) begin(ctx context.Context, conn *sql.Conn, deadline time.Time) (*sq
 // maxBusyPause. It fails with ErrBusy past deadline, and with ctx's error
 // when ctx ends.
 func (d *db) pause(ctx context.Context, deadline time.Time, pause *time.Duration) error {
-	wait := time.Until(deadline)
-	if wait <= 0 {
+	left := time.Until(deadline)
+	if left <= 0 {
 		return d.busy("another connection or process")
 	}
-	wait = min(wait, *pause-rand.N(*pause/2))
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
+	if err := wait.Sleep(ctx, min(left, *pause-rand.N(*pause/2))); err != nil {
+		return err
 	}
 	*pause = min(2**pause, maxBusyPause)
 	return nil
