@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/memtool/memtool/internal/durable"
+	"github.com/memtool/memtool/internal/wait"
 )
 
 // fileKeys keeps the keys of a directory store in a JSON file beside the
@@ -59,10 +62,8 @@ func (f *fileKeys) withLock(ctx context.Context, fn func() error) error {
 		if err != unix.EWOULDBLOCK && err != unix.EINTR {
 			return fmt.Errorf("locking %s: %w", filepath.Base(f.lock), err)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
+		if err := wait.Sleep(ctx, 5*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	return fn()
@@ -114,31 +115,7 @@ func (f *fileKeys) save(recs []record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.path), filepath.Base(f.path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), f.path); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(f.path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return durable.Replace(f.path, append(data, '\n'))
 }
 
 func (f *fileKeys) insert(ctx context.Context, r record) error {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/memtool/memtool/internal/durable"
 )
 
 // runBare measures the floor of a turn on this disk, without memtool: a
@@ -92,7 +94,7 @@ func bareRound(dir string, data []byte, calls, at int, fdsync bool) error {
 		return errs[0]
 	}
 	if at > 1 {
-		return syncDir(dir)
+		return durable.SyncDir(dir)
 	}
 	return nil
 }
@@ -116,16 +118,7 @@ func replace(dir, name string, data []byte, fdsync, dirSync bool) error {
 		err = os.Rename(tmp, filepath.Join(dir, name))
 	}
 	if err == nil && dirSync {
-		err = syncDir(dir)
+		err = durable.SyncDir(dir)
 	}
 	return err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

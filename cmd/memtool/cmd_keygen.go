@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/internal/durable"
 )
 
 func setupKeygen(fs *flag.FlagSet) runFunc {
@@ -35,7 +36,7 @@ func runKeygen(inv *invocation, id, out, rotate string) int {
 	}
 	switch {
 	case out != "":
-		err = writeNewFile(out, []byte(key.Text()+"\n"))
+		err = durable.WriteNew(out, []byte(key.Text()+"\n"), 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			return inv.fail(exitFailed, "%s exists; keygen --out never replaces a file. To put a new key first in that key file, keeping its keys for reading, run memtool keygen --rotate %s", out, out)
 		}
@@ -52,40 +53,6 @@ func runKeygen(inv *invocation, id, out, rotate string) int {
 	}
 	inv.fail(exitOK, "key %s written to %s", key.ID, out+rotate)
 	return exitOK
-}
-
-// writeNewFile creates name with mode 0600 and data, durably (the file and
-// its directory fsynced); it never replaces a file.
-func writeNewFile(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(name))
-}
-
-// syncDir fsyncs the directory dir, so that a name made or replaced in it
-// survives a power loss.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // rotateKeyFile puts key first in the key file name, which must hold valid
@@ -116,7 +83,7 @@ func rotateKeyFile(name string, key encrypt.Key) error {
 		}
 	}
 	tmp := filepath.Join(filepath.Dir(name), ".keygen-"+key.ID+".tmp")
-	if err := writeNewFile(tmp, append([]byte(key.Text()+"\n"), old...)); err != nil {
+	if err := durable.WriteNew(tmp, append([]byte(key.Text()+"\n"), old...), 0o600); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s is in the way (a keygen that did not finish?); remove it", tmp)
 		}

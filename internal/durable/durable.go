@@ -1,0 +1,72 @@
+// Package durable writes the small files memtool keeps beside its stores
+// (key files, the key records of a directory store) so that a crash or a
+// power loss leaves the old content or the new, never a torn or lost file:
+// the file is fsynced before it is named, and its directory after.
+//
+// The directory store does not use it: it writes through os.Root and
+// shares directory fsyncs among concurrent writers (filestore/doc.go).
+package durable
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// SyncDir fsyncs the directory dir, so that a name made, replaced or
+// removed in it survives a power loss.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// WriteNew creates name with mode perm and data, fsyncs it and its
+// directory, and returns only then. It never replaces a file: it fails
+// with an error matching fs.ErrExist if name exists. A write that fails
+// before the fsync removes what it made.
+func WriteNew(name string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if err := writeSynced(f, data); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return SyncDir(filepath.Dir(name))
+}
+
+// Replace puts data in name atomically: a new file (mode 0600) beside it
+// is written and fsynced, renamed over name, and the directory fsynced.
+// Readers see the old content or the new. It does not lock: callers that
+// may replace the same file at once must take turns themselves.
+func Replace(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // fails harmlessly once renamed
+	if err := writeSynced(f, data); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(name))
+}
+
+// writeSynced writes data to f, fsyncs and closes it; f is closed
+// whatever happens.
+func writeSynced(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
