@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -79,8 +81,9 @@ const maxBodyBytes = 2 * memtool.MaxInputBytes
 // can answer any request, and a restarted server loses nothing.
 //
 // Each request is checked in this order: the Host header (DNS rebinding,
-// see AllowedHosts), the Origin header (see AllowedOrigins), then open.
-// A request whose identity may not write sees memory_view and
+// see AllowedHosts), the Origin header (see AllowedOrigins), then open;
+// then a body over 16 MiB (twice memtool.MaxInputBytes) is answered 413
+// and runs nothing. A request whose identity may not write sees memory_view and
 // memory_search alone.
 //
 // Mount it where clients reach it, conventionally /mcp:
@@ -149,7 +152,19 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error: the memory could not be opened", http.StatusInternalServerError)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	// The SDK reads the body whole and answers 500 when it cannot, so the
+	// limit is applied here, where it can be answered as what it is.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: more than %d bytes", maxBodyBytes))
+		return
+	case err != nil:
+		h.refuse(w, r, http.StatusBadRequest, "the request body could not be read")
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	ctx := context.WithValue(r.Context(), grantKey{}, grant{mem, canWrite})
 	h.mcp.ServeHTTP(w, r.WithContext(ctx))
 }
