@@ -33,6 +33,9 @@
 // parse, records nothing more (each use goes to OnError) and Collect
 // fails, expiring nothing; ResetIndex (memtool gc --reset-index) removes
 // such an index, and every file then counts as used at the next Collect.
+// An index of a later format (written by a newer memtool) is treated the
+// same way but never rewritten or reset: its times may mean other things,
+// and this package would drop what it does not know; use the newer one.
 //
 // # Collecting
 //

@@ -56,6 +56,9 @@ func (o *Options) now() time.Time {
 // DefaultResolution is the Resolution of Options and CollectOptions.
 const DefaultResolution = time.Hour
 
+// indexVersion is the format of the index this package writes.
+const indexVersion = 1
+
 // index is the stored record of last accesses: clean names → Unix seconds.
 type index struct {
 	Version int              `json:"version"`
@@ -196,11 +199,11 @@ func (s *Store) forget(ctx context.Context, name string) {
 	}
 	s.mu.Unlock()
 	err := s.inner.Update(context.WithoutCancel(ctx), indexName, 64<<20, func(old []byte) ([]byte, error) {
-		ix := index{Version: 1}
 		if len(old) == 0 {
 			return nil, errNothingToForget
 		}
-		if err := json.Unmarshal(old, &ix); err != nil {
+		ix, err := parseIndex(old)
+		if err != nil {
 			return nil, err
 		}
 		n := len(ix.Access)
@@ -299,14 +302,9 @@ func (s *Store) record(ctx context.Context, change func(*index)) bool {
 // updateIndex applies change to the stored index, creating it if needed.
 func updateIndex(ctx context.Context, inner memtool.Store, change func(*index)) error {
 	apply := func(old []byte) ([]byte, error) {
-		ix := index{Version: 1, Access: map[string]int64{}}
-		if len(old) > 0 {
-			if err := json.Unmarshal(old, &ix); err != nil {
-				return nil, fmt.Errorf("%w: %w", errIndexDamaged, err)
-			}
-			if ix.Access == nil {
-				ix.Access = map[string]int64{}
-			}
+		ix, err := parseIndex(old)
+		if err != nil {
+			return nil, err
 		}
 		change(&ix)
 		return json.Marshal(ix)
@@ -328,16 +326,30 @@ func updateIndex(ctx context.Context, inner memtool.Store, change func(*index)) 
 }
 
 func readIndex(ctx context.Context, inner memtool.Store) (index, error) {
-	ix := index{Version: 1, Access: map[string]int64{}}
 	data, err := inner.ReadFile(ctx, indexName, 64<<20)
 	if errors.Is(err, memtool.ErrNotExist) {
-		return ix, nil
+		data, err = nil, nil
 	}
 	if err != nil {
-		return ix, err
+		return index{}, err
+	}
+	return parseIndex(data)
+}
+
+// parseIndex reads a stored index; no data is an empty index. An index of
+// a later format than indexVersion (a newer memtool's) is errIndexNewer:
+// read as this format, its times could mean others, and rewritten in this
+// format, it would lose what this one does not know.
+func parseIndex(data []byte) (index, error) {
+	ix := index{Version: indexVersion, Access: map[string]int64{}}
+	if len(data) == 0 {
+		return ix, nil
 	}
 	if err := json.Unmarshal(data, &ix); err != nil {
-		return ix, fmt.Errorf("%w: %w", errIndexDamaged, err)
+		return index{}, fmt.Errorf("%w: %w", errIndexDamaged, err)
+	}
+	if ix.Version > indexVersion {
+		return index{}, fmt.Errorf("%w (format %d; this one reads format %d)", errIndexNewer, ix.Version, indexVersion)
 	}
 	if ix.Access == nil {
 		ix.Access = map[string]int64{}

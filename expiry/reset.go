@@ -10,6 +10,10 @@ import (
 // errIndexDamaged: the access index does not parse.
 var errIndexDamaged = errors.New("the access index is damaged (it does not parse)")
 
+// errIndexNewer: the access index is of a later format, which this
+// package neither reads nor rewrites; nor does ResetIndex remove it.
+var errIndexNewer = errors.New("the access index was written by a newer memtool; use that one")
+
 // ErrIndexReadable: ResetIndex found the access index readable, and left
 // it as it is.
 var ErrIndexReadable = errors.New("the access index reads as it should; nothing to reset")
@@ -19,7 +23,8 @@ var ErrIndexReadable = errors.New("the access index reads as it should; nothing 
 // 64 MiB bound. Such an index records no use and makes Collect fail; once
 // it is gone, uses are recorded again, and every file counts as used at
 // the next Collect, so none expires early. A readable index is left as it
-// is: ErrIndexReadable. A missing one is no error.
+// is: ErrIndexReadable. A missing one is no error. An index of a later
+// format (a newer memtool's) is left too, with an error that says so.
 func ResetIndex(ctx context.Context, inner memtool.Store) error {
 	_, err := readIndex(ctx, inner)
 	if err == nil {
