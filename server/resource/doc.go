@@ -42,7 +42,9 @@
 // cursor next_page names the last path of a page, so the next page goes
 // on after it: a file that stays while others change is listed once.
 // Each file is read for its hash when its page is made. The Store keeps no
-// modification time, so the listing has none.
+// modification time, so the listing has none. No listing (GET /v1/files,
+// GET /v1/dir) names a path that the path gate refuses, such as the
+// .memtool… names where a store keeps a policy's data or record.
 //
 // # Versions
 //

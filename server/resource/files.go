@@ -272,7 +272,8 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, s memtool.Store
 	return nil
 }
 
-// readDir serves GET /v1/dir: one directory's entries, sorted by name.
+// readDir serves GET /v1/dir: one directory's entries, sorted by name,
+// those the API serves (servable).
 func (h *Handler) readDir(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
 	_, name, err := named(r)
 	if err != nil {
@@ -284,7 +285,9 @@ func (h *Handler) readDir(w http.ResponseWriter, r *http.Request, s memtool.Stor
 	}
 	out := Listing{Path: memtool.VirtualPath(name), Entries: make([]Entry, 0, len(infos))}
 	for _, fi := range infos {
-		out.Entries = append(out.Entries, Entry{Name: fi.Name, Type: typeName(fi), Size: fi.Size})
+		if _, ok := servable(name, fi.Name); ok {
+			out.Entries = append(out.Entries, Entry{Name: fi.Name, Type: typeName(fi), Size: fi.Size})
+		}
 	}
 	slices.SortFunc(out.Entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	writeJSON(w, http.StatusOK, out)

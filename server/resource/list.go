@@ -81,12 +81,29 @@ func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request, s memtool.St
 	return nil
 }
 
+// servable returns the clean name of the entry called name in the
+// directory dir, and whether the API serves it: it is one element of a
+// path, and the path gate takes it. A store may list the names that the
+// storage layer keeps for itself (.memtool…, as a policy's data or record
+// in an SQLite or PostgreSQL store): a listing that gave them would name a
+// path that every other route refuses, and a file there is not the
+// memory's (the encryption policy cannot open it).
+func servable(dir, name string) (string, bool) {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return "", false
+	}
+	full := path.Join(dir, name)
+	_, _, err := memtool.CleanPath(memtool.VirtualPath(full))
+	return full, err == nil
+}
+
 // collect appends to out the regular files below dir whose names sort
 // after after, in byte order of their names, until out holds max. It
 // visits a directory's entries in the order of their names, a directory's
 // as name+"/", which is the byte order of the names below them, and skips
-// a subtree whose names all sort before after. A directory that vanishes
-// while listed is skipped, unless it is the one asked for (top).
+// a subtree whose names all sort before after, and the entries the API
+// does not serve (servable). A directory that vanishes while listed is
+// skipped, unless it is the one asked for (top).
 func collect(ctx context.Context, s memtool.Store, dir string, top bool, after string, max int, out *[]Entry) error {
 	infos, err := s.ReadDir(ctx, dir)
 	if err != nil {
@@ -106,8 +123,9 @@ func collect(ctx context.Context, s memtool.Store, dir string, top bool, after s
 		if len(*out) >= max {
 			return nil
 		}
-		name := path.Join(dir, fi.Name)
+		name, ok := servable(dir, fi.Name)
 		switch {
+		case !ok:
 		case fi.IsRegular():
 			if name > after {
 				*out = append(*out, Entry{Path: name, Type: "file", Size: fi.Size})
