@@ -41,7 +41,9 @@
 // GET /v1/files lists regular files in byte order of their paths; the
 // cursor next_page names the last path of a page, so the next page goes
 // on after it: a file that stays while others change is listed once.
-// Each file is read for its hash when its page is made. The Store keeps no
+// Each file is read for its hash when its page is made, a read that is no
+// use of the file (memtool.WithSearchRead: the expiry policy does not
+// count it, so listing a memory keeps none of it alive). The Store keeps no
 // modification time, so the listing has none. No listing (GET /v1/files,
 // GET /v1/dir) names a path that the path gate refuses, such as the
 // .memtool… names where a store keeps a policy's data or record.

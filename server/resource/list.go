@@ -61,9 +61,13 @@ func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request, s memtool.St
 		found = found[:limit]
 		page.NextPage = base64.RawURLEncoding.EncodeToString([]byte(found[limit-1].Path))
 	}
+	// A listing is no use of the files it hashes, as a search is not:
+	// the expiry policy would keep every file of a memory that a sync
+	// client lists from ever expiring.
+	hashCtx := memtool.WithSearchRead(ctx)
 	for _, e := range found {
 		// Hashed now, from the content itself, so size and hash agree.
-		data, err := s.ReadFile(ctx, e.Path, h.opts.MaxFileBytes)
+		data, err := s.ReadFile(hashCtx, e.Path, h.opts.MaxFileBytes)
 		switch {
 		case errors.Is(err, memtool.ErrTooLarge):
 			// Listed with its size, without a hash.
