@@ -312,19 +312,27 @@ func Open(path string, opts *Options) (*Store, error) {
 // init checks the schema, and creates or migrates it if the file has
 // none or an older one. Only then does it take the write lock: a store
 // opens while another process writes. A file that cannot be written and
-// has no search index is opened without one (search scans).
+// has no search index is opened without one (search scans). A file of a
+// later version is refused and left as it is.
 func (d *db) init() error {
 	ctx := context.Background()
 	version, err := d.version(ctx, d.r)
-	if (err != nil || version != schemaVersion) && !d.readOnly {
+	if (err != nil || older(version)) && !d.readOnly {
 		// The schema is created and migrated in a write transaction, so
 		// that processes opening a file at once do it once.
 		err = d.write(ctx, func(tx *sql.Tx) error {
+			// Read again under the lock: another process may have made
+			// or migrated the schema since, or a later memtool made it
+			// (whose tables this one must not touch).
+			v, err := d.version(ctx, tx)
+			if err == nil && !older(v) {
+				version = v
+				return nil
+			}
 			if _, err := tx.Exec(schema); err != nil {
 				return err
 			}
-			v, err := d.version(ctx, tx)
-			if err == nil && (v == "1" || v == "2") {
+			if v, err = d.version(ctx, tx); err == nil && older(v) {
 				_, err = tx.Exec(searchIndex)
 			}
 			if err != nil {
@@ -337,13 +345,17 @@ func (d *db) init() error {
 	switch {
 	case err != nil:
 		return err
-	case (version == "1" || version == "2") && d.readOnly:
+	case older(version) && d.readOnly:
 		d.noIndex = true
 	case version != schemaVersion:
 		return fmt.Errorf("the file's schema is version %s; this memtool knows version %s", version, schemaVersion)
 	}
 	return nil
 }
+
+// older reports whether version is one this memtool migrates from: 1 and
+// 2, without version 3's search index.
+func older(version string) bool { return version == "1" || version == "2" }
 
 // version reads the schema's version.
 func (d *db) version(ctx context.Context, q interface {
