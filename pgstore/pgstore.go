@@ -184,13 +184,14 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	if o.LockTimeout <= 0 {
 		o.LockTimeout = DefaultLockTimeout
 	}
-	// Sent in each connection's start-up: no round trip of their own.
+	// Sent in each connection's start-up: no round trip of their own. In
+	// whole milliseconds, rounded up: the server reads 0 as no timeout.
 	for param, d := range map[string]time.Duration{
 		"lock_timeout":                        o.LockTimeout,
 		"statement_timeout":                   o.OpTimeout,
 		"idle_in_transaction_session_timeout": o.OpTimeout,
 	} {
-		cfg.ConnConfig.RuntimeParams[param] = strconv.FormatInt(d.Milliseconds(), 10)
+		cfg.ConnConfig.RuntimeParams[param] = strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
 	}
 	// No ping before each use of a pooled connection (pgxpool pings one
 	// idle for a second): it costs a round trip per method, and a method

@@ -1,0 +1,39 @@
+package pgstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/pgstore/pgtest"
+	"github.com/memtool/memtool/storetest"
+)
+
+// A LockTimeout under a millisecond still bounds the wait for a lock
+// another session holds: the write fails with ErrBusy, as with any other
+// LockTimeout, not with "did not answer" once OpTimeout has passed (the
+// server reads a lock_timeout of 0 ms as no timeout at all).
+func TestSubMillisecondLockTimeout(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := openWith(t, url, pgstore.Options{LockTimeout: 300 * time.Microsecond, OpTimeout: 5 * time.Second})
+	if err := s.WriteFile(ctx, "x", []byte("old"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	holder := connect(t, url)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, pgstore.TenantLockQuery, pgstore.TenantLockKey("")); err != nil {
+		t.Fatal(err)
+	}
+	err = storetest.Answer(t, "WriteFile", func() error { return s.WriteFile(ctx, "x", []byte("new"), memtool.Replace) })
+	if !errors.Is(err, memtool.ErrBusy) {
+		t.Errorf("WriteFile while the tenant's lock is held, LockTimeout 300µs: %v, want ErrBusy", err)
+	}
+}
