@@ -64,7 +64,11 @@
 //
 // A Result is a command's answer: text, or an image block for an image
 // file, with IsError set on failure. A failed command is a Result, never a
-// Go error, and it changed nothing. Its text starts with "Error: " and is one
+// Go error, and it changed nothing, unless its text says it may have (the
+// store's answer to the change was lost: ErrOutcomeUnknown) or did so in
+// part (a store without Renamer or RemoveAller failed part way through the
+// entry-by-entry rename or delete of a directory, which Move and RemoveAll
+// then report). Its text starts with "Error: " and is one
 // of: memtool's own messages (the contract's texts, see DEVIATIONS.md for
 // where they differ from the TypeScript SDK's handler); the text of a
 // Refusal, which a policy or store returns to tell the model why it refused

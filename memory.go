@@ -183,6 +183,8 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 		return errorResult(pe.Reason)
 	case errors.Is(err, ErrEscapes):
 		return errorResult("Path would escape " + Root + " directory via symlink")
+	case errors.As(err, new(*partialError)):
+		return errorResult(fmt.Sprintf("The %s command on %s was done only in part: the memory store failed part way. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))
 	case errors.Is(err, ErrOutcomeUnknown):
 		// Before the context's errors: a lost answer may come with one.
 		return errorResult(fmt.Sprintf("The %s command on %s may or may not have been made: the memory store's answer was lost. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))

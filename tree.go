@@ -117,15 +117,25 @@ func removeCreated(ctx context.Context, s Store, created []string) {
 // entry, deepest first: an entry removed meanwhile by someone else is
 // skipped, and one created meanwhile in a directory it empties makes it
 // fail with ErrNotEmpty, leaving that directory and what is in it. Missing
-// name: ErrNotExist.
+// name: ErrNotExist. A failure after an entry was removed wraps
+// ErrOutcomeUnknown as well as the store's error: part of the tree is gone.
 func RemoveAll(ctx context.Context, s Store, name string) error {
 	if err := ForwardRemoveAll(ctx, s, name); !unsupported(err) {
 		return err
 	}
-	return removeTree(ctx, s, name)
+	removed := 0
+	if err := removeTree(ctx, s, name, &removed); err != nil {
+		if removed > 0 {
+			return &partialError{"remove", name, err}
+		}
+		return err
+	}
+	return nil
 }
 
-func removeTree(ctx context.Context, s Store, name string) error {
+// removeTree removes name and what is below it, counting the entries it
+// removed.
+func removeTree(ctx context.Context, s Store, name string, removed *int) error {
 	fi, err := s.Stat(ctx, name)
 	if err != nil {
 		return err
@@ -136,13 +146,32 @@ func removeTree(ctx context.Context, s Store, name string) error {
 			return err
 		}
 		for _, e := range entries {
-			if err := removeTree(ctx, s, path.Join(name, e.Name)); err != nil && !errors.Is(err, ErrNotExist) {
+			if err := removeTree(ctx, s, path.Join(name, e.Name), removed); err != nil && !errors.Is(err, ErrNotExist) {
 				return err
 			}
 		}
 	}
-	return s.Remove(ctx, name)
+	if err := s.Remove(ctx, name); err != nil {
+		return err
+	}
+	*removed++
+	return nil
 }
+
+// A partialError is a tree helper's failure after it changed part of the
+// store, which it could not undo: the change is neither made nor
+// undone. It matches ErrOutcomeUnknown (Memory tells the model to look
+// before it tries again) and the store's error.
+type partialError struct {
+	op, name string
+	err      error
+}
+
+func (e *partialError) Error() string {
+	return e.op + " " + VirtualPath(e.name) + ": done in part: " + e.err.Error()
+}
+
+func (e *partialError) Unwrap() []error { return []error{ErrOutcomeUnknown, e.err} }
 
 // Copy copies the file or directory src to dst, whose parent must exist
 // and where nothing may be (else ErrExist). limit bounds each file read
@@ -155,8 +184,8 @@ func Copy(ctx context.Context, s Store, src, dst string, limit int64) error {
 	}
 	var copies []copied
 	err := copyTree(ctx, s, src, dst, limit, &copies)
-	if err != nil {
-		removeCopies(ctx, s, src, dst, copies)
+	if err != nil && !removeCopies(ctx, s, src, dst, copies) {
+		return &partialError{"copy", src, err}
 	}
 	return err
 }
@@ -191,7 +220,9 @@ func moveTree(ctx context.Context, s Store, oldname, newname string, limit int64
 	var copies []copied // the source entries, parents first
 	err := copyTree(ctx, s, oldname, newname, limit, &copies)
 	if err != nil {
-		removeCopies(ctx, s, oldname, newname, copies)
+		if !removeCopies(ctx, s, oldname, newname, copies) {
+			return &partialError{"move", oldname, err}
+		}
 		return err
 	}
 	ctx = context.WithoutCancel(ctx) // from here on, finish what was begun
@@ -200,14 +231,14 @@ func moveTree(ctx context.Context, s Store, oldname, newname string, limit int64
 		if e.file {
 			dst := newname + strings.TrimPrefix(e.name, oldname)
 			if ok, err := settle(ctx, s, e.name, dst, e.sum, limit); err != nil {
-				return err
+				return &partialError{"move", oldname, err}
 			} else if !ok {
 				continue // changed meanwhile: it stays
 			}
 		}
 		err := s.Remove(ctx, e.name)
 		if err != nil && !errors.Is(err, ErrNotExist) && !errors.Is(err, ErrNotEmpty) {
-			return err
+			return &partialError{"move", oldname, err}
 		}
 	}
 	return nil
@@ -255,12 +286,17 @@ func isBelow(name, dir string) bool {
 }
 
 // removeCopies removes the copies under dst of the source entries copied,
-// deepest first, even if ctx is done.
-func removeCopies(ctx context.Context, s Store, src, dst string, copies []copied) {
+// deepest first, even if ctx is done, and reports whether none is left.
+func removeCopies(ctx context.Context, s Store, src, dst string, copies []copied) bool {
 	ctx = context.WithoutCancel(ctx)
+	clean := true
 	for i := len(copies) - 1; i >= 0; i-- {
-		s.Remove(ctx, dst+strings.TrimPrefix(copies[i].name, src))
+		err := s.Remove(ctx, dst+strings.TrimPrefix(copies[i].name, src))
+		if err != nil && !errors.Is(err, ErrNotExist) {
+			clean = false
+		}
 	}
+	return clean
 }
 
 // copied is a source entry whose copy copyTree created; for a file, with
