@@ -66,7 +66,10 @@
 // TenantLister), answering errors.ErrUnsupported for those the inner store
 // lacks, and Tenant returns the inner tenant's store under the same policy.
 // A rename checks the new path of every entry it moves (a secret may span
-// the components of a path), and reads no file.
+// the components of a path), and reads no file; from its check to its
+// move it keeps out the entries, and the renames, that the wrapper (and
+// the other stores Tenant returns for its tenant) would make in the tree.
+// An entry another process makes in the tree meanwhile is moved unchecked.
 // Reads are not scanned. Writes and edits scan the content they write, in
 // time proportional to its size. To measure Scan and a str_replace in a
 // 4 KiB file through Memory on memstore:

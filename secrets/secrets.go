@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/secretscan"
@@ -81,21 +84,65 @@ type Store struct {
 	memtool.ReadThrough // reads pass through unchanged (Stat, ReadFile, ReadDir and the cheap ways)
 	inner               memtool.Store
 	policy              Policy
+	// moving is held by a rename from its scan of the names it moves
+	// until they are moved, and shared by the operations that make
+	// entries, so that none is made in the tree unscanned (see Rename).
+	// The stores Tenant returns for one tenant share one.
+	moving *tenantLock
 }
 
 // New wraps inner. opts may be nil (Reject). The result is a
 // memtool.Wrapper: it forwards the optional capabilities of inner, and
 // Tenant returns the tenant's store under the same policy.
 func New(inner memtool.Store, opts *Options) memtool.Store {
-	s := &Store{inner: inner}
+	var policy Policy
 	if opts != nil {
-		s.policy = opts.Policy
+		policy = opts.Policy
 	}
-	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store {
-		return New(t, &Options{Policy: s.policy})
+	return newStore(inner, policy, new(tenantLock), &tenantLocks{m: map[string]weak.Pointer[tenantLock]{}})
+}
+
+func newStore(inner memtool.Store, policy Policy, moving *tenantLock, tenants *tenantLocks) *Store {
+	s := &Store{inner: inner, policy: policy, moving: moving}
+	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, id string) memtool.Store {
+		return newStore(t, policy, tenants.get(id), tenants)
 	})
 	s.ReadThrough = memtool.PassReads(inner)
 	return s
+}
+
+// A tenantLock keeps the entries one tenant's stores make out of a
+// rename's tree while it moves it.
+type tenantLock struct {
+	sync.RWMutex
+	id string // also keeps the lock out of the tiny allocator, whose objects AddCleanup may never see freed
+}
+
+// tenantLocks are the locks of the tenants whose stores are in use, one a
+// tenant however many stores Tenant made for it. A lock lives as long as
+// a store holds it; then its entry goes.
+type tenantLocks struct {
+	mu sync.Mutex
+	m  map[string]weak.Pointer[tenantLock]
+}
+
+func (l *tenantLocks) get(id string) *tenantLock {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if tl := l.m[id].Value(); tl != nil {
+		return tl
+	}
+	tl := &tenantLock{id: id}
+	wp := weak.Make(tl)
+	l.m[id] = wp
+	runtime.AddCleanup(tl, func(id string) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.m[id] == wp {
+			delete(l.m, id)
+		}
+	}, id)
+	return tl
 }
 
 var _ memtool.Wrapper = (*Store)(nil)
@@ -136,6 +183,8 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if err != nil {
 		return err
 	}
+	s.moving.RLock()
+	defer s.moving.RUnlock()
 	return s.inner.WriteFile(ctx, name, data, mode)
 }
 
@@ -156,6 +205,8 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
+	s.moving.RLock()
+	defer s.moving.RUnlock()
 	return s.inner.Mkdir(ctx, name)
 }
 
@@ -166,6 +217,11 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := checkName(newname); err != nil {
 		return err
 	}
+	// Nothing this wrapper makes (nor moves) lands in the tree between
+	// the scan and the move, which would move it unscanned. Another
+	// process's entry may.
+	s.moving.Lock()
+	defer s.moving.Unlock()
 	// Every entry below oldname gets a new path too, and a secret may
 	// span path components (hooks.slack.com/services/…): scan each
 	// path the move would make.

@@ -139,17 +139,23 @@ func usage(t *testing.T, s memtool.Store) (files, size int64) {
 }
 
 // A hook is a store that runs a function before some calls reach the
-// store it wraps.
+// store it wraps. The stores of its tenants (over a tenanted store) run
+// the same function.
 type hook struct {
 	memtool.Forwarder
 	inner  memtool.Store
+	up     *hook // the hook whose function a tenant's runs
 	mu     sync.Mutex
 	before func(op, name string)
 }
 
 func newHook(inner memtool.Store) *hook {
 	h := &hook{inner: inner}
-	h.Forwarder = memtool.Forward(inner, nil)
+	h.Forwarder = memtool.Forward(inner, func(t memtool.Store, _ string) memtool.Store {
+		th := newHook(t)
+		th.up = h
+		return th
+	})
 	return h
 }
 
@@ -160,6 +166,10 @@ func (h *hook) set(fn func(op, name string)) {
 }
 
 func (h *hook) call(op, name string) {
+	if h.up != nil {
+		h.up.call(op, name)
+		return
+	}
 	h.mu.Lock()
 	fn := h.before
 	h.mu.Unlock()
