@@ -3,6 +3,7 @@ package stacktest
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/memtool/memtool/internal/syncbuf"
 	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/secrets"
 	"github.com/memtool/memtool/sqlitestore"
 )
@@ -76,9 +79,10 @@ func newStack(t *testing.T, base memtool.Store, o stackOptions) *stack {
 	return st
 }
 
-// bases returns the real stores the tests run over.
+// bases returns the real stores the tests run over: PostgreSQL too when
+// $MEMTOOL_TEST_POSTGRES names a server (.ci/postgres.sh).
 func bases(t *testing.T) map[string]func() memtool.Store {
-	return map[string]func() memtool.Store{
+	m := map[string]func() memtool.Store{
 		"memstore": func() memtool.Store { return memstore.New() },
 		"filestore": func() memtool.Store {
 			s, err := filestore.Open(t.TempDir(), nil)
@@ -96,6 +100,17 @@ func bases(t *testing.T) map[string]func() memtool.Store {
 			return s
 		},
 	}
+	if os.Getenv(pgtest.EnvVar) != "" {
+		m["pgstore"] = func() memtool.Store {
+			s, err := pgstore.Open(context.Background(), pgtest.URL(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		}
+	}
+	return m
 }
 
 // run runs one command of the memory tool, given as JSON fields.
