@@ -129,8 +129,10 @@ func setupRestore(fs *flag.FlagSet) runFunc {
 	}
 }
 
-// listTrash lists what gc moved to the trash; it never creates the store.
+// listTrash lists what gc moved to the trash; it never creates the store,
+// nor records a policy in it.
 func listTrash(ctx context.Context, inv *invocation) int {
+	inv.sf.noRecord = true
 	st, closer, code := openStackOrFail(ctx, inv, false)
 	if code != exitOK {
 		return code

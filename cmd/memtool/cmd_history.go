@@ -13,10 +13,11 @@ import (
 )
 
 // The verbs of package history: history, diff and revert. history and
-// diff only read, and never create a store.
+// diff only read: they never create a store, nor record a policy in one.
 
 // runHistory lists the kept versions of a file (package history).
 func runHistory(ctx context.Context, env *cliEnv, inv *invocation) int {
+	inv.sf.noRecord = true
 	st, closer, code := openStackOrFail(ctx, inv, false)
 	if code != exitOK {
 		return code
@@ -58,6 +59,7 @@ func setupDiff(fs *flag.FlagSet) runFunc {
 // and the current content.
 func runDiff(ctx context.Context, inv *invocation, from, to string) int {
 	p := inv.args[0]
+	inv.sf.noRecord = true
 	st, closer, code := openStackOrFail(ctx, inv, false)
 	if code != exitOK {
 		return code

@@ -31,6 +31,7 @@ func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 			return inv.fail(exitUsage, "%v", err)
 		}
 	}
+	inv.sf.noRecord = true // describing a store records no policy in it
 	_, st, closer, err := openStack(ctx, env, &inv.sf, false)
 	if err != nil {
 		return inv.fail(exitStore, "%v", err)
