@@ -50,7 +50,11 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 		}
 		fmt.Fprintf(env.stdout, "re-encrypted %s%s with key %s\n", plural(n, "file"), of, newID)
 		if err != nil {
-			failed = append(failed, strings.TrimPrefix(of+": ", " of ")+err.Error())
+			why := err.Error()
+			if allTenants {
+				why = "tenant " + tenant + ": " + why
+			}
+			failed = append(failed, why)
 		}
 	}
 	if len(failed) > 0 {

@@ -40,7 +40,8 @@ func TestRekeyReport(t *testing.T) {
 	runThrough(t, dir, encryptedWith(t, keys[2]), `{"command":"create","path":"/memories/c.md","file_text":"gamma"}`)
 	out, stderr, code := rekey(keys[0], keys[1])
 	if code != exitFailed || out != "re-encrypted 0 files with key new\n" ||
-		!strings.Contains(stderr, `key "gone"`) || !strings.Contains(stderr, "keep the other keys") || strings.Contains(stderr, "can be removed") {
+		!strings.Contains(stderr, `key "gone"`) || !strings.Contains(stderr, "keep the other keys") || strings.Contains(stderr, "can be removed") ||
+		!strings.HasPrefix(stderr, "memtool rekey: The file /memories/c.md") {
 		t.Errorf("rekey over a file under an unknown key: exit %d, %q, %q", code, out, stderr)
 	}
 
