@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/memtool/memtool"
 )
@@ -42,6 +43,27 @@ func textError(ctx context.Context, inv *invocation, err error) int {
 		return inv.fail(exitInterrupted, "interrupted while reading the text from stdin; nothing was changed")
 	}
 	return inv.usageError("%v", err)
+}
+
+// checkEditText refuses text for an edit (insert's text, str_replace's
+// --new) that is not UTF-8: the model's edits cannot carry such bytes
+// (its JSON input decodes them as U+FFFD), and a file they made invalid
+// could not be edited by the model again (Memory edits only UTF-8 files).
+// create stores its text as given, an image say, as the model's create
+// cannot.
+func checkEditText(inv *invocation, what, text string) (int, bool) {
+	if utf8.ValidString(text) {
+		return exitOK, true
+	}
+	i := 0
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		i += size
+	}
+	return inv.usageError("%s is not valid UTF-8 (byte %d), and an edit keeps a file UTF-8; nothing was changed", what, i), false
 }
 
 // stringFlag records whether a string flag was given.
@@ -90,6 +112,9 @@ func setupStrReplace(fs *flag.FlagSet) runFunc {
 		if !oldStr.set {
 			return inv.usageError("%s", inv.cmd.args.want)
 		}
+		if code, ok := checkEditText(inv, "--new", newStr.value); !ok {
+			return code
+		}
 		return runOne(ctx, inv, &memtool.StrReplace{Path: inv.args[0], OldStr: oldStr.value, NewStr: newStr.value}, true)
 	}
 }
@@ -105,6 +130,9 @@ func setupInsert(fs *flag.FlagSet) runFunc {
 		body, err := textArg(ctx, inv, &text)
 		if err != nil {
 			return textError(ctx, inv, err)
+		}
+		if code, ok := checkEditText(inv, "the text", body); !ok {
+			return code
 		}
 		return runOne(ctx, inv, &memtool.Insert{Path: inv.args[0], InsertLine: line, InsertText: body}, true)
 	}
