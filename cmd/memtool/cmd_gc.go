@@ -172,8 +172,7 @@ func runRestore(ctx context.Context, inv *invocation, name string) int {
 	case err != nil:
 		return inv.fail(exitFailed, "%v", err)
 	}
-	fmt.Fprintf(inv.env.stdout, "restored %s (expired %s)\n", t.Path, t.Expired.Format(time.DateTime))
-	return exitOK
+	return writeOut(inv.env, fmt.Sprintf("restored %s (expired %s)\n", t.Path, t.Expired.Format(time.DateTime)))
 }
 
 // shortDuration writes d without zero minutes and seconds: 1h, 1h30m.

@@ -141,8 +141,7 @@ func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
 	if err := versions.Revert(ctx, through, inner, name, to); err != nil {
 		return historyError(inv, err)
 	}
-	fmt.Fprintf(inv.env.stdout, "reverted %s to version %d\n", name, to)
-	return exitOK
+	return writeOut(inv.env, fmt.Sprintf("reverted %s to version %d\n", name, to))
 }
 
 func historyError(inv *invocation, err error) int {

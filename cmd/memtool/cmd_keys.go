@@ -129,6 +129,5 @@ func runKeysRevoke(ctx context.Context, inv *invocation, url, id string) int {
 	case err != nil:
 		return inv.fail(exitStore, "%v", err)
 	}
-	fmt.Fprintf(inv.env.stdout, "Revoked key %s: every server refuses it within %v.\n", id, keys.DefaultCacheFor)
-	return exitOK
+	return writeOut(inv.env, fmt.Sprintf("Revoked key %s: every server refuses it within %v.\n", id, keys.DefaultCacheFor))
 }

@@ -39,6 +39,7 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 	}
 	newID := keys[0].ID
 	var failed []string
+	broken := false // stdout could not be written
 	for _, tenant := range tenants {
 		n, code, err := rekeyOne(ctx, env, inv, keys, tenant)
 		if code != exitOK {
@@ -48,7 +49,9 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 		if allTenants {
 			of = " of tenant " + tenant
 		}
-		fmt.Fprintf(env.stdout, "re-encrypted %s%s with key %s\n", plural(n, "file"), of, newID)
+		if _, werr := fmt.Fprintf(env.stdout, "re-encrypted %s%s with key %s\n", plural(n, "file"), of, newID); werr != nil {
+			broken = true
+		}
 		if err != nil {
 			why := err.Error()
 			if allTenants {
@@ -66,6 +69,9 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 			old = append(old, k.ID)
 		}
 		inv.fail(exitOK, "a last pass over the store found every file under key %s. The other keys (%s) can be removed once every process that writes to the store has key %s first: one that still has an old key first writes under it (restart it with the new keys, then run memtool rekey again).", newID, strings.Join(old, ", "), newID)
+	}
+	if broken {
+		return exitBrokenIO
 	}
 	return exitOK
 }
