@@ -80,7 +80,7 @@ func newStack(t *testing.T, base memtool.Store, o stackOptions) *stack {
 }
 
 // bases returns the real stores the tests run over: PostgreSQL too when
-// $MEMTOOL_TEST_POSTGRES names a server (.ci/postgres.sh).
+// $MEMTOOL_TEST_POSTGRES names a server (.ci/postgres.sh), and always under CI.
 func bases(t *testing.T) map[string]func() memtool.Store {
 	m := map[string]func() memtool.Store{
 		"memstore": func() memtool.Store { return memstore.New() },
