@@ -71,8 +71,10 @@ func newTurn(calls []pendingCall) *turn {
 
 // run runs call i of the turn once the calls it follows have finished. If
 // ctx ends first, the call is not run: Memory answers that it was
-// cancelled before it ran. A call that ran in an earlier pass answers as
-// it did then.
+// cancelled before it ran, and a later pass runs it. A call that started
+// answers every later pass as it did then, whatever it answered: a change
+// whose store's answer was lost when ctx ended may have been made, and
+// must not be made again.
 func (tr *turn) run(ctx context.Context, t *Tool, i int, id string) memtool.Result {
 	if answer := tr.answered(i); answer != nil {
 		return answer.(memtool.Result)
@@ -80,9 +82,10 @@ func (tr *turn) run(ctx context.Context, t *Tool, i int, id string) memtool.Resu
 	var keep any
 	defer func() { tr.finish(i, keep) }()
 	tr.wait(ctx, i)
+	started := ctx.Err() == nil
 	r := t.Run(ctx, id, tr.calls[i].input)
-	if !r.IsError || ctx.Err() == nil {
-		keep = r // it ran: a failure that ctx did not cause changed nothing either
+	if started {
+		keep = r
 	}
 	return r
 }
