@@ -39,8 +39,10 @@ func sequence(tools []anthropic.BetaTool, lastMessage func() *anthropic.BetaMess
 
 // Execute runs the call once the earlier calls of its turn to the
 // sequenced tools have run. If ctx ends first, the call is not run. A call
-// that ran in an earlier pass over the turn (a step the runner retried)
-// answers as it did then.
+// that started in an earlier pass over the turn (a step the runner
+// retried) answers as it did then, an error too: one that ctx caused may
+// have come after the tool made its change (an MCP server's answer lost),
+// which must not be made again.
 func (s sequenced) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
 	tr, i := s.follow.claim(callKey(s.Name(), input))
 	if tr == nil {
@@ -56,9 +58,7 @@ func (s sequenced) Execute(ctx context.Context, input json.RawMessage) ([]anthro
 		return nil, err
 	}
 	content, err := s.BetaTool.Execute(ctx, input)
-	if err == nil || ctx.Err() == nil {
-		keep = toolAnswer{content, err}
-	}
+	keep = toolAnswer{content, err}
 	return content, err
 }
 
