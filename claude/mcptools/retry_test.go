@@ -34,7 +34,7 @@ func TestRetriedStepDoesNotRepeatACallThatRan(t *testing.T) {
 			first := len(lines) == 1
 			mu.Unlock()
 			if first {
-				cancel() // the step ends once the change is made ...
+				cancel()     // the step ends once the change is made ...
 				<-ctx.Done() // ... and the client gives up on its answer
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "added"}}}, nil, nil
