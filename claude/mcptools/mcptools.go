@@ -23,7 +23,9 @@
 // and documents as they are, and content a tool_result cannot carry (a
 // resource link, audio, an image of a type the API does not take) as a
 // line of text that says what it was, never as a failure of a call that
-// ran.
+// ran. A call whose context ends before its answer comes is an error
+// that says the call may or may not have been made, as the server may
+// have run it.
 //
 // A stdio server runs as a child process with this process's environment
 // minus its ANTHROPIC_* variables (a server has no use for the API key),
@@ -263,6 +265,11 @@ func (t *namedTool) Execute(ctx context.Context, input json.RawMessage) ([]anthr
 		return nil, fmt.Errorf("mcp tool %s: failed to unmarshal input: %w", name, err)
 	}
 	result, err := t.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil && ctx.Err() != nil {
+		// The server may have run the call before its answer was given
+		// up on: "context canceled" alone would read as nothing done.
+		return nil, fmt.Errorf("mcp tool %s: its answer was given up on (%w): the call may or may not have been made", name, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mcp tool %s: %w", name, err)
 	}

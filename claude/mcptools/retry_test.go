@@ -80,7 +80,13 @@ func TestRetriedStepDoesNotRepeatACallThatRan(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests reached the API, want 2", len(reqs))
 	}
-	if got := reqs[1].ToolResults(); len(got) != 1 || !got[0].IsError || strings.Contains(got[0].Text, "added") {
-		t.Errorf("the model was told %+v; want once that the call failed as it did", got)
+	// Not that the call failed, as "context canceled" reads: it may have
+	// been made.
+	if got := reqs[1].ToolResults(); len(got) != 1 || !got[0].IsError || !strings.Contains(got[0].Text, "may or may not have been made") {
+		var texts []string
+		for _, r := range got {
+			texts = append(texts, r.Text)
+		}
+		t.Errorf("the model was told %q; want once that the call may or may not have been made", texts)
 	}
 }
