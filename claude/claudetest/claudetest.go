@@ -9,7 +9,8 @@
 // every called tool must be declared, tool names must be unique (and a
 // client tool's must match the API's pattern, with an object input_schema
 // that has no top-level oneOf, allOf or anyOf), context-management edits
-// need their beta headers, and message threads work as the API's do (a
+// need their beta headers, a text block (in a tool_result too) may not be
+// empty, and message threads work as the API's do (a
 // request that continues a thread sends only its new messages;
 // Request.Messages has the whole conversation).
 //

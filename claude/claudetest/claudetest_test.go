@@ -51,6 +51,8 @@ func TestRefusals(t *testing.T) {
 		{"tool name with a dot", "", `{"model":"m","max_tokens":10,"tools":[{"name":"a.b","input_schema":{"type":"object"}}],"messages":[` + user + `]}`, "should match pattern"},
 		{"tool name too long", "", `{"model":"m","max_tokens":10,"tools":[{"name":"` + strings.Repeat("a", 129) + `","input_schema":{"type":"object"}}],"messages":[` + user + `]}`, "should match pattern"},
 		{"top-level anyOf", "", `{"model":"m","max_tokens":10,"tools":[{"name":"x","input_schema":{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}}],"messages":[` + user + `]}`, "does not support oneOf, allOf, or anyOf at the top level"},
+		{"empty text block", "", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":""}]}]}`, "text content blocks must be non-empty"},
+		{"empty text in a tool_result", "", `{"model":"m","max_tokens":10,"tools":` + memoryTools + `,"messages":[` + user + `,` + callTurn + `,{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":""}]}]}]}`, "text content blocks must be non-empty"},
 		{"schema not an object", "", `{"model":"m","max_tokens":10,"tools":[{"name":"x","input_schema":{"type":"string"}}],"messages":[` + user + `]}`, "input_schema"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

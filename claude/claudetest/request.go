@@ -94,10 +94,28 @@ func (m wireMessage) blocks() []json.RawMessage {
 }
 
 type wireBlock struct {
-	Type      string `json:"type"`
-	ID        string `json:"id"`
-	Name      string `json:"name"`
-	ToolUseID string `json:"tool_use_id"`
+	Type      string          `json:"type"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	ToolUseID string          `json:"tool_use_id"`
+	Text      *string         `json:"text"`
+	Content   json.RawMessage `json:"content"` // a tool_result's
+}
+
+// emptyText reports whether b is a text block with no text, or a
+// tool_result that holds one: the API refuses both.
+func emptyText(b wireBlock) bool {
+	if b.Type == "text" {
+		return b.Text == nil || *b.Text == ""
+	}
+	if b.Type != "tool_result" {
+		return false
+	}
+	var inner []wireBlock
+	if json.Unmarshal(b.Content, &inner) != nil {
+		return false // a string content, which may be empty
+	}
+	return slices.ContainsFunc(inner, emptyText)
 }
 
 // check refuses what the API would refuse, and records the request's view
@@ -200,6 +218,9 @@ func checkConversation(msgs []json.RawMessage) string {
 		for _, braw := range m.blocks() {
 			var b wireBlock
 			_ = json.Unmarshal(braw, &b)
+			if emptyText(b) {
+				return fmt.Sprintf("claudetest: messages[%d]: text content blocks must be non-empty", i)
+			}
 			switch b.Type {
 			case "tool_use":
 				uses = append(uses, b.ID)

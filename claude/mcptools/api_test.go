@@ -168,3 +168,31 @@ func TestServerDiesMidCall(t *testing.T) {
 		}
 	}
 }
+
+// A call that succeeds with an empty text item (a tool with nothing to
+// say) is answered so that the API takes the request: it refuses an empty
+// text block, in a tool_result too, and the run would stop there, every
+// retry sending the same.
+func TestResultWithEmptyText(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "clear", InputSchema: map[string]any{"type": "object"}}, says(""))
+	s.AddTool(&mcp.Tool{Name: "note", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ""}, &mcp.TextContent{Text: "Noted."}}}, nil
+		})
+	servers, err := mcptools.Connect(context.Background(), &mcptools.Config{Servers: map[string]mcptools.Server{"s": {Type: "http", URL: serve(t, s)}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer servers.Close()
+	srv := run(t, servers, claudetest.Turn{Calls: []claudetest.ToolUse{
+		{Name: "mcp__s__clear", Input: `{}`}, {Name: "mcp__s__note", Input: `{}`},
+	}})
+	got := srv.Requests()[1].ToolResults()
+	if len(got) != 2 || got[0].IsError || got[1].IsError {
+		t.Fatalf("results %+v; want two that did not fail", got)
+	}
+	if got[1].Text != "Noted." {
+		t.Errorf("the second call's result reads %q, want %q", got[1].Text, "Noted.")
+	}
+}

@@ -23,7 +23,8 @@
 // and documents as they are, and content a tool_result cannot carry (a
 // resource link, audio, an image of a type the API does not take) as a
 // line of text that says what it was, never as a failure of a call that
-// ran. A call whose context ends before its answer comes is an error
+// ran. An empty text item, which the API refuses, is left out. A call
+// whose context ends before its answer comes is an error
 // that says the call may or may not have been made, as the server may
 // have run it.
 //
@@ -294,6 +295,9 @@ func (t *namedTool) Execute(ctx context.Context, input json.RawMessage) ([]anthr
 	}
 	var blocks []anthropic.BetaToolResultBlockParamContentUnion
 	for _, c := range result.Content {
+		if tc, ok := c.(*mcp.TextContent); ok && tc.Text == "" {
+			continue // says nothing, and the API refuses an empty text block
+		}
 		block, err := anthropicmcp.ToBlock(c)
 		var unsupported *anthropicmcp.UnsupportedValueError
 		switch {
