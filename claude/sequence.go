@@ -42,11 +42,13 @@ func sequence(tools []anthropic.BetaTool, lastMessage func() *anthropic.BetaMess
 // that started in an earlier pass over the turn (a step the runner
 // retried) answers as it did then, an error too: one that ctx caused may
 // have come after the tool made its change (an MCP server's answer lost),
-// which must not be made again.
+// which must not be made again. An empty text block of the answer is left
+// out (see withoutEmptyText).
 func (s sequenced) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
 	tr, i := s.follow.claim(callKey(s.Name(), input))
 	if tr == nil {
-		return s.BetaTool.Execute(ctx, input)
+		content, err := s.BetaTool.Execute(ctx, input)
+		return withoutEmptyText(content), err
 	}
 	if answer, ok := tr.answered(i).(toolAnswer); ok {
 		return answer.content, answer.err
@@ -58,6 +60,7 @@ func (s sequenced) Execute(ctx context.Context, input json.RawMessage) ([]anthro
 		return nil, err
 	}
 	content, err := s.BetaTool.Execute(ctx, input)
+	content = withoutEmptyText(content)
 	keep = toolAnswer{content, err}
 	return content, err
 }

@@ -34,7 +34,9 @@ func DeclareTools(params anthropic.BetaMessageNewParams, tools ...anthropic.Beta
 // answered as the SDK runner answers it: is_error set and the text
 // "Error: " and the error. Calls to tools not among tools (memory's among
 // them: Tool.BetaToolResults answers those) are left out, and so are
-// calls before a "fallback" block, as the SDK runner does.
+// calls before a "fallback" block, as the SDK runner does. An empty text
+// block of a tool's answer (the SDK's read of an empty file) is left out,
+// as the API refuses one.
 func RunTools(ctx context.Context, msg *anthropic.BetaMessage, tools ...anthropic.BetaTool) []anthropic.BetaContentBlockParamUnion {
 	var out []anthropic.BetaContentBlockParamUnion
 	for _, block := range afterFallback(msg.Content) {
@@ -46,6 +48,7 @@ func RunTools(ctx context.Context, msg *anthropic.BetaMessage, tools ...anthropi
 		input, err := json.Marshal(block.Input)
 		if err == nil {
 			result.Content, err = tools[i].Execute(ctx, input)
+			result.Content = withoutEmptyText(result.Content)
 		}
 		if err != nil {
 			result = anthropic.NewBetaToolResultTextBlockParam(block.ID, fmt.Sprintf("Error: %v", err), true)
@@ -53,4 +56,18 @@ func RunTools(ctx context.Context, msg *anthropic.BetaMessage, tools ...anthropi
 		out = append(out, anthropic.BetaContentBlockParamUnion{OfToolResult: &result})
 	}
 	return out
+}
+
+// withoutEmptyText returns content without its empty text blocks, which
+// the API refuses, in a tool_result too: a tool with nothing to say (a read
+// of an empty file) would stop the run, every retry sending the same.
+func withoutEmptyText(content []anthropic.BetaToolResultBlockParamContentUnion) []anthropic.BetaToolResultBlockParamContentUnion {
+	if !slices.ContainsFunc(content, emptyText) {
+		return content
+	}
+	return slices.DeleteFunc(slices.Clone(content), emptyText)
+}
+
+func emptyText(c anthropic.BetaToolResultBlockParamContentUnion) bool {
+	return c.OfText != nil && c.OfText.Text == ""
 }
