@@ -109,7 +109,10 @@
 // a call that has run, memory's or a tool's of WithTools, then answers as
 // it did the first time and is not run again (OnCall is not called again),
 // so no change is made twice; a call that did not run (its context ended
-// first) runs then, after the calls it follows.
+// before it started) runs then, after the calls it follows. A call that
+// started answers as it did even when its context ended during it: a
+// store or MCP server whose answer was lost may have made the change, and
+// the model is told it may or may not have been made.
 //
 // # An agent with hands
 //
