@@ -24,9 +24,8 @@
 // resource link, audio, an image of a type the API does not take) as a
 // line of text that says what it was, never as a failure of a call that
 // ran. An empty text item, which the API refuses, is left out. A call
-// whose context ends before its answer comes is an error
-// that says the call may or may not have been made, as the server may
-// have run it.
+// whose context ends before its answer comes is an error that says the
+// call may or may not have been made, as the server may have run it.
 //
 // A stdio server runs as a child process with this process's environment
 // minus its ANTHROPIC_* variables (a server has no use for the API key),
