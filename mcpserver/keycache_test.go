@@ -5,7 +5,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,5 +118,37 @@ func TestKeyCacheFetchBlocksNoOne(t *testing.T) {
 	c.tried = c.tried.Add(-keysMinInterval - time.Second)
 	if _, err := c.get(ctx, "unknown"); !errors.Is(err, ErrUnauthenticated) {
 		t.Errorf("an unknown key: %v, want ErrUnauthenticated", err)
+	}
+}
+
+// TestKeyCacheKeepsKeysOnEmptyAnswer: an issuer whose key set URL answers
+// with a JSON document that is not a key set ({} from a proxy or a
+// misconfigured route) has not published an empty set: the refresh fails
+// and the keys fetched before keep serving, as after any failed fetch.
+func TestKeyCacheKeepsKeysOnEmptyAnswer(t *testing.T) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &k.PublicKey, KeyID: "k1", Use: "sig"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer atomic.Value
+	answer.Store(good)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(answer.Load().([]byte)) }))
+	defer srv.Close()
+	o, err := NewOAuth(OAuthConfig{Resource: "https://mem.example/mcp", Issuer: "https://auth.example", JWKSURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := o.keys.get(ctx, "k1"); err != nil {
+		t.Fatal(err)
+	}
+	answer.Store([]byte(`{}`))
+	o.keys.fetched, o.keys.tried = o.keys.fetched.Add(-keysMaxAge-time.Second), o.keys.tried.Add(-keysMaxAge-time.Second)
+	if _, err := o.keys.get(ctx, "k1"); err != nil {
+		t.Errorf("after the issuer answered {}: %v; want the key fetched before", err)
 	}
 }

@@ -240,11 +240,27 @@ func (o *OAuth) fetchKeys(ctx context.Context) (*jose.JSONWebKeySet, error) {
 			return nil, err
 		}
 	}
-	var set jose.JSONWebKeySet
-	if err := o.getJSON(ctx, jwksURL, &set); err != nil {
+	var doc struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := o.getJSON(ctx, jwksURL, &doc); err != nil {
 		return nil, fmt.Errorf("mcpserver: the issuer's keys: %w", err)
 	}
-	return &set, nil
+	if doc.Keys == nil {
+		return nil, fmt.Errorf("mcpserver: the issuer's keys: %s has no \"keys\" list", jwksURL)
+	}
+	// A key that does not parse (a type, curve or algorithm go-jose has
+	// no code for, such as a post-quantum key published during a
+	// rotation) is passed over, as RFC 7517 §5 says: decoding the set as
+	// a whole would fail for it, and leave every token refused.
+	set := &jose.JSONWebKeySet{}
+	for _, raw := range doc.Keys {
+		var k jose.JSONWebKey
+		if err := json.Unmarshal(raw, &k); err == nil {
+			set.Keys = append(set.Keys, k)
+		}
+	}
+	return set, nil
 }
 
 // discoverJWKS reads jwks_uri from the issuer's metadata.

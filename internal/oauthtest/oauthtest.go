@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,6 +33,9 @@ type Issuer struct {
 	KeyID string
 
 	fetches atomic.Int64
+
+	mu    sync.Mutex
+	extra []json.RawMessage // published after its own key; see Publish
 }
 
 // New starts an issuer whose identifier is its server's URL, publishing
@@ -59,9 +63,29 @@ func NewAt(t testing.TB, path string, openID bool) *Issuer {
 	}
 	mux.HandleFunc("/keys", func(w http.ResponseWriter, r *http.Request) {
 		iss.fetches.Add(1)
-		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &iss.Key.PublicKey, KeyID: iss.KeyID, Algorithm: "ES256", Use: "sig"}}})
+		own, err := json.Marshal(jose.JSONWebKey{Key: &iss.Key.PublicKey, KeyID: iss.KeyID, Algorithm: "ES256", Use: "sig"})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		iss.mu.Lock()
+		keys := append([]json.RawMessage{own}, iss.extra...)
+		iss.mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]any{"keys": keys})
 	})
 	return iss
+}
+
+// Publish adds keys, each a JSON Web Key as it is to appear, to the key
+// set after the issuer's own key: keys of other kinds than a resource
+// server understands, say, as a real issuer may publish beside its
+// signing key.
+func (iss *Issuer) Publish(keys ...string) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	for _, k := range keys {
+		iss.extra = append(iss.extra, json.RawMessage(k))
+	}
 }
 
 // Fetches is how many times the key set was fetched.
