@@ -18,11 +18,12 @@ func ListNamesPortable(ctx context.Context, s *Store, name string, fn func(strin
 type Hooks struct {
 	Staged, Relock, DirSync, Waiting func()
 	DirSyncErr                       func() error // a directory fsync's failure, if not nil
+	TenantOpen                       func()       // Tenant has checked a tenant's directory and opens it
 }
 
 // SetHooks sets s's hooks; call it before s is used.
 func SetHooks(s *Store, h Hooks) {
-	s.hooks = &testHooks{staged: h.Staged, relock: h.Relock, dirSync: h.DirSync, waiting: h.Waiting, dirSyncErr: h.DirSyncErr}
+	s.hooks = &testHooks{staged: h.Staged, relock: h.Relock, dirSync: h.DirSync, waiting: h.Waiting, dirSyncErr: h.DirSyncErr, tenantOpen: h.TenantOpen}
 }
 
 // NoStage makes s write as where O_TMPFILE is missing: every temp file

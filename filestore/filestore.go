@@ -92,6 +92,7 @@ type testHooks struct {
 	// (EIO, say), returned instead of running the fsync.
 	dirSyncErr func() error
 	waiting    func() // a writer waits for a directory fsync (see dirSyncs.wait)
+	tenantOpen func() // Tenant has checked a tenant's directory and opens it
 }
 
 var (

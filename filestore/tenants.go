@@ -8,9 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/memtool/memtool"
 )
@@ -168,6 +172,9 @@ func (s *Store) openTenant(id string) (*Store, error) {
 			return nil, classErr("tenant", id, memtool.ErrEscapes)
 		}
 	}
+	if s.hooks != nil && s.hooks.tenantOpen != nil {
+		s.hooks.tenantOpen()
+	}
 	// Through "/.": the root opens a path's last component without
 	// O_DIRECTORY (a FIFO there would be waited on, a device opened), its
 	// other components with it.
@@ -178,12 +185,51 @@ func (s *Store) openTenant(id string) (*Store, error) {
 		}
 		return nil, mapErr("tenant", id, err)
 	}
+	// The look above and the open are two steps: another process may swap
+	// the directory for a link between them. What was opened must be the
+	// entry id of the real .memtool-tenants, neither reached by a link.
+	if err := s.sameTenantDir(root, id); err != nil {
+		root.Close()
+		return nil, err
+	}
 	t, err := newStore(filepath.Join(s.dir, TenantsDir, id), root, s.opts)
 	if err != nil {
 		return nil, err
 	}
 	t.owner = s
 	return t, nil
+}
+
+// sameTenantDir checks that root, opened on tenant id's directory, is the
+// directory that the entry id of .memtool-tenants names, both found
+// without following a link.
+func (s *Store) sameTenantDir(root *os.Root, id string) error {
+	fi, err := root.Stat(".")
+	if err != nil {
+		return mapErr("tenant", id, err)
+	}
+	opened, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return classErr("tenant", id, errors.ErrUnsupported)
+	}
+	var st unix.Stat_t
+	err = withFd(s.self, func(dfd int) error {
+		tfd, err := unix.Openat(dfd, TenantsDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(tfd)
+		return statAt(tfd, id, &st)
+	})
+	switch {
+	case err == unix.ELOOP || err == unix.ENOTDIR:
+		return classErr("tenant", id, memtool.ErrEscapes)
+	case err != nil:
+		return mapErr("tenant", id, err)
+	case st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != uint64(opened.Dev) || st.Ino != opened.Ino:
+		return classErr("tenant", id, memtool.ErrEscapes)
+	}
+	return nil
 }
 
 func (s *Store) syncDir(name string) error {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -354,5 +355,40 @@ func TestTenantDirLinkedToAnother(t *testing.T) {
 	}
 	if data, err := bob.ReadFile(ctx, "secret.md", 1<<20); err != nil || string(data) != "bob's" {
 		t.Fatalf("bob's file: %q, %v", data, err)
+	}
+}
+
+// A tenant's directory swapped for a link to another tenant's by another
+// process between Tenant's look at it and its open (the host's rename, at
+// the worst moment) does not give one tenant the other's memory: Tenant
+// refuses, as it refuses such a link found in place.
+func TestTenantDirSwappedForLink(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := open(t, dir, nil)
+	var armed atomic.Bool
+	tenantsDir := filepath.Join(dir, filestore.TenantsDir)
+	filestore.SetHooks(s, filestore.Hooks{TenantOpen: func() {
+		if armed.CompareAndSwap(true, false) {
+			must.Succeed(t, os.Rename(filepath.Join(tenantsDir, "alice"), filepath.Join(dir, "alice-away")))
+			must.Succeed(t, os.Symlink("bob", filepath.Join(tenantsDir, "alice")))
+		}
+	}})
+	bob := claim(t, s, "bob")
+	if err := bob.WriteFile(ctx, "secret.md", []byte("bob's"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	must.Succeed(t, os.Mkdir(filepath.Join(tenantsDir, "alice"), 0o700))
+	armed.Store(true)
+	alice, err := tenanted(t, s).Tenant(ctx, "alice")
+	if armed.Load() {
+		t.Fatal("the hook did not run")
+	}
+	if alice != nil {
+		data, rerr := alice.ReadFile(ctx, "secret.md", 1<<20)
+		t.Fatalf("Tenant(alice) with its directory swapped for a link to bob's gave a store (error %v); its secret.md: %q, %v", err, data, rerr)
+	}
+	if !errors.Is(err, memtool.ErrEscapes) {
+		t.Errorf("Tenant(alice) with its directory swapped for a link: %v, want ErrEscapes", err)
 	}
 }
