@@ -35,7 +35,8 @@
 // fsyncs happen under the lock. A directory removal first renames the
 // directory away, atomically, then deletes it. Leftover temp files and
 // removed directories from a crashed process are swept when the store is
-// next opened (a writer that may leave a named file behind marks the lock
+// next opened, and so is the rest of a removed directory that a removal
+// could not delete (the Store closed under it, say), which it logs (a writer that may leave a named file behind marks the lock
 // file while it holds the lock; a mark found while no writer holds the
 // lock triggers the sweep, and a writer of a process already running that
 // finds it leaves it there). A staged file has no name: nothing can sweep

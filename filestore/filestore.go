@@ -76,6 +76,7 @@ type Store struct {
 	syncs   dirSyncs    // this store's writers' directory fsyncs, shared
 	noStage atomic.Bool // writes cannot stage (see stage): their temp files are made under the lock
 	hooks   *testHooks  // nil but in tests
+	debris  bool        // the lock's holder left debris: its mark stays (see leftDebris)
 
 	mu      sync.Mutex
 	tenants map[string]*Store // the tenants' stores opened so far, which Close closes

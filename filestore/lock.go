@@ -214,11 +214,21 @@ func (s *Store) acquire(ctx context.Context, op, name string, mark bool) (func()
 	// sweeps what that writer left.
 	marked := mark && h.file != nil && !hasMark(h.file) && writeMark(h.file, dirtyMark) == nil
 	return func() {
-		if marked {
+		if marked && !s.debris {
 			writeMark(h.file, cleanMark)
 		}
+		s.debris = false
 		h.unlock()
 	}, nil
+}
+
+// leftDebris records, holding the lock, that op on name left debris it
+// could not remove (a removed directory's rest): the writer's mark then
+// stays in the lock file when it releases the lock, and the next Open
+// sweeps the debris.
+func (s *Store) leftDebris(op, name string, err error) {
+	s.debris = true
+	s.log.Warn("filestore: a change left debris it could not remove; it stays hidden until the next Open sweeps it", "dir", s.dir, "op", op, "name", name, "err", err)
 }
 
 func writeMark(f *os.File, mark []byte) error {

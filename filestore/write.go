@@ -395,10 +395,12 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 		if t, err := s.change(d, "removeall", name, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
 			return t, err
 		}
-		// If this fails, the entry is gone for every reader all the same;
-		// the sweep retries the rest.
+		// If this fails (the store closed meanwhile, say), the entry is gone
+		// for every reader all the same; the next Open sweeps the rest.
 		dir, _ := split(name)
-		s.root.RemoveAll(path.Join(rootName(dir), trash))
+		if err := s.root.RemoveAll(path.Join(rootName(dir), trash)); err != nil {
+			s.leftDebris("removeall", name, err)
+		}
 		return ticket{}, nil
 	})
 }
