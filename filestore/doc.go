@@ -150,9 +150,15 @@
 //     rewritten over bytes the file already has (Open gives it those bytes
 //     while there is space), a writer that cannot mark at all goes on
 //     unmarked, and a removal renames its target away before deleting it.
-//     On a copy-on-write file system (btrfs, ZFS) even an overwrite, a
-//     rename or an unlink may need space, so there a full disk can refuse
-//     them too, with memtool.ErrNoSpace.
+//     But a rename puts the new name into its directory before the old
+//     one leaves: where that directory has no room left for it (ext4, a
+//     full directory block), it needs a new block, so a rename, and the
+//     removal of a directory (renamed to a longer trash name first), can
+//     fail with memtool.ErrNoSpace and change nothing; the removal of a
+//     file never renames (TestFullExt4DirectoryBlock). On a copy-on-write
+//     file system (btrfs, ZFS) even an overwrite, a rename or an unlink
+//     may need space, so there a full disk can refuse them too, with
+//     memtool.ErrNoSpace.
 //   - A read-only file system (EROFS), or a directory this process may not
 //     write (EACCES, EPERM): the store opens without creating its lock
 //     file, reads work, and every write fails with an error wrapping

@@ -72,3 +72,35 @@ func Remount(t testing.TB, dir string, readOnly bool) {
 		t.Fatalf("mount -o remount,%s %s: %v: %s", mode, dir, err, out)
 	}
 }
+
+// Ext4 makes an ext4 file system of size bytes in an image file, with
+// mkfs.ext4's extra arguments (such as "-b", "1024"), mounts it through a
+// loop device on a new directory under os.TempDir and returns the
+// directory. It is unmounted and removed when the test ends.
+func Ext4(t testing.TB, size int64, mkfsArgs ...string) string {
+	t.Helper()
+	NeedRoot(t, "mounting an ext4 image")
+	img, err := os.CreateTemp("", "memtool-ext4-*.img")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(img.Name()) }) // runs after the unmount
+	err = img.Truncate(size)
+	if cerr := img.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{"-q", "-F"}, mkfsArgs...), img.Name())
+	if out, err := exec.Command("mkfs.ext4", args...).CombinedOutput(); err != nil {
+		Unavailable(t, fmt.Sprintf("mkfs.ext4 %q: %v: %s", args, err, out))
+	}
+	dir, err := os.MkdirTemp("", "memtool-ext4-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(dir) })
+	Mount(t, dir, "-o", "loop", img.Name())
+	return dir
+}
