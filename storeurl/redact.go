@@ -29,10 +29,70 @@ var secretKey = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)((?:^|[^a-z0-9])[a-z0-9_.-]*(?:password|passwd|pwd|token|secret|access[_-]?key|api[_-]?key|credentials?|signature|sig|sas)(?:[_-]?(?:key|id|token))*\s*=\s*)('[^']*'|[^\s&;'"]+)`)
 })
 
-// userinfo matches the password of a URL's userinfo: scheme://user:PASSWORD@.
+// userinfo matches what comes before the password of a URL's userinfo:
+// scheme://user: (see passwords).
 var userinfo = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\s:@]*:)([^/?#\s]*)@`)
+	return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#\s:@]*:`)
 })
+
+// passwords returns where the passwords of the URLs' userinfo in s are,
+// as [start, end) byte offsets: scheme://user:PASSWORD@. A password runs
+// to the last '@' before the next '/', '?', '#' or space; if there is no
+// '@' there, the password holds one of those characters unescaped (a
+// URL parser then takes part of it for the host, the path or the query,
+// and quotes it in its error), and it runs to the last '@' before a space
+// or a quote, unless what follows the colon is a port (digits, then '/',
+// '?', '#' or the end): http://host:80/path@x has no password.
+func passwords(s string) [][2]int {
+	var out [][2]int
+	end := 0
+	for _, m := range userinfo().FindAllStringIndex(s, -1) {
+		j := m[1]
+		if m[0] < end {
+			continue // inside the password before
+		}
+		run := s[j:]
+		if k := strings.IndexAny(run, "/?# \t\r\n"); k >= 0 {
+			run = run[:k]
+		}
+		at := strings.LastIndexByte(run, '@')
+		if at < 0 && !isPort(s[j:]) {
+			run = s[j:]
+			if k := strings.IndexAny(run, " \t\r\n\"'`<>"); k >= 0 {
+				run = run[:k]
+			}
+			at = strings.LastIndexByte(run, '@')
+		}
+		if at >= 0 {
+			out = append(out, [2]int{j, j + at})
+			end = j + at
+		}
+	}
+	return out
+}
+
+// isPort reports whether s starts with a port: digits, then '/', '?',
+// '#', a space or the end.
+func isPort(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i == len(s) || strings.IndexByte("/?# \t\r\n", s[i]) >= 0
+}
+
+// maskPasswords masks the passwords (see passwords) of the URLs in s.
+func maskPasswords(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, p := range passwords(s) {
+		b.WriteString(s[last:p[0]])
+		b.WriteString(Masked)
+		last = p[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // Redact returns s with the secrets it holds masked: the password of every
 // URL's userinfo, the values of credential parameters, and, wherever they
@@ -57,8 +117,7 @@ func Redact(s string, urls ...string) string {
 			}
 		}
 	}
-	s = userinfo().ReplaceAllString(s, "${1}"+Masked+"@")
-	return secretKey().ReplaceAllString(s, "${1}"+Masked)
+	return secretKey().ReplaceAllString(maskPasswords(s), "${1}"+Masked)
 }
 
 // urlSecrets returns the secrets of a store URL as they are written in it
@@ -74,8 +133,15 @@ func urlSecrets(raw string) []string {
 			out = append(out, d)
 		}
 	}
-	for _, m := range userinfo().FindAllStringSubmatch(raw, -1) {
-		add(m[2])
+	for _, p := range passwords(raw) {
+		add(raw[p[0]:p[1]])
+	}
+	// A password with a space, which no URL parser takes: raw is one URL,
+	// so its password runs to its last '@'.
+	if m := userinfo().FindStringIndex(raw); m != nil {
+		if at := strings.LastIndexByte(raw, '@'); at > m[1] && strings.ContainsAny(raw[m[1]:at], " \t") {
+			add(raw[m[1]:at])
+		}
 	}
 	for _, m := range secretKey().FindAllStringSubmatch(raw, -1) {
 		add(strings.Trim(m[2], "'"))
