@@ -197,5 +197,8 @@
 // returns the store of one tenant, whose keys are all under
 // PREFIX/tenants/ID/f/. Tenants lists the tenants that hold at least one
 // entry. The first use decides the mode for good (memtool.ErrTenancy).
-// Different prefixes of one bucket are independent stores.
+// Different prefixes of one bucket are independent stores, unless one
+// lies in the other's memories (under PREFIX/f/ or PREFIX/tenants/),
+// where its keys would be the other's entries: such a store is refused on
+// its first use (a prefix beside a store, PREFIX/backup say, is free).
 package objectstore

@@ -52,6 +52,10 @@ type bucket struct {
 	// every change sees the one before it, on every driver.
 	mu sync.Mutex
 
+	// Whether checkOutside found the prefix outside every other store.
+	outsideMu sync.Mutex
+	outside   bool
+
 	// What checkDeleteConditions found, once it has.
 	probeMu  sync.Mutex
 	probed   bool

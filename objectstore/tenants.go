@@ -35,6 +35,9 @@ func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 	if s.tenant != "" {
 		return nil, fmt.Errorf("objectstore: a tenant's store has no tenants")
 	}
+	if err := s.bk.checkOutside(ctx); err != nil {
+		return nil, err
+	}
 	if ok, err := tenancy.Listed(ctx, record{s.bk}); err != nil || !ok {
 		return nil, tenancyErr(err)
 	}
@@ -75,8 +78,46 @@ func (r record) Create(ctx context.Context, mode string) error {
 
 // claim records the tenancy mode on first use and checks it after.
 func (bk *bucket) claim(ctx context.Context, mode string) (bool, error) {
+	if err := bk.checkOutside(ctx); err != nil {
+		return false, err
+	}
 	claimed, err := tenancy.Claim(ctx, record{bk}, mode)
 	return claimed, tenancyErr(err)
+}
+
+// checkOutside refuses a store whose prefix lies in the memories of
+// another store in the bucket: under OUTER/f/ or OUTER/tenants/, where
+// OUTER/.memtool-tenancy says a store is. Its keys would be that store's
+// entries (the store at p/tenants/t is tenant t of the store at p, and
+// the files of the one at p/f/x are the directory x of the memory at p),
+// so the two would read and change each other's files. It looks once per
+// bucket that passes, with one request per "f" or "tenants" in the
+// prefix (none for most prefixes).
+func (bk *bucket) checkOutside(ctx context.Context) error {
+	bk.outsideMu.Lock()
+	defer bk.outsideMu.Unlock()
+	if bk.outside {
+		return nil
+	}
+	segs := strings.Split(strings.TrimSuffix(bk.prefix, "/"), "/")
+	for i, seg := range segs {
+		if seg+"/" != filesDir && seg+"/" != tenantsDir {
+			continue
+		}
+		outer := strings.Join(segs[:i], "/")
+		if outer != "" {
+			outer += "/"
+		}
+		ok, err := exists(ctx, bk.b, outer+tenancyKey)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return fmt.Errorf("objectstore: the prefix %q is inside the store at the prefix %q of the same bucket (its memories are under %sf/ and %stenants/), so each would read and change the other's files; choose a prefix beside it", strings.TrimSuffix(bk.prefix, "/"), strings.TrimSuffix(outer, "/"), outer, outer)
+		}
+	}
+	bk.outside = true
+	return nil
 }
 
 // tenancyErr names the store in a tenancy mismatch; the bucket's own
