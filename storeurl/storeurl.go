@@ -212,8 +212,9 @@ func Open(ctx context.Context, rawURL string, opts *Options) (memtool.Store, io.
 
 // IsEmpty reports whether the store at rawURL, or the memory of tenant in
 // it if tenant is not "", holds nothing: a local target that does not
-// exist is empty (and is not created), and a store with tenants is not
-// empty seen without one. Only what the store lists counts: a directory
+// exist is empty (and is not created), an unused one is empty (and its
+// tenancy is not claimed), and a store with tenants is not empty seen
+// without one. Only what the store lists counts: a directory
 // store's own .memtool entries (policy data included) are not seen.
 func IsEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
 	empty, err := isEmpty(ctx, rawURL, tenant)
@@ -241,8 +242,11 @@ func isEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
 			// Single-tenant: its memory says.
 		case err != nil:
 			return false, err
-		case tenant == "" && len(ids) > 0:
-			return false, nil
+		case tenant == "":
+			// Unused (reading its memory would claim it single-tenant
+			// for good), or multi-tenant: empty if no tenant holds
+			// anything.
+			return len(ids) == 0, nil
 		case tenant != "" && !slices.Contains(ids, tenant):
 			return true, nil // asking would claim an unused store
 		}
