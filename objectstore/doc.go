@@ -199,6 +199,8 @@
 // entry. The first use decides the mode for good (memtool.ErrTenancy).
 // Different prefixes of one bucket are independent stores, unless one
 // lies in the other's memories (under PREFIX/f/ or PREFIX/tenants/),
-// where its keys would be the other's entries: such a store is refused on
-// its first use (a prefix beside a store, PREFIX/backup say, is free).
+// where its keys would be the other's entries: a store inside one that
+// is there is refused on its first use (a prefix beside a store,
+// PREFIX/backup say, is free). A store made first inside a prefix that
+// holds none yet is not found when one is later made around it.
 package objectstore
