@@ -81,6 +81,9 @@ type scheme struct {
 	form  string   // how a URL of it is written, for help text
 	about string   // what the store is, for people (Kind)
 	local kind
+	// inMemory: the store lives in the process that opens it, and each
+	// open is a new, empty one (InMemory).
+	inMemory bool
 	// parse checks the URL and returns the local path (for dir and file
 	// rows). nil: any URL of the scheme is handed to open as it is.
 	parse func(row scheme, raw string) (string, error)
@@ -93,7 +96,7 @@ type scheme struct {
 var registry = []scheme{
 	{names: []string{"file"}, form: "file:///abs/dir", about: "a directory", local: dir, parse: absPath, open: openDir},
 	{names: []string{"helper"}, form: "helper:DIR", about: "a directory of the SDK memory helper", local: dir, parse: helperDir, open: openDir},
-	{names: []string{"mem"}, form: "mem:", about: "in memory, gone when the process exits", parse: noRest, open: func(context.Context, target) (memtool.Store, io.Closer, error) {
+	{names: []string{"mem"}, form: "mem:", about: "in memory, gone when the process exits", inMemory: true, parse: noRest, open: func(context.Context, target) (memtool.Store, io.Closer, error) {
 		return memstore.New(), nopCloser{}, nil
 	}},
 	{names: []string{"sqlite"}, form: "sqlite:///abs/path.db", about: "an SQLite file", local: file, parse: absPath, open: func(_ context.Context, t target) (memtool.Store, io.Closer, error) {
@@ -107,7 +110,7 @@ var registry = []scheme{
 	{names: []string{"s3"}, form: "s3://bucket?region=…&prefix=…", about: "object storage (S3)", open: openObjects},
 	{names: []string{"gs"}, form: "gs://bucket?prefix=…", about: "object storage (Google Cloud Storage)", open: openObjects},
 	{names: []string{"azblob"}, form: "azblob://container?prefix=…", about: "object storage (Azure Blob Storage)", open: openObjects},
-	{names: []string{"mem+blob"}, form: "mem+blob://", about: "object storage in memory, gone when the process exits", open: openObjects},
+	{names: []string{"mem+blob"}, form: "mem+blob://", about: "object storage in memory, gone when the process exits", inMemory: true, open: openObjects},
 	{names: []string{"file+blob"}, form: "file+blob:///abs/dir", about: "object storage in a directory", local: dir, parse: absPath, open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
 		// With ~ expanded, as objectstore.Open reads the path itself.
 		u, _ := url.Parse(t.raw) // parsed by absPath already
@@ -160,6 +163,15 @@ func Kind(rawURL string) string {
 		return "unknown"
 	}
 	return row.about
+}
+
+// InMemory reports whether the store rawURL names lives in the memory of
+// the process that opens it (mem:, mem+blob://): each open is a new,
+// empty store, gone when the process exits, so nothing is kept there for
+// another process, or read from there that one wrote.
+func InMemory(rawURL string) bool {
+	row, _, err := parse(rawURL)
+	return err == nil && row.inMemory
 }
 
 // Dir returns the directory on this machine that holds the store rawURL

@@ -56,6 +56,10 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		return inv.fail(exitUsage, "both --from and --to are needed")
 	case tenant != "" && allTenants:
 		return inv.fail(exitUsage, "--tenant and --all-tenants exclude each other")
+	case storeurl.InMemory(to):
+		return inv.fail(exitUsage, "--to %s: that store is in memory, gone when memtool exits; the copy would be lost", to)
+	case storeurl.InMemory(from):
+		return inv.fail(exitUsage, "--from %s: that store is in memory, a new and empty one, gone when memtool exits; there is nothing to copy", from)
 	case from == to:
 		return inv.fail(exitUsage, "--from and --to are the same store")
 	case overlap(from, to):
