@@ -146,7 +146,8 @@ func Search(ctx context.Context, s Store, q SearchQuery, readLimit int64) (Searc
 // far. Its methods are safe for concurrent use.
 type search struct {
 	match     func(line string) bool
-	terms     []string // what every matching file holds (see indexTerms)
+	re        *regexp.Regexp // what match runs, unless the query is a plain literal
+	terms     []string       // what every matching file holds (see indexTerms)
 	foldCase  bool
 	limit     int
 	readLimit int64
@@ -183,7 +184,7 @@ func newSearch(q SearchQuery, readLimit int64) (*search, error) {
 		lit := q.Query
 		sr.match = func(line string) bool { return strings.Contains(line, lit) }
 	} else {
-		sr.match = re.MatchString
+		sr.match, sr.re = re.MatchString, re
 	}
 	// regexp.Compile parsed expr the same way.
 	parsed, _ := syntax.Parse(expr, syntax.Perl)

@@ -7,7 +7,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"path"
+	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -57,7 +60,16 @@ func (sr *search) file(ctx context.Context, name string, data []byte) {
 		}
 		line, rest, more := bytes.Cut(data, newline)
 		text := decodeLossy(line)
-		if sr.match(text) {
+		matched := false
+		if sr.re != nil && len(text) > longLine {
+			matched = matchLong(ctx, sr.re, text)
+			if ctx.Err() != nil {
+				return
+			}
+		} else {
+			matched = sr.match(text)
+		}
+		if matched {
 			if count++; len(found) < sr.limit {
 				found = append(found, SearchMatch{Path: p, Line: n, Text: text})
 			}
@@ -70,6 +82,34 @@ func (sr *search) file(ctx context.Context, name string, data []byte) {
 	if count > 0 {
 		sr.add(found, count)
 	}
+}
+
+// longLine is the length in bytes from which a line is matched by
+// matchLong. A regular expression costs up to the size of its program per
+// character (a query of 1,000 bytes can compile to 100,000 steps), so a
+// line of a few hundred thousand characters may take an hour to match.
+const longLine = 64 << 10
+
+// matchLong reports whether re matches line, reading it through a reader
+// that ends the line early once ctx ends, so that the match stops there
+// (the caller then looks at ctx, not at the answer).
+func matchLong(ctx context.Context, re *regexp.Regexp, line string) bool {
+	return re.MatchReader(&ctxRuneReader{ctx: ctx, r: strings.NewReader(line)})
+}
+
+// ctxRuneReader reads r's runes until ctx ends, then reports the end of
+// the text; it looks at ctx every 4,096 runes.
+type ctxRuneReader struct {
+	ctx context.Context
+	r   *strings.Reader
+	n   int
+}
+
+func (c *ctxRuneReader) ReadRune() (rune, int, error) {
+	if c.n++; c.n%4096 == 0 && c.ctx.Err() != nil {
+		return 0, 0, io.EOF
+	}
+	return c.r.ReadRune()
 }
 
 // mayMatch reports whether data holds every term, which any file with a

@@ -2,9 +2,13 @@ package memtool_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
 )
 
 // memory_search reads its input as strictly as the memory tool reads its
@@ -59,5 +63,46 @@ func TestSearchToolTypes(t *testing.T) {
 	defer cancel()
 	if r := mem.SearchTool(late, []byte(`{"query":"alpha"}`)); !r.IsError || !strings.Contains(r.Text, "did not finish in time") {
 		t.Errorf("a search past its deadline: %q", r.Text)
+	}
+}
+
+// A search whose deadline passes while it matches one long line stops
+// there and says it did not finish in time: a costly regular expression
+// (here one of 90,000 steps per character) on a line of 300,000
+// characters would otherwise run on for most of an hour past its
+// deadline, its answer long given up on. The search is given a minute to
+// return after its deadline; it takes milliseconds.
+func TestSearchToolDeadlineInLongLine(t *testing.T) {
+	store, err := filestore.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	mem := memtool.New(store, nil)
+	long := strings.Repeat("a", 300_000) + "!"
+	if r := mem.Execute(context.Background(), &memtool.Create{Path: "/memories/long.md", FileText: long}); r.IsError {
+		t.Fatal(r.Text)
+	}
+	// A long line is still matched as a whole, when there is time.
+	for _, q := range []string{`a{5}!$`, `^a+!`, `(?i)A!`} {
+		res, err := mem.Search(context.Background(), memtool.SearchQuery{Query: q, Regex: true})
+		if err != nil || res.Total != 1 {
+			t.Errorf("search for %s in the long line: %d matches, %v", q, res.Total, err)
+		}
+	}
+	query := strings.Repeat("[a-z]{1000}", 90)
+	input, _ := json.Marshal(map[string]any{"query": query, "regex": true})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	done := make(chan memtool.Result, 1)
+	go func() { done <- mem.SearchTool(ctx, input) }()
+	<-ctx.Done()
+	select {
+	case r := <-done:
+		if !r.IsError || !strings.Contains(r.Text, "did not finish in time") {
+			t.Errorf("a search past its deadline answered %.300q", r.Text)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the search still matches a line a minute after its deadline")
 	}
 }
