@@ -86,9 +86,10 @@ func (sr *search) file(ctx context.Context, name string, data []byte) {
 
 // longLine is the length in bytes from which a line is matched by
 // matchLong. A regular expression costs up to the size of its program per
-// character (a query of 1,000 bytes can compile to 100,000 steps), so a
-// line of a few hundred thousand characters may take an hour to match.
-const longLine = 64 << 10
+// character (a query of 1,000 bytes can compile to 100,000 steps): a line
+// of 300,000 characters may take an hour to match, one of 64 KiB seconds,
+// one of 4 KiB some milliseconds.
+const longLine = 4 << 10
 
 // matchLong reports whether re matches line, reading it through a reader
 // that ends the line early once ctx ends, so that the match stops there
