@@ -42,7 +42,8 @@ func ValidateTenant(id string) error {
 // its root is the tenant's /memories, and nothing it does reads, lists,
 // changes or reveals another tenant's entries. A store is single-tenant or
 // multi-tenant for good: the first Tenant call marks an unused store
-// multi-tenant; once a store has been used without a tenant, Tenant fails
+// multi-tenant; once a store has been changed without a tenant (a read of
+// an unused store, which finds it empty, decides nothing), Tenant fails
 // with an error wrapping ErrTenancy, and once it is multi-tenant, the store
 // itself (the tenant-less view) fails every method that way. An
 // implementation that can hold no tenants (a Wrapper over a store that is

@@ -196,7 +196,8 @@
 // The store New or Open returns is the tenant-less one; Tenant(ctx, id)
 // returns the store of one tenant, whose keys are all under
 // PREFIX/tenants/ID/f/. Tenants lists the tenants that hold at least one
-// entry. The first use decides the mode for good (memtool.ErrTenancy).
+// entry. The first change decides the mode for good (memtool.ErrTenancy);
+// a read of an unused store decides nothing.
 // Different prefixes of one bucket are independent stores, unless one
 // lies in the other's memories (under PREFIX/f/ or PREFIX/tenants/),
 // where its keys would be the other's entries: a store inside one that

@@ -10,7 +10,7 @@ import (
 )
 
 func (s *Store) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
-	if err := s.ready(ctx); err != nil {
+	if err := s.readyToRead(ctx); err != nil {
 		return memtool.FileInfo{}, err
 	}
 	k, size, err := s.existing(ctx, "stat", name)
@@ -37,7 +37,7 @@ func (s *Store) missingFile(ctx context.Context, op, name string) error {
 }
 
 func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	if err := s.ready(ctx); err != nil {
+	if err := s.readyToRead(ctx); err != nil {
 		return nil, err
 	}
 	return s.readFile(ctx, "read", name, limit)
@@ -60,7 +60,7 @@ func (s *Store) readFile(ctx context.Context, op, name string, limit int64) ([]b
 }
 
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	if err := s.ready(ctx); err != nil {
+	if err := s.readyToRead(ctx); err != nil {
 		return nil, err
 	}
 	k, _, err := s.existing(ctx, "readdir", name)

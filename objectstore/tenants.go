@@ -76,6 +76,19 @@ func (r record) Create(ctx context.Context, mode string) error {
 	return err
 }
 
+// readyToRead checks ctx, and that the bucket's recorded mode is the
+// store's, before a read, without recording one: reading an unused store
+// decides nothing (tenancy.Peek).
+func (s *Store) readyToRead(ctx context.Context) error {
+	return s.gate.Pass(ctx, func(ctx context.Context) (bool, error) {
+		if err := s.bk.checkOutside(ctx); err != nil {
+			return false, err
+		}
+		claimed, err := tenancy.Peek(ctx, record{s.bk}, s.mode())
+		return claimed, tenancyErr(err)
+	})
+}
+
 // claim records the tenancy mode on first use and checks it after.
 func (bk *bucket) claim(ctx context.Context, mode string) (bool, error) {
 	if err := bk.checkOutside(ctx); err != nil {
@@ -129,10 +142,20 @@ func tenancyErr(err error) error {
 	return err
 }
 
-// ready checks ctx and makes sure the tenant-less store claims the bucket
-// as single-tenant before its first use.
+// ready checks ctx and makes sure the store has claimed the bucket's mode
+// before its first change.
 func (s *Store) ready(ctx context.Context) error {
 	return s.gate.Pass(ctx, func(ctx context.Context) (bool, error) {
-		return s.bk.claim(ctx, tenancy.Single)
+		return s.bk.claim(ctx, s.mode())
 	})
+}
+
+// mode is the tenancy mode the store's bucket must have: multi for a
+// tenant's store (whose Tenant call could not record it on a read-only
+// bucket), single for the tenant-less one.
+func (s *Store) mode() string {
+	if s.tenant != "" {
+		return tenancy.Multi
+	}
+	return tenancy.Single
 }

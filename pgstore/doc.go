@@ -139,8 +139,9 @@
 // # Tenants
 //
 // The store Open returns is the tenant-less one; Tenant(ctx, id) returns
-// the store of one tenant, whose id is part of every key. The first use
-// decides the database's mode for good (a row in memtool_meta): a database
-// used without a tenant refuses Tenant, and a multi-tenant database refuses
+// the store of one tenant, whose id is part of every key. The first change
+// decides the database's mode for good (a row in memtool_meta; a read of
+// an unused database decides nothing): a database changed without a
+// tenant refuses Tenant, and a multi-tenant database refuses
 // the tenant-less store (memtool.ErrTenancy).
 package pgstore

@@ -93,8 +93,8 @@
 // # Tenants
 //
 // The store Open returns is the tenant-less one; Tenant(ctx, id) returns
-// the store of one tenant, whose id is part of every key. The first use
-// decides the file's mode for good: a file used without a tenant refuses
-// Tenant, and a multi-tenant file refuses the tenant-less store
+// the store of one tenant, whose id is part of every key. The first change
+// decides the file's mode for good (a read of an unused file decides
+// nothing): a file changed without a tenant refuses Tenant, and a multi-tenant file refuses the tenant-less store
 // (memtool.ErrTenancy).
 package sqlitestore

@@ -28,6 +28,7 @@ func RunTenants(t *testing.T, newStore func(t *testing.T) memtool.Store) {
 	t.Run("InvalidIDs", func(t *testing.T) { testTenantInvalidIDs(t, tenanted(t)) })
 	t.Run("MultiTenantForGood", func(t *testing.T) { testMultiTenantForGood(t, tenanted(t)) })
 	t.Run("SingleTenantForGood", func(t *testing.T) { testSingleTenantForGood(t, newStore(t)) })
+	t.Run("ReadsClaimNothing", func(t *testing.T) { testReadsClaimNothing(t, newStore(t)) })
 	t.Run("List", func(t *testing.T) { testTenantList(t, tenanted(t)) })
 	t.Run("Conformance", func(t *testing.T) {
 		Run(t, func(t *testing.T) memtool.Store {
@@ -121,6 +122,29 @@ func testSingleTenantForGood(t *testing.T, s memtool.Store) {
 		WantErr(t, "Tenants on a single-tenant store", err, memtool.ErrTenancy)
 	}
 	checkFile(t, s, "a.txt", "plain")
+}
+
+// testReadsClaimNothing: reading the tenant-less view of an unused store
+// (as a look at it does: memtool info, a view) finds it empty and decides
+// nothing; a tenant can still be named afterwards, and the tenant-less
+// view then fails with ErrTenancy.
+func testReadsClaimNothing(t *testing.T, s memtool.Store) {
+	ctx := context.Background()
+	if fi, err := s.Stat(ctx, ""); err != nil || !fi.IsDir() {
+		t.Fatalf("Stat of an unused store's root = %+v, %v", fi, err)
+	}
+	if es, err := s.ReadDir(ctx, ""); err != nil || len(es) != 0 {
+		t.Fatalf("ReadDir of an unused store's root = %v, %v; want it empty", es, err)
+	}
+	_, err := s.ReadFile(ctx, "a.txt", noLimit)
+	WantErr(t, "ReadFile on an unused store", err, memtool.ErrNotExist)
+	ts, ok := s.(memtool.Tenanted)
+	if !ok {
+		t.Fatalf("%T does not implement memtool.Tenanted", s)
+	}
+	mustWrite(t, tenant(t, ts, "t1"), "a.txt", "t1")
+	_, err = s.ReadFile(ctx, "a.txt", noLimit)
+	WantErr(t, "tenant-less ReadFile once a tenant is named", err, memtool.ErrTenancy)
 }
 
 // testTenantList: the tenants that hold something, once each, in byte order.

@@ -197,8 +197,9 @@ func Path(rawURL string) (path string, ok bool) {
 }
 
 // Open opens the store at rawURL: the memory of opts.Tenant, or the
-// tenant-less memory if that is "". The tenancy is checked (and recorded
-// on a store's first use) now, so that a mismatch fails Open, not the
+// tenant-less memory if that is "". The tenancy is checked now (a
+// tenant's store records it on first use; a tenant-less one, on its first
+// change), so that a mismatch fails Open, not the
 // first command. The returned closer releases the store (its connection,
 // file or lock); the memory must not be used after. Errors never show a
 // secret of the URL.

@@ -41,7 +41,8 @@ func tenants(ctx context.Context, rawURL string) ([]string, error) {
 
 // scopeTenant turns an opened store into the memory to run on: the store
 // of tenant, or the store itself if tenant is "". Either way the tenancy
-// mode is checked (and recorded on first use) now. It closes closer when
+// mode is checked now (a tenant records it on first use; the tenant-less
+// store, on its first change). It closes closer when
 // it fails.
 func scopeTenant(ctx context.Context, s memtool.Store, closer io.Closer, tenant string) (memtool.Store, io.Closer, error) {
 	if tenant == "" {

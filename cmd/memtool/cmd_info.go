@@ -17,11 +17,14 @@ func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 	url := storeURL(inv.sf.store, env)
 	var b strings.Builder
 	fmt.Fprintf(&b, "store:      %s (%s)\n", storeurl.Redact(url), storeurl.Kind(url))
+	noTenants := false // the store lists no tenants: single-tenant, or unused
 	if inv.sf.tenant == "" {
-		if ids, err := listTenants(ctx, url); err == nil && len(ids) > 0 {
+		ids, err := listTenants(ctx, url)
+		if err == nil && len(ids) > 0 {
 			fmt.Fprintf(&b, "tenancy:    multi-tenant, %s (memtool tenants lists them; --tenant ID describes one)\n", plural(len(ids), "tenant"))
 			return writeOut(env, b.String())
 		}
+		noTenants = err == nil
 	}
 	policyName := cmp.Or(inv.sf.policy, env.getenv("MEMTOOL_POLICY"))
 	p := &policyFile{}
@@ -37,11 +40,7 @@ func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 		return inv.fail(exitStore, "%v", err)
 	}
 	defer closer.Close()
-	if inv.sf.tenant != "" {
-		fmt.Fprintf(&b, "tenancy:    tenant %s of a multi-tenant store\n", inv.sf.tenant)
-	} else {
-		fmt.Fprintf(&b, "tenancy:    one memory, no tenants\n")
-	}
+	tenancyAt := b.Len() // the tenancy line goes here, once the memory is counted
 	policies := "none"
 	if names := p.names(); len(names) > 0 {
 		policies = strings.Join(names, ", ") + " (from " + policyName + ")"
@@ -69,7 +68,15 @@ func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 		return inv.fail(exitFailed, "reading the store: %v", err)
 	}
 	fmt.Fprintf(&b, "memory:     %s, %s, %s\n", plural(files, "file"), plural(dirs, "directory", "directories"), plural(bytes, "byte"))
-	return writeOut(env, b.String())
+	tenancy := "one memory, no tenants"
+	switch {
+	case inv.sf.tenant != "":
+		tenancy = "tenant " + inv.sf.tenant + " of a multi-tenant store"
+	case noTenants && files == 0 && dirs == 0:
+		tenancy = "not decided yet: nothing is stored (a write makes it one memory; a first tenant, multi-tenant)"
+	}
+	out := b.String()
+	return writeOut(env, out[:tenancyAt]+"tenancy:    "+tenancy+"\n"+out[tenancyAt:])
 }
 
 // writeOut writes s on stdout.

@@ -29,7 +29,7 @@ func (t *Tree) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery
 	}
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()
-	if err := t.ready(ctx); err != nil {
+	if err := t.readyToRead(ctx); err != nil {
 		return err
 	}
 	from, args := t.q.index.From(q.Terms, q.FoldCase)

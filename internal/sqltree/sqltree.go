@@ -140,7 +140,7 @@ func (t *Tree) ForTenant(ctx context.Context, id string) (*Tree, error) {
 }
 
 // ready makes sure the tree's store has claimed its mode before its first
-// use.
+// change.
 func (t *Tree) ready(ctx context.Context) error {
 	return t.gate.Pass(ctx, func(ctx context.Context) (bool, error) {
 		mode := tenancy.Single
@@ -148,6 +148,23 @@ func (t *Tree) ready(ctx context.Context) error {
 			mode = tenancy.Multi
 		}
 		return t.claim(ctx, mode)
+	})
+}
+
+// readyToRead checks, before a read, that the store's recorded mode is
+// the tree's, without recording one (tenancy.Peek): reading an unused
+// store decides nothing.
+func (t *Tree) readyToRead(ctx context.Context) error {
+	return t.gate.Pass(ctx, func(ctx context.Context) (bool, error) {
+		mode := tenancy.Single
+		if t.tenant != "" {
+			mode = tenancy.Multi
+		}
+		claimed, err := tenancy.Peek(ctx, record{t}, mode)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", t.where, err)
+		}
+		return claimed, nil
 	})
 }
 

@@ -122,7 +122,7 @@ func (t *Tree) Stat(ctx context.Context, name string) (memtool.FileInfo, error) 
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()
 	if name == "" {
-		if err := t.ready(ctx); err != nil {
+		if err := t.readyToRead(ctx); err != nil {
 			return memtool.FileInfo{}, err
 		}
 		return memtool.FileInfo{Type: fs.ModeDir}, nil
@@ -145,12 +145,12 @@ func (t *Tree) exists(ctx context.Context, name string) (bool, error) {
 	return ok, err
 }
 
-// stat looks up the non-root name for op in one statement, once the store
-// has claimed its mode.
+// stat looks up the non-root name for op in one statement, once the
+// store's mode is checked.
 func (t *Tree) stat(ctx context.Context, op, name string) (r row, ok bool, err error) {
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()
-	if err := t.ready(ctx); err != nil {
+	if err := t.readyToRead(ctx); err != nil {
 		return row{}, false, err
 	}
 	err = t.db.Query(ctx, func(q Querier) (err error) {
@@ -188,7 +188,7 @@ func (t *Tree) readFile(ctx context.Context, q Querier, query, op, name string, 
 func (t *Tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()
-	if err := t.ready(ctx); err != nil {
+	if err := t.readyToRead(ctx); err != nil {
 		return nil, err
 	}
 	var data []byte
@@ -203,7 +203,7 @@ func (t *Tree) ReadFile(ctx context.Context, name string, limit int64) ([]byte, 
 func (t *Tree) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	ctx, cancel := t.db.Op(ctx)
 	defer cancel()
-	if err := t.ready(ctx); err != nil {
+	if err := t.readyToRead(ctx); err != nil {
 		return nil, err
 	}
 	var out []memtool.FileInfo

@@ -3,8 +3,9 @@
 // objectstore).
 //
 // Such a store records its mode, Single or Multi, the first time it is
-// used: by the tenant-less store (Single) or by its first Tenant call
-// (Multi). Once recorded the mode never changes, and a use in the other
+// changed: by a write of the tenant-less store (Single) or by its first
+// Tenant call (Multi). A read of the tenant-less store records nothing
+// (Peek): an unused store reads as empty in either mode. Once recorded the mode never changes, and a use in the other
 // mode fails with an error wrapping memtool.ErrTenancy. The record is the
 // store's own (a row, an object): Record is how this package reads and
 // creates it.
@@ -56,6 +57,25 @@ func Claim(ctx context.Context, rec Record, mode string) (claimed bool, err erro
 		}
 	}
 	if got != mode {
+		return false, memtool.TenancyError(got == Multi)
+	}
+	return true, nil
+}
+
+// Peek checks the recorded mode, as Claim does, without recording one: on
+// a store with no mode yet it returns (false, nil), so a read of the
+// tenant-less view of an unused store (which finds it empty) decides
+// nothing, and a later Tenant call may still make it multi-tenant. A
+// recorded mode other than mode fails with an error wrapping
+// memtool.ErrTenancy; the one asked for returns (true, nil).
+func Peek(ctx context.Context, rec Record, mode string) (claimed bool, err error) {
+	got, err := rec.Mode(ctx)
+	switch {
+	case err != nil:
+		return false, err
+	case got == "":
+		return false, nil
+	case got != mode:
 		return false, memtool.TenancyError(got == Multi)
 	}
 	return true, nil
