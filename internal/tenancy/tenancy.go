@@ -56,6 +56,11 @@ func Claim(ctx context.Context, rec Record, mode string) (claimed bool, err erro
 			return false, err
 		}
 	}
+	return check(got, mode)
+}
+
+// check compares the recorded mode got with the mode asked for.
+func check(got, mode string) (bool, error) {
 	if got != mode {
 		return false, memtool.TenancyError(got == Multi)
 	}
@@ -70,32 +75,16 @@ func Claim(ctx context.Context, rec Record, mode string) (claimed bool, err erro
 // memtool.ErrTenancy; the one asked for returns (true, nil).
 func Peek(ctx context.Context, rec Record, mode string) (claimed bool, err error) {
 	got, err := rec.Mode(ctx)
-	switch {
-	case err != nil:
+	if err != nil || got == "" {
 		return false, err
-	case got == "":
-		return false, nil
-	case got != mode:
-		return false, memtool.TenancyError(got == Multi)
 	}
-	return true, nil
+	return check(got, mode)
 }
 
 // Listed returns whether the store whose mode rec records has tenants to
 // list: none on an unused store (false, nil), and an error wrapping
 // memtool.ErrTenancy on a single-tenant one.
-func Listed(ctx context.Context, rec Record) (bool, error) {
-	mode, err := rec.Mode(ctx)
-	switch {
-	case err != nil:
-		return false, err
-	case mode == "":
-		return false, nil
-	case mode != Multi:
-		return false, memtool.TenancyError(false)
-	}
-	return true, nil
-}
+func Listed(ctx context.Context, rec Record) (bool, error) { return Peek(ctx, rec, Multi) }
 
 // Gate makes one store claim its mode before its first use. The zero
 // Gate has not claimed yet; it is safe for concurrent use.
