@@ -16,9 +16,10 @@ import (
 	versions "github.com/memtool/memtool/history"
 )
 
-// runClosedStdout runs the memtool binary with env and args, its stdout a
-// pipe whose reader is closed, and returns its exit status and stderr.
-func runClosedStdout(t *testing.T, env []string, args ...string) (int, string) {
+// runClosedStdout runs the memtool binary with env, stdin and args, its
+// stdout a pipe whose reader is closed, and returns its exit status and
+// stderr.
+func runClosedStdout(t *testing.T, env []string, stdin string, args ...string) (int, string) {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -28,6 +29,7 @@ func runClosedStdout(t *testing.T, env []string, args ...string) (int, string) {
 	defer w.Close()
 	cmd := exec.Command(memtoolBinary(t), args...)
 	cmd.Env = env
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Stdout = w
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -91,7 +93,7 @@ func TestChangeReportToClosedStdout(t *testing.T) {
 			return strings.Contains(mustRunCLI(t, nil, "", "keys", "list", "--store", keyed), "revoked")
 		}},
 	} {
-		code, stderr := runClosedStdout(t, childEnv(c.env...), c.args...)
+		code, stderr := runClosedStdout(t, childEnv(c.env...), "", c.args...)
 		if code != exitBrokenIO {
 			t.Errorf("memtool %s with a closed stdout: exit %d, want %d\nstderr: %s", c.args[0], code, exitBrokenIO, stderr)
 		}
