@@ -44,6 +44,17 @@ func connect(t *testing.T, url string) *pgx.Conn {
 	return conn
 }
 
+// holderTx begins a transaction on a connection of its own, as another
+// session that holds locks would.
+func holderTx(t *testing.T, url string) pgx.Tx {
+	t.Helper()
+	tx, err := connect(t, url).Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
 // openProxied opens a store with short timeouts through a proxy to the
 // server of the URL direct, and returns the proxy and the store. The proxy
 // stops before the store closes (cleanups run last first), as in
@@ -243,11 +254,7 @@ func TestHeldLocks(t *testing.T) {
 				}()
 			}
 			storeops.Seed(t, s)
-			holder := connect(t, url)
-			tx, err := holder.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tx := holderTx(t, url)
 			if _, err := tx.Exec(ctx, c.lock, c.args...); err != nil {
 				t.Fatal(err)
 			}
@@ -296,16 +303,12 @@ func TestHeldMigrationLock(t *testing.T) {
 	current := pgtest.URL(t)
 	openWith(t, current, short)
 	fresh := pgtest.URL(t)
-	holder := connect(t, fresh)
-	tx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := holderTx(t, fresh)
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgstore.MigrationLock)); err != nil {
 		t.Fatal(err)
 	}
-	err = storetest.Answer(t, "Open", func() error {
+	err := storetest.Answer(t, "Open", func() error {
 		s, err := pgstore.Open(ctx, fresh, &short)
 		if err == nil {
 			s.Close()

@@ -29,11 +29,7 @@ var patient = pgstore.Options{LockTimeout: 30 * time.Second, OpTimeout: time.Min
 func queued(t *testing.T, url, query string, args []any, fns ...func()) {
 	t.Helper()
 	ctx := context.Background()
-	holder := connect(t, url)
-	tx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := holderTx(t, url)
 	if _, err := tx.Exec(ctx, query, args...); err != nil {
 		t.Fatal(err)
 	}

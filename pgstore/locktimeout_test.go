@@ -23,16 +23,12 @@ func TestSubMillisecondLockTimeout(t *testing.T) {
 	if err := s.WriteFile(ctx, "x", []byte("old"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
-	holder := connect(t, url)
-	tx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := holderTx(t, url)
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, pgstore.TenantLockQuery, pgstore.TenantLockKey("")); err != nil {
 		t.Fatal(err)
 	}
-	err = storetest.Answer(t, "WriteFile", func() error { return s.WriteFile(ctx, "x", []byte("new"), memtool.Replace) })
+	err := storetest.Answer(t, "WriteFile", func() error { return s.WriteFile(ctx, "x", []byte("new"), memtool.Replace) })
 	if !errors.Is(err, memtool.ErrBusy) {
 		t.Errorf("WriteFile while the tenant's lock is held, LockTimeout 300µs: %v, want ErrBusy", err)
 	}
