@@ -28,6 +28,17 @@ func serve(t *testing.T, s *mcp.Server) string {
 	return web.URL
 }
 
+// newRunner is a runner on an empty memory with the servers' tools, whose
+// user says "Go.".
+func newRunner(client *anthropic.Client, servers *mcptools.Tools) *anthropic.BetaToolRunner {
+	return claude.NewRunner(client, memtool.New(memstore.New(), nil), anthropic.BetaToolRunnerParams{
+		BetaMessageNewParams: anthropic.BetaMessageNewParams{
+			Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024,
+			Messages: []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("Go."))},
+		},
+	}, servers.Option())
+}
+
 // run runs a runner with the servers' tools against a fake API that plays
 // turns and then ends, and returns the fake, which refused nothing.
 func run(t *testing.T, servers *mcptools.Tools, turns ...claudetest.Turn) *claudetest.Server {
@@ -35,12 +46,7 @@ func run(t *testing.T, servers *mcptools.Tools, turns ...claudetest.Turn) *claud
 	srv := claudetest.NewServer(append(turns, claudetest.Turn{Text: "Done."})...)
 	t.Cleanup(srv.Close)
 	client := srv.Client()
-	runner := claude.NewRunner(&client, memtool.New(memstore.New(), nil), anthropic.BetaToolRunnerParams{
-		BetaMessageNewParams: anthropic.BetaMessageNewParams{
-			Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024,
-			Messages: []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("Go."))},
-		},
-	}, servers.Option())
+	runner := newRunner(&client, servers)
 	if _, err := runner.RunToCompletion(context.Background()); err != nil {
 		t.Fatalf("%v (refusals: %v)", err, srv.Refusals())
 	}

@@ -6,14 +6,10 @@ import (
 	"sync"
 	"testing"
 
-	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/claude"
 	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/claude/mcptools"
-	"github.com/memtool/memtool/memstore"
 )
 
 // An MCP call whose step's context ended after the server made the change,
@@ -53,12 +49,7 @@ func TestRetriedStepDoesNotRepeatACallThatRan(t *testing.T) {
 	)
 	defer srv.Close()
 	client := srv.Client()
-	runner := claude.NewRunner(&client, memtool.New(memstore.New(), nil), anthropic.BetaToolRunnerParams{
-		BetaMessageNewParams: anthropic.BetaMessageNewParams{
-			Model: anthropic.ModelClaudeSonnet5_5, MaxTokens: 1024,
-			Messages: []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("Go."))},
-		},
-	}, servers.Option())
+	runner := newRunner(&client, servers)
 	if _, err := runner.NextMessage(context.Background()); err != nil {
 		t.Fatal(err)
 	}
