@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/limits"
@@ -51,18 +50,7 @@ func TestRenameRacingCreateKeepsPathLimits(t *testing.T) {
 					}
 					// The change starts as the checked rename reaches the
 					// store, and has a while to land before it.
-					done := make(chan error, 1)
-					h.set(once("rename", "a", func() {
-						go func() { done <- change(ctx, s) }()
-						select {
-						case err := <-done:
-							done <- err
-						case <-time.After(300 * time.Millisecond):
-						}
-					}))
-					rerr := s.(memtool.Renamer).Rename(ctx, "a", "p/a")
-					h.set(nil)
-					cerr := <-done
+					rerr, cerr := renameRacing(ctx, h, s, "a", "p/a", func() error { return change(ctx, s) })
 					t.Logf("rename a p/a: %v; %s: %v", rerr, what, cerr)
 					err := memtool.Walk(ctx, h, "", func(name string, _ memtool.FileInfo) error {
 						vp := memtool.VirtualPath(name)

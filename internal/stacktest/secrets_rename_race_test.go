@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/secrets"
@@ -71,18 +70,7 @@ func renameRacingChange(t *testing.T, base memtool.Store, p secrets.Policy, tena
 	}
 	// The change starts as the scanned rename reaches the store, and has
 	// a while to land before it.
-	done := make(chan error, 1)
-	h.set(once("rename", "x", func() {
-		go func() { done <- change(ctx, other) }()
-		select {
-		case err := <-done:
-			done <- err
-		case <-time.After(300 * time.Millisecond):
-		}
-	}))
-	rerr := s.(memtool.Renamer).Rename(ctx, "x", "hooks.slack.com/services")
-	h.set(nil)
-	cerr := <-done
+	rerr, cerr := renameRacing(ctx, h, s, "x", "hooks.slack.com/services", func() error { return change(ctx, other) })
 	t.Logf("rename x hooks.slack.com/services: %v; change: %v", rerr, cerr)
 	err := memtool.Walk(ctx, s, "", func(name string, _ memtool.FileInfo) error {
 		if f := secrets.Scan([]byte(name)); f != nil {

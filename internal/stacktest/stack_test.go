@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
@@ -210,6 +211,25 @@ func once(op, name string, fn func()) func(string, string) {
 			fn()
 		}
 	}
+}
+
+// renameRacing renames oldname to newname through s, running change
+// (another caller's) from the moment the rename reaches the store under
+// h, and giving it a while to land before the rename goes on; it returns
+// the rename's error and the change's.
+func renameRacing(ctx context.Context, h *hook, s memtool.Store, oldname, newname string, change func() error) (rerr, cerr error) {
+	done := make(chan error, 1)
+	h.set(once("rename", oldname, func() {
+		go func() { done <- change() }()
+		select {
+		case err := <-done:
+			done <- err
+		case <-time.After(300 * time.Millisecond):
+		}
+	}))
+	rerr = s.(memtool.Renamer).Rename(ctx, oldname, newname)
+	h.set(nil)
+	return rerr, <-done
 }
 
 func (h *hook) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
