@@ -1,22 +1,19 @@
 package expiry_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/internal/childproc"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -32,19 +29,8 @@ type childSpec struct {
 	Store, Clock string
 }
 
-type answer struct {
-	Error bool
-	Text  string
-}
-
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(childEnv); spec != "" {
-		if err := serveChild(spec, os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "child:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	childproc.Serve(childEnv, openChild)
 	os.Exit(m.Run())
 }
 
@@ -70,100 +56,43 @@ func setClock(t *testing.T, name string, tm time.Time) {
 	}
 }
 
-func serveChild(raw string, in io.Reader, out io.Writer) error {
+// openChild opens the store of a child's spec under expiry, on the
+// spec's clock.
+func openChild(raw []byte) (func(string) childproc.Answer, func(), error) {
 	var spec childSpec
-	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
-		return err
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return nil, nil, err
 	}
 	ctx := context.Background()
 	inner, closer, err := storeurl.Open(ctx, spec.Store, &storeurl.Options{Create: true})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer closer.Close()
 	now := fileClock(spec.Clock)
 	mem := memtool.New(expiry.New(inner, &expiry.Options{Now: now}), &memtool.Options{Overwrite: true})
-	sc := bufio.NewScanner(in)
-	sc.Buffer(nil, 4<<20)
-	enc := json.NewEncoder(out)
-	for sc.Scan() {
-		var a answer
-		switch line := sc.Text(); {
+	answer := func(line string) childproc.Answer {
+		switch {
 		case line == "gc":
 			rep, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 24 * time.Hour, Now: now})
-			a = answer{err != nil, fmt.Sprint(len(rep.Expired), err)}
+			return childproc.Answer{Error: err != nil, Text: fmt.Sprint(len(rep.Expired), err)}
 		case strings.HasPrefix(line, "restore "):
 			_, err := expiry.Restore(ctx, inner, strings.TrimPrefix(line, "restore "), now())
-			a = answer{err != nil, fmt.Sprint(err)}
-		default:
-			r := mem.Run(ctx, []byte(line))
-			a = answer{r.IsError, r.Text}
+			return childproc.Answer{Error: err != nil, Text: fmt.Sprint(err)}
 		}
-		if err := enc.Encode(a); err != nil {
-			return err
-		}
+		r := mem.Run(ctx, []byte(line))
+		return childproc.Answer{Error: r.IsError, Text: r.Text}
 	}
-	return sc.Err()
+	return answer, func() { closer.Close() }, nil
 }
 
-type child struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Scanner
+func startChild(t *testing.T, spec childSpec) *childproc.Child {
+	return childproc.Start(t, childEnv, spec)
 }
 
-func startChild(t *testing.T, spec childSpec) *child {
+// succeed runs lines in c and fails t at once if one fails.
+func succeed(t *testing.T, c *childproc.Child, lines ...string) {
 	t.Helper()
-	raw, err := json.Marshal(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &child{cmd: cmd, in: in, out: bufio.NewScanner(out)}
-	c.out.Buffer(nil, 4<<20)
-	t.Cleanup(func() {
-		c.in.Close()
-		if err := c.cmd.Wait(); err != nil {
-			t.Errorf("child: %v", err)
-		}
-	})
-	return c
-}
-
-func (c *child) run(lines []string) ([]answer, error) {
-	var out []answer
-	for _, line := range lines {
-		if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-			return out, err
-		}
-		if !c.out.Scan() {
-			return out, fmt.Errorf("child: no answer to %s (%v)", line, c.out.Err())
-		}
-		var a answer
-		if err := json.Unmarshal(c.out.Bytes(), &a); err != nil {
-			return out, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-func (c *child) must(t *testing.T, lines ...string) {
-	t.Helper()
-	as, err := c.run(lines)
+	as, err := c.Run(lines)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,24 +101,6 @@ func (c *child) must(t *testing.T, lines ...string) {
 			t.Fatalf("%s: %s", lines[i], a.Text)
 		}
 	}
-}
-
-// all runs lines[i] in kids[i], all children at once.
-func all(t *testing.T, kids []*child, lines [][]string) [][]answer {
-	t.Helper()
-	answers := make([][]answer, len(kids))
-	errs := make([]error, len(kids))
-	var wg sync.WaitGroup
-	for i, c := range kids {
-		wg.Go(func() { answers[i], errs[i] = c.run(lines[i]) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return answers
 }
 
 func tool(m map[string]any) string {
@@ -234,11 +145,11 @@ func TestCollectAcrossProcesses(t *testing.T) {
 			setup := startChild(t, spec)
 			name := func(i int) string { return fmt.Sprintf("/memories/d%d/f%03d.md", i%4, i) }
 			for i := range files {
-				setup.must(t, tool(map[string]any{"command": "create", "path": name(i), "file_text": "v0 " + name(i)}))
+				succeed(t, setup, tool(map[string]any{"command": "create", "path": name(i), "file_text": "v0 " + name(i)}))
 			}
 			setClock(t, clock, epoch.Add(10*24*time.Hour)) // every file is due
 			gc := startChild(t, spec)
-			kids := []*child{gc}
+			kids := []*childproc.Child{gc}
 			lines := [][]string{{"gc"}}
 			for w := range writers {
 				kids = append(kids, startChild(t, spec))
@@ -260,7 +171,7 @@ func TestCollectAcrossProcesses(t *testing.T) {
 				}
 				lines = append(lines, ls)
 			}
-			answers := all(t, kids, lines)
+			answers := childproc.All(t, kids, lines)
 			t.Logf("gc: %s", answers[0][0].Text)
 			if answers[0][0].Error {
 				t.Errorf("gc failed: %s", answers[0][0].Text)
@@ -318,17 +229,17 @@ func TestRestoreAcrossProcesses(t *testing.T) {
 			setup := startChild(t, spec)
 			name := func(i int) string { return fmt.Sprintf("/memories/d%d/f%03d.md", i%3, i) }
 			for i := range files {
-				setup.must(t, tool(map[string]any{"command": "create", "path": name(i), "file_text": "v0 " + name(i)}))
+				succeed(t, setup, tool(map[string]any{"command": "create", "path": name(i), "file_text": "v0 " + name(i)}))
 			}
 			setClock(t, clock, epoch.Add(10*24*time.Hour))
-			setup.must(t, "gc")
+			succeed(t, setup, "gc")
 			restorer, writer := startChild(t, spec), startChild(t, spec)
 			var restores, writes []string
 			for i := range files {
 				restores = append(restores, "restore "+name(i))
 				writes = append(writes, tool(map[string]any{"command": "create", "path": name(i), "file_text": "v1 " + name(i)}))
 			}
-			answers := all(t, []*child{restorer, writer}, [][]string{restores, writes})
+			answers := childproc.All(t, []*childproc.Child{restorer, writer}, [][]string{restores, writes})
 			read := readVia(t, url)
 			restored := 0
 			for i := range files {

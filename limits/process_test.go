@@ -1,19 +1,16 @@
 package limits_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/childproc"
 	"github.com/memtool/memtool/limits"
 	"github.com/memtool/memtool/storeurl"
 )
@@ -28,120 +25,32 @@ type childSpec struct {
 	Limits limits.Options
 }
 
-type answer struct {
-	Error bool
-	Text  string
-}
-
 func TestMain(m *testing.M) {
-	if spec := os.Getenv(childEnv); spec != "" {
-		if err := serveChild(spec, os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "child:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	childproc.Serve(childEnv, openChild)
 	os.Exit(m.Run())
 }
 
-func serveChild(raw string, in io.Reader, out io.Writer) error {
+// openChild opens the store of a child's spec under its limits.
+func openChild(raw []byte) (func(string) childproc.Answer, func(), error) {
 	var spec childSpec
-	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
-		return err
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return nil, nil, err
 	}
 	ctx := context.Background()
 	inner, closer, err := storeurl.Open(ctx, spec.Store, &storeurl.Options{Create: true})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer closer.Close()
 	mem := memtool.New(limits.New(inner, &spec.Limits), nil)
-	sc := bufio.NewScanner(in)
-	sc.Buffer(nil, 4<<20)
-	enc := json.NewEncoder(out)
-	for sc.Scan() {
-		r := mem.Run(ctx, sc.Bytes())
-		if err := enc.Encode(answer{r.IsError, r.Text}); err != nil {
-			return err
-		}
+	answer := func(line string) childproc.Answer {
+		r := mem.Run(ctx, []byte(line))
+		return childproc.Answer{Error: r.IsError, Text: r.Text}
 	}
-	return sc.Err()
+	return answer, func() { closer.Close() }, nil
 }
 
-// A child is a test binary serving one store under limits (see childEnv).
-type child struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Scanner
-}
-
-func startChild(t *testing.T, spec childSpec) *child {
-	t.Helper()
-	raw, err := json.Marshal(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &child{cmd: cmd, in: in, out: bufio.NewScanner(out)}
-	c.out.Buffer(nil, 4<<20)
-	t.Cleanup(func() {
-		c.in.Close()
-		if err := c.cmd.Wait(); err != nil {
-			t.Errorf("child: %v", err)
-		}
-	})
-	return c
-}
-
-// run sends the lines one after the other and returns the answers.
-func (c *child) run(lines []string) ([]answer, error) {
-	var out []answer
-	for _, line := range lines {
-		if _, err := io.WriteString(c.in, line+"\n"); err != nil {
-			return out, err
-		}
-		if !c.out.Scan() {
-			return out, fmt.Errorf("child: no answer to %s (%v)", line, c.out.Err())
-		}
-		var a answer
-		if err := json.Unmarshal(c.out.Bytes(), &a); err != nil {
-			return out, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-// all runs lines[i] in kids[i], all children at once, and returns the
-// answers by child.
-func all(t *testing.T, kids []*child, lines [][]string) [][]answer {
-	t.Helper()
-	answers := make([][]answer, len(kids))
-	errs := make([]error, len(kids))
-	var wg sync.WaitGroup
-	for i, c := range kids {
-		wg.Go(func() { answers[i], errs[i] = c.run(lines[i]) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return answers
+func startChild(t *testing.T, spec childSpec) *childproc.Child {
+	return childproc.Start(t, childEnv, spec)
 }
 
 // processStores are the stores several processes share in the tests
@@ -195,7 +104,7 @@ func TestStoreLimitsAcrossProcesses(t *testing.T) {
 					opts = limits.Options{MaxBytes: maxFiles * fileSize}
 				}
 				url := url + "-" + strings.ReplaceAll(limit, " ", "")
-				var kids []*child
+				var kids []*childproc.Child
 				for range racers {
 					kids = append(kids, startChild(t, childSpec{Store: url, Limits: opts}))
 				}
@@ -206,7 +115,7 @@ func TestStoreLimitsAcrossProcesses(t *testing.T) {
 						lines[i] = append(lines[i], cmd("create", p, "file_text", strings.Repeat(string(rune('a'+i)), fileSize)))
 					}
 				}
-				answers := all(t, kids, lines)
+				answers := childproc.All(t, kids, lines)
 				s := openURL(t, url)
 				acked := 0
 				for i, as := range answers {
@@ -249,11 +158,11 @@ func TestFileSizeAcrossProcesses(t *testing.T) {
 	for kind, url := range processStores(t) {
 		t.Run(kind, func(t *testing.T) {
 			opts := limits.Options{MaxFileSize: maxSize}
-			var kids []*child
+			var kids []*childproc.Child
 			for range racers {
 				kids = append(kids, startChild(t, childSpec{Store: url, Limits: opts}))
 			}
-			if a, err := kids[0].run([]string{cmd("create", "/memories/f.txt", "file_text", "")}); err != nil || a[0].Error {
+			if a, err := kids[0].Run([]string{cmd("create", "/memories/f.txt", "file_text", "")}); err != nil || a[0].Error {
 				t.Fatalf("create: %v %v", a, err)
 			}
 			lines := make([][]string, racers)
@@ -263,7 +172,7 @@ func TestFileSizeAcrossProcesses(t *testing.T) {
 					lines[i] = append(lines[i], string(in))
 				}
 			}
-			answers := all(t, kids, lines)
+			answers := childproc.All(t, kids, lines)
 			s := openURL(t, url)
 			data, err := s.ReadFile(context.Background(), "f.txt", 1<<20)
 			if err != nil {
