@@ -106,10 +106,10 @@ func Open(dir string, opts *Options) (*Tools, error) {
 	}
 	tools := []anthropic.BetaTool{
 		agenttoolset.BetaReadTool(env),
-		agenttoolset.BetaWriteTool(env),
+		guardWrite(abs, agenttoolset.BetaWriteTool(env)),
 		agenttoolset.BetaEditTool(env),
 		agenttoolset.BetaGlobTool(env),
-		agenttoolset.BetaGrepTool(env),
+		guardGrep(abs, agenttoolset.BetaGrepTool(env)),
 	}
 	if opts.AllowBash {
 		tools = append(tools, agenttoolset.BetaBashTool(env))

@@ -1,0 +1,116 @@
+package workdir
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/tools/agenttoolset"
+)
+
+// guarded is one of the SDK's file tools with a check of ours run before
+// it: refuse returns the text of a refusal, or "" to let the SDK's tool
+// decide (it confines the path itself).
+type guarded struct {
+	tool   anthropic.BetaTool
+	refuse func(input json.RawMessage) string
+}
+
+func (g *guarded) Name() string        { return g.tool.Name() }
+func (g *guarded) Description() string { return g.tool.Description() }
+func (g *guarded) InputSchema() anthropic.BetaToolInputSchemaParam {
+	return g.tool.InputSchema()
+}
+
+func (g *guarded) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
+	if msg := g.refuse(input); msg != "" {
+		return nil, &agenttoolset.ToolError{Content: msg}
+	}
+	return g.tool.Execute(ctx, input)
+}
+
+// guardWrite refuses a write to a directory. The SDK's write makes its
+// temporary file in the target's parent and renames it over the target,
+// so for the work directory itself (".", "sub/..", a link to ".") it made
+// a file beside the work directory, outside it, before the rename failed.
+func guardWrite(dir string, tool anthropic.BetaTool) anthropic.BetaTool {
+	return &guarded{tool: tool, refuse: func(input json.RawMessage) string {
+		var in struct {
+			FilePath string `json:"file_path"`
+		}
+		if json.Unmarshal(input, &in) != nil || in.FilePath == "" {
+			return ""
+		}
+		if fi, ok := statInside(dir, in.FilePath); ok && fi.IsDir() {
+			return fmt.Sprintf("write %s: is a directory", in.FilePath)
+		}
+		return ""
+	}}
+}
+
+// guardGrep refuses a grep whose path is neither a directory nor a
+// regular file: rg opens a path it is given whatever it is, and on a FIFO
+// it waits for a writer, the run with it, for ever.
+func guardGrep(dir string, tool anthropic.BetaTool) anthropic.BetaTool {
+	return &guarded{tool: tool, refuse: func(input json.RawMessage) string {
+		var in struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(input, &in) != nil || in.Path == "" {
+			return ""
+		}
+		if fi, ok := statInside(dir, in.Path); ok && !fi.IsDir() && !fi.Mode().IsRegular() {
+			return fmt.Sprintf("grep: %s is not a regular file or a directory", in.Path)
+		}
+		return ""
+	}}
+}
+
+// statInside stats the model's path p, taken from the work directory dir
+// as the SDK takes it (".." collapsed before any link is followed), its
+// links followed only while they stay inside dir. ok is false when p
+// leads outside dir or cannot be stat'ed: the SDK's tool then refuses it
+// or reports the error in its own words.
+func statInside(dir, p string) (fi fs.FileInfo, ok bool) {
+	if strings.IndexByte(p, 0) >= 0 {
+		return nil, false
+	}
+	name := filepath.Clean(p)
+	if filepath.IsAbs(name) {
+		rel, inside := relInside(dir, name)
+		if !inside {
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				return nil, false
+			}
+			if rel, inside = relInside(real, name); !inside {
+				return nil, false
+			}
+		}
+		name = rel
+	}
+	if !filepath.IsLocal(name) && name != "." {
+		return nil, false
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, false
+	}
+	defer root.Close()
+	fi, err = root.Stat(name)
+	return fi, err == nil
+}
+
+// relInside returns abs relative to dir, if abs is dir or under it.
+func relInside(dir, abs string) (string, bool) {
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", false
+	}
+	return rel, true
+}

@@ -1,0 +1,148 @@
+package workdir_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/memtool/memtool/claude/workdir"
+)
+
+// execTool runs the tool called name with input, and returns its text and
+// whether it succeeded.
+func execTool(t *testing.T, hands *workdir.Tools, name, input string) (string, bool) {
+	t.Helper()
+	for _, tool := range hands.Tools() {
+		if tool.Name() == name {
+			content, err := tool.Execute(context.Background(), json.RawMessage(input))
+			if err != nil {
+				return err.Error(), false
+			}
+			if len(content) == 0 {
+				return "", true
+			}
+			return content[0].OfText.Text, true
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return "", false
+}
+
+// A write whose path leads to the work directory itself is refused without
+// a file ever being made beside the work directory: the SDK's write makes
+// its temporary file in the target's parent, which for the work directory
+// is outside it (and stays there if the process dies before it cleans up).
+func TestWriteToWorkDirItself(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	if err := os.MkdirAll(filepath.Join(work, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"self": ".", "sub/up": ".."} {
+		if err := os.Symlink(target, filepath.Join(work, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hands, err := workdir.Open(work, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hands.Close()
+	watch := watchCreates(t, root)
+	for _, p := range []string{".", "./", "sub/..", "self", "self/", "sub/up", work, work + "/sub/.."} {
+		in, _ := json.Marshal(map[string]string{"file_path": p, "content": "PWNED"})
+		if out, ok := execTool(t, hands, "write", string(in)); ok {
+			t.Errorf("write %q: %q, want a refusal", p, out)
+		}
+		if made := watch(); len(made) != 0 {
+			t.Errorf("write %q made %q beside the work directory", p, made)
+		}
+	}
+}
+
+// watchCreates watches dir (not its subdirectories) through inotify and
+// returns a function that reports the names created or moved into it since
+// its last call. The kernel queues each event as the entry is made, so
+// what a finished call made is there to read.
+func watchCreates(t *testing.T, dir string) func() []string {
+	t.Helper()
+	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
+	if err != nil {
+		t.Skipf("inotify: %v", err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if _, err := syscall.InotifyAddWatch(fd, dir, syscall.IN_CREATE|syscall.IN_MOVED_TO); err != nil {
+		t.Fatal(err)
+	}
+	return func() []string {
+		var names []string
+		buf := make([]byte, 64*1024)
+		for {
+			n, err := syscall.Read(fd, buf)
+			if err != nil || n <= 0 {
+				return names
+			}
+			for off := 0; off+syscall.SizeofInotifyEvent <= n; {
+				ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[off]))
+				name := buf[off+syscall.SizeofInotifyEvent : off+syscall.SizeofInotifyEvent+int(ev.Len)]
+				names = append(names, strings.TrimRight(string(name), "\x00"))
+				off += syscall.SizeofInotifyEvent + int(ev.Len)
+			}
+		}
+	}
+}
+
+// A grep whose path is a FIFO is refused and never opens it: rg opens a
+// path it is given whatever it is, and waits there for a writer that may
+// never come, the run with it. Here a writer stands ready, so a grep that
+// opened the FIFO reads what it says.
+func TestGrepFIFO(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("no rg on PATH: the built-in search skips FIFOs")
+	}
+	work := t.TempDir()
+	if err := os.Mkdir(filepath.Join(work, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(work, "d", "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("d/fifo", filepath.Join(work, "link")); err != nil {
+		t.Fatal(err)
+	}
+	hands, err := workdir.Open(work, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hands.Close()
+	for _, p := range []string{"d/fifo", "link", fifo} {
+		written := make(chan error, 1)
+		go func() {
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // blocks until a reader opens it
+			if err == nil {
+				_, err = f.WriteString("SECRET from the pipe\n")
+				f.Close()
+			}
+			written <- err
+		}()
+		in, _ := json.Marshal(map[string]string{"pattern": "SECRET", "path": p})
+		out, ok := execTool(t, hands, "grep", string(in))
+		if ok || strings.Contains(out, "SECRET") {
+			t.Errorf("grep in %q: %q (ok %v), want a refusal", p, out, ok)
+		}
+		// Release the writer if the grep left it waiting.
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			<-written
+			r.Close()
+		} else {
+			t.Fatal(err)
+		}
+	}
+}
