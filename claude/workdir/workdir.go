@@ -7,7 +7,10 @@
 // path against the work directory and refuse any path that leads outside
 // it, symbolic links included (the SDK resolves them before it checks), so
 // a model that writes "../x" or "/etc/x" gets an error result and nothing
-// is written.
+// is written. The SDK checks a path and then uses it by name, so another
+// process that swaps a directory of the work directory for a link between
+// the two can still lead a tool outside: keep other writers out of the
+// work directory while the tools run, or run them in a sandbox.
 //
 // # bash
 //
