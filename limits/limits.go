@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"weak"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/tenantlock"
 )
 
 // Options are the limits. A zero field means no limit.
@@ -117,19 +116,21 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 	if opts != nil {
 		o = *opts
 	}
-	return newStore(inner, o, new(tenantLock), &tenantLocks{m: map[string]weak.Pointer[tenantLock]{}})
+	return newStore(inner, o, new(tenantLock), tenantlock.New[tenantLock]())
 }
 
-func newStore(inner memtool.Store, opts Options, mu *tenantLock, tenants *tenantLocks) *Store {
+func newStore(inner memtool.Store, opts Options, mu *tenantLock, tenants *tenantlock.Locks[tenantLock]) *Store {
 	s := &Store{inner: inner, opts: opts, mu: mu}
 	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, id string) memtool.Store {
-		return newStore(t, opts, tenants.get(id), tenants)
+		return newStore(t, opts, tenants.Get(id), tenants)
 	})
 	s.ReadThrough = memtool.PassReads(inner)
 	return s
 }
 
-// A tenantLock serialises the growing operations of one tenant's stores.
+// A tenantLock serialises the growing operations of one tenant's stores,
+// however many stores Tenant made for it (tenantlock), so that two
+// writes through two of them cannot both pass the check.
 type tenantLock struct {
 	sync.Mutex
 	// moving is held by a rename, with the path limits on, from its check
@@ -137,35 +138,6 @@ type tenantLock struct {
 	// operations that make entries, so that none is made in the tree
 	// unchecked. It is taken before the Mutex.
 	moving sync.RWMutex
-	id     string // also keeps the lock out of the tiny allocator, whose objects AddCleanup may never see freed
-}
-
-// tenantLocks are the locks of the tenants whose stores are in use, one a
-// tenant however many stores Tenant made for it, so that two writes
-// through two of them cannot both pass the check. A lock lives as long
-// as a store holds it; then its entry goes.
-type tenantLocks struct {
-	mu sync.Mutex
-	m  map[string]weak.Pointer[tenantLock]
-}
-
-func (l *tenantLocks) get(id string) *tenantLock {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if tl := l.m[id].Value(); tl != nil {
-		return tl
-	}
-	tl := &tenantLock{id: id}
-	wp := weak.Make(tl)
-	l.m[id] = wp
-	runtime.AddCleanup(tl, func(id string) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.m[id] == wp {
-			delete(l.m, id)
-		}
-	}, id)
-	return tl
 }
 
 var _ memtool.Wrapper = (*Store)(nil)

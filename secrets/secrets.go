@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
-	"weak"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/secretscan"
+	"github.com/memtool/memtool/internal/tenantlock"
 )
 
 // Policy says what the wrapper does with a write that holds a secret.
@@ -88,7 +87,7 @@ type Store struct {
 	// until they are moved, and shared by the operations that make
 	// entries, so that none is made in the tree unscanned (see Rename).
 	// The stores Tenant returns for one tenant share one.
-	moving *tenantLock
+	moving *sync.RWMutex
 }
 
 // New wraps inner. opts may be nil (Reject). The result is a
@@ -99,50 +98,16 @@ func New(inner memtool.Store, opts *Options) memtool.Store {
 	if opts != nil {
 		policy = opts.Policy
 	}
-	return newStore(inner, policy, new(tenantLock), &tenantLocks{m: map[string]weak.Pointer[tenantLock]{}})
+	return newStore(inner, policy, new(sync.RWMutex), tenantlock.New[sync.RWMutex]())
 }
 
-func newStore(inner memtool.Store, policy Policy, moving *tenantLock, tenants *tenantLocks) *Store {
+func newStore(inner memtool.Store, policy Policy, moving *sync.RWMutex, tenants *tenantlock.Locks[sync.RWMutex]) *Store {
 	s := &Store{inner: inner, policy: policy, moving: moving}
 	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, id string) memtool.Store {
-		return newStore(t, policy, tenants.get(id), tenants)
+		return newStore(t, policy, tenants.Get(id), tenants)
 	})
 	s.ReadThrough = memtool.PassReads(inner)
 	return s
-}
-
-// A tenantLock keeps the entries one tenant's stores make out of a
-// rename's tree while it moves it.
-type tenantLock struct {
-	sync.RWMutex
-	id string // also keeps the lock out of the tiny allocator, whose objects AddCleanup may never see freed
-}
-
-// tenantLocks are the locks of the tenants whose stores are in use, one a
-// tenant however many stores Tenant made for it. A lock lives as long as
-// a store holds it; then its entry goes.
-type tenantLocks struct {
-	mu sync.Mutex
-	m  map[string]weak.Pointer[tenantLock]
-}
-
-func (l *tenantLocks) get(id string) *tenantLock {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if tl := l.m[id].Value(); tl != nil {
-		return tl
-	}
-	tl := &tenantLock{id: id}
-	wp := weak.Make(tl)
-	l.m[id] = wp
-	runtime.AddCleanup(tl, func(id string) {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.m[id] == wp {
-			delete(l.m, id)
-		}
-	}, id)
-	return tl
 }
 
 var _ memtool.Wrapper = (*Store)(nil)
