@@ -22,7 +22,8 @@ func setupRekey(fs *flag.FlagSet) runFunc {
 // tenant --tenant names, or of every tenant with --all-tenants. It says
 // the other keys may be dropped only when encrypt.Rekey succeeded on each,
 // that is when its last pass over the store found every file under the
-// first key.
+// first key; never after --tenant, which leaves the other tenants as they
+// are.
 func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool) int {
 	keys, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
 	if err != nil {
@@ -68,7 +69,13 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 		for _, k := range keys[1:] {
 			old = append(old, k.ID)
 		}
-		inv.fail(exitOK, "a last pass over the store found every file under key %s. The other keys (%s) can be removed once every process that writes to the store has key %s first: one that still has an old key first writes under it (restart it with the new keys, then run memtool rekey again).", newID, strings.Join(old, ", "), newID)
+		if t := inv.sf.tenant; t != "" {
+			// The other tenants' files were not walked: they may still
+			// be under the old keys.
+			inv.fail(exitOK, "a last pass over tenant %s found every file under key %s. The other keys (%s) may still open other tenants' files: remove them only once memtool rekey --all-tenants succeeds.", t, newID, strings.Join(old, ", "))
+		} else {
+			inv.fail(exitOK, "a last pass over the store found every file under key %s. The other keys (%s) can be removed once every process that writes to the store has key %s first: one that still has an old key first writes under it (restart it with the new keys, then run memtool rekey again).", newID, strings.Join(old, ", "), newID)
+		}
 	}
 	if broken {
 		return exitBrokenIO
