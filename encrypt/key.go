@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -98,7 +100,9 @@ func ParseKeys(text string) ([]Key, error) {
 // LoadKeys reads keys from the environment variable env (the keys
 // themselves) if it is set, else from the file it names in envFile (set
 // by the caller, e.g. MEMTOOL_KEY_FILE). The file must not be readable by
-// others.
+// others. An error names the file, but for a name with a ':' in it, as
+// keys have (the two variables swapped): it names envFile instead, so as
+// never to repeat a key.
 func LoadKeys(getenv func(string) string, env, envFile string) ([]Key, error) {
 	if v := getenv(env); v != "" {
 		return ParseKeys(v)
@@ -107,23 +111,37 @@ func LoadKeys(getenv func(string) string, env, envFile string) ([]Key, error) {
 	if name == "" {
 		return nil, fmt.Errorf("encrypt: set %s to the keys or %s to a key file (make one with memtool keygen)", env, envFile)
 	}
+	shown := name
+	if strings.Contains(name, ":") {
+		shown = fmt.Sprintf("named by %s (its value has a ':', as keys do: the keys themselves go in %s)", envFile, env)
+	}
 	// The mode checked is that of the file open, not of the name, which
 	// could be replaced between a check and a read.
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("encrypt: key file: %w", err)
+		return nil, keyFileError(shown, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("encrypt: key file: %w", err)
+		return nil, keyFileError(shown, err)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("encrypt: key file %s is readable by others (mode %v); chmod 600 it", name, fi.Mode().Perm())
+		return nil, fmt.Errorf("encrypt: key file %s is readable by others (mode %v); chmod 600 it", shown, fi.Mode().Perm())
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, fmt.Errorf("encrypt: key file: %w", err)
+		return nil, keyFileError(shown, err)
 	}
 	return ParseKeys(string(data))
+}
+
+// keyFileError is err of the key file shown, without the file's name that
+// an *fs.PathError holds: shown is how the file may be named.
+func keyFileError(shown string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("encrypt: key file %s: %s: %w", shown, pe.Op, pe.Err)
+	}
+	return fmt.Errorf("encrypt: key file %s: %w", shown, err)
 }

@@ -3,6 +3,7 @@ package encrypt_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -102,5 +103,37 @@ func TestLoadKeysSymlink(t *testing.T) {
 	}
 	if keys, err := encrypt.LoadKeys(getenv, "KEY", "KEY_FILE"); err == nil {
 		t.Errorf("a symlink to a key file readable by its group: accepted %d keys", len(keys))
+	}
+}
+
+// TestLoadKeysFileVariableHoldsKey: the key file variable set to the keys
+// themselves (the two variables swapped) is an error that does not
+// repeat them: the open error names the file, and the name here is the
+// secret, which would land on a terminal, in a CI log or the journal.
+func TestLoadKeysFileVariableHoldsKey(t *testing.T) {
+	k1, k2 := newKey(t, "prod"), newKey(t, "old")
+	for _, value := range []string{
+		k1.Text(),
+		k1.Text() + "\n" + k2.Text() + "\n",
+		k1.Text()[:len(k1.Text())-3], // cut short: not a valid key either
+		"/no/such/dir/" + k1.Text(),
+	} {
+		getenv := func(k string) string { return map[string]string{"MEMTOOL_KEY_FILE": value}[k] }
+		_, err := encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
+		if err == nil {
+			t.Fatalf("a key file named %q was read", value)
+		}
+		secret1 := strings.TrimPrefix(k1.Text(), "prod:")
+		if msg := err.Error(); strings.Contains(msg, secret1[:12]) || strings.Contains(msg, strings.TrimPrefix(k2.Text(), "old:")[:12]) {
+			t.Errorf("the error gives the key away: %s", msg)
+		} else if !strings.Contains(msg, "MEMTOOL_KEY_FILE") {
+			t.Errorf("the error does not say which variable is wrong: %s", msg)
+		}
+	}
+	// A file name that is no key is still named.
+	missing := filepath.Join(t.TempDir(), "keys")
+	getenv := func(k string) string { return map[string]string{"MEMTOOL_KEY_FILE": missing}[k] }
+	if _, err := encrypt.LoadKeys(getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("a missing key file: %v; want its name", err)
 	}
 }
