@@ -97,9 +97,9 @@
 // Each write costs one seal and each read one open (an HKDF derivation and
 // AES-GCM over the whole file); an edit costs both. A rename reads every
 // file in the tree it moves, to find those of the old format, and seals
-// those again; it never rewrites an mte2 file. Rekey reads every file at
-// least twice (two walks) and rewrites only those not yet under the first
-// key. The benchmarks compare the wrapper with memstore alone:
+// those again; it never rewrites an mte2 file. Rekey reads and opens every
+// file at least twice (two walks) and rewrites only those not yet under
+// the first key. The benchmarks compare the wrapper with memstore alone:
 //
 //	go test -run '^$' -bench . ./encrypt
 package encrypt

@@ -353,7 +353,7 @@ var errUnchanged = errors.New("unchanged")
 // upgrade seals the file name again in the current format if it is in
 // mte1; any other file stays as it is.
 func (s *Store) upgrade(ctx context.Context, name string) error {
-	_, err := s.reseal(ctx, name, isV1)
+	_, err := s.reseal(ctx, name, isV1, false)
 	return err
 }
 

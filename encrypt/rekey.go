@@ -20,15 +20,30 @@ func (s *Store) stale(data []byte) bool {
 // reseal seals the file name again, with the writing key in the current
 // format and its text unchanged, if its stored bytes are stale, in one
 // atomic Update; any other file stays as it is, and so does one written
-// again meanwhile so as to be no longer stale. It reports whether it
-// rewrote the file. A file gone meanwhile is done.
-func (s *Store) reseal(ctx context.Context, name string, stale func([]byte) bool) (bool, error) {
+// again meanwhile so as to be no longer stale. With check, a file that is
+// not stale must open (with the writing key, which its header names), or
+// its *Error is returned. It reports whether it rewrote the file. A file
+// gone meanwhile is done.
+func (s *Store) reseal(ctx context.Context, name string, stale func([]byte) bool, check bool) (bool, error) {
+	kept := func(data []byte) error {
+		if !check {
+			return nil
+		}
+		_, err := s.open(name, data)
+		return err
+	}
 	data, err := s.inner.ReadFile(ctx, name, noLimit)
-	if err != nil || !stale(data) {
+	if err != nil {
 		return false, ignoreGone(err)
+	}
+	if !stale(data) {
+		return false, kept(data)
 	}
 	err = s.inner.Update(ctx, name, noLimit, func(old []byte) ([]byte, error) {
 		if !stale(old) {
+			if err := kept(old); err != nil {
+				return nil, err
+			}
 			return nil, errUnchanged
 		}
 		plain, err := s.open(name, old)
@@ -65,7 +80,11 @@ const rekeyPasses = 5
 // not yet sealed with its writing key (keys[0] of New) in the current
 // format, one file at a time, each with one atomic Update that keeps its
 // text, and returns how many times it rewrote a file. Files already under
-// the writing key are read, not written.
+// the writing key are read and opened, not written: one whose header
+// names the writing key's ID but that does not open with it (damaged, or
+// sealed with another key of the same ID) stops Rekey with its *Error
+// (ErrAuth), since a success would let the old keys go while a file does
+// not open with the new one.
 //
 // It walks the tree below the root as s.ReadDir lists it, and then each
 // entry of the root named in also that exists: the entries that policies
@@ -120,7 +139,7 @@ func (s *Store) rekeyPass(ctx context.Context, also []string) (int, error) {
 			if !fi.IsRegular() {
 				return nil
 			}
-			rewrote, err := s.reseal(ctx, name, s.stale)
+			rewrote, err := s.reseal(ctx, name, s.stale, true)
 			switch {
 			case err == nil:
 				if rewrote {

@@ -203,3 +203,50 @@ func TestRekeyNothingToDo(t *testing.T) {
 		}
 	}
 }
+
+// TestRekeyChecksFilesUnderTheNewKey: Rekey succeeds only if every file
+// opens with the writing key. A file whose header names the writing key's
+// ID but that does not open with it (sealed with another key of the same
+// ID, as keygen --id 2026 --rotate run on two hosts' copies of a key file
+// makes; or damaged) stops Rekey with its *Error, instead of counting as
+// done: a success would let the operator drop the old keys believing
+// every file opens with the new one.
+func TestRekeyChecksFilesUnderTheNewKey(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range liveStores(t) {
+		t.Run(name, func(t *testing.T) {
+			old, newHere, newThere := newKey(t, "old"), newKey(t, "new"), newKey(t, "new")
+			inner := open()
+			for f, k := range map[string]encrypt.Key{"a": old, "b": newThere, "c": newHere} {
+				if err := wrap(t, inner, nil, k).WriteFile(ctx, f, []byte("text of "+f), memtool.CreateOnly); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := wrap(t, inner, nil, newHere, old)
+			_, err := encrypt.Rekey(ctx, s)
+			var ee *encrypt.Error
+			if !errors.As(err, &ee) || !errors.Is(err, encrypt.ErrAuth) || ee.Path != "/memories/b" {
+				t.Fatalf("Rekey over a file under another key named new: %v; want the ErrAuth of /memories/b", err)
+			}
+
+			// Once the stranger is gone, a damaged file is found as well.
+			if err := inner.Remove(ctx, "b"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := encrypt.Rekey(ctx, s); err != nil || keyOf(t, inner, "a") != "new" {
+				t.Fatalf("Rekey: %v; a under key %q", err, keyOf(t, inner, "a"))
+			}
+			err = inner.Update(ctx, "c", 1<<20, func(b []byte) ([]byte, error) {
+				b = bytes.Clone(b)
+				b[len(b)-1] ^= 1
+				return b, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := encrypt.Rekey(ctx, s); !errors.Is(err, encrypt.ErrAuth) || !errors.As(err, &ee) || ee.Path != "/memories/c" {
+				t.Errorf("Rekey over a damaged file under key new: %v; want the ErrAuth of /memories/c", err)
+			}
+		})
+	}
+}
