@@ -12,6 +12,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/childproc"
 	"github.com/memtool/memtool/limits"
+	"github.com/memtool/memtool/storetest"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -73,21 +74,6 @@ func openURL(t *testing.T, url string) memtool.Store {
 	return s
 }
 
-func usageOf(t *testing.T, s memtool.Store) (files, bytes int64) {
-	t.Helper()
-	err := memtool.Walk(context.Background(), s, "", func(name string, fi memtool.FileInfo) error {
-		if name != "" {
-			files++
-			bytes += fi.Size
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files, bytes
-}
-
 const racers = 4
 
 // Processes that create files at once under MaxFiles and MaxBytes may
@@ -134,7 +120,7 @@ func TestStoreLimitsAcrossProcesses(t *testing.T) {
 						}
 					}
 				}
-				files, bytes := usageOf(t, s)
+				files, bytes := storetest.Usage(t, s)
 				t.Logf("%d creates acknowledged; the store holds %d files, %d bytes", acked, files, bytes)
 				if files != int64(acked) {
 					t.Errorf("%d creates acknowledged, %d files stored", acked, files)

@@ -148,6 +148,23 @@ func ReadText(t testing.TB, s memtool.Store, name string) string {
 	return string(data)
 }
 
+// Usage counts the entries below the root of s (files and directories)
+// and the bytes of its files, as a walk through s finds them.
+func Usage(t testing.TB, s memtool.Store) (entries, bytes int64) {
+	t.Helper()
+	err := memtool.Walk(context.Background(), s, "", func(name string, fi memtool.FileInfo) error {
+		if name != "" {
+			entries++
+			bytes += fi.Size
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries, bytes
+}
+
 // Names lists every entry in s below the root, walked with memtool.Walk
 // (no file is read), sorted; a directory's name ends in a slash.
 func Names(t testing.TB, s memtool.Store) []string {

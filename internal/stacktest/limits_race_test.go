@@ -7,6 +7,7 @@ import (
 
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/limits"
+	"github.com/memtool/memtool/storetest"
 )
 
 // A create onto a name that holds a file is refused by the store; but if
@@ -29,7 +30,7 @@ func TestCreateRacingDeleteKeepsLimits(t *testing.T) {
 			}))
 			res := st.run(t, create("/memories/x", strings.Repeat("z", 1000)))
 			h.set(nil)
-			files, size := usage(t, st.top)
+			files, size := storetest.Usage(t, st.top)
 			fi, err := st.top.Stat(ctx, "x")
 			t.Logf("create: %v %q; store: %d entries, %d bytes", res.IsError, res.Text, files, size)
 			if err == nil && fi.Size > 100 {
@@ -72,7 +73,7 @@ func TestRevertRacingDeleteKeepsMaxBytes(t *testing.T) {
 			// or not (40 + 70, or 40 + 50 - 50 + 70).
 			err = history.Revert(ctx, st.top, st.belowHistory, "/memories/x", vs[0].N)
 			h.set(nil)
-			files, size := usage(t, st.top)
+			files, size := storetest.Usage(t, st.top)
 			t.Logf("revert: %v; store: %d entries, %d bytes", err, files, size)
 			if err == nil || size > 100 {
 				t.Errorf("revert of x answered %v; the store holds %d bytes, over MaxBytes 100", err, size)

@@ -14,6 +14,7 @@ import (
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/internal/testclock"
 	"github.com/memtool/memtool/limits"
+	"github.com/memtool/memtool/storetest"
 )
 
 // policyData are the root entries the policies keep, as memtool rekey
@@ -163,7 +164,7 @@ func TestPolicyEntriesNotCountedNorShown(t *testing.T) {
 			if strings.Contains(res.Text, ".memtool") {
 				t.Errorf("view shows the policies' entries:\n%s", res.Text)
 			}
-			files, size := usage(t, st.top)
+			files, size := storetest.Usage(t, st.top)
 			if files != 3 || size != 30 {
 				t.Errorf("the model's memory holds %d entries, %d bytes; want 3, 30", files, size)
 			}

@@ -137,23 +137,6 @@ func create(p, text string) map[string]any {
 	return map[string]any{"command": "create", "path": p, "file_text": text}
 }
 
-// usage counts the entries and bytes the model's memory holds, as the
-// model sees it (through the top of the stack).
-func usage(t *testing.T, s memtool.Store) (files, size int64) {
-	t.Helper()
-	err := memtool.Walk(context.Background(), s, "", func(name string, fi memtool.FileInfo) error {
-		if name != "" {
-			files++
-			size += fi.Size
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files, size
-}
-
 // A hook is a store that runs a function before some calls reach the
 // store it wraps. The stores of its tenants (over a tenanted store) run
 // the same function.
