@@ -58,15 +58,10 @@ func setClock(t *testing.T, name string, tm time.Time) {
 
 // openChild opens the store of a child's spec under expiry, on the
 // spec's clock.
-func openChild(raw []byte) (func(string) childproc.Answer, func(), error) {
+func openChild(ctx context.Context, raw []byte, inner memtool.Store) (func(string) childproc.Answer, error) {
 	var spec childSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return nil, nil, err
-	}
-	ctx := context.Background()
-	inner, closer, err := storeurl.Open(ctx, spec.Store, &storeurl.Options{Create: true})
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	now := fileClock(spec.Clock)
 	mem := memtool.New(expiry.New(inner, &expiry.Options{Now: now}), &memtool.Options{Overwrite: true})
@@ -82,7 +77,7 @@ func openChild(raw []byte) (func(string) childproc.Answer, func(), error) {
 		r := mem.Run(ctx, []byte(line))
 		return childproc.Answer{Error: r.IsError, Text: r.Text}
 	}
-	return answer, func() { closer.Close() }, nil
+	return answer, nil
 }
 
 func startChild(t *testing.T, spec childSpec) *childproc.Child {
@@ -131,6 +126,25 @@ func readVia(t *testing.T, url string) func(name string) (string, bool) {
 
 var epoch = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 
+// dueFiles starts a child on the store at url, on a clock of its own at
+// epoch, has it create n files spread over dirs directories (/memories/dD/
+// fNNN.md, each holding "v0 " and its path), and moves the clock on ten
+// days, so that every file is due. It returns the spec (for more children
+// on the store and clock), the child, and the files' names by number.
+func dueFiles(t *testing.T, url string, n, dirs int) (childSpec, *childproc.Child, func(int) string) {
+	t.Helper()
+	clock := filepath.Join(t.TempDir(), "clock")
+	setClock(t, clock, epoch)
+	spec := childSpec{Store: url, Clock: clock}
+	setup := startChild(t, spec)
+	name := func(i int) string { return fmt.Sprintf("/memories/d%d/f%03d.md", i%dirs, i) }
+	for i := range n {
+		succeed(t, setup, tool(map[string]any{"command": "create", "path": name(i), "file_text": "v0 " + name(i)}))
+	}
+	setClock(t, clock, epoch.Add(10*24*time.Hour))
+	return spec, setup, name
+}
+
 // gc in one process while others write, edit, recreate and rename the
 // files it is expiring, with clocks that agree: every change acknowledged
 // after the files fell due is where it was made, with what was made,
@@ -139,15 +153,7 @@ func TestCollectAcrossProcesses(t *testing.T) {
 	const files, writers = 120, 3
 	for kind, url := range processStores(t) {
 		t.Run(kind, func(t *testing.T) {
-			clock := filepath.Join(t.TempDir(), "clock")
-			setClock(t, clock, epoch)
-			spec := childSpec{Store: url, Clock: clock}
-			setup := startChild(t, spec)
-			name := func(i int) string { return fmt.Sprintf("/memories/d%d/f%03d.md", i%4, i) }
-			for i := range files {
-				succeed(t, setup, tool(map[string]any{"command": "create", "path": name(i), "file_text": "v0 " + name(i)}))
-			}
-			setClock(t, clock, epoch.Add(10*24*time.Hour)) // every file is due
+			spec, _, name := dueFiles(t, url, files, 4)
 			gc := startChild(t, spec)
 			kids := []*childproc.Child{gc}
 			lines := [][]string{{"gc"}}
@@ -223,15 +229,7 @@ func TestRestoreAcrossProcesses(t *testing.T) {
 	const files = 40
 	for kind, url := range processStores(t) {
 		t.Run(kind, func(t *testing.T) {
-			clock := filepath.Join(t.TempDir(), "clock")
-			setClock(t, clock, epoch)
-			spec := childSpec{Store: url, Clock: clock}
-			setup := startChild(t, spec)
-			name := func(i int) string { return fmt.Sprintf("/memories/d%d/f%03d.md", i%3, i) }
-			for i := range files {
-				succeed(t, setup, tool(map[string]any{"command": "create", "path": name(i), "file_text": "v0 " + name(i)}))
-			}
-			setClock(t, clock, epoch.Add(10*24*time.Hour))
+			spec, setup, name := dueFiles(t, url, files, 3)
 			succeed(t, setup, "gc")
 			restorer, writer := startChild(t, spec), startChild(t, spec)
 			var restores, writes []string

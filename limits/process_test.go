@@ -32,22 +32,17 @@ func TestMain(m *testing.M) {
 }
 
 // openChild opens the store of a child's spec under its limits.
-func openChild(raw []byte) (func(string) childproc.Answer, func(), error) {
+func openChild(ctx context.Context, raw []byte, inner memtool.Store) (func(string) childproc.Answer, error) {
 	var spec childSpec
 	if err := json.Unmarshal(raw, &spec); err != nil {
-		return nil, nil, err
-	}
-	ctx := context.Background()
-	inner, closer, err := storeurl.Open(ctx, spec.Store, &storeurl.Options{Create: true})
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	mem := memtool.New(limits.New(inner, &spec.Limits), nil)
 	answer := func(line string) childproc.Answer {
 		r := mem.Run(ctx, []byte(line))
 		return childproc.Answer{Error: r.IsError, Text: r.Text}
 	}
-	return answer, func() { closer.Close() }, nil
+	return answer, nil
 }
 
 func startChild(t *testing.T, spec childSpec) *childproc.Child {

@@ -6,6 +6,7 @@ package childproc
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,9 @@ import (
 	"os/exec"
 	"sync"
 	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/storeurl"
 )
 
 // An Answer is a child's answer to one line.
@@ -22,25 +26,39 @@ type Answer struct {
 }
 
 // Serve makes the test binary a child when the environment variable env
-// is set, and then never returns: it calls open with the variable's value
-// (the spec Start was given, as JSON), answers each line of standard input
-// with the function open returned, one JSON Answer a line, calls the
-// closer, and exits. Call it first in TestMain.
-func Serve(env string, open func(spec []byte) (answer func(line string) Answer, closer func(), err error)) {
+// is set, and then never returns: it opens the store that the variable's
+// value (the spec Start was given, as JSON) names in its field Store,
+// creating it if need be, calls open with the spec and the store, answers
+// each line of standard input with the function open returned, one JSON
+// Answer a line, and exits. Call it first in TestMain.
+func Serve(env string, open func(ctx context.Context, spec []byte, store memtool.Store) (answer func(line string) Answer, err error)) {
 	spec := os.Getenv(env)
 	if spec == "" {
 		return
 	}
-	answer, closer, err := open([]byte(spec))
-	if err == nil {
-		err = serve(answer, os.Stdin, os.Stdout)
-		closer()
-	}
-	if err != nil {
+	if err := child([]byte(spec), open); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+func child(spec []byte, open func(context.Context, []byte, memtool.Store) (func(string) Answer, error)) error {
+	var s struct{ Store string }
+	if err := json.Unmarshal(spec, &s); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	store, closer, err := storeurl.Open(ctx, s.Store, &storeurl.Options{Create: true})
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	answer, err := open(ctx, spec, store)
+	if err != nil {
+		return err
+	}
+	return serve(answer, os.Stdin, os.Stdout)
 }
 
 func serve(answer func(string) Answer, in io.Reader, out io.Writer) error {
