@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,21 +14,7 @@ import (
 // leaves those files unreadable. It says to run rekey --all-tenants first.
 func TestRekeyOneTenantKeepsOldKeys(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "memories")
-	keyFile := filepath.Join(t.TempDir(), "keys")
-	policy := filepath.Join(t.TempDir(), "policy.json")
-	os.WriteFile(policy, []byte(`{"encrypt":true}`), 0o600)
-	oldKey, _ := encrypt.NewKey("old")
-	os.WriteFile(keyFile, []byte(oldKey.Text()+"\n"), 0o600)
-	env := []string{"MEMTOOL_KEY_FILE=" + keyFile}
-	for _, tenant := range []string{"alice", "bob"} {
-		if out, stderr, code := runMemtoolEnv(t, env, "create", "--store", dir, "--tenant", tenant, "--policy", policy, "--text", "for "+tenant, "/memories/a.md"); code != 0 {
-			t.Fatalf("create for %s: exit %d, %q, %q", tenant, code, out, stderr)
-		}
-	}
-	if _, stderr, code := runBinary(t, "", "keygen", "--id", "new", "--rotate", keyFile); code != 0 {
-		t.Fatalf("keygen --rotate: %d %s", code, stderr)
-	}
+	dir, policy, keyFile, env := rotatedTenants(t)
 	out, stderr, code := runMemtoolEnv(t, env, "rekey", "--store", dir, "--tenant", "alice")
 	if code != 0 || out != "re-encrypted 1 file with key new\n" {
 		t.Fatalf("rekey --tenant alice: exit %d, %q, %q", code, out, stderr)
