@@ -125,6 +125,15 @@ func checkName(name string) error {
 	return nil
 }
 
+// admit returns ctx's error, or checkName's of name: what a change of
+// name must pass before it runs.
+func admit(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return checkName(name)
+}
+
 // filter applies the policy to the whole content a file would get.
 func (s *Store) filter(name string, data []byte) ([]byte, error) {
 	f := Scan(data)
@@ -138,10 +147,7 @@ func (s *Store) filter(name string, data []byte) ([]byte, error) {
 }
 
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := checkName(name); err != nil {
+	if err := admit(ctx, name); err != nil {
 		return err
 	}
 	data, err := s.filter(name, data)
@@ -164,10 +170,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := checkName(name); err != nil {
+	if err := admit(ctx, name); err != nil {
 		return err
 	}
 	s.moving.RLock()
@@ -176,10 +179,7 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 }
 
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := checkName(newname); err != nil {
+	if err := admit(ctx, newname); err != nil {
 		return err
 	}
 	// Nothing this wrapper makes (nor moves) lands in the tree between
