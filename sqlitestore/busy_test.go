@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/childproc"
 	"github.com/memtool/memtool/internal/sqltree/sqltreetest"
 	"github.com/memtool/memtool/internal/storeops"
 	"github.com/memtool/memtool/sqlitestore"
@@ -102,20 +102,7 @@ func holdInConnection(t *testing.T, path string) func() {
 // TestMain).
 func holdInProcess(t *testing.T, path string) func() {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), holdEnv+"="+path)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout := childproc.Spawn(t, holdEnv, path)
 	release := func() {
 		stdin.Close()
 		cmd.Wait()

@@ -89,20 +89,7 @@ func Start(t *testing.T, env string, spec any) *Child {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), env+"="+string(raw))
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, in, out := Spawn(t, env, string(raw))
 	c := &Child{cmd: cmd, in: in, out: bufio.NewScanner(out)}
 	c.out.Buffer(nil, 4<<20)
 	t.Cleanup(func() {
@@ -112,6 +99,29 @@ func Start(t *testing.T, env string, spec any) *Child {
 		}
 	})
 	return c
+}
+
+// Spawn starts the test binary as a child with the environment variable
+// env set to value (its TestMain decides what that makes it do), with
+// pipes to its standard input and from its standard output; its standard
+// error is the test's. The caller waits for it.
+func Spawn(t testing.TB, env, value string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env+"="+value)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err = cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdin, stdout
 }
 
 // Run sends the lines one after the other, each once the one before it
