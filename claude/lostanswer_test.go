@@ -66,13 +66,7 @@ func TestRetriedStepDoesNotRepeatALostChange(t *testing.T) {
 			told = append(told, c.Result.Text)
 			mu.Unlock()
 		}))
-	if _, err := runner.NextMessage(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.NextMessage(step); err == nil {
-		t.Fatal("the step ran to its end with a cancelled context")
-	}
-	_, retryErr := runner.NextMessage(context.Background())
+	retryErr := retryCutStep(t, runner, context.Background(), step)
 
 	if got := storetest.ReadText(t, inner, "x.md"); got != "a\nb\n" {
 		t.Errorf("x.md = %q after the retried step, want %q (the insert made once)", got, "a\nb\n")

@@ -213,13 +213,7 @@ func TestRetriedStepAfterCancelNeverMisleads(t *testing.T) {
 				cancel()
 			}
 		}))
-	if _, err := runner.NextMessage(first); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := runner.NextMessage(first); err == nil {
-		t.Fatal("the step ran to its end with a cancelled context")
-	}
-	_, retryErr := runner.NextMessage(context.Background())
+	retryErr := retryCutStep(t, runner, first, first)
 	if got := storetest.ReadText(t, store, "x.md"); got != "two\n" {
 		t.Fatalf("x.md = %q, want %q", got, "two\n")
 	}
@@ -243,4 +237,20 @@ func TestRetriedStepAfterCancelNeverMisleads(t *testing.T) {
 	if !strings.Contains(string(results[1]), "has been edited") {
 		t.Errorf("the request taken does not tell the model that the str_replace was made: %s", results[1])
 	}
+}
+
+// retryCutStep runs runner's first step on first, which must succeed,
+// then its next step on step, whose context must end part way (the step
+// fails), then calls that step again as a caller would, and returns what
+// the retry returned.
+func retryCutStep(t *testing.T, runner *anthropic.BetaToolRunner, first, step context.Context) error {
+	t.Helper()
+	if _, err := runner.NextMessage(first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner.NextMessage(step); err == nil {
+		t.Fatal("the step ran to its end with a cancelled context")
+	}
+	_, err := runner.NextMessage(context.Background())
+	return err
 }
