@@ -82,3 +82,59 @@ func answerSize(t *testing.T, data []byte) int {
 	}
 	return len(b)
 }
+
+// partStore has no RemoveAll, so that Memory removes a directory entry by
+// entry, and fails the removal of the name fail once the entries before
+// it are gone.
+type partStore struct {
+	memtool.Store
+	fail string
+}
+
+func (s partStore) Remove(ctx context.Context, name string) error {
+	if name == s.fail {
+		return memtool.ErrNoSpace // any failure the store may meet
+	}
+	return s.Store.Remove(ctx, name)
+}
+
+// A call past the answer budget that was done in part (a delete of a
+// directory that removed some of its files and then failed) is not said
+// to have failed, which would tell the model that nothing changed: its
+// answer says what the call's own answer said.
+func TestBudgetKeepsPartialOutcome(t *testing.T) {
+	store := memstore.New()
+	big, left := webp(5_000_000), turn.MaxAnswerBytes
+	left -= 5 * answerSize(t, big)
+	fill := webp(left * 3 / 4)
+	for answerSize(t, fill) > left-50 {
+		fill = fill[:len(fill)-1]
+	}
+	for name, data := range map[string][]byte{"big.webp": big, "fill.webp": fill, "d/a.md": []byte("a"), "d/b.md": []byte("b")} {
+		if _, err := memtool.MkdirAll(context.Background(), store, "d"); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.WriteFile(context.Background(), name, data, memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := &turn.Runner{Mem: memtool.New(partStore{store, "d/b.md"}, nil), Timeout: time.Minute, Workers: 4}
+	line := "[" + strings.Repeat(`{"command":"view","path":"/memories/big.webp"},`, 5) +
+		`{"command":"view","path":"/memories/fill.webp"},` +
+		`{"command":"delete","path":"/memories/d"}]`
+	got := runLine(t, x, line)
+	if len(got) != 7 {
+		t.Fatalf("%d answers, want 7", len(got))
+	}
+	if _, err := store.Stat(context.Background(), "d/a.md"); err == nil {
+		t.Fatal("the delete removed nothing; the test needs it to remove d/a.md")
+	}
+	var last string
+	_ = json.Unmarshal(got[6].Content, &last)
+	if !strings.HasPrefix(last, "Error: The answer to this call ") {
+		t.Fatalf("the delete's answer %q, want it left out", last)
+	}
+	if strings.Contains(last, "The call itself failed") || !strings.Contains(last, "done only in part") {
+		t.Errorf("the delete's answer %q, want it to say the delete was done only in part", last)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memtool/memtool"
 )
@@ -132,23 +133,46 @@ type answerBudget struct{ used int }
 
 // keep returns the answer to r if it fits in what is left of the budget,
 // and otherwise a short error in its place that says whether the call
-// itself succeeded, failed, or may or may not have made its change.
+// itself succeeded or may or may not have made its change, or else
+// quotes the call's own error (up to maxKeptError bytes), which says
+// what it did.
 func (b *answerBudget) keep(r memtool.Result) []byte {
 	answer := mustJSON(r)
 	if b.used+len(answer) <= MaxAnswerBytes {
 		b.used += len(answer)
 		return answer
 	}
-	outcome := "The call itself succeeded."
+	leftOut := fmt.Sprintf("The answer to this call (%d bytes) was left out: the answers to one line may hold at most %d bytes.", len(answer), MaxAnswerBytes)
+	const advice = "Make fewer calls per line, or view part of a file with view_range"
 	switch {
 	case !r.IsError:
+		return mustJSON(errorAnswer(leftOut + " The call itself succeeded. " + advice))
 	case strings.Contains(r.Text, outcomeUnknown):
 		// "failed" would tell the model that nothing changed.
-		outcome = "The call itself may or may not have made its change: the memory store's answer was lost. View its path before trying again."
-	default:
-		outcome = "The call itself failed."
+		return mustJSON(errorAnswer(leftOut + " The call itself may or may not have made its change: the memory store's answer was lost. View its path before trying again. " + advice))
 	}
-	return mustJSON(errorAnswer(fmt.Sprintf("The answer to this call (%d bytes) was left out: the answers to one line may hold at most %d bytes. %s Make fewer calls per line, or view part of a file with view_range", len(answer), MaxAnswerBytes, outcome)))
+	// Not "failed" alone: a call done in part (a directory removed or
+	// moved entry by entry until the store failed) changed something, and
+	// its own error says so, as a policy's or store's refusal says what it
+	// did.
+	return mustJSON(errorAnswer(leftOut + " " + advice + ". The call's own answer was an error: " + head(r.Text, maxKeptError)))
+}
+
+// maxKeptError bounds the part of a call's error an answer left out
+// keeps: enough for two paths of memtool.MaxPathBytes and the words
+// around them.
+const maxKeptError = 4 << 10
+
+// head returns s cut to at most n bytes, on a character boundary, with
+// "…" at the end when it was cut.
+func head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // outcomeUnknown is in Memory's answer to a change whose outcome is
