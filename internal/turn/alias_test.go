@@ -32,7 +32,7 @@ var aliases = []string{
 func randomCall(r *rand.Rand) string {
 	p := func() string { return aliases[r.IntN(len(aliases))] }
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	switch r.IntN(7) {
+	switch r.IntN(9) {
 	case 0, 1:
 		return fmt.Sprintf(`{"command":"create","path":%s,"file_text":"one\ntwo\n"}`, q(p()))
 	case 2:
@@ -43,16 +43,33 @@ func randomCall(r *rand.Rand) string {
 		return fmt.Sprintf(`{"command":"delete","path":%s}`, q(p()))
 	case 5:
 		return fmt.Sprintf(`{"command":"rename","old_path":%s,"new_path":%s}`, q(p()), q(p()))
-	default:
+	case 6:
 		return fmt.Sprintf(`{"command":"view","path":%s}`, q(p()))
 	}
+	// Malformed inputs, and paths the gate refuses: each is answered with
+	// its error, in its place, and changes nothing.
+	bad := []string{
+		`5`, `null`, `"x"`, `[]`, `{}`, `{"command":"view"}`,
+		fmt.Sprintf(`{"command":"create","path":%s}`, q(p())),
+		fmt.Sprintf(`{"command":"create","path":%s,"file_text":7}`, q(p())),
+		fmt.Sprintf(`{"command":"create","path":%s,"file_text":"a","file_text":"b"}`, q(p())),
+		fmt.Sprintf(`{"command":"delete","Path":%s}`, q(p())),
+		fmt.Sprintf(`{"command":"rename","old_path":%s}`, q(p())),
+		fmt.Sprintf(`{"command":"rename","old_path":%s,"new_path":"/memories/../x"}`, q(p())),
+		fmt.Sprintf(`{"command":"rename","old_path":"/memoriesX/a","new_path":%s}`, q(p())),
+		fmt.Sprintf(`{"command":"insert","path":%s,"insert_line":1.5,"insert_text":"x"}`, q(p())),
+		fmt.Sprintf(`{"command":"view","path":%s,"view_range":[1]}`, q(p())),
+		`{"command":"delete","path":"/memories/a/../../a"}`,
+	}
+	return bad[r.IntN(len(bad))]
 }
 
 // TestTurnMeansCallsOneAfterAnother runs random turns whose paths alias
 // each other (trailing slashes, "." and ".." segments, a directory and a
 // file in it, a rename's two paths) on real stores, and checks that each
 // call's answer is the one it gets when the calls run one at a time in
-// the order written, on a second store of the same kind.
+// the order written, on a second store of the same kind. Malformed
+// inputs among them are answered in their places and change nothing.
 func TestTurnMeansCallsOneAfterAnother(t *testing.T) {
 	kinds := map[string]func(t *testing.T, dir string) memtool.Store{
 		"filestore": func(t *testing.T, dir string) memtool.Store {
