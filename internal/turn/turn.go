@@ -160,7 +160,8 @@ func (b *answerBudget) keep(r memtool.Result) []byte {
 
 // maxKeptError bounds the part of a call's error an answer left out
 // keeps: enough for two paths of memtool.MaxPathBytes and the words
-// around them.
+// around them. So the answers left out of a line hold at most MaxCalls
+// times some 25 KiB (4 KiB of control characters, escaped, and the rest).
 const maxKeptError = 4 << 10
 
 // head returns s cut to at most n bytes, on a character boundary, with
