@@ -13,6 +13,8 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/internal/turn"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/sqlitestore"
 )
 
@@ -71,50 +73,64 @@ func randomCall(r *rand.Rand) string {
 // the order written, on a second store of the same kind. Malformed
 // inputs among them are answered in their places and change nothing.
 func TestTurnMeansCallsOneAfterAnother(t *testing.T) {
-	kinds := map[string]func(t *testing.T, dir string) memtool.Store{
-		"filestore": func(t *testing.T, dir string) memtool.Store {
-			s, err := filestore.Open(dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
-		"sqlitestore": func(t *testing.T, dir string) memtool.Store {
-			s, err := sqlitestore.Open(filepath.Join(dir, "m.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
-	}
-	for kind, open := range kinds {
+	for kind, open := range storeKinds {
 		t.Run(kind, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
 			ctx := context.Background()
 			for round := range 30 {
-				turnMem := memtool.New(open(t, t.TempDir()), nil)
-				seqMem := memtool.New(open(t, t.TempDir()), nil)
-				x := &turn.Runner{Mem: turnMem, Timeout: time.Minute, Workers: 8}
-				for range 3 { // lines, one after another, on the same stores
-					calls := make([]string, 4+r.IntN(8))
-					for i := range calls {
-						calls[i] = randomCall(r)
-					}
-					var got []json.RawMessage
-					out := x.Line(ctx, []byte("["+strings.Join(calls, ",")+"]"))
-					if err := json.Unmarshal(out, &got); err != nil || len(got) != len(calls) {
-						t.Fatalf("round %d: answer %s (%v), want %d answers", round, out, err, len(calls))
-					}
-					for i, in := range calls {
-						want, _ := json.Marshal(seqMem.Run(ctx, []byte(in)))
-						if string(got[i]) != string(want) {
-							t.Fatalf("round %d: call %d of\n%s\nanswered %s\none at a time: %s", round, i, strings.Join(calls, "\n"), got[i], want)
+				// A subtest a round, so that its stores close with it.
+				t.Run(fmt.Sprint(round), func(t *testing.T) {
+					turnMem := memtool.New(open(t, t.TempDir()), nil)
+					seqMem := memtool.New(open(t, t.TempDir()), nil)
+					x := &turn.Runner{Mem: turnMem, Timeout: time.Minute, Workers: 8}
+					for range 3 { // lines, one after another, on the same stores
+						calls := make([]string, 4+r.IntN(8))
+						for i := range calls {
+							calls[i] = randomCall(r)
+						}
+						var got []json.RawMessage
+						out := x.Line(ctx, []byte("["+strings.Join(calls, ",")+"]"))
+						if err := json.Unmarshal(out, &got); err != nil || len(got) != len(calls) {
+							t.Fatalf("answer %s (%v), want %d answers", out, err, len(calls))
+						}
+						for i, in := range calls {
+							want, _ := json.Marshal(seqMem.Run(ctx, []byte(in)))
+							if string(got[i]) != string(want) {
+								t.Fatalf("call %d of\n%s\nanswered %s\none at a time: %s", i, strings.Join(calls, "\n"), got[i], want)
+							}
 						}
 					}
-				}
+				})
 			}
 		})
 	}
+}
+
+// storeKinds open a real store of each kind: in a directory, or in a
+// schema of the test PostgreSQL server (skipped without one).
+var storeKinds = map[string]func(t *testing.T, dir string) memtool.Store{
+	"filestore": func(t *testing.T, dir string) memtool.Store {
+		s, err := filestore.Open(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	},
+	"sqlitestore": func(t *testing.T, dir string) memtool.Store {
+		s, err := sqlitestore.Open(filepath.Join(dir, "m.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	},
+	"pgstore": func(t *testing.T, dir string) memtool.Store {
+		s, err := pgstore.Open(context.Background(), pgtest.URL(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	},
 }
