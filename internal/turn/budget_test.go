@@ -84,8 +84,8 @@ func answerSize(t *testing.T, data []byte) int {
 }
 
 // partStore has no RemoveAll, so that Memory removes a directory entry by
-// entry, and fails the removal of the name fail once the entries before
-// it are gone.
+// entry, and fails the removal of the name fail: given a directory, once
+// the entries in it are gone.
 type partStore struct {
 	memtool.Store
 	fail string
@@ -118,7 +118,7 @@ func TestBudgetKeepsPartialOutcome(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	x := &turn.Runner{Mem: memtool.New(partStore{store, "d/b.md"}, nil), Timeout: time.Minute, Workers: 4}
+	x := &turn.Runner{Mem: memtool.New(partStore{store, "d"}, nil), Timeout: time.Minute, Workers: 4}
 	line := "[" + strings.Repeat(`{"command":"view","path":"/memories/big.webp"},`, 5) +
 		`{"command":"view","path":"/memories/fill.webp"},` +
 		`{"command":"delete","path":"/memories/d"}]`
