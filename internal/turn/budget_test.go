@@ -28,8 +28,21 @@ func (s lostStore) WriteFile(ctx context.Context, name string, data []byte, mode
 // that nothing changed: its answer says the outcome is unknown.
 func TestBudgetKeepsOutcomeUnknown(t *testing.T) {
 	store := memstore.New()
-	// Five views of big.webp and one of fill.webp leave less of the
-	// budget than the create's answer takes.
+	last := pastBudget(t, store, lostStore{store}, `{"command":"create","path":"/memories/x.md","file_text":"x"}`)
+	if strings.Contains(last, "failed") || !strings.Contains(last, "may or may not have made its change") {
+		t.Errorf("the create's answer %q, want it to say the change may or may not have been made", last)
+	}
+	if _, err := store.ReadFile(context.Background(), "x.md", 1<<20); err != nil {
+		t.Errorf("the create was made, yet: %v", err)
+	}
+}
+
+// pastBudget fills store with two images whose views, five of one and one
+// of the other, leave less of a line's answer budget than call's answer
+// takes, runs that line and call over top (a wrapper of store), and
+// returns call's answer, which t requires to be left out.
+func pastBudget(t *testing.T, store, top memtool.Store, call string) string {
+	t.Helper()
 	big, left := webp(5_000_000), turn.MaxAnswerBytes
 	left -= 5 * answerSize(t, big)
 	fill := webp(left * 3 / 4)
@@ -41,10 +54,9 @@ func TestBudgetKeepsOutcomeUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	x := &turn.Runner{Mem: memtool.New(lostStore{store}, nil), Timeout: time.Minute, Workers: 4}
+	x := &turn.Runner{Mem: memtool.New(top, nil), Timeout: time.Minute, Workers: 4}
 	line := "[" + strings.Repeat(`{"command":"view","path":"/memories/big.webp"},`, 5) +
-		`{"command":"view","path":"/memories/fill.webp"},` +
-		`{"command":"create","path":"/memories/x.md","file_text":"x"}]`
+		`{"command":"view","path":"/memories/fill.webp"},` + call + "]"
 	got := runLine(t, x, line)
 	if len(got) != 7 {
 		t.Fatalf("%d answers, want 7", len(got))
@@ -57,14 +69,9 @@ func TestBudgetKeepsOutcomeUnknown(t *testing.T) {
 	var last string
 	_ = json.Unmarshal(got[6].Content, &last)
 	if !strings.HasPrefix(last, "Error: The answer to this call ") {
-		t.Fatalf("the create's answer %q, want it left out", last)
+		t.Fatalf("the answer %q of %s, want it left out", last, call)
 	}
-	if strings.Contains(last, "failed") || !strings.Contains(last, "may or may not have made its change") {
-		t.Errorf("the create's answer %q, want it to say the change may or may not have been made", last)
-	}
-	if _, err := store.ReadFile(context.Background(), "x.md", 1<<20); err != nil {
-		t.Errorf("the create was made, yet: %v", err)
-	}
+	return last
 }
 
 // webp returns a WebP image of n bytes, as far as a view can tell.
@@ -104,35 +111,17 @@ func (s partStore) Remove(ctx context.Context, name string) error {
 // answer says what the call's own answer said.
 func TestBudgetKeepsPartialOutcome(t *testing.T) {
 	store := memstore.New()
-	big, left := webp(5_000_000), turn.MaxAnswerBytes
-	left -= 5 * answerSize(t, big)
-	fill := webp(left * 3 / 4)
-	for answerSize(t, fill) > left-50 {
-		fill = fill[:len(fill)-1]
-	}
-	for name, data := range map[string][]byte{"big.webp": big, "fill.webp": fill, "d/a.md": []byte("a"), "d/b.md": []byte("b")} {
+	for _, name := range []string{"d/a.md", "d/b.md"} {
 		if _, err := memtool.MkdirAll(context.Background(), store, "d"); err != nil {
 			t.Fatal(err)
 		}
-		if err := store.WriteFile(context.Background(), name, data, memtool.CreateOnly); err != nil {
+		if err := store.WriteFile(context.Background(), name, []byte(name), memtool.CreateOnly); err != nil {
 			t.Fatal(err)
 		}
 	}
-	x := &turn.Runner{Mem: memtool.New(partStore{store, "d"}, nil), Timeout: time.Minute, Workers: 4}
-	line := "[" + strings.Repeat(`{"command":"view","path":"/memories/big.webp"},`, 5) +
-		`{"command":"view","path":"/memories/fill.webp"},` +
-		`{"command":"delete","path":"/memories/d"}]`
-	got := runLine(t, x, line)
-	if len(got) != 7 {
-		t.Fatalf("%d answers, want 7", len(got))
-	}
+	last := pastBudget(t, store, partStore{store, "d"}, `{"command":"delete","path":"/memories/d"}`)
 	if _, err := store.Stat(context.Background(), "d/a.md"); err == nil {
 		t.Fatal("the delete removed nothing; the test needs it to remove d/a.md")
-	}
-	var last string
-	_ = json.Unmarshal(got[6].Content, &last)
-	if !strings.HasPrefix(last, "Error: The answer to this call ") {
-		t.Fatalf("the delete's answer %q, want it left out", last)
 	}
 	if strings.Contains(last, "The call itself failed") || !strings.Contains(last, "done only in part") {
 		t.Errorf("the delete's answer %q, want it to say the delete was done only in part", last)
