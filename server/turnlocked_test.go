@@ -14,6 +14,7 @@ import (
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/keys"
 	"github.com/memtool/memtool/server"
+	"github.com/memtool/memtool/storetest"
 )
 
 // A turn on a directory store whose write lock another process holds
@@ -24,10 +25,7 @@ import (
 func TestTurnOnALockedStoreAnswersTruthfully(t *testing.T) {
 	dir := t.TempDir()
 	store, err := filestore.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store = storetest.Opened(t, store, err)
 	if err := store.WriteFile(context.Background(), "b.md", []byte("bee"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
 	}
