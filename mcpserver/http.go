@@ -54,11 +54,14 @@ type HTTPOptions struct {
 	// are allowed; on any other address, any host (set this behind a
 	// public name).
 	AllowedHosts []string
-	// AllowedOrigins are the web origins (scheme://host[:port]) whose pages
-	// may call the server. A request from a browser carries an Origin
+	// AllowedOrigins are the web origins (scheme://host[:port]) whose
+	// requests are not refused. A request from a browser carries an Origin
 	// header; it is refused (403) unless its origin is listed or is the
 	// server's own (the Host header's). Requests without Origin (desktop
-	// clients, command-line tools, servers) are not affected.
+	// clients, command-line tools, servers) are not affected. The handler
+	// sends no CORS headers and answers no preflight: a page of a listed
+	// origin on another host cannot make an authenticated call from a
+	// browser; the list only keeps other origins out.
 	AllowedOrigins []string
 	// ResourceMetadataURL, when set, is named in the WWW-Authenticate
 	// header of a 401 answer (RFC 9728), so that an OAuth client finds the
