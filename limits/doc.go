@@ -44,8 +44,11 @@
 // leaves less than was counted). Processes writing at the same moment, or
 // wrappers New made separately over the same store, may each pass the
 // check: a store-wide limit may be overshot by one operation for each
-// other process (or wrapper) writing then. The walk costs time
-// proportional to the store's entries;
+// other process (or wrapper) writing then. What is written below the
+// wrapper is not checked either: expiry's gc putting back a file used
+// during its run, and memtool restore, can take a store past MaxFiles or
+// MaxBytes (the trash, which expiry hides, is not counted). The walk
+// costs time proportional to the store's entries;
 // MaxFileSize, MaxPathLength and MaxDepth need no walk of the store (a
 // rename walks the tree it moves).
 //
