@@ -81,20 +81,22 @@ func (r record) Create(ctx context.Context, mode string) error {
 // decides nothing (tenancy.Peek).
 func (s *Store) readyToRead(ctx context.Context) error {
 	return s.gate.Pass(ctx, func(ctx context.Context) (bool, error) {
-		if err := s.bk.checkOutside(ctx); err != nil {
-			return false, err
-		}
-		claimed, err := tenancy.Peek(ctx, record{s.bk}, s.mode())
-		return claimed, tenancyErr(err)
+		return s.bk.check(ctx, tenancy.Peek, s.mode())
 	})
 }
 
 // claim records the tenancy mode on first use and checks it after.
 func (bk *bucket) claim(ctx context.Context, mode string) (bool, error) {
+	return bk.check(ctx, tenancy.Claim, mode)
+}
+
+// check runs check (tenancy.Claim or Peek) on the bucket's record of its
+// mode, once checkOutside has passed.
+func (bk *bucket) check(ctx context.Context, check func(context.Context, tenancy.Record, string) (bool, error), mode string) (bool, error) {
 	if err := bk.checkOutside(ctx); err != nil {
 		return false, err
 	}
-	claimed, err := tenancy.Claim(ctx, record{bk}, mode)
+	claimed, err := check(ctx, record{bk}, mode)
 	return claimed, tenancyErr(err)
 }
 

@@ -197,12 +197,11 @@ func Path(rawURL string) (path string, ok bool) {
 }
 
 // Open opens the store at rawURL: the memory of opts.Tenant, or the
-// tenant-less memory if that is "". The tenancy is checked now (a
-// tenant's store records it on first use; a tenant-less one, on its first
-// change), so that a mismatch fails Open, not the
-// first command. The returned closer releases the store (its connection,
-// file or lock); the memory must not be used after. Errors never show a
-// secret of the URL.
+// tenant-less memory if that is "". The tenancy is checked now, so that a
+// mismatch fails Open, not the first command (a tenant's store records it
+// on first use; a tenant-less one, on its first change). The returned
+// closer releases the store (its connection, file or lock); the memory
+// must not be used after. Errors never show a secret of the URL.
 func Open(ctx context.Context, rawURL string, opts *Options) (memtool.Store, io.Closer, error) {
 	var o Options
 	if opts != nil {
@@ -256,9 +255,8 @@ func isEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
 		case err != nil:
 			return false, err
 		case tenant == "":
-			// Unused (reading its memory would claim it single-tenant
-			// for good), or multi-tenant: empty if no tenant holds
-			// anything.
+			// Unused, or multi-tenant (whose tenant-less memory cannot
+			// be read): empty if no tenant holds anything.
 			return len(ids) == 0, nil
 		case tenant != "" && !slices.Contains(ids, tenant):
 			return true, nil // asking would claim an unused store

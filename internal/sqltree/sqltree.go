@@ -141,35 +141,31 @@ func (t *Tree) ForTenant(ctx context.Context, id string) (*Tree, error) {
 
 // ready makes sure the tree's store has claimed its mode before its first
 // change.
-func (t *Tree) ready(ctx context.Context) error {
-	return t.gate.Pass(ctx, func(ctx context.Context) (bool, error) {
-		mode := tenancy.Single
-		if t.tenant != "" {
-			mode = tenancy.Multi
-		}
-		return t.claim(ctx, mode)
-	})
-}
+func (t *Tree) ready(ctx context.Context) error { return t.pass(ctx, tenancy.Claim) }
 
 // readyToRead checks, before a read, that the store's recorded mode is
 // the tree's, without recording one (tenancy.Peek): reading an unused
 // store decides nothing.
-func (t *Tree) readyToRead(ctx context.Context) error {
-	return t.gate.Pass(ctx, func(ctx context.Context) (bool, error) {
-		mode := tenancy.Single
-		if t.tenant != "" {
-			mode = tenancy.Multi
-		}
-		claimed, err := tenancy.Peek(ctx, record{t}, mode)
-		if err != nil {
-			return false, fmt.Errorf("%s: %w", t.where, err)
-		}
-		return claimed, nil
-	})
+func (t *Tree) readyToRead(ctx context.Context) error { return t.pass(ctx, tenancy.Peek) }
+
+// pass runs check (tenancy.Claim or Peek) on the tree's mode once, through
+// its gate, until it reports the mode claimed.
+func (t *Tree) pass(ctx context.Context, check func(context.Context, tenancy.Record, string) (bool, error)) error {
+	mode := tenancy.Single
+	if t.tenant != "" {
+		mode = tenancy.Multi
+	}
+	return t.gate.Pass(ctx, func(ctx context.Context) (bool, error) { return t.check(ctx, check, mode) })
 }
 
 func (t *Tree) claim(ctx context.Context, mode string) (bool, error) {
-	claimed, err := tenancy.Claim(ctx, record{t}, mode)
+	return t.check(ctx, tenancy.Claim, mode)
+}
+
+// check runs check on the database's record of its mode, naming the store
+// in an error.
+func (t *Tree) check(ctx context.Context, check func(context.Context, tenancy.Record, string) (bool, error), mode string) (bool, error) {
+	claimed, err := check(ctx, record{t}, mode)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", t.where, err)
 	}
