@@ -24,19 +24,7 @@ func TestHTTPBodyTooLarge(t *testing.T) {
 		if chunked {
 			body = io.MultiReader(body) // hides the length: sent in chunks
 		}
-		req, err := http.NewRequest("POST", url, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer w")
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, b := send(t, "POST", url, body, map[string]string{"Authorization": "Bearer w", "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
 		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "too large") {
 			t.Errorf("chunked=%v: %d %q, want 413 saying the body is too large", chunked, resp.StatusCode, b)
 		}

@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"net/http"
 	"testing"
 
 	"github.com/memtool/memtool/mcpserver"
@@ -19,18 +18,7 @@ func TestNoCORS(t *testing.T) {
 	if v := resp.Header.Get("Access-Control-Allow-Origin"); v != "" {
 		t.Errorf("a call from a listed origin got Access-Control-Allow-Origin %q", v)
 	}
-	req, err := http.NewRequest("OPTIONS", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Origin", "https://app.example")
-	req.Header.Set("Access-Control-Request-Method", "POST")
-	req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
-	pre, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pre.Body.Close()
+	pre, _ := send(t, "OPTIONS", url, nil, map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type"})
 	if pre.StatusCode/100 == 2 || pre.Header.Get("Access-Control-Allow-Origin") != "" || pre.Header.Get("Access-Control-Allow-Headers") != "" {
 		t.Errorf("a preflight from a listed origin: %d %v; want it not granted", pre.StatusCode, pre.Header)
 	}

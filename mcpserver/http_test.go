@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -118,12 +119,19 @@ func TestHTTPReadToken(t *testing.T) {
 // post sends one raw JSON-RPC message and returns the answer.
 func post(t *testing.T, url, body string, header map[string]string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	h := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	maps.Copy(h, header)
+	return send(t, "POST", url, strings.NewReader(body), h)
+}
+
+// send sends a method request with body and header (a "Host" key sets the
+// Host) to url, and returns the answer with its body read.
+func send(t *testing.T, method, url string, body io.Reader, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range header {
 		if k == "Host" {
 			req.Host = v
