@@ -78,3 +78,12 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string { return e.Reason }
+
+// panicked is a panic while running a command, recovered: its value and
+// the stack where it happened, for the log.
+type panicked struct {
+	value any
+	stack []byte
+}
+
+func (p *panicked) Error() string { return fmt.Sprintf("panic: %v\n%s", p.value, p.stack) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -119,7 +120,9 @@ func (m *Memory) Run(ctx context.Context, input []byte) Result {
 }
 
 // Execute runs one command. A failed command is a Result with IsError set
-// and changes nothing; Execute itself never fails.
+// and changes nothing; Execute itself never fails. A panic in the store
+// while the command runs is recovered, logged with its stack, and answered
+// as an error that says the change may or may not have been made.
 func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
 	return m.capError(m.execute(ctx, cmd))
 }
@@ -152,6 +155,16 @@ var errRetryAlone = errors.New("retry holding the write lock alone")
 func (m *Memory) locked(ctx context.Context, cmd Command) (r Result, err error) {
 	unlock, alone := m.lock(cmd)
 	defer unlock()
+	defer func() {
+		// Before the unlock above. A store's bug ends this command, not
+		// the process and every other call in flight (a turn's, a
+		// server's other tenants'): the Store contract keeps a store
+		// usable after a panic in Update's fn, and this holds Memory to
+		// the same.
+		if v := recover(); v != nil {
+			r, err = Result{}, &panicked{value: v, stack: debug.Stack()}
+		}
+	}()
 	switch c := cmd.(type) {
 	case *View:
 		r, err = m.view(ctx, c)
@@ -183,6 +196,13 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 		return errorResult(pe.Reason)
 	case errors.Is(err, ErrEscapes):
 		return errorResult("Path would escape " + Root + " directory via symlink")
+	case errors.As(err, new(*panicked)):
+		m.opts.Logger.ErrorContext(ctx, "memtool: panic while running a command", "command", cmd.Name(), "path", cmd.Target(), "err", err)
+		if _, ok := cmd.(*View); ok {
+			break // a view changes nothing: the generic text below
+		}
+		// The panic may have come after the store made the change.
+		return errorResult(fmt.Sprintf("The %s command on %s failed inside memtool (an internal error); it may or may not have been made. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))
 	case errors.As(err, new(*partialError)):
 		return errorResult(fmt.Sprintf("The %s command on %s was done only in part: the memory store failed part way. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))
 	case errors.Is(err, ErrOutcomeUnknown):
@@ -199,7 +219,9 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 	case errors.Is(err, ErrReadOnly):
 		return errorResult(fmt.Sprintf("The memory store is read-only; the %s command on %s changed nothing", cmd.Name(), cmd.Target()))
 	}
-	m.opts.Logger.ErrorContext(ctx, "memtool: store failure", "command", cmd.Name(), "path", cmd.Target(), "err", err)
+	if !errors.As(err, new(*panicked)) {
+		m.opts.Logger.ErrorContext(ctx, "memtool: store failure", "command", cmd.Name(), "path", cmd.Target(), "err", err)
+	}
 	return errorResult(fmt.Sprintf("Internal error while running %s on %s", cmd.Name(), cmd.Target()))
 }
 
