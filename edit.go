@@ -29,27 +29,29 @@ func (m *Memory) create(ctx context.Context, c *Create) (Result, error) {
 	data := []byte(c.FileText)
 	done := func() (Result, error) { return success("File created successfully at: " + c.Path) }
 
-	if m.opts.Overwrite {
-		fi, err := m.store.Stat(ctx, name)
-		if err == nil {
-			if !fi.IsRegular() {
-				return Result{}, refusef("File %s already exists", c.Path)
-			}
-			err := m.store.Update(ctx, name, m.opts.MaxReadSize, func([]byte) ([]byte, error) { return data, nil })
-			if err == nil {
-				return done()
-			}
-			if !errors.Is(err, ErrNotExist) {
-				return Result{}, m.fileError(c.Path, err, missingPath)
-			}
-			// Deleted meanwhile: create it below.
-		} else if !errors.Is(err, ErrNotExist) {
-			return Result{}, err
-		}
-	}
 	// A parent removed by a concurrent command between mkdirAll and the
-	// write is created again; a few rounds settle any such race.
+	// write is created again, and with Overwrite a file created or
+	// deleted by another between the look and the write is looked at
+	// again; a few rounds settle any such race.
 	for attempt := 0; ; attempt++ {
+		if m.opts.Overwrite {
+			fi, err := m.store.Stat(ctx, name)
+			if err == nil {
+				if !fi.IsRegular() {
+					return Result{}, refusef("File %s already exists", c.Path)
+				}
+				err := m.store.Update(ctx, name, m.opts.MaxReadSize, func([]byte) ([]byte, error) { return data, nil })
+				if err == nil {
+					return done()
+				}
+				if !errors.Is(err, ErrNotExist) {
+					return Result{}, m.fileError(c.Path, err, missingPath)
+				}
+				// Deleted meanwhile: create it below.
+			} else if !errors.Is(err, ErrNotExist) {
+				return Result{}, err
+			}
+		}
 		created, err := m.mkdirAll(ctx, c.Path, path.Dir(name))
 		if errors.Is(err, ErrNotExist) && attempt < 3 {
 			continue // a parent renamed away meanwhile (object stores say so late)
@@ -63,6 +65,8 @@ func (m *Memory) create(ctx context.Context, c *Create) (Result, error) {
 		}
 		removeCreated(ctx, m.store, created)
 		switch {
+		case errors.Is(err, ErrExist) && m.opts.Overwrite && attempt < 3:
+			continue // created meanwhile: replace it
 		case errors.Is(err, ErrExist):
 			return Result{}, refusef("File %s already exists", c.Path)
 		case errors.Is(err, ErrNotExist) && attempt < 3:
