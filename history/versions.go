@@ -234,7 +234,12 @@ func ReadLimit(ctx context.Context, inner memtool.Store, p string, n int, limit 
 		if v.Size > limit {
 			return nil, fmt.Errorf("%s version %d is %d bytes, more than %d: %w", p, n, v.Size, limit, memtool.ErrTooLarge)
 		}
-		return inner.ReadFile(ctx, path.Join(fileDir(name), v.entry), limit)
+		data, err := inner.ReadFile(ctx, path.Join(fileDir(name), v.entry), limit)
+		if errors.Is(err, memtool.ErrNotExist) {
+			// Pruned since it was listed (by another process).
+			return nil, fmt.Errorf("%s version %d: %w", p, n, ErrNoVersion)
+		}
+		return data, err
 	}
 	return nil, fmt.Errorf("%s version %d: %w", p, n, ErrNoVersion)
 }
