@@ -161,7 +161,7 @@ func (s *Store) emptyTrash(ctx context.Context, slot string) error {
 		return ignoreNotExist(err)
 	}
 	name, tree := string(data), path.Join(slot, treeName)
-	err = walkFiles(ctx, s.inner, tree, func(file string) error {
+	err = walkFiles(ctx, s.inner, tree, func(file string, fi memtool.FileInfo) error {
 		orig := name + strings.TrimPrefix(file, tree)
 		entry, err := s.claim(ctx, orig, "delete")
 		if err != nil {
@@ -170,6 +170,7 @@ func (s *Store) emptyTrash(ctx context.Context, slot string) error {
 		if err := s.renamer.Rename(ctx, file, entry); err != nil {
 			return err
 		}
+		s.report(s.count(ctx, fi.Size))
 		s.prune(ctx, orig, entry)
 		return nil
 	})
@@ -384,7 +385,7 @@ func (s *Store) removeAllWithTombstones(ctx context.Context, name string) error 
 		old, mark     []byte
 	}
 	var done []entombed
-	err := walkFiles(ctx, s.inner, name, func(file string) error {
+	err := walkFiles(ctx, s.inner, name, func(file string, _ memtool.FileInfo) error {
 		v, old, mark, err := s.entomb(ctx, file)
 		if err == nil {
 			done = append(done, entombed{file, v, old, mark})
@@ -409,12 +410,12 @@ func (s *Store) removeAllWithTombstones(ctx context.Context, name string) error 
 // walkFiles calls fn for every regular file at or under name, with
 // memtool.Walk. A file below name removed meanwhile (fn's ErrNotExist) is
 // skipped.
-func walkFiles(ctx context.Context, s memtool.Store, name string, fn func(string) error) error {
+func walkFiles(ctx context.Context, s memtool.Store, name string, fn func(string, memtool.FileInfo) error) error {
 	return memtool.Walk(ctx, s, name, func(file string, fi memtool.FileInfo) error {
 		if !fi.IsRegular() {
 			return nil
 		}
-		if err := fn(file); file == name || !errors.Is(err, memtool.ErrNotExist) {
+		if err := fn(file, fi); file == name || !errors.Is(err, memtool.ErrNotExist) {
 			return err
 		}
 		return nil

@@ -1,7 +1,7 @@
 // Package history keeps the earlier versions of memory files, so that a
 // person can see what the agent changed and undo it.
 //
-//	store := history.New(inner, &history.Options{MaxVersions: 20, MaxAge: 30 * 24 * time.Hour})
+//	store := history.New(inner, &history.Options{MaxVersions: 20, MaxAge: 30 * 24 * time.Hour, MaxBytes: 64 << 20})
 //	…
 //	vs, _ := history.Versions(ctx, inner, "/memories/notes.md")
 //	old, _ := history.Read(ctx, inner, "/memories/notes.md", vs[0].N)
@@ -37,11 +37,55 @@
 // to the model and the wrapper leaves out of listings: the model can
 // neither read the history nor rewrite it.
 //
+// # The bound on all versions
+//
+// Versions are kept below any quota over the wrapper (package limits
+// counts only what the model sees), so MaxVersions and MaxAge alone
+// would let a model fill the disk: edit a file and delete it, again and
+// again under new names, each step within every limit. MaxBytes bounds
+// the bytes of the versions of all the store's files together (of a
+// tenant's, in a tenant's store; default DefaultMaxBytes, 64 MiB): a
+// change whose version takes them past it drops the oldest versions, of
+// any file, by the time they were kept, until they hold at most nine
+// tenths of MaxBytes, so that the next changes need not count again. The
+// version the change kept, and every one kept at the same time or later,
+// stay (a single version larger than MaxBytes stays until a newer one is
+// kept); live files are never touched, and no change is refused or
+// undone for the bound. A version dropped is gone like one past
+// MaxVersions: listing leaves it out, and reading, diffing or reverting
+// to it fails with ErrNoVersion, also when it was dropped after it was
+// listed. Not counted: the path and counter of each path (see above),
+// and deletes waiting in the trash.
+//
+// The store keeps a usage counter beside the versions (a directory
+// "usage" under DirName), so that a change need not list every path's
+// versions: each version kept adds its size once it is written, and a
+// change that finds the counter past MaxBytes lists them all, drops what
+// it must, and sets the counter to what it found plus what other
+// processes added meanwhile. A version dropped (by MaxVersions, MaxAge
+// or a failed change) is not taken off the counter; the count that the
+// counter's growth brings on does. So the counter never says less than
+// the versions hold, but for one version for each process that died
+// between writing a version and counting it, or whose update of the
+// counter failed (OnError hears of it): the versions may pass MaxBytes by
+// that much until the counter's growth brings on the next count. While
+// changes are under way, the versions may also pass MaxBytes by theirs,
+// one for each process, until each has counted. Processes changing files
+// at once each count and drop the oldest; none drops a version kept after
+// its own, and each drop removes one whole version, so a process that
+// dies part-way leaves whole versions and a counter that says more than
+// they hold, which the next count sets right. The order is that of the
+// processes' clocks: a process whose clock runs behind keeps versions
+// that the others take for older. A process with MaxBytes negative counts
+// nothing, nor does a memtool from before the bound: their versions count
+// from the next count on. A counter that does not read as one is counted
+// again.
+//
 // # Consistency
 //
 // Every content that a change replaces or deletes is kept (within
-// MaxVersions and MaxAge), also when other processes, each with its own
-// wrapper, change the same file at the same time:
+// MaxVersions, MaxAge and MaxBytes), also when other processes, each
+// with its own wrapper, change the same file at the same time:
 //
 //   - An edit, or a write over a file, first saves the content it read as
 //     a version, then changes the file with an update conditional on that
@@ -127,10 +171,14 @@
 // TenantLister), answering errors.ErrUnsupported for those the inner store
 // lacks, and Tenant returns the inner tenant's store under the same policy,
 // whose versions are kept inside that tenant. An edit costs a read of the old
-// content, an update of the version counter, a write of the version and a
+// content, an update of the version counter, a write of the version, an
+// update and a read of the usage counter (with MaxBytes on), and a
 // conditional update instead of a write. A delete costs two renames, an
-// update of the counter per file, and a few small operations on the
-// trash (a directory, the path, a listing). To measure a str_replace in a
+// update of each counter per file, and a few small operations on the
+// trash (a directory, the path, a listing). When the usage counter passes
+// MaxBytes, a change also lists the versions of every path that ever had
+// one: when the versions are at the bound, once for each tenth of
+// MaxBytes of new versions. To measure a str_replace in a
 // 4 KiB file through Memory on memstore with and without the wrapper:
 //
 //	go test -run '^$' -bench . ./history

@@ -35,6 +35,14 @@ type Options struct {
 	// MaxAge: versions older than this are dropped. Default 30 days; a
 	// negative value keeps them for ever (within MaxVersions).
 	MaxAge time.Duration
+	// MaxBytes is the most bytes that the versions of all the store's
+	// files hold (of one tenant's, in a tenant's store), as the store
+	// below reports their sizes. A change that takes them past it drops
+	// the oldest versions, of any file, until they hold nine tenths of
+	// it; the version it kept, and newer ones, stay (a single version
+	// larger than MaxBytes stays until a newer one is kept). Default
+	// DefaultMaxBytes; a negative value: no bound.
+	MaxBytes int64
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	// OnError receives failures of the work that follows a change that
@@ -75,6 +83,9 @@ func newStore(inner memtool.Store, opts *Options) *Store {
 	}
 	if s.opts.MaxVersions <= 0 {
 		s.opts.MaxVersions = 20
+	}
+	if s.opts.MaxBytes == 0 {
+		s.opts.MaxBytes = DefaultMaxBytes
 	}
 	if s.opts.MaxAge == 0 {
 		s.opts.MaxAge = 30 * 24 * time.Hour

@@ -37,7 +37,7 @@ func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
 	var out []Pruned
 	for _, d := range dirs {
 		dir := path.Join(DirName, d.Name)
-		if !d.IsDir() || dir == trashDir {
+		if !d.IsDir() || dir == trashDir || dir == usageDir {
 			continue
 		}
 		versions, err := listVersions(ctx, s.inner, dir)

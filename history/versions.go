@@ -106,6 +106,7 @@ func (s *Store) save(ctx context.Context, name string, data []byte, op string) (
 		}
 		return "", err
 	}
+	s.report(s.count(ctx, int64(len(data))))
 	return entry, nil
 }
 
@@ -114,7 +115,8 @@ func (s *Store) drop(ctx context.Context, entry string) {
 }
 
 // prune drops versions of name beyond MaxVersions or older than MaxAge,
-// as the caller sees them once its own version, entry, is in place: it
+// and then the store's oldest if they pass MaxBytes (see bound), as the
+// caller sees them once its own version, entry, is in place: it
 // looks only at the versions numbered up to entry's. A version numbered
 // above it may be another writer's that is not settled yet (saved before
 // its change, and dropped again if the change fails), so it must not push
@@ -148,6 +150,7 @@ func (s *Store) prune(ctx context.Context, name, entry string) {
 			}
 		}
 	}
+	s.bound(ctx, entry)
 }
 
 // A Version is an earlier content of a file.
