@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/memtool/memtool"
@@ -34,8 +35,29 @@ type policyFile struct {
 	Expiry  bool   `json:"expiry"`  // record accesses, for memtool gc
 	History *struct {
 		MaxVersions int    `json:"max_versions"`
-		MaxAge      string `json:"max_age"` // 30d, 12h
+		MaxAge      string `json:"max_age"`   // 30d, 12h
+		MaxBytes    *int64 `json:"max_bytes"` // all versions together; absent: see historyMaxBytes
 	} `json:"history"`
+}
+
+// historyPerQuota is how many times limits.max_bytes the versions may
+// hold when the policy sets no history.max_bytes: as if every file of a
+// full memory had been replaced that many times.
+const historyPerQuota = 10
+
+// historyMaxBytes is the bound on the bytes of all versions of a memory:
+// history.max_bytes, else historyPerQuota times limits.max_bytes, else 0
+// for the history package's default. Without one, a model could fill the
+// disk through versions, which count against no limit (see package
+// history).
+func (p *policyFile) historyMaxBytes() int64 {
+	switch {
+	case p.History != nil && p.History.MaxBytes != nil:
+		return *p.History.MaxBytes
+	case p.Limits != nil && p.Limits.MaxBytes > 0:
+		return min(p.Limits.MaxBytes, math.MaxInt64/historyPerQuota) * historyPerQuota
+	}
+	return 0
 }
 
 // loadPolicy reads a policy file. It is parsed strictly, since a field
@@ -69,6 +91,11 @@ func (p *policyFile) check() error {
 		if _, err := parseDays(h.MaxAge); err != nil {
 			return fmt.Errorf("history.max_age: %q: want a duration such as 30d or 12h", h.MaxAge)
 		}
+	}
+	if h := p.History; h != nil && h.MaxBytes != nil && *h.MaxBytes == 0 {
+		// 0 would read as "no bound" beside the limits' zeros, or as
+		// the default beside max_versions': neither is safe to guess.
+		return errors.New("history.max_bytes: 0: want a number of bytes, 1 or more (leave the field out for the default)")
 	}
 	return nil
 }
@@ -151,7 +178,7 @@ func applyPolicy(base memtool.Store, p *policyFile, keys []encrypt.Key, tenant s
 	}
 	st.belowHistory = s
 	if h := p.History; h != nil {
-		opts := &versions.Options{MaxVersions: h.MaxVersions}
+		opts := &versions.Options{MaxVersions: h.MaxVersions, MaxBytes: p.historyMaxBytes()}
 		if h.MaxAge != "" {
 			age, err := parseDays(h.MaxAge)
 			if err != nil {
