@@ -30,6 +30,15 @@ import (
 //     newline has an empty last line. A line's text is decoded as view
 //     decodes it (an invalid UTF-8 sequence reads as U+FFFD), and matched
 //     as decoded.
+//   - A file the store refuses to give, with a reason for the model (a
+//     Refusal: in an encrypted store, a file that does not open, being
+//     under a key that is not configured, damaged or unencrypted), is
+//     passed over, counted and named in the result (Unreadable), never
+//     quoted; the search answers the lines of the other files. Any other
+//     failure of the store (it is unreachable or busy, the search is
+//     cancelled) fails the search: one bad file does not hide every other
+//     memory from search, and a broken store does not pass for an empty
+//     one.
 
 // Limits of a search.
 const (
@@ -40,6 +49,9 @@ const (
 	DefaultSearchLimit = 100
 	// MaxSearchLimit is the most lines a search returns.
 	MaxSearchLimit = 10000
+	// MaxUnreadablePaths is the most files that could not be read a
+	// search names (SearchResult.UnreadablePaths); it counts them all.
+	MaxUnreadablePaths = 20
 	// searchReaders is how many files a scan reads at once.
 	searchReaders = 8
 )
@@ -82,6 +94,15 @@ type SearchResult struct {
 	// Total is the number of matching lines, of which Matches are the
 	// first.
 	Total int
+	// Unreadable is the number of files the search could not read, so
+	// that their lines are in neither Matches nor Total: files the store
+	// refused to give with a reason for the model (a Refusal), such as a
+	// file of an encrypted store that does not open (written under a key
+	// that is not configured, damaged, or written unencrypted).
+	Unreadable int
+	// UnreadablePaths are the first MaxUnreadablePaths of those files, in
+	// path order, as the model names them.
+	UnreadablePaths []string
 }
 
 // A SearchError is a query Search refuses: its message says why, in words
@@ -96,7 +117,8 @@ func searchErrorf(format string, args ...any) error {
 
 // Search runs q on the memory in s, reading files of at most m's read
 // limit. A query or path it refuses is a *SearchError; a path that does
-// not exist is one too. Other errors are the store's.
+// not exist is one too. Other errors are the store's. Files that could
+// not be read are in the result, not an error (see SearchResult.Unreadable).
 func (m *Memory) Search(ctx context.Context, q SearchQuery) (SearchResult, error) {
 	return Search(ctx, m.store, q, m.opts.MaxReadSize)
 }
@@ -152,9 +174,11 @@ type search struct {
 	limit     int
 	readLimit int64
 
-	mu      sync.Mutex
-	matches []SearchMatch // the first limit matching lines, and maybe as many more
-	total   int           // the number of matching lines
+	mu         sync.Mutex
+	matches    []SearchMatch // the first limit matching lines, and maybe as many more
+	total      int           // the number of matching lines
+	unreadable []string      // the first MaxUnreadablePaths files not read, and maybe as many more
+	skipped    int           // the number of files not read
 }
 
 func newSearch(q SearchQuery, readLimit int64) (*search, error) {
@@ -195,13 +219,48 @@ func newSearch(q SearchQuery, readLimit int64) (*search, error) {
 // one searches the file name.
 func (sr *search) one(ctx context.Context, s Store, name string) error {
 	data, err := s.ReadFile(WithSearchRead(ctx), name, sr.readLimit)
-	if err == nil {
+	switch {
+	case err == nil:
 		sr.file(ctx, name, data)
 		return ctx.Err()
-	} else if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNotExist) {
+	case unreadable(err):
+		sr.skip(name)
+	case !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrNotExist):
 		return err
 	}
 	return nil
+}
+
+// unreadable reports whether err, the failure of a read of one file,
+// says that this file cannot be read while the store works: the store or
+// a policy refused the file with a reason for the model (a Refusal), as
+// an encrypted store refuses a file that does not open, and as a remote
+// store passes such a refusal on. A search passes over such a file and
+// names it (skip), so that one bad file does not hide every other memory
+// from search. A busy store is not about one file, and fails the search.
+func unreadable(err error) bool {
+	var ref Refusal
+	return errors.As(err, &ref) && !errors.Is(err, ErrBusy)
+}
+
+// skip records the file name as one the search could not read, keeping
+// the names of no more than twice MaxUnreadablePaths of them, as add
+// keeps matches.
+func (sr *search) skip(name string) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	sr.skipped++
+	sr.unreadable = append(sr.unreadable, VirtualPath(name))
+	if len(sr.unreadable) > 2*MaxUnreadablePaths {
+		sr.keepUnreadable()
+	}
+}
+
+// keepUnreadable sorts the names of the files not read and keeps the
+// first MaxUnreadablePaths of them.
+func (sr *search) keepUnreadable() {
+	slices.Sort(sr.unreadable)
+	sr.unreadable = slices.Clip(sr.unreadable[:min(len(sr.unreadable), MaxUnreadablePaths)])
 }
 
 // add adds found, some of a file's count matching lines, and keeps no
@@ -226,10 +285,12 @@ func (sr *search) keep() {
 	sr.matches = sr.matches[:min(len(sr.matches), sr.limit)]
 }
 
-// result returns the first limit matches, and their total.
+// result returns the first limit matches, and their total, and the
+// files not read.
 func (sr *search) result() SearchResult {
 	sr.keep()
-	return SearchResult{Matches: slices.Clip(sr.matches), Total: sr.total}
+	sr.keepUnreadable()
+	return SearchResult{Matches: slices.Clip(sr.matches), Total: sr.total, Unreadable: sr.skipped, UnreadablePaths: sr.unreadable}
 }
 
 // MaxViewChars returns the longest view m answers, in characters

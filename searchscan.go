@@ -189,6 +189,8 @@ func (sr *search) scan(ctx context.Context, s Store, name string) error {
 					sr.file(ctx, f, data)
 				case errors.Is(err, ErrNotExist), errors.Is(err, ErrTooLarge), errors.Is(err, ErrIsDir), errors.Is(err, ErrIrregular):
 					// Gone or changed meanwhile, or not text: skipped.
+				case unreadable(err):
+					sr.skip(f)
 				default:
 					cancel(err)
 				}

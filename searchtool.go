@@ -132,9 +132,18 @@ func searchKeys(input []byte) error {
 // it: a line that counts the matches, then one line per match,
 // PATH:LINE:TEXT, cut at maxChars characters with a note that says how
 // many of the lines were shown. A line too long to show whole is cut
-// short and marked with "…".
+// short and marked with "…". When files could not be read, a last note,
+// never cut, counts them and names the first (UnreadableText), so that
+// the model is not told that a memory it cannot see holds no match.
 func SearchText(res SearchResult, maxChars int) string {
+	note := UnreadableText(res, maxChars/4)
+	if note != "" {
+		note = "\n\n[" + note + "]"
+	}
 	if res.Total == 0 {
+		if note != "" {
+			return "No lines match in the files that could be read." + note
+		}
 		return "No lines match."
 	}
 	head := fmt.Sprintf("%d matching lines", res.Total)
@@ -154,12 +163,43 @@ func SearchText(res SearchResult, maxChars int) string {
 		}
 		line := "\n" + m.Path + ":" + strconv.Itoa(m.Line) + ":" + text
 		n := utf8.RuneCountInString(line)
-		if used+n > maxChars-noteRoom {
+		if used+n > maxChars-noteRoom-utf8.RuneCountInString(note) {
 			b = fmt.Appendf(b, "\n\n[Output cut at %d characters: showing %d of the %d lines found. Narrow the search with path or a longer query.]", maxChars, i, res.Total)
 			break
 		}
 		b = append(b, line...)
 		used += n
 	}
-	return string(b)
+	return string(append(b, note...))
+}
+
+// UnreadableText says, in a sentence for the model or a person, how many
+// files a search could not read and which (the first of
+// res.UnreadablePaths that fit in about maxChars characters), and how to
+// learn why; "" if it read every file. It names files, never their
+// content: the reason a file does not open is view's to tell.
+func UnreadableText(res SearchResult, maxChars int) string {
+	if res.Unreadable == 0 {
+		return ""
+	}
+	head := fmt.Sprintf("%d files could not be read, so they were not searched", res.Unreadable)
+	tail := "View one of them to see why."
+	if res.Unreadable == 1 {
+		head, tail = "1 file could not be read, so it was not searched", "View it to see why."
+	}
+	var names []string
+	room := maxChars - utf8.RuneCountInString(head+tail) - len("; the first 20: . ")
+	for _, p := range res.UnreadablePaths {
+		if room -= utf8.RuneCountInString(p) + 2; room < 0 {
+			break
+		}
+		names = append(names, p)
+	}
+	switch {
+	case len(names) == 0:
+		return head + ". " + tail
+	case len(names) < res.Unreadable:
+		return fmt.Sprintf("%s; the first %d: %s. %s", head, len(names), strings.Join(names, ", "), tail)
+	}
+	return head + ": " + strings.Join(names, ", ") + ". " + tail
 }

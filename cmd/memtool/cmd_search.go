@@ -12,7 +12,10 @@ import (
 )
 
 // The exit statuses of search are grep's: 0 when a line matched, 1 when
-// none did, 2 on any error (a bad query, a store that cannot be opened).
+// none did, 2 on any error (a bad query, a store that cannot be opened),
+// and 2 also when files could not be read (in an encrypted store, files
+// that do not open), after printing the lines of the others, as grep
+// does for a file it cannot read.
 const (
 	exitNoMatch     = 1
 	exitSearchError = 2
@@ -47,6 +50,10 @@ func setupSearch(fs *flag.FlagSet) runFunc {
 		}
 		if res.Total > len(res.Matches) {
 			fmt.Fprintf(env.stderr, "memtool search: %d of %d matching lines shown (--limit %d)\n", len(res.Matches), res.Total, *limit)
+		}
+		if note := memtool.UnreadableText(res, 4000); note != "" {
+			fmt.Fprintf(env.stderr, "memtool search: %s\n", note)
+			return exitSearchError
 		}
 		if res.Total == 0 {
 			return exitNoMatch
