@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/storeurl"
 )
 
 func setupRekey(fs *flag.FlagSet) runFunc {
@@ -23,8 +24,17 @@ func setupRekey(fs *flag.FlagSet) runFunc {
 // the other keys may be dropped only when encrypt.Rekey succeeded on each,
 // that is when its last pass over the store found every file under the
 // first key; never after --tenant, which leaves the other tenants as they
-// are.
+// are. A memtool server (--store https://…) is refused before anything
+// is read: it encrypts its store with its own keys, so its store is
+// rekeyed where it runs.
 func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool) int {
+	if url := storeURL(inv.sf.store, env); isServer(url) {
+		// A server encrypts its store with its own keys, and answers the
+		// text: a rekey from here would see no ciphertext, and would seal
+		// again, with this process's keys, any memory whose text happens
+		// to be a sealed file.
+		return inv.fail(exitUsage, "%s is a memtool server: rekeying is done on the server's own store, with the server's keys (run memtool rekey where the server runs, with --store naming the store it serves). Nothing was changed.", storeurl.Redact(url))
+	}
 	keys, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE")
 	if err != nil {
 		return inv.fail(exitUsage, "%v", err)
@@ -103,4 +113,12 @@ func rekeyOne(ctx context.Context, env *cliEnv, inv *invocation, keys []encrypt.
 	}
 	n, err := encrypt.Rekey(ctx, store, policyData...)
 	return n, exitOK, err
+}
+
+// isServer reports whether the store URL names a memtool server: its
+// scheme, the text before the first ':' as storeurl reads it, is http or
+// https.
+func isServer(url string) bool {
+	scheme, _, _ := strings.Cut(url, ":")
+	return scheme == "https" || scheme == "http"
 }
