@@ -26,7 +26,9 @@ func setupRekey(fs *flag.FlagSet) runFunc {
 // first key; never after --tenant, which leaves the other tenants as they
 // are. A memtool server (--store https://…) is refused before anything
 // is read: it encrypts its store with its own keys, so its store is
-// rekeyed where it runs.
+// rekeyed where it runs. A memory that is not encrypted (of the store,
+// --tenant, or any tenant with --all-tenants) is refused before anything
+// is rekeyed: see refuseUnencrypted.
 func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool) int {
 	if url := storeURL(inv.sf.store, env); isServer(url) {
 		// A server encrypts its store with its own keys, and answers the
@@ -47,6 +49,9 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 		if tenants, err = listTenants(ctx, storeURL(inv.sf.store, env)); err != nil {
 			return inv.fail(exitStore, "%v", err)
 		}
+	}
+	if code := refuseUnencrypted(ctx, env, inv, tenants, allTenants); code != exitOK {
+		return code
 	}
 	newID := keys[0].ID
 	var failed []string
@@ -91,6 +96,68 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 		return exitBrokenIO
 	}
 	return exitOK
+}
+
+// refuseUnencrypted checks, before anything is rekeyed, that the memory
+// of each of tenants ("" for a store without tenants) is encrypted, and
+// otherwise refuses, naming each one that is not and why, and returns
+// an exit status other than exitOK. rekey does not encrypt a memory in
+// place (its processes, opening it without keys, would then be refused),
+// and a run that rekeyed the other tenants and then failed on such a one
+// could never succeed, so the old keys could never go.
+func refuseUnencrypted(ctx context.Context, env *cliEnv, inv *invocation, tenants []string, allTenants bool) int {
+	var plain []string
+	for _, tenant := range tenants {
+		why, err := unencrypted(ctx, env, inv.sf.store, tenant)
+		if err != nil {
+			return inv.fail(exitStore, "%v", err)
+		}
+		if why != "" {
+			name := "the store"
+			if tenant != "" {
+				name = "tenant " + tenant
+			}
+			plain = append(plain, name+" is not encrypted: "+why)
+		}
+	}
+	switch {
+	case len(plain) == 0:
+		return exitOK
+	case allTenants:
+		return inv.fail(exitStore, "%s.\nmemtool rekey does not encrypt a memory in place, and rekeys no tenant while one of them is unencrypted. Nothing was changed. To encrypt a tenant, copy it into an encrypted store with memtool migrate --from STORE --tenant ID --to NEW --to-policy POLICY; to rekey the encrypted tenants alone, run memtool rekey --tenant ID for each of them.", strings.Join(plain, ";\n"))
+	}
+	from := "STORE"
+	if tenants[0] != "" {
+		from += " --tenant " + tenants[0]
+	}
+	return inv.fail(exitStore, "%s. memtool rekey does not encrypt a memory in place. Nothing was changed. To encrypt it, copy it into an encrypted store with memtool migrate --from %s --to NEW --to-policy POLICY.", plain[0], from)
+}
+
+// unencrypted says why the memory of tenant in the store is not
+// encrypted, or "" if it is: its policy record says so, or it has no
+// record and its first file is unencrypted (as memtool judges a store
+// when it opens it: see checkPolicy).
+func unencrypted(ctx context.Context, env *cliEnv, store, tenant string) (string, error) {
+	url := storeURL(store, env)
+	raw, closer, err := openStore(ctx, url, tenant, false)
+	if err != nil {
+		return "", err
+	}
+	defer closer.Close()
+	rec, _, found, err := readRecord(ctx, raw)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("store %s: %w", storeLabel(url, tenant), err)
+	case found && !rec.Encrypt:
+		return "its policy record says so", nil
+	case found:
+		return "", nil
+	}
+	name, err := findFile(ctx, raw, tenant, true, true)
+	if err != nil || name == "" {
+		return "", err
+	}
+	return fmt.Sprintf("it holds unencrypted files (such as %s), and no policy record", shownName(name)), nil
 }
 
 // rekeyOne runs encrypt.Rekey on the store, or on its tenant if tenant is
