@@ -16,8 +16,10 @@
 //   - GET /v1/tenants, with an admin key: {"tenants":[…]}.
 //   - GET /v1/search?q=QUERY[&regex=true][&case_sensitive=true][&path=P][&limit=N]:
 //     the matching lines of the key's tenant, as memtool.Memory.Search finds
-//     them: {"matches":[{"path","line","text"}…],"total":N}. A query Search
-//     refuses is 400 with its reason.
+//     them: {"matches":[{"path","line","text"}…],"total":N,"unreadable":N,
+//     "unreadable_paths":[…]}, the last two naming the files passed over
+//     because they do not open (an encrypted file under another key, say).
+//     A query Search refuses is 400 with its reason.
 //   - GET /healthz (the process runs), GET /readyz (the key store, and so
 //     the store's database or directory, answers), GET /metrics
 //     (Prometheus), GET /v1/openapi.json (the OpenAPI document of every

@@ -15,6 +15,11 @@ import (
 type searchAnswer struct {
 	Matches []searchMatch `json:"matches"`
 	Total   int           `json:"total"`
+	// The files the search passed over because they do not open (see
+	// memtool.SearchResult.Unreadable): their number, and the first
+	// memtool.MaxUnreadablePaths of their paths.
+	Unreadable      int      `json:"unreadable"`
+	UnreadablePaths []string `json:"unreadable_paths"`
 }
 
 type searchMatch struct {
@@ -82,7 +87,15 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, "the search failed")
 		return
 	}
-	out := searchAnswer{Matches: make([]searchMatch, len(res.Matches)), Total: res.Total}
+	out := searchAnswer{
+		Matches:         make([]searchMatch, len(res.Matches)),
+		Total:           res.Total,
+		Unreadable:      res.Unreadable,
+		UnreadablePaths: res.UnreadablePaths,
+	}
+	if out.UnreadablePaths == nil {
+		out.UnreadablePaths = []string{}
+	}
 	for i, m := range res.Matches {
 		out.Matches[i] = searchMatch{m.Path, m.Line, m.Text}
 	}
