@@ -247,23 +247,26 @@ func TestOpenWithDebrisItCannotRemove(t *testing.T) {
 func TestFullDisk(t *testing.T) {
 	mnt := hostfault.Tmpfs(t, "size=512k,mode=0755")
 	dir := filepath.Join(mnt, "store")
-	// A store that was in use before the disk filled, and one first opened
-	// on the full disk.
+	// A store that was written before the disk filled, and one first
+	// opened on the full disk, never written.
 	s := open(t, dir, nil)
 	ctx := t.Context()
 	for _, name := range []string{"a.txt", "keep.txt", "d/b.txt", "d/c.txt", "e/x.txt"} {
 		writeHostFile(t, filepath.Join(dir, name), "content of "+name)
 	}
+	if err := s.WriteFile(ctx, "used.txt", []byte("in use"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
 	late := filepath.Join(mnt, "late")
 	writeHostFile(t, filepath.Join(late, "gone.txt"), "to delete")
 	writeHostFile(t, filepath.Join(late, "moved.txt"), "to rename")
 	if got := hostContent(t, filepath.Join(dir, ".memtool.lock")); got != "clean\n" {
-		t.Errorf("the lock file after Open = %q, want its clean mark (bytes for later marks)", got)
+		t.Errorf("the lock file after a write = %q, want its clean mark (bytes for later marks)", got)
 	}
 	fill := fillDisk(t, mnt)
 	sLate := open(t, late, nil)
-	if got := hostContent(t, filepath.Join(late, ".memtool.lock")); got != "" {
-		t.Fatalf("the lock file of a store opened on a full disk holds %q: this test no longer checks a writer without a mark", got)
+	if data, err := os.ReadFile(filepath.Join(late, ".memtool.lock")); err == nil && len(data) > 0 {
+		t.Fatalf("the lock file of a store opened on a full disk holds %q: this test no longer checks a writer without a mark", data)
 	}
 	mem := quietMemory(t, s)
 	memLate := quietMemory(t, sLate)
@@ -770,6 +773,8 @@ func TestBusyRawFlock(t *testing.T) {
 	for _, target := range []string{".memtool.lock", "."} {
 		t.Run(target, func(t *testing.T) {
 			dir := t.TempDir()
+			// The older memtool made the lock file (Open makes none).
+			writeHostFile(t, filepath.Join(dir, ".memtool.lock"), "clean\n")
 			s := open(t, dir, &filestore.Options{BusyTimeout: 20 * time.Millisecond})
 			f, err := os.Open(filepath.Join(dir, target))
 			if err != nil {
@@ -800,6 +805,9 @@ func TestLockFileReplacedByDirectory(t *testing.T) {
 	dir := t.TempDir()
 	var logs logRecords
 	s := open(t, dir, &filestore.Options{Logger: testLogger(t, &logs)})
+	if err := s.WriteFile(t.Context(), "first.txt", nil, memtool.CreateOnly); err != nil {
+		t.Fatal(err) // it makes the lock file, which is then replaced
+	}
 	lock := filepath.Join(dir, ".memtool.lock")
 	if err := os.Remove(lock); err != nil {
 		t.Fatal(err)

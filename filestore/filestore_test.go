@@ -210,7 +210,9 @@ func testSweep(t *testing.T, sweep func(t *testing.T, dir string)) {
 func TestReadDirHidesOwnNames(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir, nil)
-	// Debris made after Open, as a crash of another process would leave it.
+	// Debris made after Open, as a crash of another process would leave
+	// it, and the lock file a writer makes.
+	writeHostFile(t, filepath.Join(dir, ".memtool.lock"), "clean\n")
 	writeHostFile(t, filepath.Join(dir, ".memtool-tmp-zz"), "x")
 	writeHostFile(t, filepath.Join(dir, "d", ".memtool-trash-yy", "f"), "x")
 	writeHostFile(t, filepath.Join(dir, "d", ".memtool.lock"), "")

@@ -39,6 +39,12 @@ type held struct {
 // most wait (negative: one try) and not past ctx's end, polling: a blocked
 // flock could not be cancelled.
 func (s *Store) lock(ctx context.Context, wait time.Duration) (*held, error) {
+	return s.lockFile(ctx, wait, true)
+}
+
+// lockFile is lock; with create false a missing lock file is not made,
+// and the lock is held without it (h.file nil).
+func (s *Store) lockFile(ctx context.Context, wait time.Duration, create bool) (*held, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -51,8 +57,9 @@ func (s *Store) lock(ctx context.Context, wait time.Duration) (*held, error) {
 		return nil, err
 	}
 	h := &held{s: s}
-	f, err := s.openLockFile()
+	f, err := s.openLockFile(create)
 	switch {
+	case !create && errors.Is(err, fs.ErrNotExist):
 	case err == nil:
 		if err := flockWait(ctx, f, deadline); err != nil {
 			f.Close()
@@ -73,8 +80,8 @@ func (s *Store) lock(ctx context.Context, wait time.Duration) (*held, error) {
 // errNotLockFile refuses a lock file that is not a regular file of one name.
 var errNotLockFile = errors.New("not a regular file of one link")
 
-// openLockFile opens the lock file, creating it, in the store's directory
-// itself rather than through the root, which would follow a link that
+// openLockFile opens the lock file (creating it if create) in the
+// store's directory itself rather than through the root, which would follow a link that
 // stays inside despite O_NOFOLLOW; and it refuses, once open, anything but
 // a regular file of (at most) one link. A lock file that is a link to a
 // memory, or a second name of one, would otherwise be marked: the marks
@@ -82,13 +89,18 @@ var errNotLockFile = errors.New("not a regular file of one link")
 // to a clean mark. O_NONBLOCK, which changes nothing for a regular file,
 // spares the four fcntl calls with which os puts a descriptor into
 // non-blocking mode and back to offer it to the poller (see
-// openForListing), and a FIFO put there is not waited on.
-func (s *Store) openLockFile() (*os.File, error) {
+// openForListing), and a FIFO put there is not waited on. With create
+// false, a missing lock file is an error wrapping fs.ErrNotExist.
+func (s *Store) openLockFile(create bool) (*os.File, error) {
+	flags := unix.O_RDWR | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	if create {
+		flags |= unix.O_CREAT
+	}
 	fd := -1
 	err := withFd(s.self, func(dfd int) error {
 		for {
 			var err error
-			fd, err = unix.Openat(dfd, lockName, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
+			fd, err = unix.Openat(dfd, lockName, flags, 0o600)
 			if err != unix.EINTR {
 				return err
 			}
@@ -249,10 +261,13 @@ func isDirty(mark []byte) bool {
 
 // recover runs at Open. If the lock is free and the lock file holds a
 // mark, its writer died mid-change: sweep what it left and clear the mark.
-// A lock file without bytes gets its clean mark, so that marking later
-// needs no space. recover never fails Open: what it cannot do, it logs.
+// Otherwise it writes nothing: Open, and so every read, leaves the
+// directory as it was. A missing lock file is not made (a writer makes it
+// before it marks, so there is no mark to find), and one without bytes
+// gets them from its first marking writer. recover never fails Open: what
+// it cannot do, it logs.
 func (s *Store) recover() {
-	h, err := s.lock(context.Background(), -1)
+	h, err := s.lockFile(context.Background(), -1, false)
 	if errors.Is(err, memtool.ErrBusy) {
 		return // a live writer: the mark is its own
 	}
@@ -273,13 +288,11 @@ func (s *Store) recover() {
 		s.log.Warn("filestore: cannot read the lock file", "dir", s.dir, "err", err)
 		return
 	}
-	if n > 0 && !isDirty(mark[:n]) {
+	if !isDirty(mark[:n]) {
 		return
 	}
-	if isDirty(mark[:n]) {
-		if err := s.sweepLocked(); err != nil {
-			s.log.Warn("filestore: some leftovers of an interrupted writer could not be removed; they stay hidden from the model", "dir", s.dir, "err", err)
-		}
+	if err := s.sweepLocked(); err != nil {
+		s.log.Warn("filestore: some leftovers of an interrupted writer could not be removed; they stay hidden from the model", "dir", s.dir, "err", err)
 	}
 	if err := writeMark(h.file, cleanMark); err == nil {
 		h.file.Truncate(int64(len(cleanMark))) // an older version's longer mark

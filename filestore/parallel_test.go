@@ -370,11 +370,10 @@ func TestKilledWhileStaged(t *testing.T) {
 	if line != "staged\n" {
 		t.Fatalf("the child said %q (%v)", line, err)
 	}
-	if got := strings.Join(hostNames(t, dir), " "); got != ".memtool.lock" {
+	// It staged before taking the lock, so it made no lock file either
+	// (nor did Open): nothing at all.
+	if got := strings.Join(hostNames(t, dir), " "); got != "" {
 		t.Errorf("the killed writer left %q", got)
-	}
-	if got := hostContent(t, filepath.Join(dir, ".memtool.lock")); got != "clean\n" {
-		t.Errorf("the lock file holds %q, want the clean mark", got)
 	}
 }
 

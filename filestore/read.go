@@ -249,7 +249,9 @@ func (s *Store) stable(ctx context.Context, try func() (ok bool, err error)) err
 			return err
 		}
 	}
-	h, err := s.lock(ctx, s.busy)
+	// A reader makes no lock file: the directory's flock is the lock
+	// that holds, and a read writes nothing.
+	h, err := s.lockFile(ctx, s.busy, false)
 	if err != nil {
 		return err
 	}
