@@ -21,11 +21,12 @@
 //	}},
 //
 // A row whose URLs name a file or directory on this machine also sets
-// local, which Open uses to refuse a missing target (unless
-// Options.Create) and to create an SQLite file's folder.
+// local, which Open uses to refuse a missing target, and an empty file,
+// (unless Options.Create) and to create an SQLite file's folder.
 package storeurl
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,10 +54,11 @@ type Options struct {
 
 	// Create lets Open create a local target that is missing: a directory
 	// store's directory, an SQLite file and its folder, a file+blob
-	// directory. Without it, a missing target fails with an error
-	// wrapping fs.ErrNotExist, never opening as an empty memory, and so
-	// does a Tenant the store does not list (a MissingTenantError): it is
-	// not claimed.
+	// directory; and make an empty file an SQLite database. Without it, a
+	// missing target or an empty file fails with an error wrapping
+	// fs.ErrNotExist, never opening as an empty memory, and is left as it
+	// is; so does a Tenant the store does not list (a
+	// MissingTenantError): it is not claimed.
 	Create bool
 }
 
@@ -224,7 +226,7 @@ func Open(ctx context.Context, rawURL string, opts *Options) (memtool.Store, io.
 
 // IsEmpty reports whether the store at rawURL, or the memory of tenant in
 // it if tenant is not "", holds nothing: a local target that does not
-// exist is empty (and is not created), an unused one is empty (and its
+// exist, or an empty file, is empty (and is not created or written), an unused one is empty (and its
 // tenancy is not claimed), and a store with tenants is not empty seen
 // without one. Only what the store lists counts: a directory
 // store's own .memtool entries (policy data included) are not seen.
@@ -285,10 +287,14 @@ func openRaw(ctx context.Context, rawURL string, create bool) (memtool.Store, io
 		if t.path == "" {
 			return nil, nil, fmt.Errorf("store: empty directory path")
 		}
-		_, err := os.Stat(t.path)
+		fi, err := os.Stat(t.path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && !create:
-			return nil, nil, missingError{rawURL}
+			return nil, nil, missingError{rawURL, ""}
+		case err == nil && row.local == file && fi.Mode().IsRegular() && fi.Size() == 0 && !create:
+			// Not a database yet: SQLite would write its schema into
+			// it, and a read writes nothing.
+			return nil, nil, missingError{rawURL, "is an empty file, not a memtool database yet (nothing was written to it)"}
 		case errors.Is(err, fs.ErrNotExist) && row.local == file:
 			// As a directory store creates its directory.
 			if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
@@ -315,10 +321,15 @@ func openObjects(ctx context.Context, t target) (memtool.Store, io.Closer, error
 	return s, s, nil
 }
 
-// missingError: a local target that Open was not to create is missing.
-type missingError struct{ url string }
+// missingError: a local target that Open was not to create is missing,
+// or is an empty file (why says so), which only a store that may create
+// makes a database.
+type missingError struct{ url, why string }
 
-func (e missingError) Error() string        { return "store " + e.url + " does not exist" }
+func (e missingError) Error() string {
+	return "store " + e.url + " " + cmp.Or(e.why, "does not exist")
+}
+
 func (e missingError) Is(target error) bool { return target == fs.ErrNotExist }
 
 type nopCloser struct{}

@@ -1,0 +1,67 @@
+package storeurl_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool/storeurl"
+)
+
+// An empty file is not a memtool database yet: an Open that may not
+// create (a read: memtool view) refuses it as it refuses a missing file,
+// saying so, and leaves it empty, with nothing beside it (SQLite once
+// wrote its schema into it). IsEmpty answers yes without writing, and an
+// Open that may create makes it a store.
+func TestReadOpenLeavesEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := "sqlite://" + path
+	unchanged := func(after string) {
+		t.Helper()
+		if data, err := os.ReadFile(path); err != nil || len(data) != 0 {
+			t.Fatalf("after %s the file holds %d bytes (%v)", after, len(data), err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if !slices.Equal(names, []string{"empty.db"}) {
+			t.Fatalf("after %s the folder holds %q", after, names)
+		}
+	}
+	for _, tenant := range []string{"", "alice"} {
+		_, _, err := storeurl.Open(t.Context(), url, &storeurl.Options{Tenant: tenant})
+		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "empty") {
+			t.Errorf("Open (tenant %q) of an empty file = %v, want an error that says it is empty, wrapping fs.ErrNotExist", tenant, err)
+		}
+		unchanged("Open")
+	}
+	if _, err := storeurl.Tenants(t.Context(), url); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Tenants of an empty file = %v, want fs.ErrNotExist", err)
+	}
+	unchanged("Tenants")
+	if empty, err := storeurl.IsEmpty(t.Context(), url, ""); !empty || err != nil {
+		t.Errorf("IsEmpty of an empty file = %v, %v", empty, err)
+	}
+	unchanged("IsEmpty")
+	s, closer, err := storeurl.Open(t.Context(), url, &storeurl.Options{Create: true})
+	if err != nil {
+		t.Fatalf("Open with Create of an empty file: %v", err)
+	}
+	defer closer.Close()
+	if _, err := s.ReadDir(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+}
