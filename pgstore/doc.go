@@ -10,7 +10,10 @@
 //
 // Open creates and migrates the tables itself: memtool_schema_version
 // records the version, and the migrations run under an advisory lock, so
-// processes starting at once migrate once. Every file and directory is one
+// processes starting at once migrate once. With Options.Existing (how
+// memtool opens a store to read it) Open creates no tables: a schema
+// without them fails with ErrNoTables and is left as it was, so that a
+// read neither makes a store nor needs the right to. Every file and directory is one
 // row of memtool_entries, keyed by (tenant, parent directory, base name) in
 // the "C" collation (byte order): listing a directory is one range of the
 // primary key, so it costs what it lists, not the size of the tenant or the

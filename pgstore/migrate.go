@@ -55,14 +55,23 @@ const migrationLock = 0x6d656d746f6f6c // "memtool"
 // migrate brings the schema to the latest version. A schema already there
 // costs one read; otherwise the migrations run in one transaction under an
 // advisory lock, so that memtool processes starting at once migrate once.
-func (d *db) migrate(ctx context.Context) error {
+// Without create, a schema without memtool's tables is ErrNoTables.
+func (d *db) migrate(ctx context.Context, create bool) error {
 	return d.run(ctx, func(conn *pgx.Conn) error {
 		version, err := schemaVersion(ctx, conn)
 		var pgErr *pgconn.PgError
+		noTables := errors.As(err, &pgErr) && pgErr.Code == codeUndefinedTable
 		switch {
 		case err == nil && version == len(migrations):
 			return nil
-		case err != nil && !(errors.As(err, &pgErr) && pgErr.Code == codeUndefinedTable):
+		case noTables && !create:
+			// No schema to create in is what the user has to fix.
+			var schema *string
+			if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err == nil && schema == nil {
+				return fmt.Errorf("no schema of the search_path exists: create it, or fix search_path in the URL; %w", ErrNoTables)
+			}
+			return ErrNoTables
+		case err != nil && !noTables:
 			return err
 		}
 		return d.commit(ctx, conn, func(tx pgx.Tx) error {

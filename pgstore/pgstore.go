@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	neturl "net/url"
 	"strconv"
 	"strings"
@@ -38,7 +39,25 @@ type Options struct {
 	// memtool.ErrBusy and has changed nothing (lock_timeout). Default:
 	// DefaultLockTimeout.
 	LockTimeout time.Duration
+	// Existing opens only a schema that holds memtool's tables: Open
+	// creates none, and fails on a schema without them with an error
+	// wrapping ErrNoTables, having changed nothing. It is how a read
+	// opens a store (memtool view): a read creates no store, and a role
+	// that may only read gets that answer rather than a refused CREATE.
+	// An older schema is still migrated, as by any Open.
+	Existing bool
 }
+
+// ErrNoTables is Open's error, with Options.Existing, for a schema without
+// memtool's tables. It matches fs.ErrNotExist: the store does not exist.
+var ErrNoTables error = noTablesError{}
+
+type noTablesError struct{}
+
+func (noTablesError) Error() string {
+	return "the database has no memtool tables on its search_path (nothing was created)"
+}
+func (noTablesError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // The defaults of Options.
 const (
@@ -154,7 +173,8 @@ var _ memtool.Tenanted = (*Store)(nil)
 
 // Open connects to the database at url (postgres:// or postgresql://, in
 // the form pgx accepts; a search_path parameter picks the schema) and
-// creates or migrates its tables. Its work is bounded by ctx and by
+// creates or migrates its tables (only migrates them, with
+// Options.Existing). Its work is bounded by ctx and by
 // Options.OpTimeout. Errors name the server and the user, never the
 // password.
 func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
@@ -204,7 +224,7 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	d := &db{pool: pool, opTimeout: o.OpTimeout, lockTimeout: o.LockTimeout}
 	ctx, cancel := d.Op(ctx)
 	defer cancel()
-	if err := d.migrate(ctx); err != nil {
+	if err := d.migrate(ctx, !o.Existing); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open: %w", d.Classify(ctx, err))
 	}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/storeurl"
 )
 
@@ -64,4 +67,51 @@ func TestReadOpenLeavesEmptyFile(t *testing.T) {
 	if _, err := s.ReadDir(t.Context(), ""); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A read of a PostgreSQL schema without memtool's tables creates none:
+// Open without Create fails as for a missing local store, Tenants too,
+// and IsEmpty answers yes; the schema stays without tables, so a role
+// that may only read gets a clear answer and one that may create is not
+// given a store it did not ask for. Open with Create makes them.
+func TestReadOpenCreatesNoTables(t *testing.T) {
+	if os.Getenv(pgtest.EnvVar) == "" {
+		pgtest.Unavailable(t, "$"+pgtest.EnvVar+" is not set")
+	}
+	url := pgtest.URL(t)
+	tables := func(after string) {
+		t.Helper()
+		conn, err := pgx.Connect(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(t.Context())
+		var n int
+		if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("after %s the schema holds %d tables", after, n)
+		}
+	}
+	for _, tenant := range []string{"", "alice"} {
+		_, _, err := storeurl.Open(t.Context(), url, &storeurl.Options{Tenant: tenant})
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Open (tenant %q) of a schema without tables = %v, want fs.ErrNotExist", tenant, err)
+		}
+		tables("Open")
+	}
+	if _, err := storeurl.Tenants(t.Context(), url); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Tenants of a schema without tables = %v, want fs.ErrNotExist", err)
+	}
+	tables("Tenants")
+	if empty, err := storeurl.IsEmpty(t.Context(), url, ""); !empty || err != nil {
+		t.Errorf("IsEmpty of a schema without tables = %v, %v", empty, err)
+	}
+	tables("IsEmpty")
+	_, closer, err := storeurl.Open(t.Context(), url, &storeurl.Options{Create: true})
+	if err != nil {
+		t.Fatalf("Open with Create: %v", err)
+	}
+	closer.Close()
 }

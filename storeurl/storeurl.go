@@ -54,18 +54,20 @@ type Options struct {
 
 	// Create lets Open create a local target that is missing: a directory
 	// store's directory, an SQLite file and its folder, a file+blob
-	// directory; and make an empty file an SQLite database. Without it, a
-	// missing target or an empty file fails with an error wrapping
-	// fs.ErrNotExist, never opening as an empty memory, and is left as it
-	// is; so does a Tenant the store does not list (a
+	// directory; make an empty file an SQLite database; and create a
+	// PostgreSQL database's tables. Without it, a missing target, an empty
+	// file or a database without memtool's tables fails with an error
+	// wrapping fs.ErrNotExist, never opening as an empty memory, and is
+	// left as it is; so does a Tenant the store does not list (a
 	// MissingTenantError): it is not claimed.
 	Create bool
 }
 
 // target is a parsed store URL.
 type target struct {
-	raw  string // the URL as given
-	path string // the local file or directory, "" if none
+	raw    string // the URL as given
+	path   string // the local file or directory, "" if none
+	create bool   // Options.Create: a store that is not there may be made
 }
 
 // kind is what a row's local path is.
@@ -106,7 +108,8 @@ var registry = []scheme{
 		return s, s, err
 	}},
 	{names: []string{"postgres", "postgresql"}, form: "postgres://user@host:5432/db?search_path=schema", about: "a PostgreSQL database", open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
-		s, err := pgstore.Open(ctx, t.raw, nil)
+		// A read makes no tables, as it makes no local store.
+		s, err := pgstore.Open(ctx, t.raw, &pgstore.Options{Existing: !t.create})
 		return s, s, err
 	}},
 	{names: []string{"s3"}, form: "s3://bucket?region=…&prefix=…", about: "object storage (S3)", open: openObjects},
@@ -226,7 +229,8 @@ func Open(ctx context.Context, rawURL string, opts *Options) (memtool.Store, io.
 
 // IsEmpty reports whether the store at rawURL, or the memory of tenant in
 // it if tenant is not "", holds nothing: a local target that does not
-// exist, or an empty file, is empty (and is not created or written), an unused one is empty (and its
+// exist, an empty file, or a database without memtool's tables, is empty
+// (and is not created or written), an unused one is empty (and its
 // tenancy is not claimed), and a store with tenants is not empty seen
 // without one. Only what the store lists counts: a directory
 // store's own .memtool entries (policy data included) are not seen.
@@ -240,7 +244,7 @@ func IsEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
 
 func isEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
 	s, closer, err := openRaw(ctx, rawURL, false)
-	if errors.As(err, new(missingError)) {
+	if errors.As(err, new(missingError)) || errors.Is(err, pgstore.ErrNoTables) {
 		return true, nil
 	}
 	if err != nil {
@@ -302,6 +306,7 @@ func openRaw(ctx context.Context, rawURL string, create bool) (memtool.Store, io
 			}
 		}
 	}
+	t.create = create
 	return row.open(ctx, t)
 }
 
