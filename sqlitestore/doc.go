@@ -49,6 +49,12 @@
 //     content writes nothing: its transaction rolls back.
 //   - Rename moves a directory with its whole subtree in one transaction;
 //     RemoveAll removes a subtree in one transaction.
+//   - With Options.Existing (how memtool opens a store to read it), Open
+//     writes nothing to a file that is not a memtool database yet: a
+//     missing file is not made, and an empty file or another program's
+//     database fails with ErrNoTables, its bytes and journal mode as they
+//     were (TestExistingWritesNothing). A file of schema version 1 or 2
+//     still gets its search index (below).
 //
 // # Held locks, full disks, read-only files
 //

@@ -230,7 +230,25 @@ type Options struct {
 	// rare cases a writer shuts them out (see the package doc). Default:
 	// DefaultBusyTimeout.
 	BusyTimeout time.Duration
+	// Existing opens only a file that holds memtool's tables, and writes
+	// nothing to one that does not: a missing file fails with an error
+	// wrapping fs.ErrNotExist, and an empty file or another program's
+	// database with ErrNoTables, each left as it was. It is how a read
+	// opens a store (memtool view): a read creates no store. A file of
+	// an older schema is still migrated, as by any Open.
+	Existing bool
 }
+
+// ErrNoTables is Open's error, with Options.Existing, for a file without
+// memtool's tables. It matches fs.ErrNotExist: the store does not exist.
+var ErrNoTables error = noTablesError{}
+
+type noTablesError struct{}
+
+func (noTablesError) Error() string {
+	return "the file holds no memtool database (nothing was written to it)"
+}
+func (noTablesError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // DefaultBusyTimeout is the BusyTimeout of a store opened without one.
 const DefaultBusyTimeout = 5 * time.Second
@@ -265,6 +283,11 @@ func Open(path string, opts *Options) (*Store, error) {
 	d := &db{path: path, busyTimeout: DefaultBusyTimeout}
 	if opts != nil && opts.BusyTimeout > 0 {
 		d.busyTimeout = opts.BusyTimeout
+	}
+	if opts != nil && opts.Existing {
+		if err := d.existing(); err != nil {
+			return nil, fmt.Errorf("sqlitestore: open %s: %w", path, d.classify(err))
+		}
 	}
 	// The memory is private: create the file 0600 (SQLite gives its WAL
 	// and shared-memory files the same mode).
@@ -349,6 +372,32 @@ func (d *db) init() error {
 		d.noIndex = true
 	case version != schemaVersion:
 		return fmt.Errorf("the file's schema is version %s; this memtool knows version %s", version, schemaVersion)
+	}
+	return nil
+}
+
+// existing checks that the file holds memtool's tables, reading it as a
+// read-only file is read: without the pragmas that would turn it to WAL,
+// which is a write, as creating the schema is.
+func (d *db) existing() error {
+	fi, err := os.Stat(d.path)
+	switch {
+	case err != nil:
+		return err
+	case fi.Mode().IsRegular() && fi.Size() == 0:
+		return ErrNoTables
+	}
+	r, err := sql.Open("sqlite", dsn(d.path, "deferred", d.busyTimeout, true))
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var n int
+	if err := r.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'memtool_meta'`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNoTables
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package storeurl_test
 
 import (
+	"bytes"
+	"database/sql"
 	"errors"
 	"io/fs"
 	"os"
@@ -114,4 +116,33 @@ func TestReadOpenCreatesNoTables(t *testing.T) {
 		t.Fatalf("Open with Create: %v", err)
 	}
 	closer.Close()
+}
+
+// A read of another program's SQLite database leaves it as it was: Open
+// without Create fails as for a missing store (it once added memtool's
+// tables and turned the file to WAL), and so does Tenants.
+func TestReadOpenLeavesOtherDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('not a memory')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "sqlite://" + path
+	if _, _, err := storeurl.Open(t.Context(), url, nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open of another program's database = %v, want fs.ErrNotExist", err)
+	}
+	if _, err := storeurl.Tenants(t.Context(), url); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Tenants of another program's database = %v, want fs.ErrNotExist", err)
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("a read changed another program's database (%v)", err)
+	}
 }

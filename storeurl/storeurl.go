@@ -54,12 +54,12 @@ type Options struct {
 
 	// Create lets Open create a local target that is missing: a directory
 	// store's directory, an SQLite file and its folder, a file+blob
-	// directory; make an empty file an SQLite database; and create a
-	// PostgreSQL database's tables. Without it, a missing target, an empty
-	// file or a database without memtool's tables fails with an error
-	// wrapping fs.ErrNotExist, never opening as an empty memory, and is
-	// left as it is; so does a Tenant the store does not list (a
-	// MissingTenantError): it is not claimed.
+	// directory; make an empty file, or another program's SQLite
+	// database, a store; and create a PostgreSQL database's tables.
+	// Without it, a missing target, an empty file or a database without
+	// memtool's tables fails with an error wrapping fs.ErrNotExist, never
+	// opening as an empty memory, and is left as it is; so does a Tenant
+	// the store does not list (a MissingTenantError): it is not claimed.
 	Create bool
 }
 
@@ -104,7 +104,8 @@ var registry = []scheme{
 		return memstore.New(), nopCloser{}, nil
 	}},
 	{names: []string{"sqlite"}, form: "sqlite:///abs/path.db", about: "an SQLite file", local: file, parse: absPath, open: func(_ context.Context, t target) (memtool.Store, io.Closer, error) {
-		s, err := sqlitestore.Open(t.path, nil)
+		// A read writes nothing to a file that is not a store yet.
+		s, err := sqlitestore.Open(t.path, &sqlitestore.Options{Existing: !t.create})
 		return s, s, err
 	}},
 	{names: []string{"postgres", "postgresql"}, form: "postgres://user@host:5432/db?search_path=schema", about: "a PostgreSQL database", open: func(ctx context.Context, t target) (memtool.Store, io.Closer, error) {
@@ -244,7 +245,7 @@ func IsEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
 
 func isEmpty(ctx context.Context, rawURL, tenant string) (bool, error) {
 	s, closer, err := openRaw(ctx, rawURL, false)
-	if errors.As(err, new(missingError)) || errors.Is(err, pgstore.ErrNoTables) {
+	if errors.As(err, new(missingError)) || errors.Is(err, pgstore.ErrNoTables) || errors.Is(err, sqlitestore.ErrNoTables) {
 		return true, nil
 	}
 	if err != nil {
