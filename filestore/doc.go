@@ -91,12 +91,12 @@
 // memtool.ErrOutcomeUnknown, as the Store contract asks of a change that
 // may or may not have been made, and never says that nothing changed.
 //
-// Open and every read leave the directory as they found it, byte for byte
-// and with the same modification times: Open creates no lock file (the
-// first write does) and writes no mark, a listing that takes the lock
-// makes none either, and opening a tenant that exists creates nothing. So
-// a read-only command (memtool view) may be pointed at any directory
-// (TestReadsWriteNothing). The one exception is recovery: an Open that
+// Open of a directory that exists, and every read, leave it as they found
+// it, byte for byte and with the same modification times: Open creates no
+// lock file (the first writer does) and writes no mark, a listing that
+// takes the lock makes none either, and opening a tenant that exists
+// creates nothing. So a read-only command (memtool view) may be pointed
+// at any directory (TestReadsWriteNothing). The one exception is recovery: an Open that
 // finds a dead writer's mark sweeps its debris and clears the mark, as
 // above. Reading may move the access times, as any reader does.
 //
@@ -157,8 +157,8 @@
 //     error wrapping memtool.ErrNoSpace and leaves no temp file behind.
 //     Delete and rename need none and work: the lock file's mark is
 //     rewritten over bytes the file already has (the first writer that
-//     marks it gives it those bytes), a writer that cannot mark at all goes on
-//     unmarked, and a removal renames its target away before deleting it.
+//     marks it gives it those bytes), a writer that cannot mark at all
+//     goes on unmarked, and a removal renames its target away before deleting it.
 //     But a rename puts the new name into its directory before the old
 //     one leaves: where that directory has no room left for it (ext4, a
 //     full directory block), it needs a new block, so a rename, and the
