@@ -61,6 +61,18 @@ func TestExistingCreatesNothing(t *testing.T) {
 	if got := schemaTables(t, url); len(got) > 0 {
 		t.Fatalf("Open with Existing made tables: %q", got)
 	}
+	// A schema that memtool keys add made before the store's first use
+	// holds only the keys' table: it is memtool's, and opens.
+	keysOnly := pgtest.URL(t)
+	if _, err := connect(t, keysOnly).Exec(ctx, `CREATE TABLE memtool_keys (id text PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	k, err := pgstore.Open(ctx, keysOnly, &pgstore.Options{Existing: true})
+	if err != nil {
+		t.Errorf("a schema of memtool's keys alone, opened with Existing: %v", err)
+	} else {
+		k.Close()
+	}
 	s := open(t, url)
 	if err := s.WriteFile(ctx, "a.md", []byte("tea"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)

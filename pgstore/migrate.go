@@ -65,12 +65,20 @@ func (d *db) migrate(ctx context.Context, create bool) error {
 		case err == nil && version == len(migrations):
 			return nil
 		case noTables && !create:
-			// No schema to create in is what the user has to fix.
-			var schema *string
-			if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err == nil && schema == nil {
-				return fmt.Errorf("no schema of the search_path exists: create it, or fix search_path in the URL; %w", ErrNoTables)
+			// memtool_keys alone is a store whose keys memtool keys add
+			// made before its first use: memtool's, whose tables are
+			// made below. No schema to create in is what the user has
+			// to fix.
+			var schema, keys *string
+			if err := conn.QueryRow(ctx, `SELECT current_schema(), to_regclass('memtool_keys')::text`).Scan(&schema, &keys); err != nil {
+				return err
 			}
-			return ErrNoTables
+			switch {
+			case schema == nil:
+				return fmt.Errorf("no schema of the search_path exists: create it, or fix search_path in the URL; %w", ErrNoTables)
+			case keys == nil:
+				return ErrNoTables
+			}
 		case err != nil && !noTables:
 			return err
 		}

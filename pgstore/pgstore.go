@@ -44,7 +44,9 @@ type Options struct {
 	// wrapping ErrNoTables, having changed nothing. It is how a read
 	// opens a store (memtool view): a read creates no store, and a role
 	// that may only read gets that answer rather than a refused CREATE.
-	// An older schema is still migrated, as by any Open.
+	// An older schema is still migrated, and one that holds only the keys
+	// of package keys (memtool keys add, before the store's first use)
+	// gets the store's tables, as by any Open.
 	Existing bool
 }
 

@@ -76,6 +76,21 @@ func TestExistingWritesNothing(t *testing.T) {
 		}
 	}
 
+	// A file that memtool keys add made before the store's first use
+	// holds only the keys' table: it is memtool's, and opens.
+	keysOnly := filepath.Join(dir, "keys.db")
+	db, err = sql.Open("sqlite", "file:"+keysOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE memtool_keys (id TEXT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := openWith(t, keysOnly, &sqlitestore.Options{Existing: true}).ReadDir(t.Context(), ""); err != nil {
+		t.Errorf("a file of memtool's keys alone, opened with Existing: %v", err)
+	}
+
 	store := filepath.Join(dir, "memory.db")
 	s := open(t, store)
 	if err := s.WriteFile(t.Context(), "a.md", []byte("tea"), memtool.CreateOnly); err != nil {

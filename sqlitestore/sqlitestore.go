@@ -235,7 +235,9 @@ type Options struct {
 	// wrapping fs.ErrNotExist, and an empty file or another program's
 	// database with ErrNoTables, each left as it was. It is how a read
 	// opens a store (memtool view): a read creates no store. A file of
-	// an older schema is still migrated, as by any Open.
+	// an older schema is still migrated, and one that holds only the
+	// keys of package keys (memtool keys add, before the store's first
+	// use) gets the store's tables, as by any Open.
 	Existing bool
 }
 
@@ -376,7 +378,8 @@ func (d *db) init() error {
 	return nil
 }
 
-// existing checks that the file holds memtool's tables, reading it as a
+// existing checks that the file holds memtool's tables (the store's, or
+// the keys' of package keys), reading it as a
 // read-only file is read: without the pragmas that would turn it to WAL,
 // which is a write, as creating the schema is.
 func (d *db) existing() error {
@@ -392,8 +395,10 @@ func (d *db) existing() error {
 		return err
 	}
 	defer r.Close()
+	// memtool_keys alone is a store whose keys memtool keys add made
+	// before its first use: memtool's, whose tables Open then makes.
 	var n int
-	if err := r.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'memtool_meta'`).Scan(&n); err != nil {
+	if err := r.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('memtool_meta', 'memtool_keys')`).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
