@@ -289,7 +289,7 @@ type storeFlags struct {
 	overwrite bool
 	// noRecord: check the policy against the store's record, but record
 	// no policy that starts now: for the commands that only look (info,
-	// history, diff, restore --list, gc --dry-run), which would otherwise
+	// search, history, diff, restore --list, gc --dry-run), which would otherwise
 	// commit the store to the policy and lock out every process without it.
 	noRecord bool
 }

@@ -30,6 +30,7 @@ func setupSearch(fs *flag.FlagSet) runFunc {
 		if *limit < 1 {
 			return inv.fail(exitSearchError, "--limit must be at least 1 (run 'memtool search -h')")
 		}
+		inv.sf.noRecord = true // searching, like info, records no policy
 		mem, closer, err := openMemory(ctx, env, &inv.sf, false)
 		if err != nil {
 			return inv.fail(exitSearchError, "%v", err)

@@ -176,7 +176,8 @@ func checkReadsWriteNothing(t *testing.T, b roBackend, url string, vars map[stri
 			continue // --tenant is not one of its flags
 		}
 		_, stderr, code := runCLI(t, vars, c.stdin, args...)
-		if code == exitStore && c.args[0] != "tenants" {
+		// search exits 2 for a store it cannot open.
+		if code == exitStore && c.args[0] != "tenants" || c.args[0] == "search" && code == exitSearchError {
 			t.Errorf("memtool %q: exit %d: %s", args, code, stderr)
 		}
 		after := b.snap(t, url)
@@ -239,14 +240,16 @@ func TestReadOnlyCommandsWriteNothing(t *testing.T) {
 		t.Run(b.name+"/policy not recorded", func(t *testing.T) {
 			// The commands that only look check a policy against the
 			// store's record but never make one (README); view does.
+			// search once recorded it: a store searched once with a
+			// history policy refused every later process without it.
 			vars := map[string]string{"MEMTOOL_POLICY": writePolicy(b.name+"-new.json", `{"expiry":true,"history":{}}`)}
 			url := b.make(t, false)
 			mustRunCLI(t, nil, "", "create", "--store", url, "--text", "tea", "/memories/a.md")
 			before := b.snap(t, url)
-			for _, args := range [][]string{{"info"}, {"history", "/memories/a.md"}, {"diff", "/memories/a.md"}, {"restore", "--list"}, {"gc", "--dry-run", "--unused-for", "1h"}} {
+			for _, args := range [][]string{{"info"}, {"search", "tea"}, {"history", "/memories/a.md"}, {"diff", "/memories/a.md"}, {"restore", "--list"}, {"gc", "--dry-run", "--unused-for", "1h"}} {
 				args = append([]string{args[0], "--store", url}, args[1:]...)
 				_, stderr, code := runCLI(t, vars, "", args...)
-				if code == exitStore {
+				if code == exitStore || args[0] == "search" && code != exitOK {
 					t.Errorf("memtool %q: exit %d: %s", args, code, stderr)
 				}
 				if after := b.snap(t, url); !slices.Equal(after, before) {
