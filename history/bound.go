@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path"
 	"slices"
 	"strconv"
@@ -60,11 +61,31 @@ func parseUsage(data []byte) (usage, bool) {
 
 func (u usage) encode() []byte { return fmt.Appendf(nil, "%d %d", u.gen, u.bytes) }
 
+// countSteps: a version smaller than MaxBytes/countSteps is counted by
+// sampling (see count).
+const countSteps = 256
+
 // count adds n bytes, a version just written, to the usage counter,
 // creating it (by counting) if there is none.
+//
+// Updating the counter for every version would cost each change one
+// more durable write (two fsyncs on a directory store). So a version
+// smaller than step, a 256th of MaxBytes, is added as step, with the
+// probability n/step, and otherwise not at all: the counter's expected
+// growth is still the versions' bytes, whichever process keeps them and
+// however short-lived it is, while it is written about once for each
+// step of new versions. The sampling only decides when the next full
+// count comes (near the bound, the counter is off by about a sixteenth
+// of MaxBytes, one standard deviation), and that count is exact.
 func (s *Store) count(ctx context.Context, n int64) error {
 	if s.opts.MaxBytes < 0 {
 		return nil
+	}
+	if step := max(s.opts.MaxBytes/countSteps, 1); n < step {
+		if rand.Int64N(step) >= n {
+			return nil
+		}
+		n = step
 	}
 	ctx = context.WithoutCancel(ctx) // the version is written: count it
 	add := func(old []byte) ([]byte, error) {
@@ -79,9 +100,17 @@ func (s *Store) count(ctx context.Context, n int64) error {
 	if !errors.Is(err, memtool.ErrNotExist) {
 		return err
 	}
-	// No counter yet (a store from before it, or a new one): count what
-	// is there, this version included, which the add below then counts
-	// twice, as a count may (see above).
+	if err := s.startCounter(ctx); err != nil {
+		return err
+	}
+	return s.inner.Update(ctx, usageFile, 1<<10, add)
+}
+
+// startCounter makes the usage counter where there is none (a store from
+// before it, or a new one) by counting what is there, the version just
+// kept included, which count may then add again, as a count may (see
+// count).
+func (s *Store) startCounter(ctx context.Context) error {
 	_, total, err := s.allVersions(ctx)
 	if err != nil {
 		return err
@@ -93,7 +122,7 @@ func (s *Store) count(ctx context.Context, n int64) error {
 	if err != nil && !errors.Is(err, memtool.ErrExist) {
 		return err
 	}
-	return s.inner.Update(ctx, usageFile, 1<<10, add)
+	return nil
 }
 
 // bound drops the oldest versions of the store, of any path, if the
@@ -109,7 +138,14 @@ func (s *Store) bound(ctx context.Context, entry string) {
 	ctx = context.WithoutCancel(ctx)
 	data, err := s.inner.ReadFile(ctx, usageFile, 1<<10)
 	if errors.Is(err, memtool.ErrNotExist) {
-		return // count failed to make it, and said so
+		// count left the version out (see count) or failed to make the
+		// counter; in a store with versions from before the counter,
+		// the bound must hold from the first change on.
+		if err := s.startCounter(ctx); err != nil {
+			s.report(err)
+			return
+		}
+		data, err = s.inner.ReadFile(ctx, usageFile, 1<<10)
 	}
 	if err != nil {
 		s.report(err)

@@ -59,13 +59,18 @@
 //
 // The store keeps a usage counter beside the versions (a directory
 // "usage" under DirName), so that a change need not list every path's
-// versions: each version kept adds its size once it is written, and a
-// change that finds the counter past MaxBytes lists them all, drops what
+// versions: each version kept adds its size once it is written (a version
+// smaller than a 256th of MaxBytes is added as that 256th, with the
+// probability of their sizes' ratio, so that the counter is written about
+// once for each 256th of new versions; its expected growth is still their
+// bytes, and near the bound it is off by about a sixteenth of MaxBytes),
+// and a change that finds the counter past MaxBytes lists them all, drops what
 // it must, and sets the counter to what it found plus what other
 // processes added meanwhile. A version dropped (by MaxVersions, MaxAge
 // or a failed change) is not taken off the counter; the count that the
 // counter's growth brings on does. So the counter never says less than
-// the versions hold, but for one version for each process that died
+// the versions hold, but for the sampling of small versions, and for one
+// version for each process that died
 // between writing a version and counting it, or whose update of the
 // counter failed (OnError hears of it): the versions may pass MaxBytes by
 // that much until the counter's growth brings on the next count. While
@@ -171,8 +176,9 @@
 // TenantLister), answering errors.ErrUnsupported for those the inner store
 // lacks, and Tenant returns the inner tenant's store under the same policy,
 // whose versions are kept inside that tenant. An edit costs a read of the old
-// content, an update of the version counter, a write of the version, an
-// update and a read of the usage counter (with MaxBytes on), and a
+// content, an update of the version counter, a write of the version, a
+// read of the usage counter and, once for each 256th of MaxBytes of new
+// versions, an update of it (with MaxBytes on), and a
 // conditional update instead of a write. A delete costs two renames, an
 // update of each counter per file, and a few small operations on the
 // trash (a directory, the path, a listing). When the usage counter passes
