@@ -58,8 +58,15 @@
 //
 // # Transports
 //
-// Over stdio, run the server on a transport (memtool mcp does this: one
+// Over stdio, run the server on NewIOTransport (memtool mcp does this: one
 // process per client, several processes on one store are safe).
+//
+// Both transports check each message before the MCP SDK reads it (see
+// NewIOTransport): a key given twice or two keys that differ only by case
+// (outside a tools/call's arguments, which the tool's parser checks), an
+// id the answer could not carry, a batch giving one id to two requests,
+// or data after the message is answered with a JSON-RPC error, Invalid
+// Request or Parse error, and nothing in it runs.
 //
 // Over HTTP, NewHTTPHandler is the streamable HTTP transport in stateless
 // mode: no session is kept or issued, so any process behind a load

@@ -86,7 +86,8 @@ const maxBodyBytes = 2 * memtool.MaxInputBytes
 // Each request is checked in this order: the Host header (DNS rebinding,
 // see AllowedHosts), the Origin header (see AllowedOrigins), then open;
 // then a body over 16 MiB (twice memtool.MaxInputBytes) is answered 413
-// and runs nothing. A request whose identity may not write sees memory_view and
+// and runs nothing, and a body the message check refuses (see
+// NewIOTransport) is answered 400 with a JSON-RPC error response. A request whose identity may not write sees memory_view and
 // memory_search alone.
 //
 // Mount it where clients reach it, conventionally /mcp:
@@ -166,6 +167,15 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		h.refuse(w, r, http.StatusBadRequest, "the request body could not be read")
 		return
+	}
+	if r.Method == http.MethodPost && len(body) > 0 {
+		if err := checkMessage(body); err != nil {
+			h.log.Info("mcpserver: message refused", "path", r.URL.Path, "reason", err.msg)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(err.response())
+			return
+		}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	ctx := context.WithValue(r.Context(), grantKey{}, grant{mem, canWrite})

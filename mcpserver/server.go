@@ -45,8 +45,9 @@ func (o *Options) callTimeout() time.Duration {
 // as the prompt memory_protocol, and serves the files as resources (see
 // the package doc).
 //
-// Run it on a transport (stdio: server.Run(ctx, &mcp.StdioTransport{})),
-// or serve it over HTTP with NewHTTPHandler.
+// Run it on a transport (stdio: server.Run(ctx, NewIOTransport(os.Stdin,
+// os.Stdout)), which checks each message as NewHTTPHandler does), or serve
+// it over HTTP with NewHTTPHandler.
 func NewServer(mem *memtool.Memory, opts *Options) *mcp.Server {
 	var o Options
 	if opts != nil {

@@ -68,7 +68,7 @@ func runMCP(ctx context.Context, inv *invocation, opts *mcpserver.Options) int {
 	}
 	stdin := &eofReader{ReadCloser: in}
 	transport := &drainingTransport{
-		Transport: &mcp.IOTransport{Reader: stdin, Writer: nopWriteCloser{env.stdout}},
+		Transport: mcpserver.NewIOTransport(stdin, nopWriteCloser{env.stdout}),
 		// A call is answered within its timeout; this bounds the wait for
 		// one the SDK never answers.
 		wait: opts.CallTimeout + shutdownGrace,

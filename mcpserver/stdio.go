@@ -1,0 +1,171 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// NewIOTransport is the stdio transport of a server (memtool mcp runs it
+// on its stdin and stdout): newline-delimited JSON-RPC read from r and
+// written to w, as mcp.IOTransport, with each message checked before the
+// SDK reads it, as NewHTTPHandler checks a request's body. A message the
+// check refuses (a key given twice, keys that differ only by case, an id
+// the answer could not carry, a batch giving one id to two requests, data
+// after the message on its line) or one larger than 16 MiB (twice
+// memtool.MaxInputBytes, which is never read whole) is answered with a
+// JSON-RPC error, Invalid Request or Parse error, and dropped up to the
+// end of its line: nothing in it runs, and the session goes on. Input that
+// is not JSON at all ends the session, as it does on mcp.IOTransport.
+func NewIOTransport(r io.ReadCloser, w io.WriteCloser) *mcp.IOTransport {
+	out := &lineWriter{w: w}
+	return &mcp.IOTransport{Reader: newMessageReader(r, out), Writer: out}
+}
+
+// lineWriter serialises the writes of the SDK (one whole message each)
+// and of messageReader's refusals, so that no two lines interleave.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lineWriter) Close() error { return l.w.Close() }
+
+// messageReader hands the SDK the checked messages of src, one a line.
+type messageReader struct {
+	src     io.ReadCloser
+	in      *bufio.Reader
+	input   *boundedInput // what dec reads: carried bytes, then in
+	dec     *json.Decoder
+	out     *lineWriter
+	pending []byte // a checked message and its newline, not yet read
+}
+
+func newMessageReader(src io.ReadCloser, out *lineWriter) *messageReader {
+	m := &messageReader{src: src, in: bufio.NewReader(src), out: out}
+	m.restart(nil)
+	return m
+}
+
+// restart begins decoding afresh with carry, then the rest of src.
+func (m *messageReader) restart(carry []byte) {
+	m.input = &boundedInput{carry: carry, in: m.in}
+	m.dec = json.NewDecoder(m.input)
+	m.input.dec = m.dec
+}
+
+func (m *messageReader) Close() error { return m.src.Close() }
+
+func (m *messageReader) Read(p []byte) (int, error) {
+	for len(m.pending) == 0 {
+		var raw json.RawMessage
+		err := m.dec.Decode(&raw)
+		var refusal *messageError
+		switch {
+		case errors.Is(err, errMessageTooLarge):
+			refusal = &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the message is larger than %d bytes", maxBodyBytes)}
+		case err != nil:
+			return 0, err // io.EOF, a broken input, or input that is not JSON
+		case !m.lineEnds():
+			refusal = &messageError{code: codeParseError, msg: "Parse error: data after the JSON-RPC message on its line"}
+		default:
+			refusal = checkMessage(raw)
+		}
+		if refusal == nil {
+			m.pending = append(raw, '\n')
+			break
+		}
+		if _, err := m.out.Write(append(refusal.response(), '\n')); err != nil {
+			return 0, err
+		}
+		if raw == nil || !m.lineEnds() {
+			if err := m.skipLine(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	n := copy(p, m.pending)
+	m.pending = m.pending[n:]
+	return n, nil
+}
+
+// lineEnds reports whether nothing but blanks follows the message just
+// decoded before the end of its line, as far as the decoder has read.
+func (m *messageReader) lineEnds() bool {
+	rest, _ := io.ReadAll(m.dec.Buffered()) // a view of the decoder's buffer: it consumes nothing
+	rest = bytes.TrimLeft(rest, " \t\r")
+	return len(rest) == 0 || rest[0] == '\n'
+}
+
+// skipLine drops the input up to the end of the current line, and
+// decodes afresh after it.
+func (m *messageReader) skipLine() error {
+	// Not yet decoded: what the decoder has buffered, then what it has
+	// not taken yet, then the rest of src.
+	rest, _ := io.ReadAll(m.dec.Buffered())
+	rest = append(rest, m.input.carry...)
+	// Blank lines before the dropped message are not its end.
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		m.restart(rest[i+1:])
+		return nil
+	}
+	for {
+		_, err := m.in.ReadSlice('\n')
+		switch {
+		case err == nil:
+			m.restart(nil)
+			return nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return err
+		}
+	}
+}
+
+// errMessageTooLarge: the decoder buffered more than maxBodyBytes of one
+// message.
+var errMessageTooLarge = errors.New("mcpserver: message too large")
+
+// boundedInput is the decoder's input: it refuses to give the decoder
+// more once the message being decoded holds more than maxBodyBytes, so
+// that an endless line is never held whole.
+type boundedInput struct {
+	carry []byte
+	in    io.Reader
+	dec   *json.Decoder
+	n     int64 // bytes given to dec
+}
+
+func (b *boundedInput) Read(p []byte) (int, error) {
+	// dec's offset stays at the start of the value it is decoding until
+	// the value is whole: it is given at most maxBodyBytes of one value.
+	allowed := maxBodyBytes - (b.n - b.dec.InputOffset())
+	if allowed <= 0 {
+		return 0, errMessageTooLarge
+	}
+	if int64(len(p)) > allowed {
+		p = p[:allowed]
+	}
+	var n int
+	var err error
+	if len(b.carry) > 0 {
+		n = copy(p, b.carry)
+		b.carry = b.carry[n:]
+	} else {
+		n, err = b.in.Read(p)
+	}
+	b.n += int64(n)
+	return n, err
+}
