@@ -21,8 +21,12 @@
 // Memory.Run; so the answer is exec's, byte for byte: one text content
 // (isError set when the command failed, with the same "Error: ..." text),
 // or one image content for a view of an image. Arguments that are not an
-// object, unknown or mistyped parameters and the like get exec's error
-// text too. ToolCall and ToolInput map between memory tool inputs and MCP
+// object, mistyped or duplicate parameters and the like get exec's error
+// text too. One difference: a parameter the tool does not have, which
+// exec ignores, is refused (as the tool's schema, additionalProperties
+// false, says), so that a misnamed one cannot do something else than
+// asked (memory_str_replace with new_text rather than new_str would
+// delete old_str). ToolCall and ToolInput map between memory tool inputs and MCP
 // calls; ResultOf reads an answer back into a memtool.Result.
 //
 // memory_create's description says what create does with the Memory's

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -258,9 +261,60 @@ func (d *toolDef) handler(mem *memtool.Memory, opts *Options) mcp.ToolHandler {
 			}
 			return callResult(d.run(ctx, mem, args)), nil
 		}
+		if msg := d.unknownArgument(req.Params.Arguments); msg != "" {
+			return callResult(memtool.Result{Text: "Error: " + msg, IsError: true}), nil
+		}
 		return callResult(mem.Run(ctx, toolInput(d.command, req.Params.Arguments))), nil
 	}
 }
+
+// unknownArgument says which member of args (an object) the tool does
+// not have, or is "". The memory tool's parser ignores unknown
+// parameters, but the tool's schema says there are none
+// (additionalProperties false), and a call that misnames one, as
+// memory_str_replace with new_text for new_str, would otherwise do
+// something else than the client asked: delete old_str. A key that is a
+// parameter's name in another case, and a second "command", are left to
+// the parser, which words them as exec does.
+func (d *toolDef) unknownArgument(args json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "" // not an object: the parser's to refuse
+	}
+	params := toolParams()[d.command]
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+		key := tok.(string)
+		if foldKey(key) == foldKey("command") || slices.ContainsFunc(params, func(p string) bool { return foldKey(p) == foldKey(key) }) {
+			continue
+		}
+		return fmt.Sprintf("Unknown parameter '%s' for %s (its parameters: %s)", key, d.name(), strings.Join(params, ", "))
+	}
+	return ""
+}
+
+// toolParams are the parameter names of each command's tool, from its
+// schema, in name order.
+var toolParams = sync.OnceValue(func() map[string][]string {
+	params := map[string][]string{}
+	for i := range tools {
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal([]byte(tools[i].schema), &schema); err != nil {
+			panic(fmt.Sprintf("mcpserver: the schema of %s: %v", tools[i].name(), err)) // a constant of ours
+		}
+		params[tools[i].command] = slices.Sorted(maps.Keys(schema.Properties))
+	}
+	return params
+})
 
 // toolInput is the memory tool input for command with args: args with a
 // "command" member added in front. Absent arguments are an empty object.
@@ -349,9 +403,10 @@ func ToolCall(input []byte) (tool string, args json.RawMessage, err error) {
 }
 
 // ToolInput is the memory tool input the server runs for a call of tool
-// with args, the input memtool exec would answer alike; it is false for a
-// tool the server does not have, and for memory_search, which runs no
-// memory tool input.
+// with args, the input memtool exec would answer alike (unless args has a
+// parameter the tool does not have: exec ignores it, the server refuses
+// the call); it is false for a tool the server does not have, and for
+// memory_search, which runs no memory tool input.
 func ToolInput(tool string, args json.RawMessage) ([]byte, bool) {
 	for i := range tools {
 		if tools[i].name() == tool && tools[i].run == nil {
