@@ -91,7 +91,9 @@
 // claim, and the scopes memory:read and memory:write (configurable) grant
 // view or everything. It serves the protected-resource metadata of RFC 9728
 // that clients such as claude.ai and Claude Desktop connectors use to find
-// the authorization server, and a 401 names it.
+// the authorization server, and a 401 or 403 names it, with the error
+// code of RFC 6750 (none without a token, invalid_token, or
+// insufficient_scope with the scope that would do: see OpenFunc).
 //
 // See docs/mcp.md for client set-up.
 package mcpserver

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,11 +27,22 @@ import (
 // an API key, or the identity a middleware put in the request's context).
 //
 // An error refuses the request: one that wraps ErrUnauthenticated is
-// answered 401 (with a WWW-Authenticate challenge, see
-// HTTPOptions.ResourceMetadataURL), one that wraps ErrForbidden 403, and
-// any other 500 with a generic message, its text logged but not sent.
-// The error's text is sent for 401 and 403, so it must hold nothing
-// secret.
+// answered 401, one that wraps ErrForbidden 403, and any other 500 with a
+// generic message, its text logged but not sent. The error's text is sent
+// for 401 and 403, so it must hold nothing secret (never the token).
+//
+// A 401 and an insufficient_scope 403 carry the challenge of RFC 6750 §3,
+// WWW-Authenticate: Bearer realm="memtool", with the protected-resource
+// metadata (HTTPOptions.ResourceMetadataURL) if it is served: a request
+// without a bearer token gets no error code (the client may not have
+// known it needs one); one whose token open refuses, error="invalid_token";
+// an error wrapping ErrInsufficientScope, error="insufficient_scope" and
+// scope= HTTPOptions.ReadScope. An identity that may not write, calling a
+// tool that writes (alone or in a batch), is answered 403 before anything
+// runs, with error="insufficient_scope" and scope= HTTPOptions.WriteScope:
+// so a client that can get a token with more scope (MCP's step-up
+// authorization) learns which. (The go-sdk client ends its session on
+// that answer; a new session goes on.)
 type OpenFunc func(r *http.Request) (mem *memtool.Memory, canWrite bool, err error)
 
 // Errors an OpenFunc returns to refuse a request.
@@ -39,6 +51,10 @@ var (
 	ErrUnauthenticated = errors.New("unauthenticated")
 	// ErrForbidden: the credentials are valid but do not allow this (403).
 	ErrForbidden = errors.New("forbidden")
+	// ErrInsufficientScope (which wraps ErrForbidden): the credentials
+	// are valid but grant none of the scopes that give access (403, with
+	// an insufficient_scope challenge naming HTTPOptions.ReadScope).
+	ErrInsufficientScope = fmt.Errorf("%w: insufficient_scope", ErrForbidden)
 )
 
 // HTTPOptions configure NewHTTPHandler. The zero value (or nil) means the
@@ -64,9 +80,16 @@ type HTTPOptions struct {
 	// browser; the list only keeps other origins out.
 	AllowedOrigins []string
 	// ResourceMetadataURL, when set, is named in the WWW-Authenticate
-	// header of a 401 answer (RFC 9728), so that an OAuth client finds the
-	// authorization server. OAuth.MetadataURL gives it.
+	// header of a 401 or insufficient_scope 403 answer (RFC 9728), so that
+	// an OAuth client finds the authorization server. OAuth.MetadataURL
+	// gives it.
 	ResourceMetadataURL string
+	// ReadScope and WriteScope are the scopes a 403 insufficient_scope
+	// challenge asks for (its scope attribute, RFC 6750 §3): WriteScope
+	// when an identity that may not write calls a tool that writes,
+	// ReadScope when open refuses credentials with ErrInsufficientScope.
+	// Empty: the challenge names no scope. OAuth.Scopes gives them.
+	ReadScope, WriteScope string
 	// Logger receives refused requests and the MCP SDK's transport log;
 	// nil discards them.
 	Logger *slog.Logger
@@ -137,12 +160,19 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	mem, canWrite, err := h.open(r)
 	switch {
 	case errors.Is(err, ErrUnauthenticated):
-		if h.opts.ResourceMetadataURL != "" {
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q`, h.opts.ResourceMetadataURL))
-		} else {
-			w.Header().Set("WWW-Authenticate", "Bearer")
+		// RFC 6750 §3.1: a request without credentials gets no error
+		// code (the client may not know it needs them); one whose token
+		// is refused, invalid_token.
+		code := ""
+		if hasBearer(r) {
+			code = "invalid_token"
 		}
+		w.Header().Set("WWW-Authenticate", h.challenge(code, ""))
 		h.refuse(w, r, http.StatusUnauthorized, err.Error())
+		return
+	case errors.Is(err, ErrInsufficientScope):
+		w.Header().Set("WWW-Authenticate", h.challenge("insufficient_scope", h.opts.ReadScope))
+		h.refuse(w, r, http.StatusForbidden, err.Error())
 		return
 	case errors.Is(err, ErrForbidden):
 		h.refuse(w, r, http.StatusForbidden, err.Error())
@@ -177,6 +207,14 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !canWrite && callsWriteTool(body) {
+		// Not the tool list's "unknown tool": the tool exists, and a
+		// client that can get a token with the write scope (MCP's
+		// step-up authorization) learns which scope it needs.
+		w.Header().Set("WWW-Authenticate", h.challenge("insufficient_scope", h.opts.WriteScope))
+		h.refuse(w, r, http.StatusForbidden, "insufficient_scope: these credentials may not change the memory")
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	ctx := context.WithValue(r.Context(), grantKey{}, grant{mem, canWrite})
 	h.mcp.ServeHTTP(w, r.WithContext(ctx))
@@ -204,6 +242,57 @@ func noSessionID() string { return "" }
 func (h *httpHandler) refuse(w http.ResponseWriter, r *http.Request, code int, msg string) {
 	h.log.Info("mcpserver: request refused", "status", code, "method", r.Method, "path", r.URL.Path, "reason", msg)
 	http.Error(w, msg, code)
+}
+
+// challenge is the WWW-Authenticate header of a 401 or 403 (RFC 6750
+// §3): the error code and the scope that would do, if any, and where the
+// protected-resource metadata is (RFC 9728), if it is served.
+func (h *httpHandler) challenge(code, scope string) string {
+	c := `Bearer realm="memtool"`
+	if code != "" {
+		c += fmt.Sprintf(`, error=%q`, code)
+	}
+	if scope != "" {
+		c += fmt.Sprintf(`, scope=%q`, scope)
+	}
+	if h.opts.ResourceMetadataURL != "" {
+		c += fmt.Sprintf(`, resource_metadata=%q`, h.opts.ResourceMetadataURL)
+	}
+	return c
+}
+
+// hasBearer reports whether r carries a bearer token.
+func hasBearer(r *http.Request) bool {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	return strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(token) != ""
+}
+
+// callsWriteTool reports whether body, a message checkMessage accepted,
+// calls a tool that changes the memory, alone or in a batch.
+func callsWriteTool(body []byte) bool {
+	msgs := []json.RawMessage{body}
+	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
+		if json.Unmarshal(b, &msgs) != nil {
+			return false
+		}
+	}
+	for _, m := range msgs {
+		var req struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(m, &req) != nil || req.Method != "tools/call" {
+			continue
+		}
+		for i := range tools {
+			if tools[i].name() == req.Params.Name && !tools[i].readOnly {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hostAllowed is the DNS-rebinding check on the Host header.

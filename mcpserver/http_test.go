@@ -108,7 +108,7 @@ func TestHTTPReadToken(t *testing.T) {
 	mem := seeded(t)
 	open := staticTokens(map[string]access{"r": {mem, false}, "w": {mem, true}})
 	urls := serve(t, 1, open, nil)
-	checkReadOnly(t, httpSession(t, "r", urls...), mem)
+	checkReadOnly(t, func() *mcp.ClientSession { return httpSession(t, "r", urls...) }, mem)
 	// The write token of the same memory lists every tool.
 	res, err := httpSession(t, "w", urls...).ListTools(context.Background(), nil)
 	if err != nil || len(res.Tools) != 7 {
@@ -213,8 +213,15 @@ func TestHTTPRefusals(t *testing.T) {
 		if resp.StatusCode != c.status || !strings.Contains(body, c.body) || strings.Contains(body, "/secret/place") {
 			t.Errorf("%s: %d %q, want %d and %q", c.name, resp.StatusCode, body, c.status, c.body)
 		}
-		if c.status == 401 && resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="https://mem.example/.well-known/oauth-protected-resource/mcp"` {
-			t.Errorf("%s: WWW-Authenticate %q", c.name, resp.Header.Get("WWW-Authenticate"))
+		want := ""
+		switch {
+		case c.status == 401 && c.header["Authorization"] == "":
+			want = `Bearer realm="memtool", resource_metadata="https://mem.example/.well-known/oauth-protected-resource/mcp"`
+		case c.status == 401:
+			want = `Bearer realm="memtool", error="invalid_token", resource_metadata="https://mem.example/.well-known/oauth-protected-resource/mcp"`
+		}
+		if got := resp.Header.Get("WWW-Authenticate"); got != want || strings.Contains(body, "nope") {
+			t.Errorf("%s: WWW-Authenticate %q, want %q", c.name, got, want)
 		}
 	}
 	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_create","arguments":{"path":"/memories/big.txt","file_text":"` + strings.Repeat("x", 2*memtool.MaxInputBytes) + `"}}}`

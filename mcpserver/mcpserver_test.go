@@ -227,13 +227,15 @@ func seeded(t testing.TB) *memtool.Memory {
 	return mem
 }
 
-// checkReadOnly checks that session lists memory_view alone, that it
-// works, and that every call that would change the memory is refused and
-// changes nothing.
-func checkReadOnly(t *testing.T, session *mcp.ClientSession, mem *memtool.Memory) {
+// checkReadOnly checks that a session of newSession lists memory_view
+// alone, that it works, and that every call that would change the memory
+// is refused and changes nothing. Each call has a session of its own:
+// over HTTP the refusal is a 403, after which the go-sdk client ends its
+// session.
+func checkReadOnly(t *testing.T, newSession func() *mcp.ClientSession, mem *memtool.Memory) {
 	t.Helper()
 	ctx := context.Background()
-	res, err := session.ListTools(ctx, nil)
+	res, err := newSession().ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +244,7 @@ func checkReadOnly(t *testing.T, session *mcp.ClientSession, mem *memtool.Memory
 	}
 	before := listing(t, mem)
 	for _, call := range mcpcalls.Writes() {
-		res, err := session.CallTool(ctx, &call)
+		res, err := newSession().CallTool(ctx, &call)
 		if err == nil {
 			t.Errorf("%s with read access: %+v, want a refusal", call.Name, res)
 		}
@@ -250,7 +252,7 @@ func checkReadOnly(t *testing.T, session *mcp.ClientSession, mem *memtool.Memory
 	if after := listing(t, mem); after != before {
 		t.Errorf("read-only calls changed the memory:\n%s\nwas\n%s", after, before)
 	}
-	view, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
+	view, err := newSession().CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
 	if err != nil || view.IsError {
 		t.Fatalf("view with read access: %v %+v", err, view)
 	}
@@ -258,7 +260,8 @@ func checkReadOnly(t *testing.T, session *mcp.ClientSession, mem *memtool.Memory
 
 func TestReadOnly(t *testing.T) {
 	mem := seeded(t)
-	checkReadOnly(t, connect(t, mem, &mcpserver.Options{ReadOnly: true}), mem)
+	ro := connect(t, mem, &mcpserver.Options{ReadOnly: true})
+	checkReadOnly(t, func() *mcp.ClientSession { return ro }, mem)
 	if got := mcpserver.ToolNames(true); !slices.Equal(got, []string{"memory_view", "memory_search"}) {
 		t.Errorf("ToolNames(true) = %v", got)
 	}

@@ -133,6 +133,10 @@ func (o *OAuth) MetadataURL() string {
 	return o.resource.Scheme + "://" + o.resource.Host + o.MetadataPath()
 }
 
+// Scopes are the scopes that let a token read and write, for the
+// challenges of NewHTTPHandler (HTTPOptions.ReadScope and WriteScope).
+func (o *OAuth) Scopes() (read, write string) { return o.cfg.ReadScope, o.cfg.WriteScope }
+
 // MetadataHandler serves the protected-resource metadata document.
 func (o *OAuth) MetadataHandler() http.Handler {
 	return auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
@@ -154,8 +158,8 @@ const leeway = 30 * time.Second
 // Verify checks a bearer token and returns what it grants. A token that is
 // not a JWT signed by one of the issuer's keys, or whose issuer, audience,
 // expiry (required) or not-before is wrong, wraps ErrUnauthenticated; a
-// valid token without either scope, or without a valid tenant claim,
-// wraps ErrForbidden.
+// valid token without either scope wraps ErrInsufficientScope, and one
+// without a valid tenant claim ErrForbidden.
 func (o *OAuth) Verify(ctx context.Context, token string) (Grant, error) {
 	tok, err := jwt.ParseSigned(token, algorithms)
 	if err != nil {
@@ -183,7 +187,7 @@ func (o *OAuth) Verify(ctx context.Context, token string) (Grant, error) {
 	case slices.Contains(scopes, o.cfg.WriteScope):
 		g.CanWrite = true
 	case !slices.Contains(scopes, o.cfg.ReadScope):
-		return Grant{}, fmt.Errorf("%w: insufficient_scope: the token has neither %s nor %s", ErrForbidden, o.cfg.ReadScope, o.cfg.WriteScope)
+		return Grant{}, fmt.Errorf("%w: the token has neither %s nor %s", ErrInsufficientScope, o.cfg.ReadScope, o.cfg.WriteScope)
 	}
 	tenant, _ := extra[o.cfg.TenantClaim].(string)
 	if err := memtool.ValidateTenant(tenant); err != nil {

@@ -70,7 +70,8 @@ func newOAuthServer(t *testing.T, iss *oauthtest.Issuer, jwksURL string) *oauthS
 		return nil, errors.Join(mcpserver.ErrForbidden, errors.New("unknown tenant"))
 	}
 	mux.Handle(s.oauth.MetadataPath(), s.oauth.MetadataHandler())
-	mux.Handle("/mcp", mcpserver.NewHTTPHandler(s.oauth.Open(memoryOf), &mcpserver.HTTPOptions{ResourceMetadataURL: s.oauth.MetadataURL()}))
+	read, write := s.oauth.Scopes()
+	mux.Handle("/mcp", mcpserver.NewHTTPHandler(s.oauth.Open(memoryOf), &mcpserver.HTTPOptions{ResourceMetadataURL: s.oauth.MetadataURL(), ReadScope: read, WriteScope: write}))
 	return s
 }
 
@@ -84,7 +85,8 @@ func TestOAuthValidToken(t *testing.T) {
 	// A read-scope token of the same tenant sees memory_view alone.
 	mem := s.tenants["alice"]
 	mem.Run(context.Background(), []byte(`{"command":"create","path":"/memories/a.txt","file_text":"one\ntwo"}`))
-	checkReadOnly(t, httpSession(t, iss.Token(t, iss.Claims(s.resource, "alice", "memory:read")), s.url), mem)
+	readToken := iss.Token(t, iss.Claims(s.resource, "alice", "memory:read"))
+	checkReadOnly(t, func() *mcp.ClientSession { return httpSession(t, readToken, s.url) }, mem)
 	// The key set can also be named instead of discovered.
 	s2 := newOAuthServer(t, iss, iss.KeysURL)
 	res, err := httpSession(t, iss.Token(t, iss.Claims(s2.resource, "alice", "memory:write")), s2.url).ListTools(context.Background(), nil)
@@ -126,6 +128,7 @@ func TestOAuthRefusals(t *testing.T) {
 		return c
 	}
 	other := oauthtest.NewKey(t)
+	meta := `resource_metadata="` + s.oauth.MetadataURL() + `"`
 	for _, c := range []struct {
 		name   string
 		token  string
@@ -133,6 +136,7 @@ func TestOAuthRefusals(t *testing.T) {
 		body   string
 	}{
 		{"no token", "", 401, "bearer token is required"},
+		{"empty token", " ", 401, "bearer token is required"},
 		{"not a JWT", "abc.def", 401, "invalid_token"},
 		{"wrong audience", iss.Token(t, with("aud", []string{"https://other.example/mcp"})), 401, "invalid_token"},
 		{"no audience", iss.Token(t, with("aud", nil)), 401, "invalid_token"},
@@ -159,8 +163,47 @@ func TestOAuthRefusals(t *testing.T) {
 		if resp.StatusCode != c.status || !strings.Contains(body, c.body) {
 			t.Errorf("%s: %d %q, want %d and %q", c.name, resp.StatusCode, body, c.status, c.body)
 		}
-		if c.status == 401 && resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+s.oauth.MetadataURL()+`"` {
-			t.Errorf("%s: WWW-Authenticate %q", c.name, resp.Header.Get("WWW-Authenticate"))
+		if tok := strings.TrimSpace(c.token); tok != "" && (strings.Contains(body, tok) || strings.Contains(resp.Header.Get("WWW-Authenticate"), tok)) {
+			t.Errorf("%s: the answer echoes the token", c.name)
+		}
+		// RFC 6750 §3: no error code for a request without a token,
+		// invalid_token for a token that is not good, and
+		// insufficient_scope, with the scope that would do, for one that
+		// grants too little; a 403 for another reason is no challenge.
+		var want string
+		switch {
+		case c.status == 401 && strings.TrimSpace(c.token) == "":
+			want = `Bearer realm="memtool", ` + meta
+		case c.status == 401:
+			want = `Bearer realm="memtool", error="invalid_token", ` + meta
+		case strings.Contains(c.body, "insufficient_scope"):
+			want = `Bearer realm="memtool", error="insufficient_scope", scope="memory:read", ` + meta
+		}
+		if got := resp.Header.Get("WWW-Authenticate"); got != want {
+			t.Errorf("%s: WWW-Authenticate %q, want %q", c.name, got, want)
+		}
+	}
+	// A read token calling a tool that writes lacks the write scope.
+	mem := s.tenants["alice"]
+	before := listing(t, mem)
+	readToken := iss.Token(t, iss.Claims(s.resource, "alice", "memory:read"))
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + create("w.txt") + `}`,
+		`[` + callView + `,{"jsonrpc":"2.0","id":2,"method":"tools/call","params":` + create("w.txt") + `}]`,
+	} {
+		resp, answer := post(t, s.url, body, map[string]string{"Authorization": "Bearer " + readToken})
+		want := `Bearer realm="memtool", error="insufficient_scope", scope="memory:write", ` + meta
+		if resp.StatusCode != 403 || resp.Header.Get("WWW-Authenticate") != want || strings.Contains(answer, readToken) {
+			t.Errorf("a read token writing: %d %q %q, want 403 and %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), answer, want)
+		}
+	}
+	if after := listing(t, mem); after != before {
+		t.Errorf("a read token changed the memory:\n%s", after)
+	}
+	// Its views, and calls of tools that do not exist, are answered.
+	for _, body := range []string{callView, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_nope","arguments":{}}}`} {
+		if resp, answer := post(t, s.url, body, map[string]string{"Authorization": "Bearer " + readToken}); resp.StatusCode != 200 {
+			t.Errorf("a read token: %d %q", resp.StatusCode, answer)
 		}
 	}
 	// A valid token still works after all that.

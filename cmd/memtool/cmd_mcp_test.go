@@ -250,20 +250,22 @@ func TestMCPReadOnlyFlag(t *testing.T) {
 	dir := newStoreDir(t)
 	execMemtool(t, `{"command":"create","path":"/memories/a.txt","file_text":"one\ntwo"}`+"\n", "--store", dir)
 	cs, _ := mcpSession(t, memtoolBinary(t), "--read-only", "--store", dir)
-	checkNoWrites(t, cs, dir)
+	checkNoWrites(t, func() *mcp.ClientSession { return cs }, dir)
 }
 
-// checkNoWrites checks that cs lists memory_view and memory_search alone,
-// that no tool changes the store in dir, and that view works.
-func checkNoWrites(t *testing.T, cs *mcp.ClientSession, dir string) {
+// checkNoWrites checks that a session of newSession lists memory_view and
+// memory_search alone, that no tool changes the store in dir, and that
+// view works. Each call has a session of its own: over HTTP the refusal
+// is a 403, after which the go-sdk client ends its session.
+func checkNoWrites(t *testing.T, newSession func() *mcp.ClientSession, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	tools, err := cs.ListTools(ctx, nil)
+	tools, err := newSession().ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 2 || tools.Tools[0].Name != "memory_search" || tools.Tools[1].Name != "memory_view" {
 		t.Fatalf("read-only tools: %v %+v", err, tools)
 	}
 	for _, call := range mcpcalls.Writes() {
-		if res, err := cs.CallTool(ctx, &call); err == nil {
+		if res, err := newSession().CallTool(ctx, &call); err == nil {
 			t.Errorf("%s with read access: %+v", call.Name, res)
 		}
 	}
@@ -271,7 +273,7 @@ func checkNoWrites(t *testing.T, cs *mcp.ClientSession, dir string) {
 	if b, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || string(b) != "one\ntwo" || !slices.Equal(names, []string{"a.txt", "pic.png"}) {
 		t.Errorf("after read-only calls: a.txt %q %v, files %v", b, err, names)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
+	res, err := newSession().CallTool(ctx, &mcp.CallToolParams{Name: "memory_view", Arguments: map[string]any{"path": "/memories/a.txt"}})
 	if err != nil || res.IsError {
 		t.Errorf("view with read access: %v %+v", err, res)
 	}
@@ -402,7 +404,8 @@ func TestMCPReadTokenHTTP(t *testing.T) {
 	t.Parallel()
 	dir := newStoreDir(t)
 	execMemtool(t, `{"command":"create","path":"/memories/a.txt","file_text":"one\ntwo"}`+"\n", "--store", dir)
-	checkNoWrites(t, httpClient(t, serveHTTP(t, dir), "read-token"), dir)
+	url := serveHTTP(t, dir)
+	checkNoWrites(t, func() *mcp.ClientSession { return httpClient(t, url, "read-token") }, dir)
 }
 
 // TestMCPNoLostUpdate: two memtool mcp processes and one HTTP client edit
