@@ -208,13 +208,34 @@ func mounts(srv **server.Server, inv *invocation, o serveOptions, logger *slog.L
 		}
 		return mem.Store(), canWrite, nil
 	}, opts)
-	m := map[string]http.Handler{
-		"/mcp": mcpserver.NewHTTPHandler(open, &mcpserver.HTTPOptions{AllowedHosts: o.hosts, Logger: logger}),
-	}
+	m := map[string]http.Handler{"/mcp": mcpHandler(open, o, logger)}
 	for _, p := range resource.Patterns() {
 		m[p] = res
 	}
 	return m
+}
+
+// mcpHandler serves MCP at /mcp. A read identity's call of a tool that
+// writes is refused 403 with the scope it lacks, which is an OAuth scope
+// for an OAuth token (the server names its principal oauth:TENANT) and a
+// key scope for a memtool key; with OAuth on, every challenge names the
+// protected-resource metadata, as the server's own do.
+func mcpHandler(open mcpserver.OpenFunc, o serveOptions, logger *slog.Logger) http.Handler {
+	opts := mcpserver.HTTPOptions{AllowedHosts: o.hosts, Logger: logger, WriteScope: keys.Write.String()}
+	if o.oauth == nil {
+		return mcpserver.NewHTTPHandler(open, &opts)
+	}
+	opts.ResourceMetadataURL = o.oauth.MetadataURL()
+	forKeys := mcpserver.NewHTTPHandler(open, &opts)
+	opts.ReadScope, opts.WriteScope = o.oauth.Scopes()
+	forTokens := mcpserver.NewHTTPHandler(open, &opts)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, _ := server.PrincipalFrom(r.Context()); strings.HasPrefix(p.KeyID, "oauth:") {
+			forTokens.ServeHTTP(w, r)
+			return
+		}
+		forKeys.ServeHTTP(w, r)
+	})
 }
 
 func runServe(ctx context.Context, inv *invocation, o serveOptions) int {

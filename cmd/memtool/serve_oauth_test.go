@@ -150,7 +150,8 @@ func TestServeOAuth(t *testing.T) {
 	}
 
 	// A read token sees view and search, and no tool changes anything.
-	reader := httpClient(t, p.url+"/mcp", iss.Token(t, iss.Claims(oauthResource, "alice", "mem.read")))
+	readTok := iss.Token(t, iss.Claims(oauthResource, "alice", "mem.read"))
+	reader := httpClient(t, p.url+"/mcp", readTok)
 	if got := toolNames(t, reader); !slices.Equal(got, []string{"memory_search", "memory_view"}) {
 		t.Errorf("the tools of a read token: %v", got)
 	}
@@ -158,6 +159,26 @@ func TestServeOAuth(t *testing.T) {
 	for _, call := range mcpcalls.Writes() {
 		if res, err := reader.CallTool(ctx, &call); err == nil {
 			t.Errorf("%s with a read token: %+v", call.Name, res)
+		}
+	}
+	// Its call of a tool that writes is a 403 naming the scope it lacks
+	// (MCP's step-up authorization); a read memtool key's names the key
+	// scope it lacks.
+	for _, c := range []struct{ name, token, scope string }{
+		{"a read token", readTok, "mem.write"},
+		{"a read key", addKey(t, store, "alice", "read"), "write"},
+	} {
+		req, err := http.NewRequest("POST", p.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_create","arguments":{"path":"/memories/w.txt","file_text":"x"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		resp, body := send(t, req)
+		want := `Bearer realm="memtool", error="insufficient_scope", scope="` + c.scope + `", resource_metadata="` + oauthMetadata + `"`
+		if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 403 || got != want {
+			t.Errorf("%s writing: %d %q, WWW-Authenticate %q; want 403 and %q", c.name, resp.StatusCode, body, got, want)
 		}
 	}
 	if after := execMemtool(t, `{"command":"view","path":"/memories"}`+"\n"+`{"command":"view","path":"/memories/a.txt"}`+"\n", "--store", store, "--tenant", "alice"); after != before {
