@@ -42,6 +42,8 @@ func resourceMemory(t *testing.T) (*memtool.Memory, map[string][]byte) {
 		"names/refused%2e%2e.txt":    []byte("HIDDEN: the path gate refuses its name"),
 		"visible/.hidden-file.txt":   []byte("HIDDEN"),
 		".git/config":                []byte("HIDDEN"),
+		".memtool-history/a.txt":     []byte("HIDDEN: a policy's own file"),
+		"dir/.memtool-expiry.json":   []byte("HIDDEN: a policy's own file"),
 		"node_modules/pkg/index.js":  []byte("HIDDEN"),
 		"visible/node_modules/x.txt": []byte("HIDDEN"),
 	}
@@ -136,8 +138,9 @@ func checkResources(t *testing.T, cs *mcp.ClientSession, want map[string][]byte)
 }
 
 // TestResourceRefusals: URIs outside the memory, hidden-by-traversal,
-// of directories, of other schemes or of missing files read nothing, and
-// a bad cursor is refused.
+// of directories, of other schemes, of missing files or of the files
+// policies keep for themselves (.memtool…) read nothing, and a bad cursor
+// is refused.
 func TestResourceRefusals(t *testing.T) {
 	mem, _ := resourceMemory(t)
 	cs := connect(t, mem, nil)
@@ -158,6 +161,10 @@ func TestResourceRefusals(t *testing.T) {
 		"memory:/memories/a.txt",
 		"memory:///memories/a.txt%00",
 		"memory:///memories/missing.txt",
+		"memory:///memories/.memtool-history/a.txt",
+		"memory:///memories/%2Ememtool-history/a.txt",
+		"memory:///memories/dir/.memtool-expiry.json",
+		"memory:///memories/dir/.MEMTOOL-expiry.json",
 	} {
 		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		var rpc *jsonrpc.Error
