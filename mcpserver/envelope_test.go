@@ -157,3 +157,35 @@ func TestStdioOversized(t *testing.T) {
 		t.Errorf("after an oversized message:\n%s", l)
 	}
 }
+
+// TestStdioBatchAfter20250618: MCP 2025-06-18 removed batches; over stdio
+// a batch in a session of that version is answered Invalid Request and
+// runs nothing, and the session goes on, where the SDK ended it without
+// an answer. A session of 2025-03-26 runs batches.
+func TestStdioBatchAfter20250618(t *testing.T) {
+	batch := func(a, b string) string {
+		return `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + create(a) + `},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":` + create(b) + `}]`
+	}
+	mem := seeded(t)
+	in, out := stdioServer(t, mem)
+	exchange(t, in, out, strings.Replace(stdioInitialize, "2025-03-26", "2025-06-18", 1))
+	if answer := exchange(t, in, out, batch("x1.txt", "x2.txt")); !strings.Contains(answer, `"code":-32600`) {
+		t.Errorf("a batch in a 2025-06-18 session: %q", answer)
+	}
+	if answer := exchange(t, in, out, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":`+create("x3.txt")+`}`); !strings.Contains(answer, `"id":3`) {
+		t.Errorf("after the batch: %q", answer)
+	}
+	if l := listing(t, mem); strings.Contains(l, "x1.txt") || strings.Contains(l, "x2.txt") || !strings.Contains(l, "x3.txt") {
+		t.Errorf("after a refused batch:\n%s", l)
+	}
+
+	old := seeded(t)
+	in, out = stdioServer(t, old)
+	exchange(t, in, out, stdioInitialize)
+	if answer := exchange(t, in, out, batch("y1.txt", "y2.txt")); !strings.HasPrefix(answer, "[") || strings.Contains(answer, "error") {
+		t.Errorf("a batch in a 2025-03-26 session: %q", answer)
+	}
+	if l := listing(t, old); !strings.Contains(l, "y1.txt") || !strings.Contains(l, "y2.txt") {
+		t.Errorf("after a batch of 2025-03-26:\n%s", l)
+	}
+}

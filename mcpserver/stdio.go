@@ -21,8 +21,10 @@ import (
 // after the message on its line) or one larger than 16 MiB (twice
 // memtool.MaxInputBytes, which is never read whole) is answered with a
 // JSON-RPC error, Invalid Request or Parse error, and dropped up to the
-// end of its line: nothing in it runs, and the session goes on. Input that
-// is not JSON at all ends the session, as it does on mcp.IOTransport.
+// end of its line: nothing in it runs, and the session goes on. So is a
+// batch in a session of protocol version 2025-06-18 or later, which has
+// none (the SDK would end the session). Input that is not JSON at all
+// ends the session, as it does on mcp.IOTransport.
 func NewIOTransport(r io.ReadCloser, w io.WriteCloser) *mcp.IOTransport {
 	out := &lineWriter{w: w}
 	return &mcp.IOTransport{Reader: newMessageReader(r, out), Writer: out}
@@ -51,6 +53,9 @@ type messageReader struct {
 	dec     *json.Decoder
 	out     *lineWriter
 	pending []byte // a checked message and its newline, not yet read
+	// noBatches: the session's protocol version has no batches (MCP
+	// 2025-06-18 and later), where the SDK would end the session at one.
+	noBatches bool
 }
 
 func newMessageReader(src io.ReadCloser, out *lineWriter) *messageReader {
@@ -80,8 +85,13 @@ func (m *messageReader) Read(p []byte) (int, error) {
 			return 0, err // io.EOF, a broken input, or input that is not JSON
 		case !m.lineEnds():
 			refusal = &messageError{code: codeParseError, msg: "Parse error: data after the JSON-RPC message on its line"}
+		case m.noBatches && raw[0] == '[':
+			refusal = &messageError{code: codeInvalidRequest, msg: "Invalid Request: batches are not part of the protocol version of this session (2025-06-18 and later)"}
 		default:
 			refusal = checkMessage(raw)
+		}
+		if refusal == nil {
+			m.noticeInitialize(raw)
 		}
 		if refusal == nil {
 			m.pending = append(raw, '\n')
@@ -99,6 +109,30 @@ func (m *messageReader) Read(p []byte) (int, error) {
 	n := copy(p, m.pending)
 	m.pending = m.pending[n:]
 	return n, nil
+}
+
+// noticeInitialize reads the protocol version an initialize request asks
+// for: the session's, as the SDK negotiates it (the version asked for if
+// it knows it, else its latest), so whether batches are allowed.
+func (m *messageReader) noticeInitialize(raw json.RawMessage) {
+	if raw[0] != '{' || !bytes.Contains(raw, []byte(`"initialize"`)) {
+		return
+	}
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &req) != nil || req.Method != "initialize" {
+		return
+	}
+	switch req.Params.ProtocolVersion {
+	case "", "2024-11-05", "2025-03-26":
+		m.noBatches = false
+	default:
+		m.noBatches = true
+	}
 }
 
 // lineEnds reports whether nothing but blanks follows the message just
