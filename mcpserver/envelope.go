@@ -66,160 +66,201 @@ const maxExactID = 1 << 53
 //   - a batch that is empty, holds anything but objects, or gives one id
 //     to two requests (only one of them would be answered);
 //   - anything but one JSON value (a parse error).
+//
+// It reads the message once, token by token, so that its cost is linear
+// in the message's size however deep it nests.
 func checkMessage(data []byte) *messageError {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return &messageError{code: codeParseError, msg: "Parse error: " + err.Error()}
+	tok, err := dec.Token()
+	if err != nil {
+		return parseError(err)
+	}
+	var refusal *messageError
+	switch tok {
+	case json.Delim('{'):
+		var m message
+		if refusal = m.readObject(dec); refusal == nil {
+			refusal = m.check()
+		}
+	case json.Delim('['):
+		refusal = checkBatch(dec)
+	default:
+		return &messageError{code: codeInvalidRequest, msg: "Invalid Request: a message must be a JSON object (or a batch, an array of them)"}
+	}
+	if refusal != nil {
+		return refusal
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return &messageError{code: codeParseError, msg: "Parse error: data after the JSON-RPC message"}
 	}
-	switch raw[0] {
-	case '{':
-		_, err := checkEnvelope(raw)
-		return err
-	case '[':
-		return checkBatch(raw)
-	}
-	return &messageError{code: codeInvalidRequest, msg: "Invalid Request: a message must be a JSON object (or a batch, an array of them)"}
+	return nil
 }
 
-// checkBatch checks each message of a batch, and that no id is given to
-// two of them.
-func checkBatch(raw json.RawMessage) *messageError {
-	var msgs []json.RawMessage
-	if err := json.Unmarshal(raw, &msgs); err != nil {
-		return &messageError{code: codeParseError, msg: "Parse error: " + err.Error()}
-	}
-	if len(msgs) == 0 {
-		return &messageError{code: codeInvalidRequest, msg: "Invalid Request: an empty batch"}
-	}
+func parseError(err error) *messageError {
+	return &messageError{code: codeParseError, msg: "Parse error: " + err.Error()}
+}
+
+// checkBatch checks the messages of a batch, its '[' read, and that no id
+// is given to two of them. A refused batch is refused whole: no one
+// request of it is answered.
+func checkBatch(dec *json.Decoder) *messageError {
 	ids := map[string]bool{}
-	for _, m := range msgs {
-		if len(m) == 0 || m[0] != '{' {
+	n := 0
+	for ; dec.More(); n++ {
+		tok, err := dec.Token()
+		if err != nil {
+			return parseError(err)
+		}
+		if tok != json.Delim('{') {
 			return &messageError{code: codeInvalidRequest, msg: "Invalid Request: a batch may hold only JSON-RPC messages (objects)"}
 		}
-		id, err := checkEnvelope(m)
-		if err != nil {
-			err.id = nil // the batch is refused whole: no one request is answered
-			return err
+		var m message
+		refusal := m.readObject(dec)
+		if refusal == nil {
+			refusal = m.check()
 		}
-		if id == nil {
+		if refusal != nil {
+			refusal.id = nil
+			return refusal
+		}
+		if m.id == nil {
 			continue
 		}
-		if ids[string(id)] {
-			return &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the id %s is given to two messages of the batch", id)}
+		if ids[string(m.id)] {
+			return &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the id %s is given to two messages of the batch", m.id)}
 		}
-		ids[string(id)] = true
+		ids[string(m.id)] = true
+	}
+	if _, err := dec.Token(); err != nil { // ']'
+		return parseError(err)
+	}
+	if n == 0 {
+		return &messageError{code: codeInvalidRequest, msg: "Invalid Request: an empty batch"}
 	}
 	return nil
 }
 
-// checkEnvelope checks one JSON-RPC message, an object, and returns its
-// id in a canonical form (an integer as digits, a string quoted), or nil
-// if it has none.
-func checkEnvelope(raw json.RawMessage) (json.RawMessage, *messageError) {
-	members, err := objectMembers(raw)
-	if err != nil {
-		return nil, err
-	}
-	var id json.RawMessage
-	if v, ok := members["id"]; ok && string(v) != "null" {
-		if id = canonicalID(v); id == nil {
-			return nil, &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the id %.40s is not a string or an integer of at most 2^53", v)}
-		}
-	}
-	var method string
-	_ = json.Unmarshal(members["method"], &method) // a bad method is the SDK's to refuse
-	for key, v := range members {
-		if key == "params" && method == "tools/call" {
-			err = checkCallParams(v)
-		} else {
-			err = checkKeys(v)
-		}
-		if err != nil {
-			err.id = id
-			return nil, err
-		}
-	}
-	return id, nil
+// A message is what checkMessage keeps of one JSON-RPC message as it
+// reads it.
+type message struct {
+	id        json.RawMessage // canonical (see canonicalID), nil if none
+	rawID     json.RawMessage // as sent
+	method    string
+	arguments json.RawMessage // params.arguments, checked once method is known
 }
 
-// checkCallParams checks the params of a tools/call, all but the
-// arguments, which the tool's parser checks.
-func checkCallParams(raw json.RawMessage) *messageError {
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil // not an object: the SDK refuses it
-	}
-	members, err := objectMembers(raw)
-	if err != nil {
-		return err
-	}
-	for key, v := range members {
-		if key == "arguments" {
-			continue
+// readObject reads the message's members, its '{' read, checking every
+// object in them but params.arguments, which it keeps.
+func (m *message) readObject(dec *json.Decoder) *messageError {
+	return readMembers(dec, func(key string) *messageError {
+		var err error
+		switch key {
+		case "id":
+			err = dec.Decode(&m.rawID)
+		case "method":
+			var raw json.RawMessage
+			if err = dec.Decode(&raw); err == nil {
+				_ = json.Unmarshal(raw, &m.method) // a method that is not a string is the SDK's to refuse
+			}
+		case "params":
+			return m.readParams(dec)
+		default:
+			return checkValue(dec)
 		}
-		if err := checkKeys(v); err != nil {
-			return err
+		if err != nil {
+			return parseError(err)
+		}
+		return nil
+	})
+}
+
+// readParams reads the params, keeping their arguments unchecked.
+func (m *message) readParams(dec *json.Decoder) *messageError {
+	tok, err := dec.Token()
+	if err != nil {
+		return parseError(err)
+	}
+	if tok != json.Delim('{') {
+		return checkRest(dec, tok)
+	}
+	return readMembers(dec, func(key string) *messageError {
+		if key != "arguments" {
+			return checkValue(dec)
+		}
+		if err := dec.Decode(&m.arguments); err != nil {
+			return parseError(err)
+		}
+		return nil
+	})
+}
+
+// check checks the id, and the arguments of any method but tools/call,
+// whose tool checks its own; a refusal carries the id if it is sound.
+func (m *message) check() *messageError {
+	if m.rawID != nil && string(m.rawID) != "null" {
+		if m.id = canonicalID(m.rawID); m.id == nil {
+			return &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the id %.40s is not a string or an integer of at most 2^53", m.rawID)}
+		}
+	}
+	if m.arguments != nil && m.method != "tools/call" {
+		if refusal := checkValue(json.NewDecoder(bytes.NewReader(m.arguments))); refusal != nil {
+			refusal.id = m.id
+			return refusal
 		}
 	}
 	return nil
 }
 
-// objectMembers returns the members of the JSON object raw, refusing a
-// key given twice or two keys that differ only by case.
-func objectMembers(raw json.RawMessage) (map[string]json.RawMessage, *messageError) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.Token() // '{': raw is an object
-	members := map[string]json.RawMessage{}
+// readMembers reads the members of an object, its '{' read, refusing a
+// key given twice or two keys that differ only by case; value reads the
+// value of each key from dec.
+func readMembers(dec *json.Decoder, value func(key string) *messageError) *messageError {
 	folded := map[string]string{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, &messageError{code: codeParseError, msg: "Parse error: " + err.Error()}
+			return parseError(err)
 		}
-		key := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, &messageError{code: codeParseError, msg: "Parse error: " + err.Error()}
-		}
+		key := tok.(string) // the decoder allows nothing else here
 		if other, ok := folded[foldKey(key)]; ok {
 			if other == key {
-				return nil, &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the key %q is given twice in one object", key)}
+				return &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the key %q is given twice in one object", key)}
 			}
-			return nil, &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the keys %q and %q of one object differ only by case", other, key)}
+			return &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the keys %q and %q of one object differ only by case", other, key)}
 		}
 		folded[foldKey(key)] = key
-		members[key] = v
+		if refusal := value(key); refusal != nil {
+			return refusal
+		}
 	}
-	return members, nil
+	if _, err := dec.Token(); err != nil { // '}'
+		return parseError(err)
+	}
+	return nil
 }
 
-// checkKeys checks every object in the JSON value raw, at any depth.
-func checkKeys(raw json.RawMessage) *messageError {
-	switch {
-	case len(raw) == 0:
-		return nil
-	case raw[0] == '{':
-		members, err := objectMembers(raw)
-		if err != nil {
-			return err
-		}
-		for _, v := range members {
-			if err := checkKeys(v); err != nil {
-				return err
+// checkValue reads the next value of dec, checking every object in it.
+func checkValue(dec *json.Decoder) *messageError {
+	tok, err := dec.Token()
+	if err != nil {
+		return parseError(err)
+	}
+	return checkRest(dec, tok)
+}
+
+// checkRest reads the rest of the value whose first token is tok.
+func checkRest(dec *json.Decoder, tok json.Token) *messageError {
+	switch tok {
+	case json.Delim('{'):
+		return readMembers(dec, func(string) *messageError { return checkValue(dec) })
+	case json.Delim('['):
+		for dec.More() {
+			if refusal := checkValue(dec); refusal != nil {
+				return refusal
 			}
 		}
-	case raw[0] == '[':
-		var items []json.RawMessage
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return &messageError{code: codeParseError, msg: "Parse error: " + err.Error()}
-		}
-		for _, v := range items {
-			if err := checkKeys(v); err != nil {
-				return err
-			}
+		if _, err := dec.Token(); err != nil { // ']'
+			return parseError(err)
 		}
 	}
 	return nil

@@ -189,3 +189,27 @@ func TestStdioBatchAfter20250618(t *testing.T) {
 		t.Errorf("after a batch of 2025-03-26:\n%s", l)
 	}
 }
+
+// TestHTTPDeepMessageIsCheap: the check of a message is linear in its
+// size: a deeply nested body, with a long string at every level, is
+// answered about as fast as a flat one of the same size, not re-read
+// level by level.
+func TestHTTPDeepMessageIsCheap(t *testing.T) {
+	mem := seeded(t)
+	url := serve(t, 1, staticTokens(map[string]access{"w": {mem, true}}), nil)[0]
+	const depth = 3000
+	filler := `"` + strings.Repeat("x", 1000) + `",`
+	timed := func(value string) time.Duration {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"x":` + value + `}}}`
+		start := time.Now()
+		if resp, answer := post(t, url, body, map[string]string{"Authorization": "Bearer w"}); resp.StatusCode != 200 {
+			t.Fatalf("%d %.200q", resp.StatusCode, answer)
+		}
+		return time.Since(start)
+	}
+	flat := timed("[" + strings.Repeat(filler, depth) + "0" + "]")
+	deep := timed(strings.Repeat("["+filler, depth) + "0" + strings.Repeat("]", depth))
+	if deep > 5*flat+time.Second {
+		t.Errorf("a message %d deep took %v to answer, a flat one of the same size %v", depth, deep, flat)
+	}
+}
