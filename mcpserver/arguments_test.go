@@ -19,6 +19,7 @@ func TestArgumentsRefused(t *testing.T) {
 		{`{"path":"/memories/d.txt","file_text":"x","File_text":"y"}`, "Error: Parameters 'file_text' and 'File_text' differ only by case"},
 		{`{"path":"/memories/d.txt","File_Text":"y"}`, "Error: Unknown parameter 'File_Text' (did you mean 'file_text'?)"},
 		{`{"path":"/memories/d.txt","file_text":"x","mode":"append"}`, "Error: Unknown parameter 'mode' for memory_create (its parameters: file_text, path)"},
+		{`{"path":"/memories/d.txt","file_text":"x","` + strings.Repeat("é", 5000) + `":1}`, "Error: Unknown parameter '" + strings.Repeat("é", 64) + "…' for memory_create (its parameters: file_text, path)"},
 		{`{"path":"/memories/d.txt","file_text":"x","command":"delete"}`, "Error: Duplicate parameter 'command' in tool input"},
 		{`{"path":"/memories/d.txt","file_text":"x","Command":"delete"}`, "Error: Parameters 'command' and 'Command' differ only by case"},
 	} {

@@ -110,8 +110,9 @@ const maxBodyBytes = 2 * memtool.MaxInputBytes
 // see AllowedHosts), the Origin header (see AllowedOrigins), then open;
 // then a body over 16 MiB (twice memtool.MaxInputBytes) is answered 413
 // and runs nothing, and a body the message check refuses (see
-// NewIOTransport) is answered 400 with a JSON-RPC error response. A request whose identity may not write sees memory_view and
-// memory_search alone.
+// NewIOTransport) is answered 400 with a JSON-RPC error response. A
+// request whose identity may not write sees memory_view and memory_search
+// alone, and its call of another tool is answered 403 (see OpenFunc).
 //
 // Mount it where clients reach it, conventionally /mcp:
 //

@@ -92,8 +92,6 @@ func (m *messageReader) Read(p []byte) (int, error) {
 		}
 		if refusal == nil {
 			m.noticeInitialize(raw)
-		}
-		if refusal == nil {
 			m.pending = append(raw, '\n')
 			break
 		}

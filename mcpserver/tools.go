@@ -295,10 +295,16 @@ func (d *toolDef) unknownArgument(args json.RawMessage) string {
 		if foldKey(key) == foldKey("command") || slices.ContainsFunc(params, func(p string) bool { return foldKey(p) == foldKey(key) }) {
 			continue
 		}
+		if r := []rune(key); len(r) > maxShownKey { // the model reads it: a key may be megabytes long
+			key = string(r[:maxShownKey]) + "…"
+		}
 		return fmt.Sprintf("Unknown parameter '%s' for %s (its parameters: %s)", key, d.name(), strings.Join(params, ", "))
 	}
 	return ""
 }
+
+// maxShownKey bounds the characters of an unknown key an error shows.
+const maxShownKey = 64
 
 // toolParams are the parameter names of each command's tool, from its
 // schema, in name order.
