@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -55,7 +56,8 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 	}
 	newID := keys[0].ID
 	var failed []string
-	broken := false // stdout could not be written
+	unopened := false // a file did not open: running again will not help
+	broken := false   // stdout could not be written
 	for _, tenant := range tenants {
 		n, code, err := rekeyOne(ctx, env, inv, keys, tenant)
 		if code != exitOK {
@@ -74,7 +76,11 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 				why = "tenant " + tenant + ": " + why
 			}
 			failed = append(failed, why)
+			unopened = unopened || errors.As(err, new(*encrypt.Error))
 		}
+	}
+	if unopened {
+		return inv.fail(exitFailed, "%s\nNot every file is under key %s yet, and a file above does not open with any of these keys: give memtool the key it names (in the key file), or move the file out of the store if it is damaged, then run memtool rekey again; keep the other keys meanwhile.", strings.Join(failed, "\n"), newID)
 	}
 	if len(failed) > 0 {
 		return inv.fail(exitFailed, "%s\nNot every file is under key %s yet: keep the other keys, and run memtool rekey again until it succeeds (once every process that writes to the store has key %s first).", strings.Join(failed, "\n"), newID, newID)
