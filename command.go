@@ -99,10 +99,10 @@ var commandFields = map[string][]field{
 
 // knownByFold maps every parameter name, case-folded, to its spelling.
 var knownByFold = func() map[string]string {
-	m := map[string]string{foldKey("command"): "command"}
+	m := map[string]string{FoldKey("command"): "command"}
 	for _, fields := range commandFields {
 		for _, f := range fields {
-			m[foldKey(f.name)] = f.name
+			m[FoldKey(f.name)] = f.name
 		}
 	}
 	return m
@@ -118,10 +118,11 @@ var paramNames = func() []string {
 	return names
 }()
 
-// foldKey maps s to one spelling per Unicode simple case folding class, the
+// FoldKey maps s to one spelling per Unicode simple case folding class, the
 // equivalence encoding/json uses to match keys to struct fields (so "ſ" and
-// "K" (Kelvin) fold with "s" and "k").
-func foldKey(s string) string {
+// "K" (Kelvin) fold with "s" and "k"): two keys of one tool input that
+// fold alike are refused by ParseCommand, as a key given twice is.
+func FoldKey(s string) string {
 	return strings.Map(func(r rune) rune {
 		least := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
@@ -258,7 +259,7 @@ func decodeObject(input string) (members, error) {
 		if seen[key] {
 			return nil, inputErrorf("Duplicate parameter '%s' in tool input", key)
 		}
-		fold := foldKey(key)
+		fold := FoldKey(key)
 		if other, ok := folded[fold]; ok {
 			return nil, inputErrorf("Parameters '%s' and '%s' differ only by case", other, key)
 		}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"unicode"
+
+	"github.com/memtool/memtool"
 )
 
 // JSON-RPC's error codes of a message refused before it runs.
@@ -222,13 +222,13 @@ func readMembers(dec *json.Decoder, value func(key string) *messageError) *messa
 			return parseError(err)
 		}
 		key := tok.(string) // the decoder allows nothing else here
-		if other, ok := folded[foldKey(key)]; ok {
+		if other, ok := folded[memtool.FoldKey(key)]; ok {
 			if other == key {
 				return &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the key %q is given twice in one object", key)}
 			}
 			return &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the keys %q and %q of one object differ only by case", other, key)}
 		}
-		folded[foldKey(key)] = key
+		folded[memtool.FoldKey(key)] = key
 		if refusal := value(key); refusal != nil {
 			return refusal
 		}
@@ -283,17 +283,4 @@ func canonicalID(v json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(strconv.FormatInt(n, 10))
-}
-
-// foldKey maps s to one representative of the strings equal to it under
-// Unicode simple case folding, as memtool's tool input parser compares
-// keys.
-func foldKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, s)
 }

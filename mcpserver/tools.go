@@ -292,7 +292,7 @@ func (d *toolDef) unknownArgument(args json.RawMessage) string {
 			return ""
 		}
 		key := tok.(string)
-		if foldKey(key) == foldKey("command") || slices.ContainsFunc(params, func(p string) bool { return foldKey(p) == foldKey(key) }) {
+		if memtool.FoldKey(key) == memtool.FoldKey("command") || slices.ContainsFunc(params, func(p string) bool { return memtool.FoldKey(p) == memtool.FoldKey(key) }) {
 			continue
 		}
 		if r := []rune(key); len(r) > maxShownKey { // the model reads it: a key may be megabytes long
