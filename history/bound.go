@@ -208,28 +208,17 @@ type located struct {
 
 // allVersions lists every version of the store and adds up their sizes.
 func (s *Store) allVersions(ctx context.Context) ([]located, int64, error) {
-	dirs, err := s.inner.ReadDir(ctx, DirName)
-	if errors.Is(err, memtool.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
 	var out []located
 	var total int64
-	for _, d := range dirs {
-		dir := path.Join(DirName, d.Name)
-		if !d.IsDir() || dir == trashDir || dir == usageDir {
-			continue
-		}
-		versions, err := listVersions(ctx, s.inner, dir)
-		if err != nil {
-			return nil, 0, err
-		}
+	err := s.eachPath(ctx, func(dir string, versions []Version) error {
 		for _, v := range versions {
 			out = append(out, located{dir, v})
 			total += v.Size
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, total, nil
 }

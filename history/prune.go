@@ -26,24 +26,9 @@ type Pruned struct {
 // made meanwhile (it is new) is safe. The trash of deletes in progress is
 // left to the deletes.
 func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
-	dirs, err := s.inner.ReadDir(ctx, DirName)
-	if errors.Is(err, memtool.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	now := s.opts.Now()
 	var out []Pruned
-	for _, d := range dirs {
-		dir := path.Join(DirName, d.Name)
-		if !d.IsDir() || dir == trashDir || dir == usageDir {
-			continue
-		}
-		versions, err := listVersions(ctx, s.inner, dir)
-		if err != nil {
-			return out, err
-		}
+	err := s.eachPath(ctx, func(dir string, versions []Version) error {
 		var old []Version
 		for _, v := range versions {
 			if now.Sub(v.Time) > s.opts.MaxAge {
@@ -51,7 +36,7 @@ func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
 			}
 		}
 		if len(old) == 0 {
-			continue
+			return nil
 		}
 		p := ""
 		name, err := s.inner.ReadFile(ctx, path.Join(dir, pathFile), 1<<20)
@@ -59,7 +44,7 @@ func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
 		case err == nil:
 			p = memtool.VirtualPath(string(name))
 		case !errors.Is(err, memtool.ErrNotExist):
-			return out, err
+			return err
 		}
 		for _, v := range old {
 			if !dryRun {
@@ -68,13 +53,40 @@ func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
 					continue // another process dropped it first
 				}
 				if err != nil {
-					return out, err
+					return err
 				}
 			}
 			out = append(out, Pruned{Path: p, Version: v})
 		}
+		return nil
+	})
+	return out, err
+}
+
+// eachPath calls fn with the directory and the versions of every path
+// that has versions, in no order, until fn fails.
+func (s *Store) eachPath(ctx context.Context, fn func(dir string, versions []Version) error) error {
+	dirs, err := s.inner.ReadDir(ctx, DirName)
+	if errors.Is(err, memtool.ErrNotExist) {
+		return nil
 	}
-	return out, nil
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		dir := path.Join(DirName, d.Name)
+		if !d.IsDir() || dir == trashDir || dir == usageDir {
+			continue
+		}
+		versions, err := listVersions(ctx, s.inner, dir)
+		if err != nil {
+			return err
+		}
+		if err := fn(dir, versions); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // MaxAge returns the age past which PruneAged drops a version.
