@@ -164,7 +164,7 @@ func probeFileLock() error {
 		return err
 	}
 	defer s.Close()
-	f, err := os.OpenFile(filepath.Join(dir, ".memtool.lock"), os.O_RDWR, 0)
+	f, err := os.OpenFile(filepath.Join(dir, ".memtool.lock"), os.O_RDWR|os.O_CREATE, 0o600) // as the first writer makes it
 	if err != nil {
 		return err
 	}
