@@ -53,7 +53,8 @@
 //     writes nothing to a file that is not a memtool database yet: a
 //     missing file is not made, and an empty file or another program's
 //     database fails with ErrNoTables, its bytes and journal mode as they
-//     were (TestExistingWritesNothing). A file of schema version 1 or 2
+//     were and, for a WAL database, no -wal or -shm file left beside it
+//     (TestExistingWritesNothing, TestExistingLeavesWALDatabase). A file of schema version 1 or 2
 //     still gets its search index (below).
 //
 // # Held locks, full disks, read-only files

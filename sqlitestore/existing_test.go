@@ -110,3 +110,54 @@ func TestExistingWritesNothing(t *testing.T) {
 		t.Errorf("Open with Existing and a read changed the memory's file (%v)", err)
 	}
 }
+
+// Another program's database in WAL mode, closed (no -wal or -shm beside
+// it): Open with Existing reads it without leaving the -wal and -shm
+// files SQLite makes to read a WAL database, as it says ("nothing was
+// written"). It left both before.
+func TestExistingLeavesWALDatabase(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.db")
+	db, err := sql.Open("sqlite", "file:"+other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA journal_mode=WAL; CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('not a memory')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := folder(t, dir)
+	_, err = sqlitestore.Open(other, &sqlitestore.Options{Existing: true})
+	if !errors.Is(err, sqlitestore.ErrNoTables) {
+		t.Errorf("Open with Existing of another program's WAL database = %v, want ErrNoTables", err)
+	}
+	if after, err := os.ReadFile(other); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("Open with Existing changed the database (%v)", err)
+	}
+	if after := folder(t, dir); !slices.Equal(after, names) {
+		t.Errorf("Open with Existing left %q, was %q", after, names)
+	}
+
+	// A memtool store closed in WAL mode still opens with Existing, and
+	// one whose tables are still only in its -wal (its writer running,
+	// not yet checkpointed) too.
+	store := filepath.Join(dir, "memory.db")
+	s := open(t, store)
+	if err := s.WriteFile(t.Context(), "a.md", []byte("tea"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	r := openWith(t, store, &sqlitestore.Options{Existing: true})
+	if data, err := r.ReadFile(t.Context(), "a.md", 100); err != nil || string(data) != "tea" {
+		t.Errorf("ReadFile with the writer open = %q, %v", data, err)
+	}
+	r.Close()
+	s.Close()
+	r = openWith(t, store, &sqlitestore.Options{Existing: true})
+	if data, err := r.ReadFile(t.Context(), "a.md", 100); err != nil || string(data) != "tea" {
+		t.Errorf("ReadFile after the writer closed = %q, %v", data, err)
+	}
+}

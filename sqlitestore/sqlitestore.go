@@ -378,35 +378,6 @@ func (d *db) init() error {
 	return nil
 }
 
-// existing checks that the file holds memtool's tables (the store's, or
-// the keys' of package keys), reading it as a
-// read-only file is read: without the pragmas that would turn it to WAL,
-// which is a write, as creating the schema is.
-func (d *db) existing() error {
-	fi, err := os.Stat(d.path)
-	switch {
-	case err != nil:
-		return err
-	case fi.Mode().IsRegular() && fi.Size() == 0:
-		return ErrNoTables
-	}
-	r, err := sql.Open("sqlite", dsn(d.path, "deferred", d.busyTimeout, true))
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	// memtool_keys alone is a store whose keys memtool keys add made
-	// before its first use: memtool's, whose tables Open then makes.
-	var n int
-	if err := r.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('memtool_meta', 'memtool_keys')`).Scan(&n); err != nil {
-		return err
-	}
-	if n == 0 {
-		return ErrNoTables
-	}
-	return nil
-}
-
 // older reports whether version is one this memtool migrates from: 1 and
 // 2, without version 3's search index.
 func older(version string) bool { return version == "1" || version == "2" }
