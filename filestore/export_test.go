@@ -29,3 +29,9 @@ func SetHooks(s *Store, h Hooks) {
 // NoStage makes s write as where O_TMPFILE is missing: every temp file
 // under the lock.
 func NoStage(s *Store) { s.noStage.Store(true) }
+
+// Stable runs try as a listing does (see stable): until it reports a read
+// of one moment, at last holding the write lock.
+func Stable(ctx context.Context, s *Store, try func() (bool, error)) error {
+	return s.stable(ctx, try)
+}

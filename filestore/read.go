@@ -14,6 +14,7 @@ import (
 	"path"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -251,11 +252,29 @@ func (s *Store) stable(ctx context.Context, try func() (ok bool, err error)) err
 	}
 	// A reader makes no lock file: the directory's flock is the lock
 	// that holds, and a read writes nothing.
+	deadline := time.Now().Add(max(s.busy, 0))
 	h, err := s.lockFile(ctx, s.busy, false)
 	if err != nil {
 		return err
 	}
 	defer h.unlock()
+	_, err = try()
+	if err != nil || h.file != nil {
+		return err
+	}
+	// An older memtool locks only the lock file, which it makes: one that
+	// appeared during the read may be such a writer's, which changed the
+	// directory meanwhile. Read again holding its flock too. One still
+	// missing was never held, as an older writer leaves it there.
+	f, ferr := s.openLockFile(false)
+	if ferr != nil {
+		return nil
+	}
+	if err := flockWait(ctx, f, deadline); err != nil {
+		f.Close()
+		return err
+	}
+	h.file = f
 	_, err = try()
 	return err
 }
