@@ -63,3 +63,56 @@ func TestCrashMarkSurvivesLiveWriter(t *testing.T) {
 		t.Errorf("Remove of the directory that held only debris: %v", err)
 	}
 }
+
+// The first writer of a directory makes the lock file to mark it. Killed
+// mid-change, it leaves its mark there, and the next Open (a read's)
+// sweeps its leftovers and clears the mark, though no lock file existed
+// when the directory was opened before (by a reader, which makes none).
+func TestFirstWriterKilledIsSwept(t *testing.T) {
+	if s := childStore("FILESTORE_FIRST_CHILD"); s != nil {
+		filestore.NoStage(s) // an Update that marks the lock file from its read on
+		s.Update(context.Background(), "f", 100, func(old []byte) ([]byte, error) {
+			fmt.Println("locked")
+			select {}
+		})
+		os.Exit(1)
+	}
+	dir := t.TempDir()
+	writeHostFile(t, filepath.Join(dir, "f"), "0")
+	reader := open(t, dir, nil)
+	if _, err := reader.ReadDir(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	lockPath := filepath.Join(dir, ".memtool.lock")
+	if _, err := os.Lstat(lockPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a reader made the lock file (lstat: %v): this test no longer checks the first writer", err)
+	}
+	cmd, line, err := startChild(t, "TestFirstWriterKilledIsSwept", "FILESTORE_FIRST_CHILD="+dir)
+	if line != "locked\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the child said %q (%v)", line, err)
+	}
+	debris := filepath.Join(dir, ".memtool-tmp-0123456789abcdef")
+	writeHostFile(t, debris, "debris")
+	// Opened while the writer lives: its mark is its own, nothing is swept.
+	open(t, dir, nil)
+	if _, err := os.Lstat(debris); err != nil {
+		t.Fatalf("an Open while the writer held the lock swept its temp file (lstat: %v)", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if got := hostContent(t, lockPath); got != "dirty\n" {
+		t.Fatalf("the killed first writer left the lock file holding %q, want its mark", got)
+	}
+	r := open(t, dir, nil)
+	if _, err := os.Lstat(debris); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed writer's temp file was not swept by the next Open (lstat: %v)", err)
+	}
+	if got := hostContent(t, lockPath); got != "clean\n" {
+		t.Errorf("the lock file after the sweep holds %q, want the clean mark", got)
+	}
+	if entries, err := r.ReadDir(t.Context(), ""); err != nil || len(entries) != 1 || entries[0].Name != "f" {
+		t.Errorf("ReadDir after the sweep = %v, %v; want f alone", names(entries), err)
+	}
+}
