@@ -148,14 +148,19 @@ func (s *Store) bound(ctx context.Context, entry string) {
 		data, err = s.inner.ReadFile(ctx, usageFile, 1<<10)
 	}
 	if err != nil {
-		s.report(err)
-		return
+		// A counter that cannot be read (damaged past the size of one,
+		// or sealed by an encrypting store below under a key this
+		// process lacks) is counted again and replaced, as one that
+		// does not parse (data is nil): giving up would leave the store
+		// unbounded for good. OnError hears of it: a key may be missing.
+		s.report(fmt.Errorf("history: the usage counter cannot be read, so the versions are counted again: %w", err))
+		data = nil
 	}
 	u, ok := parseUsage(data)
 	if ok && u.bytes <= s.opts.MaxBytes {
 		return
 	}
-	s.report(s.shrink(ctx, own, u))
+	s.report(s.shrink(ctx, own, u, err != nil))
 }
 
 // errRecounted: another count settled the usage counter meanwhile.
@@ -164,8 +169,11 @@ var errRecounted = errors.New("counted meanwhile")
 // shrink counts the versions, drops the oldest ones older than own until
 // they hold nine tenths of MaxBytes (so that the next changes do not
 // each count again), and sets the counter, which held u before the
-// count, to what is left plus what was added since.
-func (s *Store) shrink(ctx context.Context, own Version, u usage) error {
+// count, to what is left plus what was added since. If the counter could
+// not be read (unreadable) and its update fails too, it is replaced by
+// what is left: what other processes added meanwhile is lost to it, one
+// version each, as for a process that dies before counting (see count).
+func (s *Store) shrink(ctx context.Context, own Version, u usage, unreadable bool) error {
 	all, total, err := s.allVersions(ctx)
 	if err != nil {
 		return err
@@ -194,8 +202,14 @@ func (s *Store) shrink(ctx context.Context, own Version, u usage) error {
 		}
 		return usage{gen: cur.gen + 1, bytes: max(cur.bytes-u.bytes, 0) + total}.encode(), nil
 	})
-	if errors.Is(err, errRecounted) || errors.Is(err, memtool.ErrNotExist) {
+	switch {
+	case errors.Is(err, errRecounted) || errors.Is(err, memtool.ErrNotExist):
 		return nil
+	case err != nil && unreadable:
+		// A generation no count has handed out, so that a count under
+		// way elsewhere, which read the old counter, finds it settled.
+		fresh := usage{gen: rand.Int64N(1<<62) + 1, bytes: total}
+		return s.inner.WriteFile(ctx, usageFile, fresh.encode(), memtool.Replace)
 	}
 	return err
 }

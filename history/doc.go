@@ -84,7 +84,11 @@
 // that the others take for older. A process with MaxBytes negative counts
 // nothing, nor does a memtool from before the bound: their versions count
 // from the next count on. A counter that does not read as one is counted
-// again.
+// again, and so is one that cannot be read at all (damaged past the size
+// of a counter, or sealed by an encrypting store below under a key the
+// process lacks: OnError hears of it), which the count then replaces;
+// during a key rotation, a process without the new key thus counts at
+// each change until it has the key.
 //
 // # Consistency
 //
