@@ -19,14 +19,7 @@ import (
 // Open, as the package promises, instead of staying for good (hidden, and
 // keeping their directory from being removed).
 func TestCrashMarkSurvivesLiveWriter(t *testing.T) {
-	if s := childStore("FILESTORE_MARK_CHILD"); s != nil {
-		filestore.NoStage(s) // an Update that marks the lock file from its read on
-		s.Update(context.Background(), "f", 100, func(old []byte) ([]byte, error) {
-			fmt.Println("locked")
-			select {}
-		})
-		os.Exit(1)
-	}
+	beMarkingChild("FILESTORE_MARK_CHILD")
 	dir := t.TempDir()
 	live := open(t, dir, nil) // opened before the crash: its Open swept nothing
 	ctx := t.Context()
@@ -69,14 +62,7 @@ func TestCrashMarkSurvivesLiveWriter(t *testing.T) {
 // sweeps its leftovers and clears the mark, though no lock file existed
 // when the directory was opened before (by a reader, which makes none).
 func TestFirstWriterKilledIsSwept(t *testing.T) {
-	if s := childStore("FILESTORE_FIRST_CHILD"); s != nil {
-		filestore.NoStage(s) // an Update that marks the lock file from its read on
-		s.Update(context.Background(), "f", 100, func(old []byte) ([]byte, error) {
-			fmt.Println("locked")
-			select {}
-		})
-		os.Exit(1)
-	}
+	beMarkingChild("FILESTORE_FIRST_CHILD")
 	dir := t.TempDir()
 	writeHostFile(t, filepath.Join(dir, "f"), "0")
 	reader := open(t, dir, nil)
@@ -114,5 +100,19 @@ func TestFirstWriterKilledIsSwept(t *testing.T) {
 	}
 	if entries, err := r.ReadDir(t.Context(), ""); err != nil || len(entries) != 1 || entries[0].Name != "f" {
 		t.Errorf("ReadDir after the sweep = %v, %v; want f alone", names(entries), err)
+	}
+}
+
+// beMarkingChild returns unless this process is the child that the test
+// env names starts; the child runs an Update that marks the lock file from
+// its read on, says "locked" and waits to be killed.
+func beMarkingChild(env string) {
+	if s := childStore(env); s != nil {
+		filestore.NoStage(s)
+		s.Update(context.Background(), "f", 100, func(old []byte) ([]byte, error) {
+			fmt.Println("locked")
+			select {}
+		})
+		os.Exit(1)
 	}
 }
