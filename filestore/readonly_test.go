@@ -1,15 +1,13 @@
 package filestore_test
 
 import (
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/treesnap"
 )
 
 // hostSnapshot is everything about the tree at dir that a write could
@@ -18,36 +16,7 @@ import (
 // and removed again would move.
 func hostSnapshot(t *testing.T, dir string) []string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		line := fmt.Sprintf("%s %v", rel, fi.Mode())
-		switch {
-		case fi.IsDir():
-			line += " mtime " + fi.ModTime().String()
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			line += " -> " + target
-		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			line += fmt.Sprintf(" %q", data)
-		}
-		out = append(out, line)
-		return nil
-	})
+	out, err := treesnap.Take(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

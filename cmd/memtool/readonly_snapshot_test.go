@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/internal/treesnap"
 	"github.com/memtool/memtool/pgstore/pgtest"
 )
 
@@ -95,42 +95,10 @@ func roMust(t *testing.T, err error) {
 	}
 }
 
-// treeSnapshot lists every entry under dir with its mode and bytes (a
-// link's target), and, if mtimes, every directory's modification time.
+// treeSnapshot is treesnap.Take of dir.
 func treeSnapshot(t *testing.T, dir string, mtimes bool) []string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		line := fmt.Sprintf("%s %v", rel, fi.Mode())
-		switch {
-		case fi.IsDir():
-			if mtimes {
-				line += " mtime " + fi.ModTime().String()
-			}
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			line += " -> " + target
-		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			line += fmt.Sprintf(" %q", data)
-		}
-		out = append(out, line)
-		return nil
-	})
+	out, err := treesnap.Take(dir, mtimes)
 	roMust(t, err)
 	return out
 }
