@@ -31,7 +31,7 @@ func (d *db) existing() error {
 	case err != nil:
 		return err
 	case fi.Mode().IsRegular() && fi.Size() == 0:
-		return ErrNoTables
+		return noTablesError{empty: true}
 	}
 	immutable := walMode(d.path) && !exists(d.path+"-wal")
 	err = d.hasTables(immutable)

@@ -245,12 +245,17 @@ type Options struct {
 // memtool's tables. It matches fs.ErrNotExist: the store does not exist.
 var ErrNoTables error = noTablesError{}
 
-type noTablesError struct{}
+// A noTablesError is ErrNoTables, or one that says the file is empty.
+type noTablesError struct{ empty bool }
 
-func (noTablesError) Error() string {
+func (e noTablesError) Error() string {
+	if e.empty {
+		return "the file is empty, not a memtool database yet (nothing was written to it)"
+	}
 	return "the file holds no memtool database (nothing was written to it)"
 }
-func (noTablesError) Is(target error) bool { return target == fs.ErrNotExist }
+
+func (noTablesError) Is(target error) bool { return target == fs.ErrNotExist || target == ErrNoTables }
 
 // DefaultBusyTimeout is the BusyTimeout of a store opened without one.
 const DefaultBusyTimeout = 5 * time.Second

@@ -21,12 +21,12 @@
 //	}},
 //
 // A row whose URLs name a file or directory on this machine also sets
-// local, which Open uses to refuse a missing target, and an empty file,
-// (unless Options.Create) and to create an SQLite file's folder.
+// local, which Open uses to refuse a missing target (unless
+// Options.Create) and to create an SQLite file's folder; an empty file or
+// another program's database is refused by sqlitestore's Existing.
 package storeurl
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -292,14 +292,10 @@ func openRaw(ctx context.Context, rawURL string, create bool) (memtool.Store, io
 		if t.path == "" {
 			return nil, nil, fmt.Errorf("store: empty directory path")
 		}
-		fi, err := os.Stat(t.path)
+		_, err := os.Stat(t.path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && !create:
-			return nil, nil, missingError{rawURL, ""}
-		case err == nil && row.local == file && fi.Mode().IsRegular() && fi.Size() == 0 && !create:
-			// Not a database yet: SQLite would write its schema into
-			// it, and a read writes nothing.
-			return nil, nil, missingError{rawURL, "is an empty file, not a memtool database yet (nothing was written to it)"}
+			return nil, nil, missingError{rawURL}
 		case errors.Is(err, fs.ErrNotExist) && row.local == file:
 			// As a directory store creates its directory.
 			if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
@@ -327,14 +323,10 @@ func openObjects(ctx context.Context, t target) (memtool.Store, io.Closer, error
 	return s, s, nil
 }
 
-// missingError: a local target that Open was not to create is missing,
-// or is an empty file (why says so), which only a store that may create
-// makes a database.
-type missingError struct{ url, why string }
+// missingError: a local target that Open was not to create is missing.
+type missingError struct{ url string }
 
-func (e missingError) Error() string {
-	return "store " + e.url + " " + cmp.Or(e.why, "does not exist")
-}
+func (e missingError) Error() string { return "store " + e.url + " does not exist" }
 
 func (e missingError) Is(target error) bool { return target == fs.ErrNotExist }
 
