@@ -88,6 +88,8 @@ type scheme struct {
 	// inMemory: the store lives in the process that opens it, and each
 	// open is a new, empty one (InMemory).
 	inMemory bool
+	// server: the store is a memtool server's, reached over HTTP.
+	server bool
 	// parse checks the URL and returns the local path (for dir and file
 	// rows). nil: any URL of the scheme is handed to open as it is.
 	parse func(row scheme, raw string) (string, error)
@@ -123,7 +125,7 @@ var registry = []scheme{
 		t.raw = (&url.URL{Scheme: u.Scheme, Path: t.path, RawQuery: u.RawQuery}).String()
 		return openObjects(ctx, t)
 	}},
-	{names: []string{"https", "http"}, form: "https://host[:port][/prefix] (a memtool server; the token in $" + remotestore.TokenEnv + ")", about: "a memtool server", open: func(_ context.Context, t target) (memtool.Store, io.Closer, error) {
+	{names: []string{"https", "http"}, form: "https://host[:port][/prefix] (a memtool server; the token in $" + remotestore.TokenEnv + ")", about: "a memtool server", server: true, open: func(_ context.Context, t target) (memtool.Store, io.Closer, error) {
 		s, err := remotestore.Open(t.raw, &remotestore.Options{Token: os.Getenv(remotestore.TokenEnv)})
 		return s, s, err
 	}},
@@ -178,6 +180,14 @@ func Kind(rawURL string) string {
 func InMemory(rawURL string) bool {
 	row, _, err := parse(rawURL)
 	return err == nil && row.inMemory
+}
+
+// Server reports whether rawURL names a memtool server (https://…,
+// http://…): its store is the server's, opened there with the server's
+// keys and policies.
+func Server(rawURL string) bool {
+	row, _, err := parse(rawURL)
+	return err == nil && row.server
 }
 
 // Dir returns the directory on this machine that holds the store rawURL

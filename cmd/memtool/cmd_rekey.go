@@ -31,7 +31,7 @@ func setupRekey(fs *flag.FlagSet) runFunc {
 // --tenant, or any tenant with --all-tenants) is refused before anything
 // is rekeyed: see refuseUnencrypted.
 func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool) int {
-	if url := storeURL(inv.sf.store, env); isServer(url) {
+	if url := storeURL(inv.sf.store, env); storeurl.Server(url) {
 		// A server encrypts its store with its own keys, and answers the
 		// text: a rekey from here would see no ciphertext, and would seal
 		// again, with this process's keys, any memory whose text happens
@@ -186,12 +186,4 @@ func rekeyOne(ctx context.Context, env *cliEnv, inv *invocation, keys []encrypt.
 	}
 	n, err := encrypt.Rekey(ctx, store, policyData...)
 	return n, exitOK, err
-}
-
-// isServer reports whether the store URL names a memtool server: its
-// scheme, the text before the first ':' as storeurl reads it, is http or
-// https.
-func isServer(url string) bool {
-	scheme, _, _ := strings.Cut(url, ":")
-	return scheme == "https" || scheme == "http"
 }
