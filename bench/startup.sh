@@ -64,10 +64,10 @@ install floor "$tmp/build.floor"
 # .goreleaser.yaml (static, stripped, -trimpath).
 build default
 build stripped -ldflags='-s -w'
-CGO_ENABLED=0 build release -trimpath -tags=grpcnotrace -ldflags='-s -w'
+CGO_ENABLED=0 build release -trimpath -tags=grpcnotrace,claude -ldflags='-s -w'
 if [[ ${ALL:-} == 1 ]]; then
 	build all -tags=gcs,azure
-	CGO_ENABLED=0 build all-release -trimpath -tags=grpcnotrace,gcs,azure -ldflags='-s -w'
+	CGO_ENABLED=0 build all-release -trimpath -tags=grpcnotrace,claude,gcs,azure -ldflags='-s -w'
 fi
 if [[ -n ${BASE:-} ]]; then
 	mkdir "$tmp/base-src"

@@ -23,9 +23,19 @@ import (
 // run the real binary, built once per test run by memtoolBinary, or by
 // plainBinary for the tests that race several processes.
 
-// binaries are the memtool binaries built for this run: [1] with the
-// race detector, [0] without.
-var binaries [2]struct {
+// binaries are the memtool binaries built for this run, by whether the
+// race detector is on and by build tags ("" or claudeTag, for run and chat).
+var binaries struct {
+	sync.Mutex
+	built map[binaryKind]*builtBinary
+}
+
+type binaryKind struct {
+	race bool
+	tags string
+}
+
+type builtBinary struct {
 	once sync.Once
 	dir  string // removed by TestMain
 	path string
@@ -47,9 +57,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
-	for i := range binaries {
-		if binaries[i].dir != "" {
-			os.RemoveAll(binaries[i].dir)
+	for _, b := range binaries.built {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
 		}
 	}
 	os.Exit(code)
@@ -67,7 +77,24 @@ func flagGiven(name string) bool {
 // report races on their stderr (see checkNoRace).
 func memtoolBinary(t testing.TB) string {
 	t.Helper()
-	return buildMemtool(t, raceEnabled())
+	return buildMemtool(t, raceEnabled(), "")
+}
+
+// claudeBinary is memtoolBinary built with -tags claude: the build with
+// run and chat (see claude_verbs.go).
+func claudeBinary(t testing.TB) string {
+	t.Helper()
+	return buildMemtool(t, raceEnabled(), claudeTag)
+}
+
+// binaryFor is the binary that runs args: claudeBinary for run and chat,
+// else memtoolBinary, the default build.
+func binaryFor(t testing.TB, args []string) string {
+	t.Helper()
+	if len(args) > 0 && (args[0] == "run" || args[0] == "chat") {
+		return claudeBinary(t)
+	}
+	return memtoolBinary(t)
 }
 
 // plainBinary returns the path of a memtool binary built without the race
@@ -82,17 +109,24 @@ func memtoolBinary(t testing.TB) string {
 // stores' own packages.
 func plainBinary(t testing.TB) string {
 	t.Helper()
-	return buildMemtool(t, false)
+	return buildMemtool(t, false, "")
 }
 
 // buildMemtool builds the memtool binary, with the race detector or
-// without, once per test run.
-func buildMemtool(t testing.TB, race bool) string {
+// without, and with the build tags given, once per test run.
+func buildMemtool(t testing.TB, race bool, tags string) string {
 	t.Helper()
-	b := &binaries[0]
-	if race {
-		b = &binaries[1]
+	binaries.Lock()
+	if binaries.built == nil {
+		binaries.built = map[binaryKind]*builtBinary{}
 	}
+	kind := binaryKind{race, tags}
+	b := binaries.built[kind]
+	if b == nil {
+		b = &builtBinary{}
+		binaries.built[kind] = b
+	}
+	binaries.Unlock()
 	b.once.Do(func() {
 		b.dir, b.err = os.MkdirTemp("", "memtool-bin-")
 		if b.err != nil {
@@ -106,6 +140,9 @@ func buildMemtool(t testing.TB, race bool) string {
 		args := []string{"build", "-o", b.path}
 		if race {
 			args = append(args, "-race")
+		}
+		if tags != "" {
+			args = append(args, "-tags", tags)
 		}
 		cmd := exec.Command(gocmd, append(args, ".")...)
 		out, err := cmd.CombinedOutput()
@@ -158,7 +195,7 @@ func checkNoRace(t testing.TB, stderr string) {
 // status.
 func runMemtool(t *testing.T, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(memtoolBinary(t), args...)
+	cmd := exec.Command(binaryFor(t, args), args...)
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer

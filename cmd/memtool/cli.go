@@ -18,6 +18,9 @@ const (
 	exitUsage    = 2 // bad flags or arguments
 	exitStore    = 3 // the store could not be opened
 	exitBrokenIO = 4 // stdout could not be written
+	exitAPI      = 5 // run, chat: the Claude API failed
+
+	exitInterrupted = 130 // Ctrl-C (128 + SIGINT, as shells report it)
 )
 
 // signalStatus is the exit status of a command that a signal cut short:
@@ -55,6 +58,9 @@ type command struct {
 	// setup declares the verb's own flags on fs and returns the function
 	// that runs the verb once they are parsed.
 	setup func(fs *flag.FlagSet) runFunc
+	// leftOut is the build tag that adds the verb when this build leaves
+	// it out ("" when it is in): the verb is listed, and says how to get it.
+	leftOut string
 }
 
 // A runFunc runs a verb once its flags and arguments are parsed.
@@ -111,9 +117,9 @@ func commands() []*command {
 		{name: "mcp", summary: "serve the memory to an MCP client (Claude Desktop, Claude Code, ...) on stdio",
 			usage: "[--store URL] [--tenant ID] [--policy FILE] [--read-only] [--overwrite] [--timeout D]", about: mcpAbout, args: none, groups: memoryFlags | overwriteFlag, setup: setupMCP},
 		{name: "run", summary: "do one task with Claude and its memory (needs ANTHROPIC_API_KEY)",
-			usage: `[--store URL] [flags] "task"   (task "-": read it from stdin)`, args: argCount{0, -1, ""}, groups: memoryFlags | overwriteFlag, setup: setupRun},
+			usage: `[--store URL] [flags] "task"   (task "-": read it from stdin)`, args: argCount{0, -1, ""}, groups: memoryFlags | overwriteFlag, setup: setupRun, leftOut: claudeLeftOut},
 		{name: "chat", summary: "talk with Claude, with its memory, in the terminal (needs ANTHROPIC_API_KEY)",
-			usage: "[--store URL] [flags]", about: chatAbout, args: none, groups: memoryFlags | overwriteFlag, setup: setupChat},
+			usage: "[--store URL] [flags]", about: chatAbout, args: none, groups: memoryFlags | overwriteFlag, setup: setupChat, leftOut: claudeLeftOut},
 		{name: "init", summary: "seed a store from a template (dev: progress log, feature checklist, decisions)",
 			usage: "[--template NAME] [--store URL]", args: none, groups: memoryFlags, setup: setupInit},
 		{name: "gc", summary: "move files not used for a while (--unused-for 30d) to a hidden trash; purge old trash",
@@ -234,6 +240,9 @@ func (c *command) flagSet(inv *invocation) (*flag.FlagSet, runFunc) {
 	if c.groups&overwriteFlag != 0 {
 		fs.BoolVar(&inv.sf.overwrite, "overwrite", false, "let create replace an existing file")
 	}
+	if c.leftOut != "" {
+		return fs, nil
+	}
 	return fs, c.setup(fs)
 }
 
@@ -245,6 +254,10 @@ func (c *command) help(w io.Writer, fs *flag.FlagSet) {
 	}
 	if c.about != "" {
 		fmt.Fprintf(w, "\n%s\n", c.about)
+	}
+	if c.leftOut != "" {
+		fmt.Fprintf(w, "\n%s.\n", upperFirst(c.notBuilt()))
+		return
 	}
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
@@ -260,6 +273,13 @@ func (c *command) help(w io.Writer, fs *flag.FlagSet) {
 // the verb's help on stdout.
 func (c *command) run(ctx context.Context, env *cliEnv, args []string) int {
 	inv := &invocation{cmd: c, env: env}
+	if c.leftOut != "" {
+		if contains(args, "-h") || contains(args, "--help") || contains(args, "-help") {
+			c.help(env.stdout, nil)
+			return exitOK
+		}
+		return inv.fail(exitUsage, "%s", c.notBuilt())
+	}
 	fs, runVerb := c.flagSet(inv)
 	pos, err := parseFlags(fs, args)
 	switch {
@@ -279,6 +299,12 @@ func (c *command) run(ctx context.Context, env *cliEnv, args []string) int {
 		return inv.usageError("%s", c.args.want)
 	}
 	return runVerb(ctx, env, inv)
+}
+
+// notBuilt says that this build leaves the verb out, and how to get it.
+func (c *command) notBuilt() string {
+	return fmt.Sprintf("this build of memtool leaves out %s; rebuild with -tags %s (go install -tags %s ./cmd/memtool), or use a release binary",
+		c.name, c.leftOut, c.leftOut)
 }
 
 // storeFlags are the values of the shared flags (flagGroup).
@@ -356,7 +382,11 @@ func usage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("memtool runs Claude's memory tool (memory_20250818) against a memory store.\n\nUsage:\n  memtool <command> [flags] [arguments]\n\nCommands:\n")
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-12s %s", c.name, c.summary)
+		if c.leftOut != "" {
+			fmt.Fprintf(&b, " [not in this build: -tags %s]", c.leftOut)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString(`
 Every store-using command takes --store URL:

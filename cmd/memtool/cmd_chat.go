@@ -1,3 +1,5 @@
+//go:build claude
+
 package main
 
 import (
@@ -22,12 +24,6 @@ import (
 // notRunText answers the calls of a turn that stopped before they ran.
 const notRunText = "Error: This call was not run, or its result was lost: the turn was stopped " +
 	"(by the user, or at the request limit). View the memory directory to see what changed."
-
-// chatAbout is the help of chat, beside its flags.
-const chatAbout = `In the chat, a line is a message to Claude, except:
-  /help          show this
-  /exit, /quit   end the chat (as Ctrl-D does)
-Ctrl-C ends the turn in progress, not the chat.`
 
 func setupChat(fs *flag.FlagSet) runFunc {
 	var af agentFlags

@@ -417,6 +417,17 @@ func overlap(from, to string) bool {
 	return inside(a, b) || inside(b, a)
 }
 
+// inside reports whether path is dir or lies below it.
+func inside(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // realPath returns p made absolute with the symbolic links of the part of
 // it that exists resolved.
 func realPath(p string) string {

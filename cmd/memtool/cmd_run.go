@@ -1,3 +1,5 @@
+//go:build claude
+
 package main
 
 import (
@@ -19,12 +21,6 @@ import (
 	"github.com/memtool/memtool/claude/template"
 	"github.com/memtool/memtool/claude/workdir"
 	"github.com/memtool/memtool/storeurl"
-)
-
-// Exit statuses of run and chat, beside those in run.go.
-const (
-	exitAPI         = 5   // the Claude API failed
-	exitInterrupted = 130 // Ctrl-C (128 + SIGINT, as shells report it)
 )
 
 // defaultModel is the model run and chat use without --model.
@@ -318,17 +314,6 @@ func resolvedDir(dir string) string {
 		return real
 	}
 	return abs
-}
-
-// inside reports whether path is dir or lies below it.
-func inside(path, dir string) bool {
-	p, err1 := filepath.Abs(path)
-	d, err2 := filepath.Abs(dir)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	rel, err := filepath.Rel(d, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // closersOf closes each of its closers, the last first.

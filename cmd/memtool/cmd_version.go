@@ -18,7 +18,8 @@ var version string
 func setupVersion(fs *flag.FlagSet) runFunc {
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
 		bi, _ := debug.ReadBuildInfo()
-		if _, err := fmt.Fprint(env.stdout, versionText(stamped(bi, version), storeurl.LeftOut())); err != nil {
+		text := versionText(stamped(bi, version), storeurl.LeftOut()) + leftOutCommands()
+		if _, err := fmt.Fprint(env.stdout, text); err != nil {
 			return exitBrokenIO
 		}
 		return exitOK
@@ -32,6 +33,31 @@ func versionText(bi *debug.BuildInfo, leftOut []string) string {
 	text := versionLine(bi) + "\n"
 	if len(leftOut) > 0 {
 		text += "stores left out of this build:\n  " + strings.Join(leftOut, "\n  ") + "\n"
+	}
+	return text
+}
+
+// leftOutCommands is the part of memtool version's output that names the
+// verbs this build leaves out, with the build tags that add them ("" when
+// it has them all).
+func leftOutCommands() string {
+	var tags []string
+	verbs := map[string][]string{}
+	for _, c := range commands() {
+		if c.leftOut == "" {
+			continue
+		}
+		if verbs[c.leftOut] == nil {
+			tags = append(tags, c.leftOut)
+		}
+		verbs[c.leftOut] = append(verbs[c.leftOut], c.name)
+	}
+	if len(tags) == 0 {
+		return ""
+	}
+	text := "commands left out of this build:\n"
+	for _, tag := range tags {
+		text += "  " + strings.Join(verbs[tag], ", ") + ": rebuild with -tags " + tag + "\n"
 	}
 	return text
 }

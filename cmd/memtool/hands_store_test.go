@@ -50,7 +50,7 @@ func TestWorkdirCannotWriteStore(t *testing.T) {
 				claudetest.Turn{Text: "Done."},
 			)
 			defer srv.Close()
-			cmd := exec.Command(plainBinary(t), "run", "--store", c.store, "--workdir", c.work, "Work.")
+			cmd := exec.Command(claudeBinary(t), "run", "--store", c.store, "--workdir", c.work, "Work.")
 			cmd.Dir = cwd
 			cmd.Env = apiEnv(srv)
 			var errOut bytes.Buffer

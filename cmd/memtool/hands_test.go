@@ -97,15 +97,6 @@ func TestRunWithWorkdir(t *testing.T) {
 	}
 }
 
-// --allow-bash without --workdir is a usage error; with it, a warning.
-func TestAllowBashNeedsWorkdir(t *testing.T) {
-	t.Parallel()
-	_, errOut, code := runCLI(t, map[string]string{"ANTHROPIC_API_KEY": "k"}, "", "run", "--store", "mem:", "--allow-bash", "task")
-	if code != exitUsage || !strings.Contains(errOut, "--allow-bash needs --workdir") {
-		t.Errorf("exit %d, stderr %q", code, errOut)
-	}
-}
-
 // --mcp-config adds an MCP server's tools: a streamable-HTTP server in this
 // process, named in a Claude Desktop-shaped file, called by the model next
 // to memory.

@@ -11,8 +11,8 @@ import (
 
 // TestReleaseConfig: .goreleaser.yaml builds what the README says release
 // binaries are: Linux and macOS on amd64 and arm64, trimmed and stripped,
-// with grpcnotrace and the version stamped; a second build with every
-// store; SHA-256 checksums.
+// with grpcnotrace, run and chat (claude) and the version stamped; a second
+// build with every store; SHA-256 checksums.
 func TestReleaseConfig(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile("../../.goreleaser.yaml")
@@ -50,8 +50,8 @@ func TestReleaseConfig(t *testing.T) {
 			t.Errorf("build %s: flags %v lack -trimpath", b.ID, b.Flags)
 		case !strings.Contains(ld, "-s -w") || !strings.Contains(ld, "-X main.version="):
 			t.Errorf("build %s: ldflags %q do not strip and stamp the version", b.ID, ld)
-		case !slices.Contains(b.Tags, "grpcnotrace"):
-			t.Errorf("build %s: tags %v lack grpcnotrace", b.ID, b.Tags)
+		case !slices.Contains(b.Tags, "grpcnotrace") || !slices.Contains(b.Tags, claudeTag):
+			t.Errorf("build %s: tags %v lack grpcnotrace or %s", b.ID, b.Tags, claudeTag)
 		case i == 1 && !(slices.Contains(b.Tags, "gcs") && slices.Contains(b.Tags, "azure")):
 			t.Errorf("build %s: tags %v, want every store (gcs, azure)", b.ID, b.Tags)
 		case i == 0 && (slices.Contains(b.Tags, "gcs") || slices.Contains(b.Tags, "azure")):

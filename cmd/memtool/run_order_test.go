@@ -12,28 +12,14 @@ import (
 )
 
 // memtool run keeps the order of one turn's calls on one file, every time,
-// and prints each call on stderr in the order it ran. The 200 runs call run
-// in this process; a few more run the binary, as a user does.
+// and prints each call on stderr in the order it ran: a few runs of the
+// binary, as a user runs it; the 200 runs in this process are
+// TestRunKeepsOrderInProcess, in a build with -tags claude.
 func TestRunKeepsOrderInTurn(t *testing.T) {
 	t.Parallel()
-	runs := 200 // the bar; -short runs 20
-	if testing.Short() {
-		runs = 20
-	}
-	t.Run("in-process", func(t *testing.T) {
-		t.Parallel()
-		checkRunOrder(t, runs, func(srv *claudetest.Server, dir string) (string, int) {
-			vars := map[string]string{"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": srv.URL}
-			_, errOut, code := runCLI(t, vars, "", "run", "--store", dir, "take notes")
-			return errOut, code
-		})
-	})
-	t.Run("binary", func(t *testing.T) {
-		t.Parallel()
-		checkRunOrder(t, 3, func(srv *claudetest.Server, dir string) (string, int) {
-			_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", dir, "take notes")
-			return errOut, code
-		})
+	checkRunOrder(t, 3, func(srv *claudetest.Server, dir string) (string, int) {
+		_, errOut, code := runMemtool(t, apiEnv(srv), "", "run", "--store", dir, "take notes")
+		return errOut, code
 	})
 }
 

@@ -32,7 +32,7 @@ func runAgainstHungAPI(t *testing.T, srv *claudetest.Server, stdin string, args 
 	// The deadline only ends a hung child; it asserts nothing about speed.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, memtoolBinary(t), args...)
+	cmd := exec.CommandContext(ctx, binaryFor(t, args), args...)
 	cmd.Env = apiEnv(srv)
 	cmd.Stdin = strings.NewReader(stdin)
 	var errOut bytes.Buffer

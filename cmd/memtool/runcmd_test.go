@@ -247,7 +247,7 @@ func TestRunInterrupted(t *testing.T) {
 	// The deadline only ends a hung child; it asserts nothing about speed.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, memtoolBinary(t), "run", "--store", dir, "task")
+	cmd := exec.CommandContext(ctx, claudeBinary(t), "run", "--store", dir, "task")
 	cmd.Env = apiEnv(srv)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -359,7 +359,7 @@ func TestChat(t *testing.T) {
 	// The deadline only ends a hung child; it asserts nothing about speed.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, memtoolBinary(t), "chat", "--store", dir)
+	cmd := exec.CommandContext(ctx, claudeBinary(t), "chat", "--store", dir)
 	cmd.Env = apiEnv(srv)
 	stderrPipe, err := cmd.StderrPipe()
 	if err != nil {

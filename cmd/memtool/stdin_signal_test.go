@@ -44,6 +44,10 @@ func TestSignalWhileReadingStdin(t *testing.T) {
 			if i := slices.Index(args, "STORE"); i >= 0 {
 				args[i] = store
 			}
+			bin := bin
+			if tc.name == "run" {
+				bin = claudeBinary(t)
+			}
 			cmd := exec.Command(bin, args...)
 			cmd.Env = childEnv("ANTHROPIC_API_KEY=sk-test-unused")
 			var stderr bytes.Buffer
