@@ -30,11 +30,13 @@ type db struct {
 	readOnly    bool        // the file cannot be written: every write fails with ErrReadOnly
 	file        os.FileInfo // the file at path when the store opened it
 	noIndex     bool        // a read-only file of schema version 1, without the search index
+	wal         *walSync    // makes the commits durable (walsync.go)
 }
 
 var _ sqltree.DB = (*db)(nil)
 
 func (d *db) close() error {
+	defer d.wal.close()
 	err := d.r.Close()
 	if d.w != nil {
 		err = errors.Join(err, d.w.Close())
@@ -84,13 +86,32 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return d.settled(err)
 	}
 	if err := d.moved(); err != nil {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return d.settled(err)
+	}
+	n := d.wal.committed()
+	// The next write may begin while this one's fsync runs, and be made
+	// durable by it or with it.
+	conn.Close()
+	return d.wal.durable(n)
+}
+
+// settled returns err, the answer of a write that made no commit (a
+// create that found the name taken, an edit that changed nothing), once
+// the commits of this store it may have seen are durable: an answer must
+// not rest on a change that a power loss could still take back. An fsync
+// that fails leaves that unknown, and says so.
+func (d *db) settled(err error) error {
+	if syncErr := d.wal.durable(d.wal.last.Load()); syncErr != nil {
+		return syncErr
+	}
+	return err
 }
 
 // moved fails if the file at path is no longer the one the store opened

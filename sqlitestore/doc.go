@@ -38,12 +38,25 @@
 //     name exactly one wins, across goroutines and processes. A writer
 //     waits for the lock while another holds it, up to the busy timeout
 //     (below).
-//   - journal_mode=WAL with synchronous=FULL: every commit fsyncs the WAL,
-//     so a change is durable on disk, through a power loss, before the
-//     method returns. synchronous=NORMAL would fsync only at checkpoints,
-//     and a power loss could take back acknowledged writes: it is not used.
-//     The fsync is made holding the file's write lock, which is what bounds
-//     how many writes several processes make per second.
+//   - A change is durable on disk, through a power loss, before the
+//     method returns: the store fsyncs the WAL after each commit. The
+//     connections run journal_mode=WAL with synchronous=NORMAL, which
+//     commits without an fsync (SQLite still fsyncs at checkpoints), and
+//     the store makes the fsync itself once the file's write lock is
+//     released, so that the writes of other goroutines and processes
+//     overlap theirs, and one fsync serves every commit made before it
+//     (group commit). The first fsync of a new WAL file syncs its directory
+//     too. Why that is as durable as synchronous=FULL is in walsync.go.
+//   - What may be seen before a write returns: its commit is visible to
+//     other connections and processes as soon as it is made, before the
+//     fsync that makes it durable; if the machine loses power then, the
+//     write was never acknowledged and the state before it is what
+//     remains. A write of the same store that commits nothing (a create
+//     that finds the name taken, an edit that changes nothing) answers
+//     only once the commits it may have seen are durable. A failed fsync
+//     fails the writes it was to make durable with
+//     memtool.ErrOutcomeUnknown: they were made, and may not survive a
+//     power loss.
 //   - Reads are one statement each (a listing reads the directory's own
 //     row with its entries); an Update whose function returns the old
 //     content writes nothing: its transaction rolls back.

@@ -239,6 +239,8 @@ type Options struct {
 	// keys of package keys (memtool keys add, before the store's first
 	// use) gets the store's tables, as by any Open.
 	Existing bool
+
+	fsync func(*os.File) error // how the store fsyncs (tests); nil: (*os.File).Sync
 }
 
 // ErrNoTables is Open's error, with Options.Existing, for a file without
@@ -270,7 +272,7 @@ func dsn(path, txlock string, busyTimeout time.Duration, readOnly bool) string {
 		q.Set("mode", "ro")
 	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous(FULL)")
+		q.Add("_pragma", "synchronous(NORMAL)") // and the store fsyncs the WAL: walsync.go
 	}
 	q.Add("_pragma", "foreign_keys(OFF)")
 	q.Set("_txlock", txlock)
@@ -287,9 +289,12 @@ func Open(path string, opts *Options) (*Store, error) {
 	if !filepath.IsAbs(path) {
 		return nil, fmt.Errorf("sqlitestore: %q is not an absolute path", path)
 	}
-	d := &db{path: path, busyTimeout: DefaultBusyTimeout}
+	d := &db{path: path, busyTimeout: DefaultBusyTimeout, wal: &walSync{path: path, syncData: syncData, syncDir: (*os.File).Sync}}
 	if opts != nil && opts.BusyTimeout > 0 {
 		d.busyTimeout = opts.BusyTimeout
+	}
+	if opts != nil && opts.fsync != nil {
+		d.wal.syncData, d.wal.syncDir = opts.fsync, opts.fsync
 	}
 	if opts != nil && opts.Existing {
 		if err := d.existing(); err != nil {

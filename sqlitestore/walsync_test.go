@@ -1,0 +1,210 @@
+package sqlitestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+)
+
+// fsyncs is an Options.fsync that records what it syncs, and can hold
+// the WAL's fsyncs until released or make them fail.
+type fsyncs struct {
+	mu      sync.Mutex
+	names   []string
+	hold    chan struct{} // non-nil: a WAL fsync waits until it is closed
+	holding chan string   // a held fsync says so here
+	fail    error         // a WAL fsync returns it
+}
+
+func (f *fsyncs) fsync(file *os.File) error {
+	f.mu.Lock()
+	f.names = append(f.names, filepath.Base(file.Name()))
+	hold, fail := f.hold, f.fail
+	f.mu.Unlock()
+	if filepath.Ext(file.Name()) != ".db-wal" {
+		return file.Sync()
+	}
+	if hold != nil {
+		f.holding <- file.Name()
+		<-hold
+	}
+	if fail != nil {
+		return fail
+	}
+	return file.Sync()
+}
+
+// take returns the names synced since the last take.
+func (f *fsyncs) take() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	names := f.names
+	f.names = nil
+	return names
+}
+
+func (f *fsyncs) set(hold chan struct{}, fail error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hold, f.fail = hold, fail
+}
+
+func openSynced(t *testing.T) (*Store, *fsyncs, string) {
+	t.Helper()
+	f := &fsyncs{holding: make(chan string, 16)}
+	path := filepath.Join(t.TempDir(), "m.db")
+	s, err := Open(path, &Options{fsync: f.fsync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	// The first change also decides the store's tenancy, in a write of
+	// its own: made here, the tests' writes are one commit each.
+	if err := s.WriteFile(context.Background(), "first-change.md", nil, memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	return s, f, path
+}
+
+// A write returns only once the WAL holding its commit is fsynced, after
+// the write lock is released: another process sees the change before
+// then (as the package doc says), and another write of the store can go
+// ahead. The first sync of a WAL file syncs its directory first.
+func TestWriteReturnsAfterItsWALSync(t *testing.T) {
+	ctx := context.Background()
+	s, f, path := openSynced(t)
+	if got := f.take(); len(got) < 2 || got[0] != filepath.Base(filepath.Dir(path)) || got[1] != "m.db-wal" {
+		t.Errorf("the schema's commit synced %q, want the directory, then the WAL", got)
+	}
+	hold := make(chan struct{})
+	f.set(hold, nil)
+	done := make(chan error, 1)
+	go func() { done <- s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly) }()
+	if name := <-f.holding; name != path+"-wal" {
+		t.Errorf("synced %s, want the WAL", name)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("WriteFile returned (%v) before its fsync", err)
+	default:
+	}
+	other, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if data, err := other.ReadFile(ctx, "a.md", 1<<20); string(data) != "alpha" {
+		t.Errorf("another store reads %q, %v before the fsync; want the commit", data, err)
+	}
+	f.set(nil, nil)
+	if err := other.WriteFile(ctx, "b.md", []byte("beta"), memtool.CreateOnly); err != nil {
+		t.Errorf("a write of another store, while the first one's fsync runs: %v", err)
+	}
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.take()
+	if err := s.WriteFile(ctx, "c.md", []byte("gamma"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.take(); len(got) != 1 || got[0] != "m.db-wal" {
+		t.Errorf("a later write synced %q, want the WAL alone", got)
+	}
+}
+
+// A write whose fsync fails says the change was made and may not last,
+// and so does every write that fsync was to make durable; later writes
+// are synced anew.
+func TestWALSyncFailure(t *testing.T) {
+	ctx := context.Background()
+	s, f, _ := openSynced(t)
+	f.set(nil, fmt.Errorf("fsync: %w", syscall.EIO))
+	err := s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly)
+	if !errors.Is(err, memtool.ErrOutcomeUnknown) || !errors.Is(err, syscall.EIO) {
+		t.Errorf("WriteFile with a failing fsync: %v, want ErrOutcomeUnknown and the fsync's error", err)
+	}
+	if data, err := s.ReadFile(ctx, "a.md", 1<<20); string(data) != "alpha" {
+		t.Errorf("after it: %q, %v; the commit was made", data, err)
+	}
+	f.set(nil, nil)
+	if err := s.WriteFile(ctx, "b.md", []byte("beta"), memtool.CreateOnly); err != nil {
+		t.Errorf("a write after the failure: %v", err)
+	}
+}
+
+// Writes that commit while another's fsync runs share the next one.
+func TestConcurrentCommitsShareAnFsync(t *testing.T) {
+	ctx := context.Background()
+	s, f, _ := openSynced(t)
+	hold := make(chan struct{})
+	f.set(hold, nil)
+	errs := make(chan error, 6)
+	go func() { errs <- s.WriteFile(ctx, "first.md", []byte("1"), memtool.CreateOnly) }()
+	<-f.holding
+	f.set(nil, nil)
+	f.take()
+	before := s.db.wal.last.Load()
+	for i := range 5 {
+		go func() { errs <- s.WriteFile(ctx, fmt.Sprintf("f%d.md", i), []byte("x"), memtool.CreateOnly) }()
+	}
+	deadline := time.Now().Add(time.Minute) // a guard against a hang, not a timing
+	for s.db.wal.last.Load() < before+5 {   // each has committed, and waits for the fsync
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the 5 writes committed while an fsync ran", s.db.wal.last.Load()-before)
+		}
+		runtime.Gosched()
+	}
+	close(hold)
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.take(); len(got) != 1 {
+		t.Errorf("5 writes that committed during an fsync made %d more: %q, want 1", len(got), got)
+	}
+}
+
+// A write that commits nothing, but may rest on another's commit (a
+// create that finds the name taken, an edit that changes nothing),
+// answers only once that commit is durable.
+func TestRefusalWaitsForTheCommitItSaw(t *testing.T) {
+	ctx := context.Background()
+	s, f, _ := openSynced(t)
+	hold := make(chan struct{})
+	f.set(hold, nil)
+	created := make(chan error, 1)
+	go func() { created <- s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly) }()
+	<-f.holding
+	f.set(nil, nil)
+	refusals := make(chan error, 2)
+	go func() { refusals <- s.WriteFile(ctx, "a.md", []byte("other"), memtool.CreateOnly) }()
+	go func() {
+		refusals <- s.Update(ctx, "a.md", 1<<20, func(old []byte) ([]byte, error) { return old, nil })
+	}()
+	// Not a timing: with the commit's fsync held, no answer may come, however long the wait.
+	select {
+	case err := <-refusals:
+		t.Fatalf("answered (%v) while the commit it saw was not yet durable", err)
+	case <-time.After(2 * time.Second):
+	}
+	close(hold)
+	if err := <-created; err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-refusals; err != nil && !errors.Is(err, memtool.ErrExist) {
+			t.Errorf("after the fsync: %v, want the create's ErrExist or the unchanged edit's nil", err)
+		}
+	}
+}
