@@ -75,6 +75,19 @@ func openSynced(t *testing.T) (*Store, *fsyncs, string) {
 	return s, f, path
 }
 
+// holdWrite starts a write of name on s whose WAL fsync f holds; the write
+// has committed when holdWrite returns. Its answer comes on the channel
+// once release is called.
+func holdWrite(s *Store, f *fsyncs, name string) (answer <-chan error, release func()) {
+	hold := make(chan struct{})
+	f.set(hold, nil)
+	done := make(chan error, 1)
+	go func() { done <- s.WriteFile(context.Background(), name, []byte("held"), memtool.CreateOnly) }()
+	<-f.holding
+	f.set(nil, nil)
+	return done, func() { close(hold) }
+}
+
 // A write returns only once the WAL holding its commit is fsynced, after
 // the write lock is released: another process sees the change before
 // then (as the package doc says), and another write of the store can go
@@ -146,12 +159,8 @@ func TestWALSyncFailure(t *testing.T) {
 func TestConcurrentCommitsShareAnFsync(t *testing.T) {
 	ctx := context.Background()
 	s, f, _ := openSynced(t)
-	hold := make(chan struct{})
-	f.set(hold, nil)
-	errs := make(chan error, 6)
-	go func() { errs <- s.WriteFile(ctx, "first.md", []byte("1"), memtool.CreateOnly) }()
-	<-f.holding
-	f.set(nil, nil)
+	first, release := holdWrite(s, f, "first.md")
+	errs := make(chan error, 5)
 	f.take()
 	before := s.db.wal.last.Load()
 	for i := range 5 {
@@ -164,8 +173,11 @@ func TestConcurrentCommitsShareAnFsync(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	close(hold)
-	for range 6 {
+	release()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
@@ -181,12 +193,7 @@ func TestConcurrentCommitsShareAnFsync(t *testing.T) {
 func TestRefusalWaitsForTheCommitItSaw(t *testing.T) {
 	ctx := context.Background()
 	s, f, _ := openSynced(t)
-	hold := make(chan struct{})
-	f.set(hold, nil)
-	created := make(chan error, 1)
-	go func() { created <- s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly) }()
-	<-f.holding
-	f.set(nil, nil)
+	created, release := holdWrite(s, f, "a.md")
 	refusals := make(chan error, 2)
 	go func() { refusals <- s.WriteFile(ctx, "a.md", []byte("other"), memtool.CreateOnly) }()
 	go func() {
@@ -198,7 +205,7 @@ func TestRefusalWaitsForTheCommitItSaw(t *testing.T) {
 		t.Fatalf("answered (%v) while the commit it saw was not yet durable", err)
 	case <-time.After(2 * time.Second):
 	}
-	close(hold)
+	release()
 	if err := <-created; err != nil {
 		t.Fatal(err)
 	}
