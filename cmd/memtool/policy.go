@@ -35,8 +35,11 @@ type policyFile struct {
 	Expiry  bool   `json:"expiry"`  // record accesses, for memtool gc
 	History *struct {
 		MaxVersions int    `json:"max_versions"`
-		MaxAge      string `json:"max_age"`   // 30d, 12h
-		MaxBytes    *int64 `json:"max_bytes"` // all versions together; absent: see historyMaxBytes
+		MaxAge      string `json:"max_age"` // 30d, 12h
+		// All versions together; absent: see historyMaxBytes. Not 0, which
+		// would read as "no bound" beside the limits' zeros, or as the
+		// default beside max_versions': neither is safe to guess.
+		MaxBytes *int64 `json:"max_bytes" min:"1" hint:"leave the field out for the default"`
 	} `json:"history"`
 }
 
@@ -91,11 +94,6 @@ func (p *policyFile) check() error {
 		if _, err := parseDays(h.MaxAge); err != nil {
 			return fmt.Errorf("history.max_age: %q: want a duration such as 30d or 12h", h.MaxAge)
 		}
-	}
-	if h := p.History; h != nil && h.MaxBytes != nil && *h.MaxBytes == 0 {
-		// 0 would read as "no bound" beside the limits' zeros, or as
-		// the default beside max_versions': neither is safe to guess.
-		return errors.New("history.max_bytes: 0: want a number of bytes, 1 or more (leave the field out for the default)")
 	}
 	return nil
 }

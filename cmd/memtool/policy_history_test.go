@@ -109,8 +109,8 @@ func TestPolicyHistoryMaxBytesStrict(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ policy, want string }{
-		{`{"history":{"max_bytes":0}}`, "history.max_bytes: 0: want a number of bytes, 1 or more"},
-		{`{"history":{"max_bytes":-1}}`, "history.max_bytes: -1: want a whole number"},
+		{`{"history":{"max_bytes":0}}`, "history.max_bytes: 0: want a whole number from 1 to 9223372036854775807 (leave the field out for the default)"},
+		{`{"history":{"max_bytes":-1}}`, "history.max_bytes: -1: want a whole number from 1 to 9223372036854775807 (leave the field out for the default)"},
 		{`{"history":{"max_bytes":"64MiB"}}`, "history.max_bytes: want a whole number, got a string"},
 		{`{"history":{"max_bytes":1}}`, ""},
 	} {

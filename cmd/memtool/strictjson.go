@@ -17,12 +17,13 @@ import (
 // decodeStrict decodes data, which must hold exactly one JSON object, into
 // v, a pointer to a struct, after checking every key and value against
 // the struct's fields and their types: see loadPolicy. Strings may not be
-// empty and numbers must be whole and not negative; leaving a field out
-// is the way to say "none".
+// empty and numbers must be whole and not negative (or not below the
+// field's `min` tag, whose error adds its `hint` tag); leaving a field
+// out is the way to say "none".
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := checkJSON(dec, reflect.TypeOf(v).Elem(), ""); err != nil {
+	if err := checkJSON(dec, reflect.TypeOf(v).Elem(), "", ""); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -31,9 +32,10 @@ func decodeStrict(data []byte, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// checkJSON reads the next value from dec and checks it against t. where
-// names the value (a dotted field path) in errors.
-func checkJSON(dec *json.Decoder, t reflect.Type, where string) error {
+// checkJSON reads the next value from dec and checks it against t, the
+// type of a field with the tag tag ("" at the top). where names the value
+// (a dotted field path) in errors.
+func checkJSON(dec *json.Decoder, t reflect.Type, tag reflect.StructTag, where string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -53,13 +55,13 @@ func checkJSON(dec *json.Decoder, t reflect.Type, where string) error {
 		if tok != json.Delim('{') {
 			return fmt.Errorf("%s: want a JSON object, got %s", name, jsonTokenKind(tok))
 		}
-		fields := map[string]reflect.Type{}
+		fields := map[string]reflect.StructField{}
 		var names []string
 		for i := range t.NumField() {
 			f := t.Field(i)
-			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			fields[tag] = f.Type
-			names = append(names, tag)
+			key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			fields[key] = f
+			names = append(names, key)
 		}
 		seen := map[string]bool{}
 		for dec.More() {
@@ -76,7 +78,7 @@ func checkJSON(dec *json.Decoder, t reflect.Type, where string) error {
 				return fmt.Errorf("%s: the key appears twice", field)
 			}
 			seen[key] = true
-			ft, ok := fields[key]
+			f, ok := fields[key]
 			if !ok {
 				for _, n := range names {
 					if strings.EqualFold(n, key) {
@@ -85,7 +87,7 @@ func checkJSON(dec *json.Decoder, t reflect.Type, where string) error {
 				}
 				return fmt.Errorf("%s: unknown field (known: %s)", field, strings.Join(names, ", "))
 			}
-			if err := checkJSON(dec, ft, field); err != nil {
+			if err := checkJSON(dec, f.Type, f.Tag, field); err != nil {
 				return err
 			}
 		}
@@ -110,8 +112,16 @@ func checkJSON(dec *json.Decoder, t reflect.Type, where string) error {
 		if !ok {
 			return fmt.Errorf("%s: want a whole number, got %s", name, jsonTokenKind(tok))
 		}
-		if i, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil || i < 0 {
-			return fmt.Errorf("%s: %s: want a whole number from 0 to %d", name, n, int64(1)<<(t.Bits()-1)-1)
+		least := int64(0)
+		if m := tag.Get("min"); m != "" {
+			least, _ = strconv.ParseInt(m, 10, 64)
+		}
+		if i, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil || i < least {
+			msg := fmt.Sprintf("%s: %s: want a whole number from %d to %d", name, n, least, int64(1)<<(t.Bits()-1)-1)
+			if hint := tag.Get("hint"); hint != "" {
+				msg += " (" + hint + ")"
+			}
+			return errors.New(msg)
 		}
 	default:
 		panic("checkJSON: no rule for " + t.String())
