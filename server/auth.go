@@ -15,9 +15,15 @@ import (
 )
 
 // ErrForbidden is the error of a Config.OAuth verifier for a token that is
-// valid but grants nothing here (no scope of this server, or no valid
-// tenant): the request is answered 403.
+// valid but grants nothing here (no valid tenant, say): the request is
+// answered 403. One that lacks every scope of this server wraps
+// ErrInsufficientScope, whose 403 carries RFC 6750's insufficient_scope
+// challenge, naming Config.OAuthScope.
 var ErrForbidden = errors.New("forbidden")
+
+// ErrInsufficientScope is ErrForbidden for a token without a scope of
+// this server.
+var ErrInsufficientScope = fmt.Errorf("%w: insufficient scope", ErrForbidden)
 
 // keyPrefix starts every memtool key's token (mt_<id>_<secret>); an OAuth
 // access token is a JWT, three base64url parts joined by dots, which
@@ -56,6 +62,9 @@ func (s *Server) challenge(route, code string) string {
 	if code != "" {
 		c += fmt.Sprintf(`, error=%q`, code)
 	}
+	if code == "insufficient_scope" && s.cfg.OAuthScope != "" {
+		c += fmt.Sprintf(`, scope=%q`, s.cfg.OAuthScope)
+	}
 	if s.oauthRoute(route) && s.cfg.ResourceMetadata != "" {
 		c += fmt.Sprintf(`, resource_metadata=%q`, s.cfg.ResourceMetadata)
 	}
@@ -80,9 +89,14 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 	switch {
 	case oauth && (errors.Is(err, keys.ErrInvalidToken) || errors.Is(err, ErrForbidden)):
 		status, code := http.StatusUnauthorized, "invalid_token"
-		if errors.Is(err, ErrForbidden) {
+		switch {
+		case errors.Is(err, ErrInsufficientScope):
 			status, code = http.StatusForbidden, "insufficient_scope"
-		} else {
+		case errors.Is(err, ErrForbidden):
+			// Valid, and not for lack of a scope: RFC 6750 has no code
+			// for it.
+			status, code = http.StatusForbidden, ""
+		default:
 			s.authFailed(r)
 		}
 		w.Header().Set("WWW-Authenticate", s.challenge(route, code))

@@ -19,7 +19,9 @@ type tokenTable map[string]keys.Key
 func (tt tokenTable) Verify(ctx context.Context, token string) (keys.Key, error) {
 	switch token {
 	case "jwt-forbidden":
-		return keys.Key{}, fmt.Errorf("%w: insufficient_scope: no memory scope", server.ErrForbidden)
+		return keys.Key{}, fmt.Errorf("%w: no memory scope", server.ErrInsufficientScope)
+	case "jwt-no-tenant":
+		return keys.Key{}, fmt.Errorf("%w: the tenant claim names no valid tenant", server.ErrForbidden)
 	}
 	if k, ok := tt[token]; ok {
 		return k, nil
@@ -39,6 +41,7 @@ func TestOAuthRoutes(t *testing.T) {
 		}
 		c.OAuthRoutes = []string{"/v1/whoami"}
 		c.ResourceMetadata = meta
+		c.OAuthScope = "memory:read"
 		c.Public = map[string]http.Handler{"GET /.well-known/test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("public")) })}
 	})
 	_, key := f.key(t, "bob", keys.Read)
@@ -51,7 +54,8 @@ func TestOAuthRoutes(t *testing.T) {
 		{"a memtool key beside it", "/v1/whoami", key, 200, "bob read", ""},
 		{"no token", "/v1/whoami", "", 401, "missing bearer token", `Bearer realm="memtool", resource_metadata="` + meta + `"`},
 		{"an invalid token", "/v1/whoami", "jwt-bad", 401, "invalid_token: the signature does not verify", `Bearer realm="memtool", error="invalid_token", resource_metadata="` + meta + `"`},
-		{"a token without scope", "/v1/whoami", "jwt-forbidden", 403, "insufficient_scope", `Bearer realm="memtool", error="insufficient_scope", resource_metadata="` + meta + `"`},
+		{"a token without scope", "/v1/whoami", "jwt-forbidden", 403, "no memory scope", `Bearer realm="memtool", error="insufficient_scope", scope="memory:read", resource_metadata="` + meta + `"`},
+		{"a token without a tenant", "/v1/whoami", "jwt-no-tenant", 403, "names no valid tenant", `Bearer realm="memtool", resource_metadata="` + meta + `"`},
 		{"an unknown memtool key", "/v1/whoami", "mt_nope", 401, "invalid, expired or revoked API key", `Bearer realm="memtool", error="invalid_token", resource_metadata="` + meta + `"`},
 		{"a token elsewhere", "/v1/tenants", "jwt-alice", 401, "invalid, expired or revoked API key", `Bearer realm="memtool", error="invalid_token"`},
 		{"no token elsewhere", "/v1/tenants", "", 401, "missing bearer token", `Bearer realm="memtool"`},

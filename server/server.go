@@ -91,7 +91,8 @@ type Config struct {
 	// key it returns is the request's principal: its ID names the caller
 	// in the rate limit and the access log, its Scope must be Read or
 	// Write. Its errors are answered as Keys' are, and one wrapping
-	// ErrForbidden 403; the text of both is sent, so it must hold nothing
+	// ErrForbidden 403 (ErrInsufficientScope: with the insufficient_scope
+	// challenge); the text of both is sent, so it must hold nothing
 	// secret.
 	OAuth       Verifier
 	OAuthRoutes []string
@@ -99,6 +100,9 @@ type Config struct {
 	// (RFC 9728) that the WWW-Authenticate header of a 401 or 403 on an
 	// OAuth route names.
 	ResourceMetadata string
+	// OAuthScope is the scope that the insufficient_scope challenge of a
+	// 403 names (RFC 6750 §3): the least scope that would do.
+	OAuthScope string
 
 	// Memory are the options of each tenant's memtool.Memory (Logger is
 	// set by the server).

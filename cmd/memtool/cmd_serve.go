@@ -147,6 +147,8 @@ func (v oauthKeys) Verify(ctx context.Context, token string) (keys.Key, error) {
 	switch {
 	case errors.Is(err, mcpserver.ErrUnauthenticated):
 		return keys.Key{}, oauthError{err, keys.ErrInvalidToken}
+	case errors.Is(err, mcpserver.ErrInsufficientScope):
+		return keys.Key{}, oauthError{err, server.ErrInsufficientScope}
 	case errors.Is(err, mcpserver.ErrForbidden):
 		return keys.Key{}, oauthError{err, server.ErrForbidden}
 	case err != nil:
@@ -281,6 +283,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	if o.oauth != nil {
 		// OAuth tokens name /mcp as their audience: they reach /mcp alone.
 		cfg.OAuth, cfg.OAuthRoutes, cfg.ResourceMetadata = oauthKeys{o.oauth}, []string{"/mcp"}, o.oauth.MetadataURL()
+		cfg.OAuthScope, _ = o.oauth.Scopes()                                                    // reading is the least that would do
 		cfg.Public = map[string]http.Handler{o.oauth.MetadataPath(): o.oauth.MetadataHandler()} // GET, and OPTIONS for CORS
 	}
 	var srv *server.Server

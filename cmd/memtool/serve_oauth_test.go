@@ -185,9 +185,16 @@ func TestServeOAuth(t *testing.T) {
 		t.Errorf("a read token changed the memory:\nbefore %s\nafter %s", before, after)
 	}
 
-	// Bad tokens: 401 with the challenge, or 403.
+	// Bad tokens: 401 with the challenge, or 403: a token without a scope
+	// of this server with insufficient_scope and the scope that would do
+	// (reading), one without a valid tenant with no error code (RFC 6750
+	// has none for it).
 	good := func() map[string]any { return iss.Claims(oauthResource, "alice", "mem.write") }
 	with := func(k string, v any) map[string]any { c := good(); c[k] = v; return c }
+	codes := map[string]string{
+		"missing scope":  `Bearer realm="memtool", error="insufficient_scope", scope="mem.read", resource_metadata="` + oauthMetadata + `"`,
+		"invalid tenant": `Bearer realm="memtool", resource_metadata="` + oauthMetadata + `"`,
+	}
 	for _, c := range []struct {
 		name   string
 		token  string
@@ -206,6 +213,9 @@ func TestServeOAuth(t *testing.T) {
 		challenge := resp.Header.Get("WWW-Authenticate")
 		if resp.StatusCode != c.status || !strings.Contains(challenge, `resource_metadata="`+oauthMetadata+`"`) || !strings.HasPrefix(challenge, "Bearer ") {
 			t.Errorf("%s: %d %q, WWW-Authenticate %q; want %d and the metadata", c.name, resp.StatusCode, body, challenge, c.status)
+		}
+		if want, ok := codes[c.name]; ok && challenge != want {
+			t.Errorf("%s: WWW-Authenticate %q, want %q", c.name, challenge, want)
 		}
 		if c.token != "" && strings.Contains(p.log(), c.token) {
 			t.Errorf("%s: the log holds the token", c.name)
