@@ -88,6 +88,19 @@ func holdWrite(s *Store, f *fsyncs, name string) (answer <-chan error, release f
 	return done, func() { close(hold) }
 }
 
+// waitCommits waits until s has made n commits (writes that then wait for
+// an fsync).
+func waitCommits(t *testing.T, s *Store, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute) // a guard against a hang, not a timing
+	for s.db.wal.last.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d commits, want %d: the writes did not commit while an fsync ran", s.db.wal.last.Load(), n)
+		}
+		runtime.Gosched()
+	}
+}
+
 // A write returns only once the WAL holding its commit is fsynced, after
 // the write lock is released: another process sees the change before
 // then (as the package doc says), and another write of the store can go
@@ -166,13 +179,7 @@ func TestConcurrentCommitsShareAnFsync(t *testing.T) {
 	for i := range 5 {
 		go func() { errs <- s.WriteFile(ctx, fmt.Sprintf("f%d.md", i), []byte("x"), memtool.CreateOnly) }()
 	}
-	deadline := time.Now().Add(time.Minute) // a guard against a hang, not a timing
-	for s.db.wal.last.Load() < before+5 {   // each has committed, and waits for the fsync
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of the 5 writes committed while an fsync ran", s.db.wal.last.Load()-before)
-		}
-		runtime.Gosched()
-	}
+	waitCommits(t, s, before+5)
 	release()
 	if err := <-first; err != nil {
 		t.Fatal(err)
@@ -213,5 +220,34 @@ func TestRefusalWaitsForTheCommitItSaw(t *testing.T) {
 		if err := <-refusals; err != nil && !errors.Is(err, memtool.ErrExist) {
 			t.Errorf("after the fsync: %v, want the create's ErrExist or the unchanged edit's nil", err)
 		}
+	}
+}
+
+// An fsync that fails fails every commit it was to make durable: the
+// writes that committed while another's fsync ran, and were to share the
+// next one.
+func TestWALSyncFailureFailsEveryCommitItCovers(t *testing.T) {
+	ctx := context.Background()
+	s, f, _ := openSynced(t)
+	first, release := holdWrite(s, f, "first.md")
+	before := s.db.wal.last.Load()
+	errs := make(chan error, 3)
+	for i := range 3 {
+		go func() { errs <- s.WriteFile(ctx, fmt.Sprintf("f%d.md", i), []byte("x"), memtool.CreateOnly) }()
+	}
+	waitCommits(t, s, before+3)
+	f.set(nil, syscall.EIO) // the next fsync, the one the three wait for
+	f.take()
+	release()
+	if err := <-first; err != nil {
+		t.Errorf("the held write, its own fsync passing: %v", err)
+	}
+	for range 3 {
+		if err := <-errs; !errors.Is(err, memtool.ErrOutcomeUnknown) || !errors.Is(err, syscall.EIO) {
+			t.Errorf("a write its fsync was to make durable: %v, want ErrOutcomeUnknown and the fsync's error", err)
+		}
+	}
+	if got := f.take(); len(got) != 1 {
+		t.Errorf("fsyncs after the release: %q, want the one failing for all three", got)
 	}
 }

@@ -195,7 +195,13 @@ func checkNoRace(t testing.TB, stderr string) {
 // status.
 func runMemtool(t *testing.T, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(binaryFor(t, args), args...)
+	return runBuild(t, binaryFor(t, args), env, stdin, args...)
+}
+
+// runBuild is runMemtool with the binary bin.
+func runBuild(t testing.TB, bin string, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/memtool/memtool/claude/claudetest"
 	"github.com/memtool/memtool/internal/gotool"
 )
 
@@ -32,44 +31,39 @@ func TestDefaultBuildLeavesOutTheSDK(t *testing.T) {
 func TestDefaultBinaryOffersRunAndChat(t *testing.T) {
 	t.Parallel()
 	const how = "rebuild with -tags claude"
-	env := childEnv("ANTHROPIC_API_KEY=sk-test-unused", "ANTHROPIC_BASE_URL=http://127.0.0.1:1")
+	srv := claudetest.NewServer(claudetest.Turn{Text: "hi"})
+	defer srv.Close()
+	env := apiEnv(srv)
 	// runMemtool would pick the build with the tag for run and chat.
-	runBinary := func(bin string, args ...string) (string, string, int) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
-			t.Fatal(err)
-		}
-		checkNoRace(t, errOut.String())
-		return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
-	}
+	run := func(bin string, args ...string) (string, string, int) { return runBuild(t, bin, env, "", args...) }
 	lean := memtoolBinary(t)
 	for _, args := range [][]string{{"run", "task"}, {"run", "--store", "mem:", "--no-such-flag", "task"}, {"chat"}} {
-		out, errOut, code := runBinary(lean, args...)
+		out, errOut, code := run(lean, args...)
 		if code != exitUsage || out != "" || !strings.Contains(errOut, "memtool "+args[0]+": this build of memtool leaves out "+args[0]) || !strings.Contains(errOut, how) {
 			t.Errorf("default build, memtool %q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
-	out, _, code := runBinary(lean, "help")
+	out, _, code := run(lean, "help")
 	for _, verb := range []string{"run", "chat"} {
 		if code != exitOK || !strings.Contains(out, "\n  "+verb+" ") || !strings.Contains(out, "[not in this build: -tags claude]") {
 			t.Errorf("default build, memtool help (exit %d) does not offer %s:\n%s", code, verb, out)
 		}
 	}
-	out, _, code = runBinary(lean, "version")
+	out, _, code = run(lean, "version")
 	if code != exitOK || !strings.Contains(out, "commands left out of this build:\n  run, chat: "+how+"\n") {
 		t.Errorf("default build, memtool version (exit %d):\n%s", code, out)
 	}
-	out, _, code = runBinary(lean, "chat", "-h")
+	out, _, code = run(lean, "chat", "-h")
 	if code != exitOK || !strings.HasPrefix(out, "Usage: memtool chat") || !strings.Contains(out, how) {
 		t.Errorf("default build, memtool chat -h (exit %d):\n%s", code, out)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the default build sent %d requests to the API", n)
 	}
 
 	full := claudeBinary(t)
 	for _, verb := range []string{"version", "help"} {
-		out, errOut, code := runBinary(full, verb)
+		out, errOut, code := run(full, verb)
 		if code != exitOK || strings.Contains(out, "tags claude") {
 			t.Errorf("build with -tags claude, memtool %s: exit %d\n%s%s", verb, code, out, errOut)
 		}

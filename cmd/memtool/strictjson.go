@@ -114,7 +114,10 @@ func checkJSON(dec *json.Decoder, t reflect.Type, tag reflect.StructTag, where s
 		}
 		least := int64(0)
 		if m := tag.Get("min"); m != "" {
-			least, _ = strconv.ParseInt(m, 10, 64)
+			var err error
+			if least, err = strconv.ParseInt(m, 10, 64); err != nil {
+				panic("checkJSON: bad min tag on " + name + ": " + m)
+			}
 		}
 		if i, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil || i < least {
 			msg := fmt.Sprintf("%s: %s: want a whole number from %d to %d", name, n, least, int64(1)<<(t.Bits()-1)-1)
