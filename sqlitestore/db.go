@@ -31,15 +31,16 @@ type db struct {
 	file        os.FileInfo // the file at path when the store opened it
 	noIndex     bool        // a read-only file of schema version 1, without the search index
 	wal         *walSync    // makes the commits durable (walsync.go)
+	rs, ws      *stmts      // the prepared statements of r and w (ws nil when readOnly)
 }
 
 var _ sqltree.DB = (*db)(nil)
 
 func (d *db) close() error {
 	defer d.wal.close()
-	err := d.r.Close()
+	err := errors.Join(d.rs.close(), d.r.Close())
 	if d.w != nil {
-		err = errors.Join(err, d.w.Close())
+		err = errors.Join(err, d.ws.close(), d.w.Close())
 	}
 	return err
 }
@@ -50,12 +51,12 @@ func (d *db) Op(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 func (d *db) Query(ctx context.Context, fn func(q sqltree.Querier) error) error {
-	return fn(querier{d.r})
+	return fn(querier{stmts: d.rs})
 }
 
 // Write runs fn under the file's write lock, which serves every tenant.
 func (d *db) Write(ctx context.Context, tenant string, fn func(q sqltree.Querier) error) error {
-	return d.write(ctx, func(tx *sql.Tx) error { return fn(querier{tx}) })
+	return d.write(ctx, func(tx *sql.Tx) error { return fn(querier{stmts: d.ws, tx: tx}) })
 }
 
 func (d *db) WriteMeta(ctx context.Context, fn func(q sqltree.Querier) error) error {
@@ -71,6 +72,7 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("%w: the database file cannot be written", memtool.ErrReadOnly)
 	}
 	deadline := time.Now().Add(d.busyTimeout)
+	d.preparePending(ctx, deadline)
 	conn, err := d.conn(ctx, deadline)
 	if err != nil {
 		return err
@@ -100,6 +102,15 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	// durable by it or with it.
 	conn.Close()
 	return d.wal.durable(n)
+}
+
+// preparePending prepares the statements of queries that earlier writes
+// ran unprepared (stmts), waiting for the write connection no longer than
+// a write would.
+func (d *db) preparePending(ctx context.Context, deadline time.Time) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	d.ws.preparePending(ctx)
 }
 
 // settled returns err, the answer of a write that made no commit (a
@@ -280,21 +291,43 @@ func isCode(err error, code int) bool {
 	return errors.As(err, &se) && se.Code()&0xff == code
 }
 
-// querier is a transaction or the read pool as a sqltree.Querier.
+// querier runs the queries of a read on the read pool, or those of a
+// write in its transaction, each through its prepared statement where
+// stmts has one.
 type querier struct {
-	q interface {
-		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	stmts *stmts
+	tx    *sql.Tx // the write's transaction; nil for a read
+}
+
+// stmt returns the statement that runs query: in the write's transaction,
+// or on the read pool. It returns nil where query is to run unprepared.
+func (q querier) stmt(ctx context.Context, query string) *sql.Stmt {
+	if q.tx == nil {
+		return q.stmts.read(ctx, query)
 	}
+	st, _ := q.stmts.get(query)
+	if st == nil {
+		q.stmts.missed(query)
+		return nil
+	}
+	return q.tx.StmtContext(ctx, st)
 }
 
 func (q querier) QueryRow(ctx context.Context, query string, args ...any) sqltree.Row {
-	return q.q.QueryRowContext(ctx, query, args...)
+	if st := q.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return q.unprepared().QueryRowContext(ctx, query, args...)
 }
 
 func (q querier) Query(ctx context.Context, query string, args ...any) (sqltree.Rows, error) {
-	rows, err := q.q.QueryContext(ctx, query, args...)
+	var rows *sql.Rows
+	var err error
+	if st := q.stmt(ctx, query); st != nil {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = q.unprepared().QueryContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -302,8 +335,25 @@ func (q querier) Query(ctx context.Context, query string, args ...any) (sqltree.
 }
 
 func (q querier) Exec(ctx context.Context, query string, args ...any) error {
-	_, err := q.q.ExecContext(ctx, query, args...)
+	var err error
+	if st := q.stmt(ctx, query); st != nil {
+		_, err = st.ExecContext(ctx, args...)
+	} else {
+		_, err = q.unprepared().ExecContext(ctx, query, args...)
+	}
 	return err
+}
+
+// unprepared is what runs a query without a statement.
+func (q querier) unprepared() interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+} {
+	if q.tx != nil {
+		return q.tx
+	}
+	return q.stmts.pool
 }
 
 type sqlRows struct{ *sql.Rows }

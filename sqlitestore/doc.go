@@ -62,6 +62,12 @@
 //     content writes nothing: its transaction rolls back.
 //   - Rename moves a directory with its whole subtree in one transaction;
 //     RemoveAll removes a subtree in one transaction.
+//   - Each connection parses a query once: the store keeps a prepared
+//     statement of each (stmts.go). A read prepares what it runs; a write,
+//     which holds the one write connection, runs a new query unprepared and
+//     the next write prepares it before taking the connection, waiting for
+//     it no longer than its own busy timeout. So a one-shot command
+//     prepares nothing it does not run.
 //   - With Options.Existing (how memtool opens a store to read it), Open
 //     writes nothing to a file that is not a memtool database yet: a
 //     missing file is not made, and an empty file or another program's

@@ -324,6 +324,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
+	d.rs = newStmts(d.r)
 	if !d.readOnly {
 		// No busy timeout: a write waits for the lock in db.begin.
 		d.w, err = d.open(dsn(path, "immediate", 0, false))
@@ -332,6 +333,7 @@ func Open(path string, opts *Options) (*Store, error) {
 			return nil, fmt.Errorf("sqlitestore: %w", err)
 		}
 		d.w.SetMaxOpenConns(1)
+		d.ws = newStmts(d.w)
 	}
 	if err := d.init(); err != nil {
 		d.close()

@@ -1,0 +1,70 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/sqlitestore"
+)
+
+// BenchmarkMixedCommands runs commands of the memory tool through
+// memtool.Memory on one SQLite file, in turns: a str_replace (back and
+// forth), a view of the file, a view of its directory and an insert (each
+// file is created again every 64 rounds, so that it stays small), over 20
+// files. Every answer is checked. Run it with TMPDIR on a tmpfs to see the
+// CPU a command costs without the disk's fsyncs:
+//
+//	TMPDIR=/dev/shm go test -run '^$' -bench MixedCommands -benchtime 20000x ./sqlitestore
+func BenchmarkMixedCommands(b *testing.B) {
+	st, err := sqlitestore.Open(filepath.Join(b.TempDir(), "m.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	m := memtool.New(st, nil)
+	ctx := context.Background()
+	const files = 20
+	run := func(input string, want string) {
+		r := m.Run(ctx, []byte(input))
+		if r.IsError || !strings.Contains(r.Text, want) {
+			b.Fatalf("%s: %q, want it to hold %q", input, r.Text, want)
+		}
+	}
+	create := func(f int) {
+		run(fmt.Sprintf(`{"command":"create","path":"/memories/d/f%d.md","file_text":"line one\nline two A\nline three\n"}`, f), "created")
+	}
+	for f := range files {
+		create(f)
+	}
+	state := make([]byte, files) // the letter after "two" in each file
+	for f := range state {
+		state[f] = 'A'
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		f := i / 4 % files
+		switch i % 4 {
+		case 0:
+			next := 'A' + 'B' - state[f]
+			run(fmt.Sprintf(`{"command":"str_replace","path":"/memories/d/f%d.md","old_str":"two %c","new_str":"two %c"}`, f, state[f], next), "has been edited")
+			state[f] = next
+		case 1:
+			run(fmt.Sprintf(`{"command":"view","path":"/memories/d/f%d.md"}`, f), "line three")
+		case 2:
+			run(`{"command":"view","path":"/memories/d"}`, fmt.Sprintf("f%d.md", f))
+		case 3:
+			run(fmt.Sprintf(`{"command":"insert","path":"/memories/d/f%d.md","insert_line":1,"insert_text":"more"}`, f), "has been edited")
+			if i/4/files%64 == 63 {
+				b.StopTimer()
+				run(fmt.Sprintf(`{"command":"delete","path":"/memories/d/f%d.md"}`, f), "deleted")
+				create(f)
+				state[f] = 'A'
+				b.StartTimer()
+			}
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package sqlitestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+)
+
+// cached returns the queries that c has statements for, and those noted
+// for the next write to prepare.
+func cached(c *stmts) (prepared, pending []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for q, st := range c.m {
+		if st != nil {
+			prepared = append(prepared, q)
+		}
+	}
+	return prepared, slices.Clone(c.pending)
+}
+
+// openStmts opens a store in a new file, closed when t ends.
+func openStmts(t *testing.T, opts *Options) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "m.db"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestWritesPrepareWhatTheWritesBeforeThemRan(t *testing.T) {
+	s := openStmts(t, nil)
+	ctx := context.Background()
+	if err := s.WriteFile(ctx, "a.md", []byte("one"), memtool.Replace); err != nil {
+		t.Fatal(err)
+	}
+	prepared, pending := cached(s.db.ws)
+	if len(pending) == 0 {
+		t.Fatal("a write noted no query for the next write to prepare")
+	}
+	first := pending
+	if err := s.WriteFile(ctx, "b.md", []byte("two"), memtool.Replace); err != nil {
+		t.Fatal(err)
+	}
+	prepared, pending = cached(s.db.ws)
+	for _, q := range first {
+		if !slices.Contains(prepared, q) {
+			t.Errorf("the second write did not prepare %q, which the first ran (prepared: %q)", q, prepared)
+		}
+	}
+	if len(pending) != 0 {
+		t.Errorf("the second write, the same as the first, ran queries unprepared: %q", pending)
+	}
+	// The statements answer as the queries did.
+	if err := s.WriteFile(ctx, "a.md", []byte("three"), memtool.Replace); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.md": "three", "b.md": "two"} {
+		got, err := s.ReadFile(ctx, name, 1<<20)
+		if err != nil || string(got) != want {
+			t.Errorf("ReadFile(%s) = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if prepared, _ := cached(s.db.rs); len(prepared) == 0 {
+		t.Error("reads prepared no statement")
+	}
+}
+
+func TestStatementCacheIsBounded(t *testing.T) {
+	s := openStmts(t, nil)
+	ctx := context.Background()
+	q := querier{stmts: s.db.rs}
+	for i := range maxStmts + 10 {
+		var n int
+		if err := q.QueryRow(ctx, fmt.Sprintf("SELECT %d", i)).Scan(&n); err != nil || n != i {
+			t.Fatalf("SELECT %d: %d, %v", i, n, err)
+		}
+	}
+	if prepared, _ := cached(s.db.rs); len(prepared) != maxStmts {
+		t.Errorf("the read pool keeps %d statements, want at most %d", len(prepared), maxStmts)
+	}
+	// A query past the bound still runs, and one that cannot be prepared
+	// fails as it would unprepared, each time.
+	for range 2 {
+		if err := q.Exec(ctx, "SELECT nothing FROM nowhere"); err == nil {
+			t.Fatal("a query of a missing table ran")
+		}
+	}
+}
+
+// A write's preparation waits for the write connection no longer than
+// the write itself would: held by another write, it fails with ErrBusy
+// at the busy timeout.
+func TestPendingPreparationWaitsNoLongerThanTheWrite(t *testing.T) {
+	s := openStmts(t, &Options{BusyTimeout: 200 * time.Millisecond})
+	ctx := context.Background()
+	if err := s.WriteFile(ctx, "a.md", []byte("one"), memtool.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if _, pending := cached(s.db.ws); len(pending) == 0 {
+		t.Fatal("nothing to prepare")
+	}
+	conn, err := s.db.w.Conn(ctx) // the one write connection, held
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = s.WriteFile(ctx, "b.md", []byte("two"), memtool.Replace)
+	if !errors.Is(err, memtool.ErrBusy) {
+		t.Errorf("a write while the connection is held: %v, want ErrBusy", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the write waited %v with a busy timeout of 200ms", d)
+	}
+	if _, pending := cached(s.db.ws); len(pending) == 0 {
+		t.Error("queries that could not be prepared for now were forgotten")
+	}
+	conn.Close()
+	if err := s.WriteFile(ctx, "b.md", []byte("two"), memtool.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if _, pending := cached(s.db.ws); len(pending) != 0 {
+		t.Errorf("still pending once the connection was free: %q", pending)
+	}
+}
