@@ -9,7 +9,9 @@
 # @anthropic-ai/sdk (default: $MEMTOOL_TS_ORACLE, else
 # ../shared/reference/ts-oracle relative to the repository root).
 # Environment: RUNS (default 5), SEED (1), OPS (2000), FILES (100),
-# READS (2000), BENCH_OUT (where results are kept; default bench/out).
+# READS (2000), BENCH_OUT (where results are kept; default bench/out),
+# CONTEND=build (both sides run while a parallel build of memtool loads
+# the CPUs and the disk; see bench/README.md).
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/scratch.sh"
@@ -42,6 +44,41 @@ echo "== generating the workloads"
 echo "== machine"
 echo "go: $(go version | cut -d' ' -f3-)  node: $(node --version)  @anthropic-ai/sdk: $sdk  cpus: $(nproc)"
 echo "temp dir: $tmp, file system: $(df -PT "$tmp" | awk 'NR == 2 {print $2}')"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# contend_build rebuilds memtool from scratch in a loop, as a developer's
+# parallel build would: `go build -a` compiles every package again (on all
+# CPUs) and writes its objects to a build cache in the scratch directory,
+# which is emptied every round so that the disk keeps being written.
+contend_build() {
+	mkdir -p "$tmp/contend"
+	while :; do
+		rm -rf "$tmp/contend/cache"
+		(cd "$repo" && GOCACHE=$tmp/contend/cache go build -a -o "$tmp/contend/memtool" ./cmd/memtool) >/dev/null 2>&1 || true
+	done
+}
+# kill_tree PID stops PID and every process below it.
+kill_tree() {
+	local child
+	kill -STOP "$1" 2>/dev/null || return 0
+	for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+	kill "$1" 2>/dev/null || true
+	kill -CONT "$1" 2>/dev/null || true
+}
+case ${CONTEND:-} in
+'') ;;
+build)
+	echo "== contention: a parallel build of memtool in a loop, from now to the end"
+	contend_build &
+	contender=$!
+	trap 'kill_tree "$contender"; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+	sleep 5 # let the build get going
+	;;
+*)
+	echo "compare.sh: CONTEND=$CONTEND: only CONTEND=build is known" >&2
+	exit 2
+	;;
+esac
 
 results=$out/results.jsonl
 : >"$results"
@@ -62,6 +99,7 @@ for run in $(seq 1 "$runs"); do
 done
 
 echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)${CONTEND:+ (CONTEND=$CONTEND)}"
 echo "== results (raw lines in $results)"
 "$tmp/bench" report -results "$results" \
 	-answers-memtool "$out/answers-memtool.jsonl" -answers-ts "$out/answers-ts.jsonl"
