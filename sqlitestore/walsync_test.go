@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -250,4 +251,50 @@ func TestWALSyncFailureFailsEveryCommitItCovers(t *testing.T) {
 	if got := f.take(); len(got) != 1 {
 		t.Errorf("fsyncs after the release: %q, want the one failing for all three", got)
 	}
+}
+
+// Without a WAL file (SQLite checkpointed it into the database file and
+// removed it), a commit's fsync syncs the database file; a WAL file made
+// again, or replaced, is a new file whose directory is synced before it,
+// once.
+func TestWALSyncFollowsTheFileAtThePath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.db")
+	if err := os.WriteFile(path, []byte("db"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var synced []string
+	record := func(f *os.File) error {
+		synced = append(synced, filepath.Base(f.Name()))
+		return nil
+	}
+	w := &walSync{path: path, syncData: record, syncDir: record}
+	defer w.close()
+	step := func(what string, want ...string) {
+		t.Helper()
+		synced = nil
+		if err := w.durable(w.committed()); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(synced, want) {
+			t.Errorf("%s: synced %q, want %q", what, synced, want)
+		}
+	}
+	step("no WAL file", "m.db")
+	if err := os.WriteFile(path+"-wal", []byte("frames"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	step("a new WAL file", filepath.Base(dir), "m.db-wal")
+	step("the same WAL file", "m.db-wal")
+	if err := os.Remove(path + "-wal"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+"-wal", []byte("frames again"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	step("a WAL file made again", filepath.Base(dir), "m.db-wal")
+	if err := os.Remove(path + "-wal"); err != nil {
+		t.Fatal(err)
+	}
+	step("the WAL file removed", "m.db")
 }
