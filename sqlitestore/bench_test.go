@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -67,4 +68,43 @@ func BenchmarkMixedCommands(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkConcurrentClients runs the commands of BenchmarkMixedCommands'
+// kinds from 64 goroutines at once (as a server's clients), each on a file
+// of its own: three views for an insert, every answer checked.
+func BenchmarkConcurrentClients(b *testing.B) {
+	st, err := sqlitestore.Open(filepath.Join(b.TempDir(), "m.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	m := memtool.New(st, nil)
+	ctx := context.Background()
+	var next atomic.Int64
+	b.SetParallelism(32) // 64 goroutines on 2 CPUs
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		c := next.Add(1)
+		file := fmt.Sprintf("/memories/c%d/a.md", c)
+		if r := m.Run(ctx, []byte(fmt.Sprintf(`{"command":"create","path":%q,"file_text":"one\ntwo\n"}`, file))); r.IsError {
+			b.Error(r.Text)
+			return
+		}
+		for i := 0; pb.Next(); i++ {
+			var r memtool.Result
+			switch i % 4 {
+			case 0:
+				r = m.Run(ctx, []byte(fmt.Sprintf(`{"command":"insert","path":%q,"insert_line":0,"insert_text":"x"}`, file)))
+			case 1, 2:
+				r = m.Run(ctx, []byte(fmt.Sprintf(`{"command":"view","path":%q,"view_range":[1,3]}`, file)))
+			case 3:
+				r = m.Run(ctx, []byte(fmt.Sprintf(`{"command":"view","path":"/memories/c%d"}`, c)))
+			}
+			if r.IsError {
+				b.Error(r.Text)
+				return
+			}
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -129,5 +130,34 @@ func TestPendingPreparationWaitsNoLongerThanTheWrite(t *testing.T) {
 	}
 	if _, pending := cached(s.db.ws); len(pending) != 0 {
 		t.Errorf("still pending once the connection was free: %q", pending)
+	}
+}
+
+// Readers that ran at once leave their connections open for the next
+// ones, up to idleReadConns: none is closed for being idle too many.
+func TestConcurrentReadersKeepTheirConnections(t *testing.T) {
+	s := openStmts(t, nil)
+	ctx := context.Background()
+	var all, done sync.WaitGroup
+	all.Add(idleReadConns)
+	for range idleReadConns {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			rows, err := s.db.r.QueryContext(ctx, "SELECT 1")
+			all.Done()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			all.Wait() // every reader holds a connection
+			rows.Close()
+		}()
+	}
+	done.Wait()
+	st := s.db.r.Stats()
+	if st.MaxIdleClosed != 0 || st.OpenConnections != idleReadConns {
+		t.Errorf("after %d readers at once: %d connections open, %d closed as too many idle; want %d open, none closed",
+			idleReadConns, st.OpenConnections, st.MaxIdleClosed, idleReadConns)
 	}
 }
