@@ -12,6 +12,17 @@ import (
 	"github.com/memtool/memtool/sqlitestore"
 )
 
+// benchMemory is a memtool.Memory on a new SQLite file in $TMPDIR,
+// closed when b ends.
+func benchMemory(b *testing.B) *memtool.Memory {
+	st, err := sqlitestore.Open(filepath.Join(b.TempDir(), "m.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return memtool.New(st, nil)
+}
+
 // BenchmarkMixedCommands runs commands of the memory tool through
 // memtool.Memory on one SQLite file, in turns: a str_replace (back and
 // forth), a view of the file, a view of its directory and an insert (each
@@ -21,12 +32,7 @@ import (
 //
 //	TMPDIR=/dev/shm go test -run '^$' -bench MixedCommands -benchtime 20000x ./sqlitestore
 func BenchmarkMixedCommands(b *testing.B) {
-	st, err := sqlitestore.Open(filepath.Join(b.TempDir(), "m.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	m := memtool.New(st, nil)
+	m := benchMemory(b)
 	ctx := context.Background()
 	const files = 20
 	run := func(input string, want string) {
@@ -74,12 +80,7 @@ func BenchmarkMixedCommands(b *testing.B) {
 // kinds from 64 goroutines at once (as a server's clients), each on a file
 // of its own: three views for an insert, every answer checked.
 func BenchmarkConcurrentClients(b *testing.B) {
-	st, err := sqlitestore.Open(filepath.Join(b.TempDir(), "m.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	m := memtool.New(st, nil)
+	m := benchMemory(b)
 	ctx := context.Background()
 	var next atomic.Int64
 	b.SetParallelism(32) // 64 goroutines on 2 CPUs
