@@ -67,7 +67,10 @@
 //     which holds the one write connection, runs a new query unprepared and
 //     the next write prepares it before taking the connection, waiting for
 //     it no longer than its own busy timeout. So a one-shot command
-//     prepares nothing it does not run.
+//     prepares nothing it does not run. Reads that run at once each hold
+//     a read connection; up to 16 stay open between reads (each closed
+//     after a minute unused), so that many concurrent readers do not open
+//     and close connections.
 //   - With Options.Existing (how memtool opens a store to read it), Open
 //     writes nothing to a file that is not a memtool database yet: a
 //     missing file is not made, and an empty file or another program's
