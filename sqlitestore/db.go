@@ -27,11 +27,12 @@ type db struct {
 	r           *sql.DB // reads: deferred transactions, WAL snapshots
 	w           *sql.DB // writes: BEGIN IMMEDIATE, one connection; nil when readOnly
 	busyTimeout time.Duration
-	readOnly    bool        // the file cannot be written: every write fails with ErrReadOnly
-	file        os.FileInfo // the file at path when the store opened it
-	noIndex     bool        // a read-only file of schema version 1, without the search index
-	wal         *walSync    // makes the commits durable (walsync.go)
-	rs, ws      *stmts      // the prepared statements of r and w (ws nil when readOnly)
+	readOnly    bool          // the file cannot be written: every write fails with ErrReadOnly
+	file        os.FileInfo   // the file at path when the store opened it
+	noIndex     bool          // a read-only file of schema version 1, without the search index
+	wal         *walSync      // makes the commits durable (walsync.go)
+	rs, ws      *stmts        // the prepared statements of r and w (ws nil when readOnly)
+	turn        chan struct{} // held by the write whose turn it is (takeTurn)
 }
 
 var _ sqltree.DB = (*db)(nil)
@@ -64,23 +65,46 @@ func (d *db) WriteMeta(ctx context.Context, fn func(q sqltree.Querier) error) er
 }
 
 // write runs fn in a transaction that holds the file's write lock. The
-// wait for the lock, first for the one write connection (another
-// goroutine's write) and then for the file (another process's or
-// connection's), ends at busyTimeout after the call, or when ctx ends.
+// wait for the lock, first for this store's other writes (which take
+// turns in the order they came: see takeTurn) and then for the file
+// (another process's or connection's), ends at busyTimeout after the
+// call, or when ctx ends.
 func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if d.readOnly {
 		return fmt.Errorf("%w: the database file cannot be written", memtool.ErrReadOnly)
 	}
 	deadline := time.Now().Add(d.busyTimeout)
+	if err := d.takeTurn(ctx, deadline); err != nil {
+		return err
+	}
+	// The next write may begin while this one's fsync runs, and be made
+	// durable by it or with it: commit ends the turn.
+	n, seen, err := d.commit(ctx, deadline, fn)
+	switch {
+	case seen:
+		return d.settled(err)
+	case err != nil:
+		return err
+	}
+	return d.wal.durable(n)
+}
+
+// commit runs fn in a transaction on the write connection and commits it,
+// in this write's turn, which it ends (should fn panic too). It returns
+// the commit's number, or the error; seen reports an error of a write that
+// read the store (fn's, or the commit's), which may have seen commits not
+// yet durable (settled).
+func (d *db) commit(ctx context.Context, deadline time.Time, fn func(tx *sql.Tx) error) (n uint64, seen bool, err error) {
+	defer func() { <-d.turn }() // after the connection went back
 	d.preparePending(ctx, deadline)
 	conn, err := d.conn(ctx, deadline)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
 	defer conn.Close()
 	tx, err := d.begin(ctx, conn, deadline)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
 	// Should fn panic, the transaction ends (and the file's write lock
 	// with it) before the connection goes back, which would otherwise
@@ -88,20 +112,40 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return d.settled(err)
+		return 0, true, err
 	}
 	if err := d.moved(); err != nil {
 		tx.Rollback()
-		return err
+		return 0, false, err
 	}
 	if err := tx.Commit(); err != nil {
-		return d.settled(err)
+		return 0, true, err
 	}
-	n := d.wal.committed()
-	// The next write may begin while this one's fsync runs, and be made
-	// durable by it or with it.
-	conn.Close()
-	return d.wal.durable(n)
+	return d.wal.committed(), false, nil
+}
+
+// takeTurn waits for this store's writes that came before this one: they
+// take the write connection in the order they asked for it (a channel
+// wakes its waiting senders in order), where database/sql would hand a
+// connection given back to a waiter chosen at random, so that under many
+// writers some waited far longer than others. It fails with ErrBusy at
+// deadline, and with ctx's error when ctx ends.
+func (d *db) takeTurn(ctx context.Context, deadline time.Time) error {
+	select {
+	case d.turn <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case d.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return d.busy("another write of this store")
+	}
 }
 
 // preparePending prepares the statements of queries that earlier writes

@@ -37,7 +37,9 @@
 //     loses an update, and of concurrent creates, mkdirs or renames onto one
 //     name exactly one wins, across goroutines and processes. A writer
 //     waits for the lock while another holds it, up to the busy timeout
-//     (below).
+//     (below); the writes of one store take the lock in the order they
+//     came (TestWritesTakeTurnsInOrder), those of other processes or
+//     stores on the same file when they find it free.
 //   - A change is durable on disk, through a power loss, before the
 //     method returns: the store fsyncs the WAL after each commit. The
 //     connections run journal_mode=WAL with synchronous=NORMAL, which

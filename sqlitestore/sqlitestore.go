@@ -293,7 +293,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	if !filepath.IsAbs(path) {
 		return nil, fmt.Errorf("sqlitestore: %q is not an absolute path", path)
 	}
-	d := &db{path: path, busyTimeout: DefaultBusyTimeout, wal: &walSync{path: path, syncData: syncData, syncDir: (*os.File).Sync}}
+	d := &db{path: path, busyTimeout: DefaultBusyTimeout, wal: &walSync{path: path, syncData: syncData, syncDir: (*os.File).Sync}, turn: make(chan struct{}, 1)}
 	if opts != nil && opts.BusyTimeout > 0 {
 		d.busyTimeout = opts.BusyTimeout
 	}

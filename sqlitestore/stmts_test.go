@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -159,5 +161,61 @@ func TestConcurrentReadersKeepTheirConnections(t *testing.T) {
 	if st.MaxIdleClosed != 0 || st.OpenConnections != idleReadConns {
 		t.Errorf("after %d readers at once: %d connections open, %d closed as too many idle; want %d open, none closed",
 			idleReadConns, st.OpenConnections, st.MaxIdleClosed, idleReadConns)
+	}
+}
+
+// Writes of one store take the write connection in the order they asked
+// for it: eight writes that queue behind a held turn, one after another,
+// append to one file in that order.
+func TestWritesTakeTurnsInOrder(t *testing.T) {
+	s := openStmts(t, nil)
+	ctx := context.Background()
+	if err := s.WriteFile(ctx, "log.md", nil, memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	s.db.turn <- struct{}{} // the turn, held
+	const writes = 8
+	errs := make(chan error, writes)
+	for i := range writes {
+		go func() {
+			errs <- s.Update(ctx, "log.md", 1<<20, func(old []byte) ([]byte, error) {
+				return fmt.Appendf(old, "%d ", i), nil
+			})
+		}()
+		waitTurnWaiters(t, i+1)
+	}
+	<-s.db.turn
+	for range writes {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.ReadFile(ctx, "log.md", 1<<20)
+	if want := "0 1 2 3 4 5 6 7 "; err != nil || string(got) != want {
+		t.Errorf("the writes appended %q, %v; want %q", got, err, want)
+	}
+}
+
+// waitTurnWaiters waits until n goroutines wait for a write's turn, in
+// the channel's queue.
+func waitTurnWaiters(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute) // a guard against a hang, not a timing
+	buf := make([]byte, 1<<20)
+	for {
+		waiting := 0
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			// Blocked in the select of takeTurn, not on its way there.
+			if strings.Contains(g, " [select") && strings.Contains(g, "sqlitestore.(*db).takeTurn(") {
+				waiting++
+			}
+		}
+		if waiting >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes do not wait for their turn", n)
+		}
+		runtime.Gosched()
 	}
 }
