@@ -158,21 +158,13 @@ func (h *held) unlock() {
 
 // takeTurn waits for this process's other writers.
 func (s *Store) takeTurn(ctx context.Context, deadline time.Time) error {
-	select {
-	case s.turn <- struct{}{}:
-		return nil
-	default:
-	}
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case s.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("filestore: waiting for the lock: %w", ctx.Err())
-	case <-t.C:
+	switch err := wait.Turn(ctx, s.turn, deadline); {
+	case errors.Is(err, wait.ErrDeadline):
 		return errBusy
+	case err != nil:
+		return fmt.Errorf("filestore: waiting for the lock: %w", err)
 	}
+	return nil
 }
 
 var errBusy = fmt.Errorf("filestore: another writer holds the lock: %w", memtool.ErrBusy)

@@ -131,21 +131,11 @@ func (d *db) commit(ctx context.Context, deadline time.Time, fn func(tx *sql.Tx)
 // writers some waited far longer than others. It fails with ErrBusy at
 // deadline, and with ctx's error when ctx ends.
 func (d *db) takeTurn(ctx context.Context, deadline time.Time) error {
-	select {
-	case d.turn <- struct{}{}:
-		return nil
-	default:
-	}
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case d.turn <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
+	err := wait.Turn(ctx, d.turn, deadline)
+	if errors.Is(err, wait.ErrDeadline) {
 		return d.busy("another write of this store")
 	}
+	return err
 }
 
 // preparePending prepares the statements of queries that earlier writes

@@ -1,10 +1,11 @@
 // Package wait holds the one pause the stores take between tries (of a
 // lock, a busy database, a request): a sleep that ends early when its
-// context does.
+// context does; and the wait of a process's writers for their turn.
 package wait
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -22,5 +23,31 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
+	}
+}
+
+// ErrDeadline is Turn's error when its deadline passed first.
+var ErrDeadline = errors.New("the deadline passed")
+
+// Turn waits for a turn on turn, a channel of capacity 1 that the holder
+// of the turn has sent to and receives from to end it: it sends, waiting
+// until deadline or ctx's end. Waiters get their turns in the order they
+// came (a channel wakes its waiting senders in order). It returns ctx's
+// error if ctx ended first, and ErrDeadline if the deadline passed.
+func Turn(ctx context.Context, turn chan<- struct{}, deadline time.Time) error {
+	select {
+	case turn <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return ErrDeadline
 	}
 }

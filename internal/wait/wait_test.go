@@ -26,3 +26,22 @@ func TestSleep(t *testing.T) {
 		t.Errorf("Sleep(0) on an ended context = %v, want context.Canceled", err)
 	}
 }
+
+func TestTurn(t *testing.T) {
+	turn := make(chan struct{}, 1)
+	if err := wait.Turn(t.Context(), turn, time.Now().Add(time.Hour)); err != nil {
+		t.Fatalf("a free turn: %v", err)
+	}
+	if err := wait.Turn(t.Context(), turn, time.Now().Add(10*time.Millisecond)); !errors.Is(err, wait.ErrDeadline) {
+		t.Errorf("a held turn past the deadline: %v, want ErrDeadline", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := wait.Turn(ctx, turn, time.Now().Add(time.Hour)); !errors.Is(err, context.Canceled) {
+		t.Errorf("a held turn, the context ended: %v, want context.Canceled", err)
+	}
+	time.AfterFunc(10*time.Millisecond, func() { <-turn })
+	if err := wait.Turn(t.Context(), turn, time.Now().Add(time.Hour)); err != nil {
+		t.Errorf("a turn given up while waiting: %v", err)
+	}
+}
