@@ -96,7 +96,7 @@ func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // yet durable (settled).
 func (d *db) commit(ctx context.Context, deadline time.Time, fn func(tx *sql.Tx) error) (n uint64, seen bool, err error) {
 	defer func() { <-d.turn }() // after the connection went back
-	d.preparePending(ctx, deadline)
+	d.ws.preparePending(ctx, deadline)
 	conn, err := d.conn(ctx, deadline)
 	if err != nil {
 		return 0, false, err
@@ -136,15 +136,6 @@ func (d *db) takeTurn(ctx context.Context, deadline time.Time) error {
 		return d.busy("another write of this store")
 	}
 	return err
-}
-
-// preparePending prepares the statements of queries that earlier writes
-// ran unprepared (stmts), waiting for the write connection no longer than
-// a write would.
-func (d *db) preparePending(ctx context.Context, deadline time.Time) {
-	ctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	d.ws.preparePending(ctx)
 }
 
 // settled returns err, the answer of a write that made no commit (a
@@ -212,8 +203,9 @@ const (
 	maxBusyPause = time.Millisecond
 )
 
-// conn takes the one write connection, waiting for another write of this
-// store to give it back, until deadline or the end of ctx. Opening the
+// conn takes the one write connection, which is free in a write's turn
+// (takeTurn) unless held from outside the writes (a test does), waiting
+// for it until deadline or the end of ctx. Opening the
 // connection turns a file not yet in WAL mode (a new one) to WAL, for
 // which SQLite does not wait: it fails at once while another connection
 // or process holds a lock of the file (another store opening it too), and
@@ -228,7 +220,7 @@ func (d *db) conn(ctx context.Context, deadline time.Time) (*sql.Conn, error) {
 		case err == nil:
 			return conn, nil
 		case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-			return nil, d.busy("another write of this store")
+			return nil, d.busy("the write connection's holder")
 		case !isCode(err, sqlite3.SQLITE_BUSY):
 			return nil, err
 		}
@@ -333,35 +325,64 @@ type querier struct {
 	tx    *sql.Tx // the write's transaction; nil for a read
 }
 
-// stmt returns the statement that runs query: in the write's transaction,
-// or on the read pool. It returns nil where query is to run unprepared.
-func (q querier) stmt(ctx context.Context, query string) *sql.Stmt {
+// runner runs one query with its arguments: its prepared statement, or
+// its text (text).
+type runner interface {
+	QueryRowContext(ctx context.Context, args ...any) *sql.Row
+	QueryContext(ctx context.Context, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, args ...any) (sql.Result, error)
+}
+
+// runner returns what runs query: its statement in the write's
+// transaction or on the read pool, or, where it has none, its text there.
+func (q querier) runner(ctx context.Context, query string) runner {
+	var on textRunner
 	if q.tx == nil {
-		return q.stmts.read(ctx, query)
-	}
-	st, _ := q.stmts.get(query)
-	if st == nil {
+		if st := q.stmts.read(ctx, query); st != nil {
+			return st
+		}
+		on = q.stmts.pool
+	} else {
+		if st, _ := q.stmts.get(query); st != nil {
+			return q.tx.StmtContext(ctx, st)
+		}
 		q.stmts.missed(query)
-		return nil
+		on = q.tx
 	}
-	return q.tx.StmtContext(ctx, st)
+	return text{on, query}
+}
+
+// textRunner runs queries from their text: a transaction or a pool.
+type textRunner interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// text runs a query from its text, without a statement.
+type text struct {
+	on    textRunner
+	query string
+}
+
+func (t text) QueryRowContext(ctx context.Context, args ...any) *sql.Row {
+	return t.on.QueryRowContext(ctx, t.query, args...)
+}
+
+func (t text) QueryContext(ctx context.Context, args ...any) (*sql.Rows, error) {
+	return t.on.QueryContext(ctx, t.query, args...)
+}
+
+func (t text) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
+	return t.on.ExecContext(ctx, t.query, args...)
 }
 
 func (q querier) QueryRow(ctx context.Context, query string, args ...any) sqltree.Row {
-	if st := q.stmt(ctx, query); st != nil {
-		return st.QueryRowContext(ctx, args...)
-	}
-	return q.unprepared().QueryRowContext(ctx, query, args...)
+	return q.runner(ctx, query).QueryRowContext(ctx, args...)
 }
 
 func (q querier) Query(ctx context.Context, query string, args ...any) (sqltree.Rows, error) {
-	var rows *sql.Rows
-	var err error
-	if st := q.stmt(ctx, query); st != nil {
-		rows, err = st.QueryContext(ctx, args...)
-	} else {
-		rows, err = q.unprepared().QueryContext(ctx, query, args...)
-	}
+	rows, err := q.runner(ctx, query).QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -369,25 +390,8 @@ func (q querier) Query(ctx context.Context, query string, args ...any) (sqltree.
 }
 
 func (q querier) Exec(ctx context.Context, query string, args ...any) error {
-	var err error
-	if st := q.stmt(ctx, query); st != nil {
-		_, err = st.ExecContext(ctx, args...)
-	} else {
-		_, err = q.unprepared().ExecContext(ctx, query, args...)
-	}
+	_, err := q.runner(ctx, query).ExecContext(ctx, args...)
 	return err
-}
-
-// unprepared is what runs a query without a statement.
-func (q querier) unprepared() interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-} {
-	if q.tx != nil {
-		return q.tx
-	}
-	return q.stmts.pool
 }
 
 type sqlRows struct{ *sql.Rows }

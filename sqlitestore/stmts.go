@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -78,15 +79,22 @@ func (s *stmts) missed(query string) {
 	}
 }
 
-// preparePending prepares the queries that earlier writes noted. It takes
-// the pool's connection for each, so the caller must not hold it. A query
-// that could not be prepared for now (ctx ended, the file was busy) stays
-// noted.
-func (s *stmts) preparePending(ctx context.Context) {
+// preparePending prepares the queries that earlier writes noted, waiting
+// for the pool's connection (which the caller must not hold) no longer
+// than until deadline: a write's own wait. A query that could not be
+// prepared for now (ctx ended, the deadline passed, the file was busy)
+// stays noted. With nothing noted, as after the first writes, it costs a
+// look under the lock.
+func (s *stmts) preparePending(ctx context.Context, deadline time.Time) {
 	s.mu.Lock()
 	pending := s.pending
 	s.pending = nil
 	s.mu.Unlock()
+	if len(pending) == 0 {
+		return
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	for i, query := range pending {
 		if !s.prepare(ctx, query) {
 			s.mu.Lock()
