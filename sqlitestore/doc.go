@@ -69,7 +69,8 @@
 //     which holds the one write connection, runs a new query unprepared and
 //     the next write prepares it before taking the connection, waiting for
 //     it no longer than its own busy timeout. So a one-shot command
-//     prepares nothing it does not run. Reads that run at once each hold
+//     prepares nothing it does not run (on a new file, the statement of
+//     the tenancy claim its first change makes in a write of its own). Reads that run at once each hold
 //     a read connection; up to 16 stay open between reads (each closed
 //     after a minute unused), so that many concurrent readers do not open
 //     and close connections.

@@ -31,7 +31,9 @@ import (
 // the next write prepares what was noted, before it takes the connection,
 // and runs the statement in its transaction (sql.Tx.StmtContext, which
 // uses what the connection has prepared). A one-shot command pays no
-// preparation it would not use.
+// preparation it would not use, but on a new file that of the tenancy
+// claim its first change makes in a write of its own
+// (TestWritesPrepareWhatTheWritesBeforeThemRan).
 type stmts struct {
 	pool *sql.DB
 	mu   sync.Mutex

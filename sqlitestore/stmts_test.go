@@ -40,14 +40,32 @@ func openStmts(t *testing.T, opts *Options) *Store {
 }
 
 func TestWritesPrepareWhatTheWritesBeforeThemRan(t *testing.T) {
-	s := openStmts(t, nil)
 	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	s, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new store's first change claims its tenancy in a write of its own.
+	if err := s.WriteFile(ctx, "first.md", nil, memtool.Replace); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// A command on it, as memtool runs one per process.
+	s, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	if err := s.WriteFile(ctx, "a.md", []byte("one"), memtool.Replace); err != nil {
 		t.Fatal(err)
 	}
 	prepared, pending := cached(s.db.ws)
 	if len(pending) == 0 {
 		t.Fatal("a write noted no query for the next write to prepare")
+	}
+	if len(prepared) != 0 {
+		t.Errorf("a store's first write prepared %q: a one-shot command would pay for statements it never runs", prepared)
 	}
 	first := pending
 	if err := s.WriteFile(ctx, "b.md", []byte("two"), memtool.Replace); err != nil {
