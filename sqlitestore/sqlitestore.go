@@ -263,6 +263,10 @@ func (noTablesError) Is(target error) bool { return target == fs.ErrNotExist || 
 // no read needs them.
 const idleReadConns = 16
 
+// readIdleTime is how long a read connection stays open unused (a
+// variable for a test).
+var readIdleTime = time.Minute
+
 // DefaultBusyTimeout is the BusyTimeout of a store opened without one.
 const DefaultBusyTimeout = 5 * time.Second
 
@@ -336,7 +340,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	// connections was 40 % of the CPU of BenchmarkConcurrentClients on a
 	// disk. An idle one is closed after a minute.
 	d.r.SetMaxIdleConns(idleReadConns)
-	d.r.SetConnMaxIdleTime(time.Minute)
+	d.r.SetConnMaxIdleTime(readIdleTime)
 	d.rs = newStmts(d.r)
 	if !d.readOnly {
 		// No busy timeout: a write waits for the lock in db.begin.

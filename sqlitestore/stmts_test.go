@@ -237,3 +237,22 @@ func waitTurnWaiters(t *testing.T, n int) {
 		runtime.Gosched()
 	}
 }
+
+// An idle read connection is closed once it has been unused for
+// readIdleTime.
+func TestIdleReadConnectionsClose(t *testing.T) {
+	defer func(d time.Duration) { readIdleTime = d }(readIdleTime)
+	readIdleTime = 10 * time.Millisecond
+	s := openStmts(t, nil)
+	var n int
+	if err := s.db.r.QueryRow("SELECT 1").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute) // a guard against a hang, not a timing
+	for s.db.r.Stats().OpenConnections != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d read connections still open after a minute unused", s.db.r.Stats().OpenConnections)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
