@@ -96,28 +96,83 @@ func (m *Memory) mkdirAll(ctx context.Context, p, dir string) ([]string, error) 
 	return created, err
 }
 
-// editTarget checks the path of an edit and that a regular file is there,
-// and returns its name and size.
-func (m *Memory) editTarget(ctx context.Context, p string) (string, int64, error) {
+// edit changes the existing file at p with change, for str_replace and
+// insert, whose result is delta bytes longer than the file (shorter if
+// delta is negative). before holds the command's own refusals that come
+// after the file's (nil: none).
+//
+// The checks, and so which refusal an edit gets, come in this order: a
+// missing file; a path that is not a regular file (a trailing slash asks
+// for a directory, so whatever is there is not a file to edit, D19, but a
+// missing path is missing, however spelled); a file too large to read;
+// before; a result over MaxFileSize (from the size alone); a file that is
+// not UTF-8; then change's own.
+//
+// An edit is one store call: an Update whose limit is the largest file
+// the edit can succeed on, so that the store refuses a larger one from
+// its size, unread (ErrTooLarge), and the others are checked on what it
+// read, under its write lock. Only a file too large for the edit costs a
+// Stat more, to word the refusal from its size.
+func (m *Memory) edit(ctx context.Context, p string, delta int64, before func() error, change func(old []byte) ([]byte, error)) error {
 	name, wantDir, err := CleanPath(p)
 	if err != nil {
-		return "", 0, err
+		return err
 	}
 	if name == "" {
-		return "", 0, refusef("The path %s is not a file.", p)
+		return refusef("The path %s is not a file.", p)
 	}
-	// A trailing slash asks for a directory, so whatever is there is not
-	// a file to edit (D19); but a missing path is missing, however spelled.
+	checked := func(old []byte) ([]byte, error) {
+		if wantDir {
+			return nil, refusef("The path %s is not a file.", p)
+		}
+		if before != nil {
+			if err := before(); err != nil {
+				return nil, err
+			}
+		}
+		if err := m.checkWriteSize(int64(len(old)) + delta); err != nil {
+			return nil, err
+		}
+		if err := editable(p, old); err != nil {
+			return nil, err
+		}
+		return change(old)
+	}
+	if limit := m.editLimit(delta); limit >= 0 {
+		err := m.store.Update(ctx, name, limit, checked)
+		if !errors.Is(err, ErrTooLarge) {
+			return m.fileError(p, err, missingPath)
+		}
+	}
 	fi, err := m.stat(ctx, name, missingPath, p)
 	switch {
 	case err != nil:
-		return "", 0, err
+		return err
 	case wantDir || !fi.IsRegular():
-		return "", 0, refusef("The path %s is not a file.", p)
+		return refusef("The path %s is not a file.", p)
 	case fi.Size > m.opts.MaxReadSize:
-		return "", 0, m.tooLargeToRead(p, fi.Size)
+		return m.tooLargeToRead(p, fi.Size)
 	}
-	return name, fi.Size, nil
+	if before != nil {
+		if err := before(); err != nil {
+			return err
+		}
+	}
+	if err := m.checkWriteSize(fi.Size + delta); err != nil {
+		return err
+	}
+	// It fitted a moment ago: it changed meanwhile.
+	return m.fileError(p, m.store.Update(ctx, name, m.opts.MaxReadSize, checked), missingPath)
+}
+
+// editLimit is the size of the largest file on which an edit that adds
+// delta bytes can succeed: at most MaxReadSize, and small enough that the
+// result fits MaxFileSize. It is negative when no file is small enough.
+func (m *Memory) editLimit(delta int64) int64 {
+	if delta < 0 && m.opts.MaxFileSize > m.opts.MaxReadSize+delta {
+		return m.opts.MaxReadSize // (and MaxFileSize-delta may not fit an int64)
+	}
+	return min(m.opts.MaxReadSize, m.opts.MaxFileSize-delta)
 }
 
 // editable refuses files that an edit would corrupt (D3).
@@ -129,24 +184,14 @@ func editable(p string, old []byte) error {
 }
 
 func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) {
-	name, size, err := m.editTarget(ctx, c.Path)
-	if err != nil {
-		return Result{}, err
-	}
-	if c.OldStr == "" {
-		return Result{}, refusef("No replacement was performed: `old_str` is empty. Give the exact text to replace.")
-	}
-	// Whatever the file holds, a successful replacement gives it this
-	// size: refuse from the size alone, before reading and copying it
-	// under the store's write lock.
-	if err := m.checkWriteSize(size - int64(len(c.OldStr)) + int64(len(c.NewStr))); err != nil {
-		return Result{}, err
+	emptyOld := func() error {
+		if c.OldStr == "" {
+			return refusef("No replacement was performed: `old_str` is empty. Give the exact text to replace.")
+		}
+		return nil
 	}
 	var snippet string
-	err = m.store.Update(ctx, name, m.opts.MaxReadSize, func(old []byte) ([]byte, error) {
-		if err := editable(c.Path, old); err != nil {
-			return nil, err
-		}
+	err := m.edit(ctx, c.Path, int64(len(c.NewStr))-int64(len(c.OldStr)), emptyOld, func(old []byte) ([]byte, error) {
 		text := string(old)
 		first := strings.Index(text, c.OldStr)
 		if first < 0 {
@@ -172,7 +217,7 @@ func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) 
 		return []byte(updated), nil
 	})
 	if err != nil {
-		return Result{}, m.fileError(c.Path, err, missingPath)
+		return Result{}, err
 	}
 	return success(snippet)
 }
@@ -223,25 +268,14 @@ func joinLines(lines []int) string {
 }
 
 func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
-	name, size, err := m.editTarget(ctx, c.Path)
-	if err != nil {
-		return Result{}, err
-	}
-	// An insert adds its text and one newline: refuse from the size
-	// alone, before reading the file (as str_replace does).
-	if err := m.checkWriteSize(size + int64(len(strings.TrimSuffix(c.InsertText, "\n"))) + 1); err != nil {
-		return Result{}, err
-	}
-	err = m.store.Update(ctx, name, m.opts.MaxReadSize, func(old []byte) ([]byte, error) {
-		if err := editable(c.Path, old); err != nil {
-			return nil, err
-		}
+	// An insert adds its text and one newline.
+	text := strings.TrimSuffix(c.InsertText, "\n")
+	err := m.edit(ctx, c.Path, int64(len(text))+1, nil, func(old []byte) ([]byte, error) {
 		lines := strings.Split(string(old), "\n")
 		if c.InsertLine < 0 || c.InsertLine > int64(len(lines)) {
 			return nil, refusef("Invalid `insert_line` parameter: %d. It should be within the range of lines of the file: [0, %d]", c.InsertLine, len(lines))
 		}
 		n := int(c.InsertLine)
-		text := strings.TrimSuffix(c.InsertText, "\n")
 		updated := strings.Join(slices.Concat(lines[:n], []string{text}, lines[n:]), "\n")
 		if err := m.checkWriteSize(int64(len(updated))); err != nil {
 			return nil, err
@@ -249,7 +283,7 @@ func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
 		return []byte(updated), nil
 	})
 	if err != nil {
-		return Result{}, m.fileError(c.Path, err, missingPath)
+		return Result{}, err
 	}
 	return success("The file " + c.Path + " has been edited.")
 }

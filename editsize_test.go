@@ -12,7 +12,9 @@ import (
 	"github.com/memtool/memtool/memstore"
 )
 
-// readCounter counts the calls that read a file's content.
+// readCounter counts the calls that read a file's content: ReadFile, and
+// Update when it hands the content to its function (an Update refused
+// from the size, ErrTooLarge, read nothing).
 type readCounter struct {
 	memtool.Store
 	reads atomic.Int64
@@ -24,8 +26,10 @@ func (s *readCounter) ReadFile(ctx context.Context, name string, limit int64) ([
 }
 
 func (s *readCounter) Update(ctx context.Context, name string, limit int64, fn func([]byte) ([]byte, error)) error {
-	s.reads.Add(1)
-	return s.Store.Update(ctx, name, limit, fn)
+	return s.Store.Update(ctx, name, limit, func(old []byte) ([]byte, error) {
+		s.reads.Add(1)
+		return fn(old)
+	})
 }
 
 // An edit whose result would be over MaxFileSize is refused from the

@@ -81,8 +81,9 @@
 // refuse a change, the transaction is aborted, the COMMIT commits nothing
 // and the write fails with the server's error. Mkdir of a directory that
 // exists is one statement, without a transaction. A failed write costs a
-// ROLLBACK too. Through memtool.Memory, str_replace and insert cost 3 (a
-// Stat, then Update), view of a file 1, create at the root 2;
+// ROLLBACK too. Through memtool.Memory, str_replace and insert cost 2 (an
+// Update, which reads what the edit checks), view of a file 1, create at
+// the root 2;
 // TestRoundTrips counts them on the wire. A pooled connection is not
 // pinged before use: one found dead is replaced and the method runs again
 // (see below).
