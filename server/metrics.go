@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"runtime"
+	rtmetrics "runtime/metrics"
 	"slices"
 	"sort"
 	"strconv"
@@ -145,7 +146,10 @@ func appendRuntime(b []byte) []byte {
 	b = appendGauge(b, "go_memstats_sys_bytes", "Number of bytes obtained from system.", float64(ms.Sys))
 	b = appendCounter(b, "go_memstats_alloc_bytes_total", "Total number of bytes allocated in heap until now, even if released already.", float64(ms.TotalAlloc))
 	b = appendCounter(b, "go_gc_cycles_total", "Number of completed GC cycles.", float64(ms.NumGC))
-	return appendGauge(b, "go_gc_pause_seconds_total", "Total time the world was stopped for garbage collection.", float64(ms.PauseTotalNs)/1e9)
+	b = appendGauge(b, "go_gc_pause_seconds_total", "Total time the world was stopped for garbage collection.", float64(ms.PauseTotalNs)/1e9)
+	gogc := []rtmetrics.Sample{{Name: "/gc/gogc:percent"}}
+	rtmetrics.Read(gogc)
+	return appendGauge(b, "go_gc_gogc_percent", "Heap size target percentage configured by the user, otherwise 100. This value is set by the GOGC environment variable, and the runtime/debug.SetGCPercent function.", float64(gogc[0].Value.Uint64()))
 }
 
 func appendHeader(b []byte, name, typ, help string) []byte {

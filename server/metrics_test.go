@@ -95,6 +95,7 @@ func TestMetricsParse(t *testing.T) {
 		"go_memstats_sys_bytes":                 dto.MetricType_GAUGE,
 		"go_gc_cycles_total":                    dto.MetricType_COUNTER,
 		"go_gc_pause_seconds_total":             dto.MetricType_GAUGE,
+		"go_gc_gogc_percent":                    dto.MetricType_GAUGE,
 		"process_cpu_seconds_total":             dto.MetricType_COUNTER,
 		"process_max_fds":                       dto.MetricType_GAUGE,
 	} {
