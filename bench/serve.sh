@@ -16,7 +16,7 @@
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/scratch.sh"
-scratch_build serve ./bench/serve
+scratch_build serve ./bench/serve ./bench/bareserve
 "$tmp/bench" gen -out "$tmp" -seed "${SEED:-1}" -ops "${OPS:-300}" -files "${FILES:-20}" -reads 1 2>/dev/null
 echo "go: $(go version | cut -d' ' -f3-)  cpus: $(nproc)  load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -24,6 +24,8 @@ run() {
 	"$tmp/serve" -memtool "$tmp/memtool" -workload "$tmp/mixed.jsonl" -clients "${CLIENTS:-64}" -duration "${DURATION:-20s}" "$@"
 }
 run -label memstore -store mem: -keys "sqlite://$tmp/keys.db" -exec
+# The floor: a bare Go HTTP server around the same engine (bench/bareserve).
+run -label bare-http -store mem: -memtool "$tmp/bareserve"
 run -label directory -store "$tmp/dir" -exec
 run -label directory -store "$tmp/dir64" -tenants 64
 run -label sqlite -store "sqlite://$tmp/store.db" -exec
