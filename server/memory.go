@@ -65,9 +65,15 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	rec.command = commandOf(line)
 	runner := turn.Runner{Mem: m, Timeout: s.cfg.CallTimeout, Workers: 4 * runtime.GOMAXPROCS(0)}
 	// From the request's start, not from now: the body's arrival was
-	// spent from the write deadline too.
-	ctx, cancel := context.WithDeadline(r.Context(), rec.start.Add(turnBudget(s.cfg.WriteTimeout)))
-	defer cancel()
+	// spent from the write deadline too. One call runs within its own
+	// timeout (the runner's): a deadline a second or more after that one
+	// would change nothing, and costs a timer.
+	ctx := r.Context()
+	if deadline := rec.start.Add(turnBudget(s.cfg.WriteTimeout)); line[0] == '[' || time.Now().Add(s.cfg.CallTimeout+time.Second).After(deadline) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	answer := runner.Line(ctx, line)
 	rec.outcome = "ok"
 	if bytes.Contains(answer, []byte(`"is_error":true`)) {

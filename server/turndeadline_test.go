@@ -145,3 +145,28 @@ func postTurn(t *testing.T, addr, tok string, body io.Reader, n int) []turnAnswe
 	}
 	return answers
 }
+
+// One call is held to the turn's deadline too when its own timeout would
+// run past it: its body came so late that the call's second would end
+// after the write deadline, and it is answered (as cancelled) in time,
+// not left without an answer. (A call whose own timeout ends in time runs
+// without the turn's deadline, which would change nothing.)
+func TestCallAnsweredAfterASlowBody(t *testing.T) {
+	addr, tok := serveStuck(t, 4*time.Second, keys.Write) // a turn budget of 3 s; calls have 1 s
+	body, _ := json.Marshal(map[string]any{"command": "create", "path": "/memories/slow/one.md", "file_text": "x"})
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write(body[:len(body)/2])
+		time.Sleep(3300 * time.Millisecond) // past the budget; the call's own second would end after 4 s
+		pw.Write(body[len(body)/2:])
+		pw.Close()
+	}()
+	status, b, err := postBody("http://"+addr, tok, pr)
+	if err != nil {
+		t.Fatalf("no answer to the call: %v", err)
+	}
+	var a turnAnswer
+	if status != 200 || json.Unmarshal([]byte(b), &a) != nil || !a.IsError {
+		t.Fatalf("answer: %d %.300s; want 200 and a tool error", status, b)
+	}
+}
