@@ -46,30 +46,33 @@ var viewChunk int64 = 128 << 10
 // false when it did not answer (the open or a read failed, the name is an
 // image's, or the first line shown is longer than it keeps, so that its
 // length is unknown); the caller then answers as without the capability.
-// refused is true when the store could open files but did not open this
-// one (a directory, a missing or irregular file, an error): a ReadFile
-// would fail alike, so the caller asks Stat what is there.
-func (m *Memory) viewStream(ctx context.Context, c *View, name string) (r Result, answered, refused bool, err error) {
+// refused is the open's error when the store could open files but did not
+// open this one (a directory, a missing or irregular file, an error): a
+// ReadFile would fail alike, so the caller does not try one.
+func (m *Memory) viewStream(ctx context.Context, c *View, name string) (r Result, answered bool, refused, err error) {
 	if !Has[FileOpener](m.store) || imageExt(name) {
-		return Result{}, false, false, nil
+		return Result{}, false, nil, nil
 	}
 	f, size, err := m.store.(FileOpener).OpenFile(ctx, name, m.opts.MaxReadSize)
 	if err != nil {
-		return Result{}, false, !unsupported(err), nil
+		if unsupported(err) {
+			return Result{}, false, nil, nil
+		}
+		return Result{}, false, err, nil
 	}
 	defer f.Close()
 	if size < viewChunk {
 		// A small file is read whole into one buffer, as ReadFile would.
 		data, err := readSmall(f, size)
 		if err != nil {
-			return Result{}, false, false, nil
+			return Result{}, false, nil, nil
 		}
 		r, err := m.viewData(c, name, data)
-		return r, true, false, err
+		return r, true, nil, err
 	}
 	if c.ViewRange != nil {
 		if err := checkViewRange(*c.ViewRange); err != nil {
-			return Result{}, true, false, err
+			return Result{}, true, nil, err
 		}
 	}
 	// The view shows lines from start on (viewRange's first, unless it
@@ -115,7 +118,7 @@ func (m *Memory) viewStream(ctx context.Context, c *View, name string) (r Result
 			break
 		}
 		if err != nil {
-			return Result{}, false, false, nil
+			return Result{}, false, nil, nil
 		}
 		if lines > MaxLines {
 			break
@@ -123,7 +126,7 @@ func (m *Memory) viewStream(ctx context.Context, c *View, name string) (r Result
 	}
 	total := lines
 	if total > MaxLines {
-		return Result{}, true, false, refusef("File %s exceeds maximum line limit of 999,999 lines.", c.Path)
+		return Result{}, true, nil, refusef("File %s exceeds maximum line limit of 999,999 lines.", c.Path)
 	}
 	first, n := 1, int(total)
 	if c.ViewRange != nil {
@@ -131,10 +134,10 @@ func (m *Memory) viewStream(ctx context.Context, c *View, name string) (r Result
 	}
 	cut = cut || len(shown) == keep
 	if n > 0 && cut && bytes.IndexByte(shown, '\n') < 0 {
-		return Result{}, false, false, nil
+		return Result{}, false, nil, nil
 	}
 	r, err = success(m.fileView(c.Path, shown, int(total), first, n, c.ViewRange))
-	return r, true, false, err
+	return r, true, nil, err
 }
 
 // imageExt reports whether name's extension is one an image may have

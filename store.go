@@ -51,7 +51,8 @@ type Store interface {
 	Stat(ctx context.Context, name string) (FileInfo, error)
 
 	// ReadFile returns the whole content of the regular file at name.
-	// Missing: ErrNotExist; a directory: ErrIsDir; anything else: ErrIrregular.
+	// Missing: ErrNotExist; a directory: ErrIsDir (only what Stat calls a
+	// directory: a view lists it at once); anything else: ErrIrregular.
 	// A file larger than limit bytes is not read: ErrTooLarge. The largest
 	// limit, math.MaxInt64, reads a file of any size.
 	ReadFile(ctx context.Context, name string, limit int64) ([]byte, error)

@@ -26,13 +26,23 @@ func (m *Memory) view(ctx context.Context, c *View) (Result, error) {
 		if answered {
 			return r, err
 		}
-		// Most views are of a file: one store call reads it. Anything
-		// else (a directory, a missing or irregular file, a store error)
-		// is looked at again below, as if this read had not happened;
-		// a file the store just refused to open is not read again.
-		if !refused {
-			if data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize); err == nil {
+		// Most views are of a file: one store call reads it. A directory,
+		// which the read names as such (ErrIsDir; the stores call one
+		// they cannot list irregular, as Stat does), is listed at once.
+		// Anything else (a missing or irregular file, a store error, a
+		// listing that failed) is looked at again below, as if this read
+		// had not happened; a file the store just refused to open is not
+		// read again.
+		if refused == nil {
+			data, err := m.store.ReadFile(ctx, name, m.opts.MaxReadSize)
+			if err == nil {
 				return m.viewData(c, name, data)
+			}
+			refused = err
+		}
+		if errors.Is(refused, ErrIsDir) {
+			if r, err := m.listDir(ctx, c.Path, name); err == nil {
+				return r, nil
 			}
 		}
 	}

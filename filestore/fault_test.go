@@ -560,9 +560,25 @@ func TestUnreadableDirectory(t *testing.T) {
 	if err != nil || !slices.Equal(entries, []memtool.FileInfo{{Name: "y.txt", Type: fs.ModeIrregular}}) {
 		t.Errorf("ReadDir(noexec) = %+v, %v; want y.txt, irregular", entries, err)
 	}
+	// Reading one as a file says what Stat says: irregular, not a
+	// directory (which a view would go on to list).
+	for _, name := range []string{"secret", "noexec", "secretlink"} {
+		_, err := s.ReadFile(ctx, name, 1<<20)
+		storetest.WantErr(t, "ReadFile("+name+")", err, memtool.ErrIrregular)
+		_, _, err = s.OpenFile(ctx, name, 1<<20)
+		storetest.WantErr(t, "OpenFile("+name+")", err, memtool.ErrIrregular)
+		err = s.Update(ctx, name, 1<<20, func(b []byte) ([]byte, error) { return b, nil })
+		storetest.WantErr(t, "Update("+name+")", err, memtool.ErrIrregular)
+	}
+	_, err = s.ReadFile(ctx, "ok", 1<<20)
+	storetest.WantErr(t, "ReadFile(ok)", err, memtool.ErrIsDir)
 	mem := quietMemory(t, s)
 	run(t, mem, dir, `{"command":"view","path":"/memories"}`,
 		"Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n4K\t/memories\n8B\t/memories/b.txt\n10B\t/memories/locked.txt\n4K\t/memories/ok/\n8B\t/memories/ok/a.txt")
+	run(t, mem, dir, `{"command":"view","path":"/memories/ok"}`,
+		"Here're the files and directories up to 2 levels deep in /memories/ok, excluding hidden items and node_modules:\n4K\t/memories/ok\n8B\t/memories/ok/a.txt")
+	run(t, mem, dir, `{"command":"view","path":"/memories/noexec"}`, "Error: Unsupported file type for /memories/noexec")
+	run(t, mem, dir, `{"command":"view","path":"/memories/secretlink"}`, "Error: Unsupported file type for /memories/secretlink")
 	// A file it may not read: that one view fails, as an internal error.
 	run(t, mem, dir, `{"command":"view","path":"/memories/locked.txt"}`, "Error: Internal error while running view on /memories/locked.txt")
 	run(t, mem, dir, `{"command":"view","path":"/memories/secret"}`, "Error: Unsupported file type for /memories/secret")

@@ -114,6 +114,9 @@ func (s *Store) openRegular(op, name string, limit int64) (io.ReadCloser, int64,
 		return nil, 0, mapErr(op, name, err)
 	}
 	if err := checkRegular(op, name, fi, limit); err != nil {
+		if fi.IsDir() && !s.listable(name) {
+			return nil, 0, classErr(op, name, memtool.ErrIrregular) // as Stat has it
+		}
 		return nil, 0, err
 	}
 	f, err := s.root.OpenFile(rootName(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)

@@ -21,8 +21,9 @@ import (
 // on its descriptor. It answers ok = false, having opened nothing, where
 // openRegular's own way must decide: the entry or a directory on its path
 // missing or not examinable, a link (the root follows links that stay
-// inside it), a name of "." or "..". A directory answers ErrIsDir, as
-// openRegular's way does.
+// inside it), a name of "." or "..". A directory answers ErrIsDir (one
+// this process may not read and search, ErrIrregular: what Stat calls
+// it), as openRegular's way does.
 func (s *Store) openDirect(op, name string, limit int64) (f io.ReadCloser, size int64, err error, ok bool) {
 	parent, base, done, ok := s.parentOf(name)
 	if !ok || base == "" {
@@ -42,6 +43,9 @@ func (s *Store) openDirect(op, name string, limit int64) (f io.ReadCloser, size 
 			return errIndirect
 		}
 		if verdict = checkRegularStat(op, name, &st, limit); verdict != nil {
+			if errors.Is(verdict, memtool.ErrIsDir) && unix.Faccessat(dfd, base, unix.R_OK|unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) != nil {
+				verdict = classErr(op, name, memtool.ErrIrregular) // as Stat has it (infoAt)
+			}
 			return nil
 		}
 		var err error

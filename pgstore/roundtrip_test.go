@@ -44,7 +44,7 @@ func TestRoundTrips(t *testing.T) {
 		input func(i int) string
 	}{
 		{"view file", 1, func(int) string { return `{"command":"view","path":"/memories/d/a.md"}` }},
-		{"view directory", 3, func(int) string { return `{"command":"view","path":"/memories/d"}` }},
+		{"view directory", 2, func(int) string { return `{"command":"view","path":"/memories/d"}` }},
 		{"create at the root", 2, func(i int) string {
 			return fmt.Sprintf(`{"command":"create","path":"/memories/new%d.md","file_text":"x"}`, i)
 		}},
