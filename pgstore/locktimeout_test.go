@@ -19,6 +19,11 @@ import (
 func TestSubMillisecondLockTimeout(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
+	// The schema is made first, with the default lock timeout: made under
+	// the short one, the migration's CREATE EXTENSION could time out on
+	// the locks that other tests' stores, on the same database, take
+	// while they make or drop theirs (seen in CI: Open failed with ErrBusy).
+	openWith(t, url, pgstore.Options{}).Close()
 	s := openWith(t, url, pgstore.Options{LockTimeout: 300 * time.Microsecond, OpTimeout: 5 * time.Second})
 	if err := s.WriteFile(ctx, "x", []byte("old"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
