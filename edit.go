@@ -200,10 +200,8 @@ func (m *Memory) strReplace(ctx context.Context, c *StrReplace) (Result, error) 
 		if strings.Count(text, c.OldStr) > 1 {
 			return nil, m.notUnique(c.OldStr, c.Path, occurrences(text, c.OldStr))
 		}
+		// Its size, len(old)+delta, edit has checked.
 		updated := text[:first] + c.NewStr + text[first+len(c.OldStr):]
-		if err := m.checkWriteSize(int64(len(updated))); err != nil {
-			return nil, err
-		}
 		// The snippet runs from two lines before the match to two lines
 		// after the last line of new_str (D2).
 		startLine := strings.Count(text[:first], "\n") + 1
@@ -277,10 +275,7 @@ func (m *Memory) insert(ctx context.Context, c *Insert) (Result, error) {
 		}
 		n := int(c.InsertLine)
 		updated := strings.Join(slices.Concat(lines[:n], []string{text}, lines[n:]), "\n")
-		if err := m.checkWriteSize(int64(len(updated))); err != nil {
-			return nil, err
-		}
-		return []byte(updated), nil
+		return []byte(updated), nil // its size, len(old)+delta, edit has checked
 	})
 	if err != nil {
 		return Result{}, err

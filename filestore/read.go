@@ -72,7 +72,9 @@ func (s *Store) listable(name string) bool {
 		return false
 	}
 	defer d.Close()
-	return withFd(d, func(fd int) error { return unix.Faccessat(fd, ".", unix.R_OK|unix.X_OK, unix.AT_EACCESS) }) == nil
+	ok := false
+	withFd(d, func(fd int) error { ok = listableAt(fd, "."); return nil })
+	return ok
 }
 
 // openForListing opens the directory name (reached through the root) to

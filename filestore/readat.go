@@ -43,7 +43,7 @@ func (s *Store) openDirect(op, name string, limit int64) (f io.ReadCloser, size 
 			return errIndirect
 		}
 		if verdict = checkRegularStat(op, name, &st, limit); verdict != nil {
-			if errors.Is(verdict, memtool.ErrIsDir) && unix.Faccessat(dfd, base, unix.R_OK|unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) != nil {
+			if errors.Is(verdict, memtool.ErrIsDir) && !listableAt(dfd, base) {
 				verdict = classErr(op, name, memtool.ErrIrregular) // as Stat has it (infoAt)
 			}
 			return nil
@@ -125,10 +125,16 @@ func (s *Store) parentOf(name string) (parent *os.File, base string, done func()
 // search there is irregular.
 func infoAt(dfd int, entry, name string, st *unix.Stat_t) memtool.FileInfo {
 	fi := infoFromStat(name, st)
-	if fi.IsDir() && unix.Faccessat(dfd, entry, unix.R_OK|unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) != nil {
+	if fi.IsDir() && !listableAt(dfd, entry) {
 		fi.Type = fs.ModeIrregular
 	}
 	return fi
+}
+
+// listableAt reports whether this process may read and search the
+// directory entry of dfd (not following a link).
+func listableAt(dfd int, entry string) bool {
+	return unix.Faccessat(dfd, entry, unix.R_OK|unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) == nil
 }
 
 // errIndirect marks a link, which openDirect leaves to openRegular.

@@ -75,9 +75,9 @@ func arm(gen uint64) {
 	s := &sentinel{gen: gen}
 	runtime.SetFinalizer(s, func(s *sentinel) {
 		mu.Lock()
-		live := s.gen == started && floor > 0
+		current := s.gen == started // else Start or Stop came since
 		mu.Unlock()
-		if live {
+		if current {
 			tune()
 			arm(s.gen)
 		}
