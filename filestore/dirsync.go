@@ -43,6 +43,7 @@ type ticket struct {
 	d     *os.File // the directory, for the writer that ends up running the fsync
 	hooks *testHooks
 	own   bool         // the ticket's holder made a change of its own in the batch
+	pin   pin          // the file the change replaced, released once the lock is
 	all   []*syncBatch // or else the batches of every directory (see pending)
 }
 

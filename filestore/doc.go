@@ -52,7 +52,18 @@
 // is what earlier versions of this package locked alone, so that a process
 // still running one of those is kept out too. A file write holds the lock
 // only to check and rename, not while it writes or fsyncs, so writes to
-// different files, in one process or several, overlap their I/O.
+// different files, in one process or several, overlap their I/O. Nor does
+// it hold the lock while the kernel frees the blocks of the file that a
+// replace or a removal takes away, which on ext4 is most of a rename's
+// cost (about 150 of 170 µs): before the rename or the unlink it opens
+// that file by path only (O_PATH, which reads nothing and cannot block),
+// so the rename only drops its name, and it closes that descriptor after
+// the lock is released, which frees the blocks. A replace leaves the
+// close to a goroutine of the package's own and returns without waiting
+// for it (a store's Close waits for its own), so the old file's space
+// comes back a moment after the write returns; a removal closes it itself,
+// so the space is free when Remove returns (TestPinsReleased,
+// TestPinHoldsTheReplacedFile; BenchmarkPinnedReplace measures the gain).
 //
 // Update reads the file and calls fn holding the lock. If fn returns the
 // bytes it was given (compared with what was read, whatever fn did to

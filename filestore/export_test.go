@@ -30,6 +30,10 @@ func SetHooks(s *Store, h Hooks) {
 // under the lock.
 func NoStage(s *Store) { s.noStage.Store(true) }
 
+// NoPin makes s's replaces free the old file's blocks inside the rename,
+// under the write lock, as before pinAt; call it before s is used.
+func NoPin(s *Store) { s.noPin = true }
+
 // Stable runs try as a listing does (see stable): until it reports a read
 // of one moment, at last holding the write lock.
 func Stable(ctx context.Context, s *Store, try func() (bool, error)) error {

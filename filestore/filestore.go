@@ -75,6 +75,8 @@ type Store struct {
 
 	syncs   dirSyncs    // this store's writers' directory fsyncs, shared
 	noStage atomic.Bool // writes cannot stage (see stage): their temp files are made under the lock
+	noPin   bool        // replaces do not pin what they replace (see pinAt); only tests set it
+	pins    pinQueue    // this store's pins not yet closed, which Close waits for
 	hooks   *testHooks  // nil but in tests
 	debris  bool        // the lock's holder left debris: its mark stays (see leftDebris)
 
@@ -168,6 +170,7 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) release() error {
+	s.pins.wait()
 	return errors.Join(s.self.Close(), s.root.Close())
 }
 

@@ -74,3 +74,72 @@ func BenchmarkParallelWrites(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPinnedReplace puts the Updates of BenchmarkParallelWrites to
+// two stores side by side in one loop: one that pins the file a replace
+// replaces, releasing it after the write lock (the default), and one that
+// does not (NoPin), whose renames free the old file's blocks under the
+// lock. Each loop makes one round of N Updates one after another and one
+// of N at once on each store, the order alternating, and it reports the
+// ratios of the pinned store's times to the other's.
+//
+//	go test ./filestore -run '^$' -bench PinnedReplace -benchtime 20x -count 3
+func BenchmarkPinnedReplace(b *testing.B) {
+	ctx := context.Background()
+	update := func(s *filestore.Store, name string) error {
+		return s.Update(ctx, name, memtool.DefaultMaxReadSize, func(old []byte) ([]byte, error) {
+			next := append([]byte(nil), old...)
+			next[0] ^= 1
+			return next, nil
+		})
+	}
+	for _, n := range []int{8, 64} {
+		b.Run(fmt.Sprintf("writers=%d", n), func(b *testing.B) {
+			stores := [2]*filestore.Store{benchStore(b), benchStore(b)}
+			filestore.NoPin(stores[1])
+			names := make([]string, n)
+			for i := range names {
+				names[i] = fmt.Sprintf("f%02d.txt", i)
+				for _, s := range stores {
+					if err := s.WriteFile(ctx, names[i], benchData(), memtool.CreateOnly); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			var seq, par [2]time.Duration
+			round := 0
+			for b.Loop() {
+				for k := range 2 {
+					j := (k + round) % 2
+					s := stores[j]
+					t0 := time.Now()
+					for i := range n {
+						if err := update(s, names[i]); err != nil {
+							b.Error(err)
+						}
+					}
+					t1 := time.Now()
+					var wg sync.WaitGroup
+					for i := range n {
+						wg.Go(func() {
+							if err := update(s, names[i]); err != nil {
+								b.Error(err)
+							}
+						})
+					}
+					wg.Wait()
+					seq[j] += t1.Sub(t0)
+					par[j] += time.Since(t1)
+				}
+				round++
+			}
+			writes := float64(b.N * n)
+			b.ReportMetric(float64(seq[0].Nanoseconds())/writes, "pinned-seq-ns/write")
+			b.ReportMetric(float64(seq[1].Nanoseconds())/writes, "unpinned-seq-ns/write")
+			b.ReportMetric(float64(par[0].Nanoseconds())/writes, "pinned-par-ns/write")
+			b.ReportMetric(float64(par[1].Nanoseconds())/writes, "unpinned-par-ns/write")
+			b.ReportMetric(float64(seq[0])/float64(seq[1]), "seq-pinned/unpinned")
+			b.ReportMetric(float64(par[0])/float64(par[1]), "par-pinned/unpinned")
+		})
+	}
+}

@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -131,10 +129,12 @@ func (s *Store) inParent(ctx context.Context, op, name string, fn func(d *os.Fil
 // it, so its error wraps memtool.ErrOutcomeUnknown, the one error after
 // which a store may have changed something.
 func (s *Store) settle(op, name string, unlock func(), t ticket, err error) error {
+	p := t.pin
 	if err != nil && t.b == nil {
 		t = s.syncs.pending(s.hooks)
 	}
 	unlock()
+	p.release()
 	if serr := s.syncs.wait(t); err == nil && serr != nil {
 		err = mapErr(op, name, serr)
 		if t.own {
@@ -208,19 +208,30 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 // file now, and without replacing anything when noReplace is set. It
 // returns the ticket for the fsync of d that makes the change durable; if
 // the name was taken, the one for what the write found there.
+//
+// A replace pins the file it replaces (see pinAt): the ticket carries the
+// pin, which settle releases after the lock.
 func (s *Store) put(d *os.File, op, name, base string, data []byte, st *os.File, noReplace bool) (ticket, error) {
+	var p pin
+	if !noReplace {
+		p = s.pinAt(d, base)
+	}
 	err := place(d, base, data, st, noReplace)
 	if err == unix.EEXIST {
+		p.release()
 		return s.syncs.observed(d, s.hooks), mapErr(op, name, err)
 	}
 	if err != nil {
+		p.release()
 		return ticket{}, mapErr(op, name, err)
 	}
 	t, err := s.syncs.renamed(d, s.hooks)
 	if err != nil {
 		// Not queued: fsync now.
+		p.release()
 		return ticket{}, s.syncMade(d, op, name)
 	}
+	t.pin = p
 	return t, nil
 }
 
@@ -353,90 +364,4 @@ func callHolding(fn func([]byte) ([]byte, error), old []byte, unlock func()) ([]
 	updated, err := fn(old)
 	returned = true
 	return updated, err
-}
-
-func (s *Store) Mkdir(ctx context.Context, name string) error {
-	if name == "" {
-		return classErr("mkdir", name, memtool.ErrExist)
-	}
-	return s.inParent(ctx, "mkdir", name, func(d *os.File, base string) (ticket, error) {
-		return s.change(d, "mkdir", name, func(dfd int) error { return unix.Mkdirat(dfd, base, 0o700) })
-	})
-}
-
-func (s *Store) Remove(ctx context.Context, name string) error {
-	if name == "" {
-		return classErr("remove", name, fs.ErrInvalid)
-	}
-	return s.inParent(ctx, "remove", name, func(d *os.File, base string) (ticket, error) {
-		return s.change(d, "remove", name, func(dfd int) error {
-			var st unix.Stat_t
-			if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				return err
-			}
-			flags := 0
-			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-				flags = unix.AT_REMOVEDIR
-			}
-			return unix.Unlinkat(dfd, base, flags)
-		})
-	})
-}
-
-// RemoveAll removes a file or a whole directory. A directory is first
-// renamed to a hidden trash name in one atomic step, so that a crash leaves
-// it either in place or gone (Open's recovery finishes the removal).
-func (s *Store) RemoveAll(ctx context.Context, name string) error {
-	if name == "" {
-		return classErr("removeall", name, fs.ErrInvalid)
-	}
-	return s.inParent(ctx, "removeall", name, func(d *os.File, base string) (ticket, error) {
-		trash := randomName(trashPrefix)
-		if t, err := s.change(d, "removeall", name, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
-			return t, err
-		}
-		// If this fails (the store closed meanwhile, say), the entry is gone
-		// for every reader all the same; the next Open sweeps the rest.
-		dir, _ := split(name)
-		if err := s.root.RemoveAll(path.Join(rootName(dir), trash)); err != nil {
-			s.leftDebris("removeall", name, err)
-		}
-		return ticket{}, nil
-	})
-}
-
-func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
-	if oldname == "" || newname == "" || strings.HasPrefix(newname, oldname+"/") {
-		return classErr("rename", oldname, fs.ErrInvalid)
-	}
-	unlock, err := s.acquire(ctx, "rename", oldname, true)
-	if err != nil {
-		return err
-	}
-	od, obase, err := s.openParent("rename", oldname)
-	if err != nil {
-		return s.settle("rename", oldname, unlock, ticket{}, err)
-	}
-	defer od.Close()
-	nd, nbase, err := s.openParent("rename", newname)
-	if err != nil {
-		return s.settle("rename", newname, unlock, ticket{}, err)
-	}
-	defer nd.Close()
-	err = withFd(od, func(ofd int) error {
-		return withFd(nd, func(nfd int) error { return renameNoReplace(ofd, obase, nfd, nbase) })
-	})
-	switch {
-	case err == unix.EEXIST:
-		// Maybe a write whose fsync is under way: answer once it is durable.
-		return s.settle("rename", oldname, unlock, s.syncs.observed(nd, s.hooks), mapErr("rename", oldname, err))
-	case err != nil:
-		return s.settle("rename", oldname, unlock, ticket{}, mapErr("rename", oldname, err))
-	default:
-		if err = s.syncMade(nd, "rename", newname); err == nil {
-			err = s.syncMade(od, "rename", oldname)
-		}
-	}
-	unlock()
-	return err
 }

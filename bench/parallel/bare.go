@@ -19,7 +19,9 @@ import (
 // sync it, rename it over the file, fsync the directory) one after
 // another, and then all at once (a goroutine each, 8 at a time as exec
 // runs a turn, or all CALLS; one directory fsync after the renames), with
-// fsync and with fdatasync. Rounds rotate the order; it prints each way's
+// fsync and with fdatasync; and, as no one-file-at-a-time durable write
+// can, with syncfs: every temp file written, one syncfs(2) of the whole
+// file system, every rename, one more syncfs. Rounds rotate the order; it prints each way's
 // median time and its ratio to the sequential one's median.
 func runBare(args []string) error {
 	fs := flag.NewFlagSet("bare", flag.ContinueOnError)
@@ -44,7 +46,8 @@ func runBare(args []string) error {
 		fdsync bool
 	}
 	ways := []way{{"sequential, fsync", 1, false}, {"8 at once, fsync", 8, false}, {"all at once, fsync", *calls, false},
-		{"8 at once, fdatasync", 8, true}, {"all at once, fdatasync", *calls, true}}
+		{"8 at once, fdatasync", 8, true}, {"all at once, fdatasync", *calls, true},
+		{"all at once, syncfs", -1, false}}
 	times := make([][]time.Duration, len(ways))
 	for r := range *rounds {
 		for k := range ways {
@@ -70,8 +73,12 @@ func runBare(args []string) error {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // bareRound replaces every file once, at most at files at once; with one
-// at a time each replacement fsyncs the directory itself.
+// at a time each replacement fsyncs the directory itself; with at < 0 by
+// syncfsRound.
 func bareRound(dir string, data []byte, calls, at int, fdsync bool) error {
+	if at < 0 {
+		return syncfsRound(dir, data, calls)
+	}
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -121,4 +128,31 @@ func replace(dir, name string, data []byte, fdsync, dirSync bool) error {
 		err = durable.SyncDir(dir)
 	}
 	return err
+}
+
+// syncfsRound writes every file's temp file, makes them all durable with
+// one syncfs, renames them all and makes the renames durable with one
+// more. syncfs writes out whatever else on the file system is dirty too,
+// so it costs what other programs' writes cost as well.
+func syncfsRound(dir string, data []byte, calls int) error {
+	for i := range calls {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf(".tmp-f%02d", i)), data, 0o600); err != nil {
+			return err
+		}
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := unix.Syncfs(int(d.Fd())); err != nil {
+		return err
+	}
+	for i := range calls {
+		name := fmt.Sprintf("f%02d", i)
+		if err := os.Rename(filepath.Join(dir, ".tmp-"+name), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return unix.Syncfs(int(d.Fd()))
 }
