@@ -64,8 +64,16 @@ func walk(ctx context.Context, s Store, name string, fi FileInfo, fn func(string
 // ErrNotDir. A failure is an *fs.PathError naming the directory that could
 // not be made, and leaves nothing behind: MkdirAll removes the directories
 // it created, those still empty.
+//
+// It first asks whether name is a directory already, the usual case (a
+// file created beside others), which costs one Stat however deep name is
+// and makes nothing; only otherwise does it make each missing directory,
+// top down.
 func MkdirAll(ctx context.Context, s Store, name string) (created []string, err error) {
 	if name == "." || name == "" {
+		return nil, nil
+	}
+	if fi, err := s.Stat(ctx, name); err == nil && fi.IsDir() {
 		return nil, nil
 	}
 	parts := strings.Split(name, "/")

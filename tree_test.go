@@ -158,9 +158,15 @@ func TestMkdirAll(t *testing.T) {
 	if want := []string{"a/b", "a/b/c"}; err != nil || !slices.Equal(created, want) {
 		t.Errorf("MkdirAll = %q, %v; want %q", created, err, want)
 	}
+	// An existing directory: no Mkdir at all, however deep (one Stat).
+	s.beforeMkdir = func(name string) error {
+		t.Errorf("MkdirAll of an existing tree called Mkdir(%s)", name)
+		return nil
+	}
 	if created, err := memtool.MkdirAll(ctx, s, "a/b/c"); err != nil || created != nil {
 		t.Errorf("MkdirAll of an existing tree = %q, %v; want nothing created", created, err)
 	}
+	s.beforeMkdir = nil
 	if created, err := memtool.MkdirAll(ctx, s, "."); err != nil || created != nil {
 		t.Errorf("MkdirAll of the root = %q, %v", created, err)
 	}
