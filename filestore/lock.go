@@ -169,10 +169,26 @@ func (s *Store) takeTurn(ctx context.Context, deadline time.Time) error {
 
 var errBusy = fmt.Errorf("filestore: another writer holds the lock: %w", memtool.ErrBusy)
 
+// Pauses between tries for a flock another process holds: from
+// minFlockPause, doubling up to maxFlockPause. A writer holds the lock for
+// tens of microseconds (a check and a rename; its fsyncs come before and
+// after), so a waiter that slept longer would leave it free most of its
+// sleep: with a 20 ms cap, four processes on one store did 8 % fewer
+// commands in all (bench/parallel.md). SQLite's store polls the same way.
+const (
+	minFlockPause = 100 * time.Microsecond
+	maxFlockPause = time.Millisecond
+)
+
+// nextFlockPause is the pause after pause.
+func nextFlockPause(pause time.Duration) time.Duration {
+	return min(2*pause, maxFlockPause)
+}
+
 // flockWait takes an exclusive flock on f, trying again with growing,
-// jittered pauses until deadline or ctx's end.
+// jittered pauses (see minFlockPause) until deadline or ctx's end.
 func flockWait(ctx context.Context, f *os.File, deadline time.Time) error {
-	pause := 100 * time.Microsecond
+	pause := minFlockPause
 	for {
 		err := withFd(f, func(fd int) error { return unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) })
 		switch {
@@ -190,7 +206,7 @@ func flockWait(ctx context.Context, f *os.File, deadline time.Time) error {
 		if err := wait.Sleep(ctx, min(pause/2+mathrand.N(pause), left)); err != nil {
 			return fmt.Errorf("filestore: waiting for the lock: %w", err)
 		}
-		pause = min(2*pause, 20*time.Millisecond)
+		pause = nextFlockPause(pause)
 	}
 }
 
