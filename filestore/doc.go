@@ -187,9 +187,10 @@
 //     the file system is writable again the same Store writes.
 //   - A held lock: a write waits for another writer at most
 //     Options.BusyTimeout (DefaultBusyTimeout when zero), polling without
-//     blocking (another process's lock: about every 100 µs at first, at
-//     least about once a millisecond later on), then fails with an error wrapping memtool.ErrBusy; a
-//     cancelled context ends the wait at once with the context's error.
+//     blocking (another process's lock: about every 100 µs at first,
+//     about once a millisecond later on), then fails with an error
+//     wrapping memtool.ErrBusy; a cancelled context ends the wait at once
+//     with the context's error.
 //     Open never waits: if the lock is held, the mark in the lock file is
 //     that writer's, and no sweep is due.
 //   - A tampered lock file: deleting or replacing .memtool.lock does not
