@@ -23,11 +23,7 @@ func BenchmarkParallelWrites(b *testing.B) {
 	ctx := context.Background()
 	ops := map[string]func(s *filestore.Store, name string, data []byte) error{
 		"Update": func(s *filestore.Store, name string, data []byte) error {
-			return s.Update(ctx, name, memtool.DefaultMaxReadSize, func(old []byte) ([]byte, error) {
-				next := append([]byte(nil), old...)
-				next[0] ^= 1
-				return next, nil
-			})
+			return flipFirstByte(ctx, s, name)
 		},
 		"WriteFile": func(s *filestore.Store, name string, data []byte) error {
 			data[0] ^= 1
@@ -86,13 +82,6 @@ func BenchmarkParallelWrites(b *testing.B) {
 //	go test ./filestore -run '^$' -bench PinnedReplace -benchtime 20x -count 3
 func BenchmarkPinnedReplace(b *testing.B) {
 	ctx := context.Background()
-	update := func(s *filestore.Store, name string) error {
-		return s.Update(ctx, name, memtool.DefaultMaxReadSize, func(old []byte) ([]byte, error) {
-			next := append([]byte(nil), old...)
-			next[0] ^= 1
-			return next, nil
-		})
-	}
 	for _, n := range []int{8, 64} {
 		b.Run(fmt.Sprintf("writers=%d", n), func(b *testing.B) {
 			stores := [2]*filestore.Store{benchStore(b), benchStore(b)}
@@ -114,7 +103,7 @@ func BenchmarkPinnedReplace(b *testing.B) {
 					s := stores[j]
 					t0 := time.Now()
 					for i := range n {
-						if err := update(s, names[i]); err != nil {
+						if err := flipFirstByte(ctx, s, names[i]); err != nil {
 							b.Error(err)
 						}
 					}
@@ -122,7 +111,7 @@ func BenchmarkPinnedReplace(b *testing.B) {
 					var wg sync.WaitGroup
 					for i := range n {
 						wg.Go(func() {
-							if err := update(s, names[i]); err != nil {
+							if err := flipFirstByte(ctx, s, names[i]); err != nil {
 								b.Error(err)
 							}
 						})
@@ -142,4 +131,13 @@ func BenchmarkPinnedReplace(b *testing.B) {
 			b.ReportMetric(float64(par[0])/float64(par[1]), "par-pinned/unpinned")
 		})
 	}
+}
+
+// flipFirstByte is an Update that changes the file's first byte.
+func flipFirstByte(ctx context.Context, s *filestore.Store, name string) error {
+	return s.Update(ctx, name, memtool.DefaultMaxReadSize, func(old []byte) ([]byte, error) {
+		next := append([]byte(nil), old...)
+		next[0] ^= 1
+		return next, nil
+	})
 }

@@ -37,7 +37,7 @@ func (q *pinQueue) add() {
 
 func (q *pinQueue) done() {
 	q.mu.Lock()
-	if q.n--; q.n == 0 && q.idle.L != nil {
+	if q.n--; q.n == 0 {
 		q.idle.Broadcast()
 	}
 	q.mu.Unlock()
@@ -55,8 +55,8 @@ func (q *pinQueue) wait() {
 	}
 }
 
-// pinAt pins the file base in d (see the system's pinAt), unless a test
-// has turned pins off.
+// pinAt pins the file base in d (see pin_linux.go), unless a test has
+// turned pins off.
 func (s *Store) pinAt(d *os.File, base string) pin {
 	if s.noPin {
 		return pin{}
@@ -80,10 +80,10 @@ var unpinning struct {
 // blocks are freed soon after, in the background, or before release
 // returns if the pin says now.
 func (p pin) release() {
-	if !p.set {
+	switch {
+	case !p.set:
 		return
-	}
-	if p.now {
+	case p.now:
 		unix.Close(p.fd)
 		return
 	}
@@ -91,22 +91,20 @@ func (p pin) release() {
 		unpinning.pins = make(chan pin, 256)
 		go func() {
 			for p := range unpinning.pins {
-				unix.Close(p.fd)
-				if p.queue != nil {
-					p.queue.done()
-				}
+				p.close()
 			}
 		}()
 	})
-	if p.queue != nil {
-		p.queue.add()
-	}
+	p.queue.add()
 	select {
 	case unpinning.pins <- p:
 	default:
-		unix.Close(p.fd)
-		if p.queue != nil {
-			p.queue.done()
-		}
+		p.close()
 	}
+}
+
+// close closes a pin queued for the background close.
+func (p pin) close() {
+	unix.Close(p.fd)
+	p.queue.done()
 }

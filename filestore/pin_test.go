@@ -1,3 +1,5 @@
+//go:build linux
+
 package filestore
 
 import (
@@ -95,7 +97,7 @@ func TestPinsReleased(t *testing.T) {
 	defer d.Close()
 	base = openFds(t)
 	for range 1000 {
-		p := pinAt(d, "f01")
+		p := s.pinAt(d, "f01")
 		if !p.set {
 			t.Fatal("pinAt pinned nothing")
 		}
@@ -129,7 +131,7 @@ func TestPinHoldsTheReplacedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	p := pinAt(d, "a")
+	p := s.pinAt(d, "a")
 	if !p.set {
 		t.Fatal("pinAt pinned nothing")
 	}
@@ -148,7 +150,7 @@ func TestPinHoldsTheReplacedFile(t *testing.T) {
 		t.Fatalf("pinned inode %d has %d links after the replace; want inode %d with 0", after.Ino, after.Nlink, before.Ino)
 	}
 	p.release()
-	if got := pinAt(d, "nothing-here"); got.set {
+	if got := s.pinAt(d, "nothing-here"); got.set {
 		t.Fatal("pinAt pinned a missing name")
 	}
 

@@ -209,29 +209,25 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 // returns the ticket for the fsync of d that makes the change durable; if
 // the name was taken, the one for what the write found there.
 //
-// A replace pins the file it replaces (see pinAt): the ticket carries the
-// pin, which settle releases after the lock.
-func (s *Store) put(d *os.File, op, name, base string, data []byte, st *os.File, noReplace bool) (ticket, error) {
-	var p pin
+// A replace pins the file it replaces (see pinAt): every ticket it
+// returns carries the pin, which settle releases after the lock.
+func (s *Store) put(d *os.File, op, name, base string, data []byte, st *os.File, noReplace bool) (t ticket, err error) {
 	if !noReplace {
-		p = s.pinAt(d, base)
+		p := s.pinAt(d, base)
+		defer func() { t.pin = p }()
 	}
-	err := place(d, base, data, st, noReplace)
+	err = place(d, base, data, st, noReplace)
 	if err == unix.EEXIST {
-		p.release()
 		return s.syncs.observed(d, s.hooks), mapErr(op, name, err)
 	}
 	if err != nil {
-		p.release()
 		return ticket{}, mapErr(op, name, err)
 	}
-	t, err := s.syncs.renamed(d, s.hooks)
+	t, err = s.syncs.renamed(d, s.hooks)
 	if err != nil {
 		// Not queued: fsync now.
-		p.release()
 		return ticket{}, s.syncMade(d, op, name)
 	}
-	t.pin = p
 	return t, nil
 }
 
