@@ -2,10 +2,15 @@ package filestore_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/must"
 )
 
 // More answers that rest on what a write of the same store changed while
@@ -25,4 +30,67 @@ func TestMoreAnswersWaitForWhatTheySaw(t *testing.T) {
 		{"write below it", createAt("d/f/x"), memtool.ErrNotDir},
 		{"mkdir below it", mkdirAt("d/f/x"), memtool.ErrNotDir},
 	})
+}
+
+// An Update of a link in the store's directory to d/f reads d/f. What it
+// reads may be a write to d whose fsync is under way, which the fsync of
+// the link's own directory does not cover: an Update that writes nothing
+// answers once that fsync is done, and one that writes waits for it after
+// its own (a second wait), so that no acknowledged change rests on one a
+// crash may undo.
+func TestUpdateThroughLinkWaitsForWhatItRead(t *testing.T) {
+	linked := func(ctx context.Context, s *filestore.Store) error {
+		if err := s.Mkdir(ctx, "d"); err != nil {
+			return err
+		}
+		return os.Symlink("d/f", filepath.Join(s.Dir(), "l"))
+	}
+	answerWaits(t, linked, "d/f", []sighting{
+		{"unchanged Update through the link", func(ctx context.Context, s *filestore.Store) error {
+			return s.Update(ctx, "l", 100, func(old []byte) ([]byte, error) {
+				if string(old) != "new" {
+					return nil, fmt.Errorf("read %q", old)
+				}
+				return old, nil
+			})
+		}, nil},
+	})
+
+	s := open(t, t.TempDir(), nil)
+	ctx := t.Context()
+	must.Succeed(t, linked(ctx, s))
+	release, blocked := make(chan struct{}), make(chan struct{})
+	waiting := make(chan struct{}, 3)
+	var first atomic.Bool // not a sync.Once, whose later calls wait for the first
+	filestore.SetHooks(s, filestore.Hooks{
+		DirSync: func() {
+			if first.CompareAndSwap(false, true) {
+				close(blocked)
+				<-release
+			}
+		},
+		Waiting: func() { waiting <- struct{}{} },
+	})
+	written := make(chan error, 1)
+	go func() { written <- s.WriteFile(ctx, "d/f", []byte("new"), memtool.CreateOnly) }()
+	<-blocked
+	<-waiting // the writer's own
+	updated := make(chan error, 1)
+	go func() {
+		updated <- s.Update(ctx, "l", 100, func(old []byte) ([]byte, error) { return append(old, '!'), nil })
+	}()
+	for range 2 { // its own fsync's, then the writer's
+		select {
+		case <-waiting:
+		case err := <-updated:
+			t.Errorf("the Update answered (%v) while the fsync of what it read was under way", err)
+			updated <- err
+		}
+	}
+	close(release)
+	must.Succeed(t, <-written)
+	must.Succeed(t, <-updated)
+	if data, err := s.ReadFile(ctx, "l", 100); err != nil || string(data) != "new!" {
+		t.Errorf("l = %q, %v", data, err)
+	}
 }

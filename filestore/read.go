@@ -106,24 +106,24 @@ func (s *Store) dirErr(op, name, dir string, err error) error {
 // file of at most limit bytes. It takes the short way (openDirect) where
 // that can decide, and otherwise walks the path through the root twice:
 // once to examine what is there (following links that stay inside), once
-// to open it.
-func (s *Store) openRegular(op, name string, limit int64) (io.ReadCloser, int64, error) {
+// to open it. direct says the short way decided.
+func (s *Store) openRegular(op, name string, limit int64) (_ io.ReadCloser, size int64, direct bool, _ error) {
 	if f, size, err, ok := s.openDirect(op, name, limit); ok {
-		return f, size, err
+		return f, size, true, err
 	}
 	fi, err := s.root.Stat(rootName(name))
 	if err != nil {
-		return nil, 0, mapErr(op, name, err)
+		return nil, 0, false, mapErr(op, name, err)
 	}
 	if err := checkRegular(op, name, fi, limit); err != nil {
 		if fi.IsDir() && !s.listable(name) {
-			return nil, 0, classErr(op, name, memtool.ErrIrregular) // as Stat has it
+			return nil, 0, false, classErr(op, name, memtool.ErrIrregular) // as Stat has it
 		}
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	f, err := s.root.OpenFile(rootName(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, 0, mapErr(op, name, err)
+		return nil, 0, false, mapErr(op, name, err)
 	}
 	fi, err = f.Stat()
 	if err == nil {
@@ -131,9 +131,9 @@ func (s *Store) openRegular(op, name string, limit int64) (io.ReadCloser, int64,
 	}
 	if err != nil {
 		f.Close()
-		return nil, 0, err
+		return nil, 0, false, err
 	}
-	return f, fi.Size(), nil
+	return f, fi.Size(), false, nil
 }
 
 func checkRegular(op, name string, fi fs.FileInfo, limit int64) error {
@@ -156,22 +156,30 @@ func regularOrNot(op, name string, dir, regular bool, size, limit int64) error {
 }
 
 func (s *Store) readFile(op, name string, limit int64) ([]byte, error) {
-	f, size, err := s.openRegular(op, name, limit)
+	data, _, err := s.readFileHow(op, name, limit)
+	return data, err
+}
+
+// readFileHow is readFile, and says whether the file was read directly:
+// its own entry in the directory that holds name, not through a link there
+// (which may lead into any other directory of the store).
+func (s *Store) readFileHow(op, name string, limit int64) (data []byte, direct bool, err error) {
+	f, size, direct, err := s.openRegular(op, name, limit)
 	if err != nil {
-		return nil, err
+		return nil, direct, err
 	}
 	defer f.Close()
-	data := make([]byte, 0, size+1)
+	data = make([]byte, 0, size+1)
 	// One byte past the limit shows a file grown since it was examined;
 	// the largest limit (no limit) has no byte past it.
 	data, err = readAll(io.LimitReader(f, min(limit, math.MaxInt64-1)+1), data)
 	if err != nil {
-		return nil, mapErr(op, name, err)
+		return nil, direct, mapErr(op, name, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, classErr(op, name, memtool.ErrTooLarge)
+		return nil, direct, classErr(op, name, memtool.ErrTooLarge)
 	}
-	return data, nil
+	return data, direct, nil
 }
 
 func readAll(r io.Reader, b []byte) ([]byte, error) {
@@ -353,7 +361,7 @@ func (s *Store) OpenFile(ctx context.Context, name string, limit int64) (io.Read
 	if err := s.checkTenancy("read", name); err != nil {
 		return nil, 0, err
 	}
-	f, size, err := s.openRegular("read", name, limit)
+	f, size, _, err := s.openRegular("read", name, limit)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -296,7 +296,7 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 	if err != nil {
 		return true, err
 	}
-	old, err := s.readFile("read", name, limit)
+	old, direct, err := s.readFileHow("read", name, limit)
 	if err != nil {
 		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
@@ -313,11 +313,15 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 	if err != nil || bytes.Equal(updated, read) {
 		// Nothing to write. What was read may be another writer's change
 		// whose directory fsync is under way: answer once it is durable.
-		return true, s.settle("update", name, unlock, s.syncs.observed(d, s.hooks), err)
+		// Read through a link, it may be in any directory.
+		seen := s.syncs.pending(s.hooks)
+		if direct {
+			seen = s.syncs.observed(d, s.hooks)
+		}
+		return true, s.settle("update", name, unlock, seen, err)
 	}
 	if !optimistic {
-		t, err := s.put(d, "update", name, base, updated, nil, false)
-		return true, s.settle("update", name, unlock, t, err)
+		return true, s.putRead(d, name, base, updated, nil, direct, unlock)
 	}
 	unlock()
 
@@ -333,7 +337,8 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 	if err != nil {
 		return true, err
 	}
-	if now, err := s.readFile("read", name, limit); err != nil || !bytes.Equal(now, read) {
+	now, nowDirect, err := s.readFileHow("read", name, limit)
+	if err != nil || !bytes.Equal(now, read) {
 		unlock()
 		return false, nil // changed meanwhile
 	}
@@ -342,8 +347,28 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
 	defer nd.Close()
-	t, err := s.put(nd, "update", name, nbase, updated, st, false)
-	return true, s.settle("update", name, unlock, t, err)
+	return true, s.putRead(nd, name, nbase, updated, st, direct && nowDirect, unlock)
+}
+
+// putRead writes data at name in d, made from what was read there under
+// the lock still held, and answers once the write is durable. Read not
+// directly but through a link there (see readFileHow), the content may be
+// another writer's change in another directory whose fsync is under way:
+// the answer waits for every such fsync too, so that no acknowledged write
+// rests on a change a crash may undo.
+func (s *Store) putRead(d *os.File, name, base string, data []byte, st *os.File, direct bool, unlock func()) error {
+	var seen ticket
+	if !direct {
+		seen = s.syncs.pending(s.hooks)
+	}
+	t, err := s.put(d, "update", name, base, data, st, false)
+	if err = s.settle("update", name, unlock, t, err); err != nil {
+		return err
+	}
+	if err := s.syncs.wait(seen); err != nil {
+		return unsure(mapErr("update", name, err))
+	}
+	return nil
 }
 
 // callHolding calls fn, which runs with the lock held: if fn panics, the
