@@ -6,6 +6,7 @@ package filestore
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -60,6 +61,12 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	return s.inParent(ctx, "removeall", name, func(d *os.File, base string) (ticket, error) {
 		trash := randomName(trashPrefix)
 		if t, err := s.change(d, "removeall", name, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
+			if errors.Is(err, memtool.ErrOutcomeUnknown) {
+				// Moved to the trash, but not durably: the trash is left
+				// as it is (emptied now, a crash could bring back a
+				// part of the directory) for the next Open to sweep.
+				s.leftDebris("removeall", name, err)
+			}
 			return t, err
 		}
 		// If this fails (the store closed meanwhile, say), the entry is gone

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/must"
 )
 
 // A change whose directory fsync fails (EIO) is made and seen, but a
@@ -58,5 +59,39 @@ func TestFailedDirectoryFsyncIsOutcomeUnknown(t *testing.T) {
 	r := memtool.New(s, nil).Run(ctx, []byte(`{"command":"create","path":"/memories/d.md","file_text":"x"}`))
 	if !r.IsError || !strings.Contains(r.Text, "may or may not have been made") {
 		t.Errorf("the model was told %q", r.Text)
+	}
+}
+
+// A RemoveAll whose directory fsync fails after the directory went to the
+// trash is unsure, and the trash, not durably moved, is not emptied then:
+// the lock file keeps the writer's mark, so the next Open sweeps it, and
+// the parent, empty for every reader, can be removed.
+func TestRemoveAllFailedFsyncLeavesNothingForGood(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "memories")
+	s := open(t, dir, nil)
+	must.Succeed(t, s.Mkdir(ctx, "p"))
+	must.Succeed(t, s.Mkdir(ctx, "p/big"))
+	must.Succeed(t, s.WriteFile(ctx, "p/big/a.md", []byte("deleted"), memtool.CreateOnly))
+	var fail atomic.Bool
+	filestore.SetHooks(s, filestore.Hooks{DirSyncErr: func() error {
+		if fail.Load() {
+			return syscall.EIO
+		}
+		return nil
+	}})
+	fail.Store(true)
+	if err := s.RemoveAll(ctx, "p/big"); !errors.Is(err, memtool.ErrOutcomeUnknown) {
+		t.Fatalf("RemoveAll with a failed fsync: %v, want an error wrapping ErrOutcomeUnknown", err)
+	}
+	fail.Store(false)
+	must.Succeed(t, s.Close())
+
+	s = open(t, dir, nil)
+	if got := debrisIn(t, dir); len(got) > 0 {
+		t.Errorf("the next Open left the removed directory's rest on disk: %q", got)
+	}
+	if err := s.Remove(ctx, "p"); err != nil {
+		t.Errorf("Remove of p, empty for every reader: %v", err)
 	}
 }
