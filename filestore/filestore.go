@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/durable"
 )
 
 const (
@@ -72,6 +73,9 @@ type Store struct {
 
 	owner *Store      // the store this one is a tenant of; nil if none
 	multi atomic.Bool // the directory has tenants (for good): the tenant-less view refuses
+	// claimed: this process fsynced the directory holding .memtool-tenants
+	// since it was made (see claim); guarded by mu.
+	claimed bool
 
 	syncs   dirSyncs    // this store's writers' directory fsyncs, shared
 	noStage atomic.Bool // writes cannot stage (see stage): their temp files are made under the lock
@@ -106,8 +110,8 @@ var (
 	_ memtool.TenantLister = (*Store)(nil)
 )
 
-// Open opens the store in dir, creating the directory (0700) if it is
-// missing. opts may be nil, which means the defaults. It fails only if the
+// Open opens the store in dir, creating the directory (0700) and its
+// missing parents if it is missing, each fsynced into its parent. opts may be nil, which means the defaults. It fails only if the
 // directory cannot be created or opened: on a read-only file system, or a
 // directory this process may not write, it opens for reading (writes fail
 // with memtool.ErrReadOnly).
@@ -128,7 +132,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := durable.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("filestore: %w", err)
 	}
 	root, err := os.OpenRoot(dir)

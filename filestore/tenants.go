@@ -128,8 +128,17 @@ func (s *Store) claim(ctx context.Context) error {
 	if _, err := s.root.Lstat(TenantsDir); err == nil {
 		// Claimed before: since then no tenant-less write went in, but a
 		// directory where both were made (by hand, or by a version that
-		// claimed without the lock) is refused, as before.
-		return s.checkNoMemory("tenant")
+		// claimed without the lock) is refused, as before. The claim may
+		// be another process's whose fsync is under way, or an earlier
+		// one whose fsync failed: this process fsyncs it once itself.
+		if err := s.checkNoMemory("tenant"); err != nil || s.claimed {
+			return err
+		}
+		if err := syncDir(s.self, s.hooks); err != nil {
+			return mapErr("tenant", "", err)
+		}
+		s.claimed = true
+		return nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return mapErr("tenant", "", err)
 	}
@@ -141,16 +150,15 @@ func (s *Store) claim(ctx context.Context) error {
 	if err := s.checkNoMemory("tenant"); err != nil {
 		return err
 	}
-	err = s.root.Mkdir(TenantsDir, 0o700)
-	switch {
-	case errors.Is(err, fs.ErrExist): // claimed meanwhile by a version without the lock
-	case err != nil:
+	// Made now, or by an earlier call whose fsync failed, or meanwhile by a
+	// version without the lock: fsynced all the same before it counts.
+	if err := s.root.Mkdir(TenantsDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return mapErr("tenant", "", err)
-	default:
-		if err := s.self.Sync(); err != nil {
-			return mapErr("tenant", "", err)
-		}
 	}
+	if err := syncDir(s.self, s.hooks); err != nil {
+		return mapErr("tenant", "", err)
+	}
+	s.claimed = true
 	s.multi.Store(true)
 	return nil
 }
@@ -158,8 +166,11 @@ func (s *Store) claim(ctx context.Context) error {
 // openTenant opens the store of tenant id, creating its directory.
 func (s *Store) openTenant(id string) (*Store, error) {
 	name := TenantsDir + "/" + id
+	// Made now, or by an earlier open whose fsync failed, or by another
+	// process whose fsync may still be under way: this process's first
+	// open of the tenant fsyncs it into place before its writes count.
 	mkErr := s.root.Mkdir(name, 0o700)
-	if mkErr == nil {
+	if mkErr == nil || errors.Is(mkErr, fs.ErrExist) {
 		if err := s.syncDir(TenantsDir); err != nil {
 			return nil, mapErr("tenant", id, err)
 		}
@@ -238,7 +249,7 @@ func (s *Store) syncDir(name string) error {
 		return err
 	}
 	defer d.Close()
-	return d.Sync()
+	return syncDir(d, s.hooks)
 }
 
 // Tenants returns the ids of the directories in .memtool-tenants that are

@@ -392,3 +392,39 @@ func TestTenantDirSwappedForLink(t *testing.T) {
 		t.Errorf("Tenant(alice) with its directory swapped for a link: %v, want ErrEscapes", err)
 	}
 }
+
+// The directories that make a store multi-tenant and give a tenant its
+// memory count only once fsynced into place. When that fsync fails, the
+// call fails, and the next call, finding the directory there, fsyncs it
+// before it answers: the claim's (the store's directory) and the
+// tenant's (.memtool-tenants) each once.
+func TestTenantDirectoriesSyncedAfterAFailure(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, t.TempDir(), nil)
+	var syncs atomic.Int32
+	var failAt atomic.Int32 // the failing fsync's number; 0 for none
+	filestore.SetHooks(s, filestore.Hooks{DirSyncErr: func() error {
+		if n := syncs.Add(1); n == failAt.Load() {
+			return syscall.EIO
+		}
+		return nil
+	}})
+	try := func(id string, fail int32) error {
+		syncs.Store(0)
+		failAt.Store(fail)
+		_, err := s.Tenant(ctx, id)
+		return err
+	}
+	if err := try("a", 1); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("Tenant(a) with the claim's fsync failing: %v", err)
+	}
+	if err := try("a", 0); err != nil || syncs.Load() != 2 {
+		t.Errorf("Tenant(a) again: %v after %d fsyncs, want 2 (the claim's, the tenant's)", err, syncs.Load())
+	}
+	if err := try("b", 1); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("Tenant(b) with its fsync failing: %v", err)
+	}
+	if err := try("b", 0); err != nil || syncs.Load() != 1 {
+		t.Errorf("Tenant(b) again: %v after %d fsyncs, want 1 (the tenant's)", err, syncs.Load())
+	}
+}

@@ -14,13 +14,44 @@ import (
 
 // SyncDir fsyncs the directory dir, so that a name made, replaced or
 // removed in it survives a power loss.
-func SyncDir(dir string) error {
+func SyncDir(dir string) error { return syncDir(dir) }
+
+// syncDir is SyncDir; a test counts its calls.
+var syncDir = func(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// MkdirAll makes dir and any missing parents, as os.MkdirAll does, and
+// fsyncs the parent of each directory it made, from the top down, so that
+// what it made survives a power loss once it returns. An existing dir
+// costs one Stat.
+func MkdirAll(dir string, perm os.FileMode) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Stat(d); err == nil || !os.IsNotExist(err) {
+			break // there, or os.MkdirAll says what is wrong
+		}
+		missing = append(missing, d)
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	if err := os.MkdirAll(dir, perm); err != nil {
+		return err
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := syncDir(filepath.Dir(missing[i])); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteNew creates name with mode perm and data, fsyncs it and its
