@@ -17,7 +17,7 @@ type Pruned struct {
 }
 
 // PruneAged drops, under every path, the versions older than the store's
-// MaxAge. A change of a path drops its own old versions, so what this
+// MaxAge (none if MaxAge is negative). A change of a path drops its own old versions, so what this
 // finds are the versions of files that were not changed since: deleted
 // ones above all, whose versions would otherwise stay for good. With
 // dryRun it drops nothing and returns what it would drop. Versions are
@@ -26,6 +26,9 @@ type Pruned struct {
 // made meanwhile (it is new) is safe. The trash of deletes in progress is
 // left to the deletes.
 func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
+	if s.opts.MaxAge < 0 {
+		return nil, nil // kept for ever
+	}
 	now := s.opts.Now()
 	var out []Pruned
 	err := s.eachPath(ctx, func(dir string, versions []Version) error {
@@ -89,5 +92,6 @@ func (s *Store) eachPath(ctx context.Context, fn func(dir string, versions []Ver
 	return nil
 }
 
-// MaxAge returns the age past which PruneAged drops a version.
+// MaxAge returns the age past which PruneAged drops a version; negative:
+// none is dropped for its age.
 func (s *Store) MaxAge() time.Duration { return s.opts.MaxAge }

@@ -9,6 +9,8 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/internal/backendtest"
+	"github.com/memtool/memtool/internal/must"
+	"github.com/memtool/memtool/memstore"
 )
 
 // PruneAged drops the versions past MaxAge that no change of their path
@@ -87,4 +89,26 @@ func TestPruneAged(t *testing.T) {
 			t.Errorf("gone.md after a new write: versions %v, want [3]", got)
 		}
 	})
+}
+
+// A negative MaxAge keeps versions for ever: PruneAged (memtool gc) drops
+// none, however old, as the pruning after each change drops none for its
+// age. The versions of a deleted file are its only copy.
+func TestPruneAgedKeepsForEver(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	s := history.New(inner, &history.Options{MaxAge: -1, Now: func() time.Time { return now }}).(*history.Store)
+	must.Succeed(t, s.WriteFile(ctx, "a.md", []byte("one"), memtool.CreateOnly))
+	must.Succeed(t, s.WriteFile(ctx, "a.md", []byte("two"), memtool.Replace))
+	must.Succeed(t, s.Remove(ctx, "a.md"))
+	now = now.AddDate(10, 0, 0)
+	for _, dry := range []bool{true, false} {
+		if pruned, err := s.PruneAged(ctx, dry); err != nil || len(pruned) > 0 {
+			t.Errorf("PruneAged(dry run %v) with MaxAge < 0: %v, %v; want nothing dropped", dry, pruned, err)
+		}
+	}
+	if vs, err := history.Versions(ctx, inner, "/memories/a.md"); err != nil || len(vs) != 2 {
+		t.Errorf("versions left: %d, %v; want 2", len(vs), err)
+	}
 }
