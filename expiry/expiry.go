@@ -224,25 +224,51 @@ var errNothingToForget = errors.New("no access to forget")
 // rename moves the recorded accesses along with the entries; renaming is a
 // use of the files moved. Like a write, it records the use at newname
 // before it renames (see WriteFile): a Collect must not take a file
-// renamed into place for an earlier file's stale access there.
+// renamed into place for an earlier file's stale access there. A rename
+// that fails moved nothing: those uses are taken back, where no one has
+// recorded another since, so that the files in the way (the rename found
+// newname taken) do not count as used.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	now := s.opts.now().Unix()
-	keep := !reserved(newname) // moved into a policy's own files: forgotten
+	keep := !reserved(newname)         // moved into a policy's own files: forgotten
+	var before, after map[string]int64 // the recorded uses, and what they were (absent: -1)
 	if keep {
 		s.record(ctx, func(ix *index) {
+			before, after = map[string]int64{}, map[string]int64{}
+			use := func(name string) {
+				last, ok := ix.Access[name]
+				if !ok {
+					last = -1
+				}
+				ix.use(name, now)
+				before[name], after[name] = last, ix.Access[name]
+			}
 			for name := range ix.Access {
 				if name == newname || strings.HasPrefix(name, newname+"/") {
-					ix.use(name, now)
+					use(name)
 				}
 			}
-			ix.use(newname, now)
+			use(newname)
 		})
 	}
 	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
 	if err != nil {
+		if len(after) > 0 {
+			s.record(ctx, func(ix *index) {
+				for name, t := range after {
+					switch last := before[name]; {
+					case ix.Access[name] != t: // used again since
+					case last < 0:
+						delete(ix.Access, name)
+					default:
+						ix.Access[name] = last
+					}
+				}
+			})
+		}
 		return err
 	}
 	s.record(ctx, func(ix *index) {
