@@ -91,7 +91,11 @@
 // mkdir or rename finding the name taken; any write that fails, say on a
 // file too large to update, a file where a directory should be, a
 // directory that file keeps from being removed) returns only once that
-// fsync is done, so no answer rests on a change a crash could undo. Across
+// fsync is done, so no answer rests on a change a crash could undo. An
+// Update of a link (which reads the file the link names, in whatever
+// directory, and replaces the link) waits for every directory fsync of
+// the Store under way when it read, as its own covers only the link's
+// directory. Across
 // processes, an Update that builds on such a change and writes is durable
 // with it (its own fsync of the same directory covers the earlier rename),
 // but one that writes nothing or fails, and a create, mkdir or rename
