@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/memtool/memtool"
@@ -95,7 +96,7 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		if err != nil {
 			return 0, nil, nil, s.wrap(c, transportError(ctx, err))
 		}
-		return resp.StatusCode, resp.Header, nil, s.wrap(c, resource.DecodeError(resp.StatusCode, data))
+		return resp.StatusCode, resp.Header, nil, s.wrap(c, refused(resp.StatusCode, resp.Header, resource.DecodeError(resp.StatusCode, data)))
 	}
 	if resp.StatusCode != c.want {
 		err := fmt.Errorf("the server answered %d %s where the API answers %d: not the API's answer: check the store URL (a proxy's page?)", resp.StatusCode, http.StatusText(resp.StatusCode), c.want)
@@ -221,4 +222,26 @@ func pathQuery(name string, more ...string) url.Values {
 		q.Set(more[i], more[i+1])
 	}
 	return q
+}
+
+// refused is the API's error e of status, and for the two answers the
+// server gives before it looks at a request, the key's rate limit (429)
+// and its credentials (401), also the text the model reads (a
+// memtool.Refusal) instead of an internal error: nothing was changed,
+// and the model or the user can act on it.
+func refused(status int, h http.Header, e *resource.Error) error {
+	var text string
+	switch status {
+	case http.StatusTooManyRequests:
+		text = "The memory server is limiting how often this app's key may call it (HTTP 429); nothing was changed. Try again"
+		// Only a number of seconds: the header's text is not passed on.
+		if secs, err := strconv.Atoi(h.Get("Retry-After")); err == nil && secs >= 0 && secs < 1e6 {
+			text += fmt.Sprintf(" in %d s", secs)
+		}
+	case http.StatusUnauthorized:
+		text = "The memory server did not accept this app's key (HTTP 401: it may be revoked or expired); nothing was changed. The user must give the app a valid key"
+	default:
+		return e
+	}
+	return fmt.Errorf("%w (%w)", memtool.Refusal(text), e)
 }
