@@ -317,8 +317,14 @@ func (h *Handler) mkdir(w http.ResponseWriter, r *http.Request, s memtool.Store)
 // rename serves POST /v1/rename: moves a file or directory to a path
 // where nothing is, whose parent exists. It never replaces anything.
 func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
-	body, ok := decodeRename(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	in := http.MaxBytesReader(w, r.Body, maxJSONBody)
+	body, ok := decodeRename(in)
 	if !ok {
+		// Over the limit, the reader fails again: 413 (see errorFor).
+		var tooBig *http.MaxBytesError
+		if _, err := io.Copy(io.Discard, in); errors.As(err, &tooBig) {
+			return err
+		}
 		return badRequest(`the body must be {"from": path, "to": path}`)
 	}
 	oldName, _, err := memtool.CleanPath(body.From)

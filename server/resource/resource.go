@@ -1,10 +1,12 @@
 package resource
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/memtool/memtool"
 )
@@ -38,6 +40,11 @@ type Options struct {
 	// a PUT then names no ETag, size or SHA-256, which would be the sent
 	// body's and not the file's, and a client reads the file for them.
 	WritesMayChange bool
+	// CallTimeout, if positive, ends each request's work on its store
+	// then, as memtool serve's tool calls end (its --timeout): a
+	// store that hangs does not keep the request, and the store, held
+	// until the client leaves.
+	CallTimeout time.Duration
 }
 
 // Defaults of Options.
@@ -133,6 +140,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 
 // serve runs one route: resolve, check the right to write, run.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt route) {
+	if h.opts.CallTimeout > 0 {
+		ctx, cancel := context.WithTimeout(r.Context(), h.opts.CallTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
 	s, canWrite, err := h.resolve(r)
 	if err != nil {
 		h.fail(w, r, err)

@@ -225,7 +225,8 @@ func TestErrorCodes(t *testing.T) {
 	}
 }
 
-// TestBodyLimit: a body larger than MaxFileBytes is 413 and writes nothing.
+// TestBodyLimit: a body larger than MaxFileBytes (a rename's, than 64 KiB)
+// is 413 and writes nothing.
 func TestBodyLimit(t *testing.T) {
 	s := memstore.New()
 	s.WriteFile(t.Context(), "f", []byte("kept"), memtool.CreateOnly)
@@ -239,7 +240,7 @@ func TestBodyLimit(t *testing.T) {
 	// A read limit under the file's size refuses it without sending it.
 	wantError(t, mustDo(t, srv, "GET", "/v1/file"+p("/memories/h", "limit", "9"), nil, nil), http.StatusRequestEntityTooLarge, "too_large")
 	big := `{"from":"/memories/f","to":"/memories/` + strings.Repeat("y", 70<<10) + `"}`
-	wantError(t, mustDo(t, srv, "POST", "/v1/rename", nil, []byte(big)), http.StatusBadRequest, "bad_request")
+	wantError(t, mustDo(t, srv, "POST", "/v1/rename", nil, []byte(big)), http.StatusRequestEntityTooLarge, "too_large")
 }
 
 // TestTree: stat, readdir, mkdir, delete and rename, with their failures.
