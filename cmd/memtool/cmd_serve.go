@@ -189,7 +189,7 @@ func splitList(v string) []string {
 // entries of that file at GET /v1/audit.
 func mounts(srv **server.Server, inv *invocation, o serveOptions, logger *slog.Logger) map[string]http.Handler {
 	open := func(r *http.Request) (*memtool.Memory, bool, error) { return (*srv).Memory(r) }
-	opts := &resource.Options{Logger: logger}
+	opts := &resource.Options{Logger: logger, CallTimeout: o.bounds.CallTimeout}
 	name := inv.sf.policy
 	if name == "" {
 		name = inv.env.getenv("MEMTOOL_POLICY")
