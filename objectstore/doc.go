@@ -103,6 +103,16 @@
 //   - A file created in the destination while a directory is renamed into
 //     it is never overwritten: the rename fails with ErrExist and deletes
 //     only what it wrote.
+//   - A directory rename never leaves a file it moved without its
+//     directory: if another process removes a subdirectory of the source
+//     after the rename moved the files out of it (it is empty then), the
+//     moved subdirectory stays; one that was empty when it was copied is
+//     removed at both names.
+//   - A rename that has begun deleting sources finishes whatever ctx
+//     says. If it then fails having deleted one, or leaving its copy, it
+//     answers a refusal that says what it left where, or an error wrapping
+//     memtool.ErrOutcomeUnknown: never the cancellation, or another error
+//     that reads as "nothing changed".
 //   - No rename deletes anything but a source (a file, or a directory's
 //     marker) on the ETag it read before copying it (and, after a lost
 //     answer, on its write ID; see "Lost answers"), or an object it wrote
@@ -180,7 +190,8 @@
 //     exits (each Open is a new, empty bucket).
 //   - A file and a directory of the same name are different keys, so two
 //     processes that create the file a and the directory a at the same
-//     moment can both succeed. Remove and RemoveAll do not look for
+//     moment can both succeed. Of two processes that remove one entry at
+//     once, one may answer ErrNotExist. Remove and RemoveAll do not look for
 //     entries created while they run: a directory removed by one process
 //     while another creates a file in it can leave that file without its
 //     marker. The file stays readable and listed; creating anything in

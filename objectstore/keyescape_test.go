@@ -2,6 +2,7 @@ package objectstore
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -51,4 +52,68 @@ func TestSourceValue(t *testing.T) {
 			t.Errorf("sourceKey(sourceValue(%.40q)) = %.40q, %v", src, got, err)
 		}
 	}
+}
+
+// Text that reads as an escape only once the rune after it is escaped
+// ("__0x2f" before a trailing "/") has its first "_" escaped too, so that
+// two keys never share a file: "p/__0x2f/" and "p//0x2f__" once both
+// were "p/__0x2f__0x2f__".
+func TestFileKeyEscapeBeforeEscapedRune(t *testing.T) {
+	for key, want := range map[string]string{
+		"p/__0x2f/":   "p/__0x5f___0x2f__0x2f__",
+		"p//0x2f__":   "p/__0x2f__0x2f__",
+		"p/__0x41_/":  "p/__0x5f___0x41___0x2f__",
+		"p/__0x1\x01": "p/__0x5f___0x1__0x1__",
+		"p/__0x41_/x": "p/__0x41_/x", // that "/" is not escaped
+	} {
+		if got := escapeFileKey(key); got != want {
+			t.Errorf("escapeFileKey(%q) = %q, want %q", key, got, want)
+		}
+		if back := unescapeFileKey(want); back != key {
+			t.Errorf("unescapeFileKey(%q) = %q, want %q", want, back, key)
+		}
+	}
+}
+
+// Every key of up to six pieces that make or break escapes unescapes back
+// from its file: the mapping is one to one. A key with no control
+// character, "//" or trailing "/" (every key memtool makes) has the file
+// it had before escapes were looked for before escaped runes
+// (oldEscapeFileKey), so existing directories read the same.
+func TestFileKeyEscapeRoundTrips(t *testing.T) {
+	pieces := []string{"_", "__0x", "2f", "/", "\x01", ".", "a"}
+	var walk func(key string, depth int)
+	walk = func(key string, depth int) {
+		esc := escapeFileKey(key)
+		if back := unescapeFileKey(esc); back != key {
+			t.Fatalf("%q -> %q -> %q", key, esc, back)
+		}
+		if !strings.ContainsAny(key, "\x01") && !strings.Contains(key, "//") && !strings.HasSuffix(key, "/") {
+			if old := oldEscapeFileKey(key); esc != old {
+				t.Fatalf("escapeFileKey(%q) = %q, was %q", key, esc, old)
+			}
+		}
+		if depth == 6 {
+			return
+		}
+		for _, p := range pieces {
+			walk(key+p, depth+1)
+		}
+	}
+	walk("", 0)
+}
+
+// oldEscapeFileKey is escapeFileKey as it was, which escaped the first "_"
+// of "__0x<hex>__" in the key only.
+func oldEscapeFileKey(key string) string {
+	var b strings.Builder
+	for i, r := range key {
+		_, _, ok := unescapeAt(key[i:])
+		if ok || escapedRune(key, i, r) {
+			b.WriteString("__0x" + strconv.FormatInt(int64(r), 16) + "__")
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

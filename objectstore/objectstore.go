@@ -177,7 +177,11 @@ func pathErr(op, name string, err error) error {
 	return &fs.PathError{Op: op, Path: name, Err: err}
 }
 
-// blobErr wraps a service failure; cancellation stays recognisable.
+// blobErr wraps a service failure; cancellation stays recognisable. An
+// error that says what the change did (a memtool.Refusal, ErrBusy or
+// ErrOutcomeUnknown) is never made a cancellation, which Memory reads as
+// "nothing was changed": a rename goes on after ctx ends, and may end in a
+// refusal that says what it left where.
 func blobErr(ctx context.Context, op, name string, err error) error {
 	if err == nil {
 		return nil
@@ -186,10 +190,18 @@ func blobErr(ctx context.Context, op, name string, err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) && !errors.Is(err, memtool.ErrOutcomeUnknown) {
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) && !tellsOutcome(err) {
 		err = fmt.Errorf("%w (%v)", ctxErr, err)
 	}
 	return pathErr(op, name, err)
+}
+
+// tellsOutcome reports whether err says what became of the change it
+// failed: a refusal whose text says it, ErrBusy (nothing changed), or
+// ErrOutcomeUnknown (something may have).
+func tellsOutcome(err error) bool {
+	var ref memtool.Refusal
+	return errors.As(err, &ref) || errors.Is(err, memtool.ErrBusy) || errors.Is(err, memtool.ErrOutcomeUnknown)
 }
 
 func parentOf(name string) string {

@@ -23,7 +23,7 @@ func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
 	case err != nil:
 		return err
 	case k == regular:
-		return s.bk.b.remove(ctx, s.fileKey(name))
+		return removed(op, name, s.bk.b.remove(ctx, s.fileKey(name)))
 	}
 	if all {
 		keys, err := s.keysBelow(ctx, name, 0)
@@ -41,7 +41,18 @@ func (s *Store) remove(ctx context.Context, op, name string, all bool) error {
 			return pathErr(op, name, memtool.ErrNotEmpty)
 		}
 	}
-	return s.bk.b.remove(ctx, s.markerKey(name))
+	return removed(op, name, s.bk.b.remove(ctx, s.markerKey(name)))
+}
+
+// removed is the answer of op on name whose delete of the entry's object
+// answered err: ErrNotExist if another process removed (or moved) the
+// entry after remove saw it, so that Memory does not take the internal
+// errNotFound for a failure of the store.
+func removed(op, name string, err error) error {
+	if notFound(err) {
+		return pathErr(op, name, memtool.ErrNotExist)
+	}
+	return err
 }
 
 // keysBelow returns the keys of every object under the directory name,

@@ -120,73 +120,6 @@ func (bk *bucket) copyObject(ctx context.Context, src, dst string) (*move, error
 	}
 }
 
-// finishMove deletes the source of m on the ETag it was copied from, then
-// commits the copy (commitMove). If another process edited the source since it was copied, the
-// new content is written over the copy, on the copy's ETag, and the delete
-// tried again. If the source is gone, or keeps changing, the copy is
-// deleted again (undoMove). If the answer to the delete was lost and
-// another object is at the source now, which may be an edit of the source
-// (not deleted) or a file created after the delete, both stay: the copy,
-// committed, is a file of its own, and the error wraps
-// memtool.ErrOutcomeUnknown.
-func (bk *bucket) finishMove(ctx context.Context, m *move) error {
-	for attempt := 0; ; attempt++ {
-		err := bk.s3delete(ctx, m.src, m.srcETag, m.srcID)
-		switch {
-		case err == nil:
-			return bk.commitMove(ctx, m)
-		case errors.Is(err, errReplaced):
-			return errors.Join(err, bk.commitMove(ctx, m))
-		case isNoSuchKey(err):
-			return errors.Join(errSourceGone, bk.undoMove(ctx, m))
-		case !isPrecondition(err):
-			return err
-		case attempt == editRetries:
-			return errors.Join(errKeepsChange, bk.undoMove(ctx, m))
-		}
-		data, etag, id, err := bk.s3get(ctx, m.src)
-		if isNoSuchKey(err) {
-			return errors.Join(errSourceGone, bk.undoMove(ctx, m))
-		}
-		if err != nil {
-			return err
-		}
-		dstETag, err := bk.s3put(ctx, m.dst, data, m.dstETag, m.meta())
-		if isPrecondition(err) || isNoSuchKey(err) {
-			return errCopyChanged
-		}
-		if err != nil {
-			return err
-		}
-		m.srcETag, m.srcID, m.dstETag, m.data = etag, id, dstETag, data
-	}
-}
-
-// commitMove writes m's copy again with movingFrom committed, once its
-// source is deleted. The move is done whatever this write answers: if
-// another process got there first (an edit commits a copy whose source is
-// gone; a rename or a delete may take it further), the copy is theirs; if
-// the write failed, the first edit commits the copy (commitCopy).
-func (bk *bucket) commitMove(ctx context.Context, m *move) error {
-	if m.meta() != nil {
-		bk.s3put(context.WithoutCancel(ctx), m.dst, m.data, m.dstETag, committedMeta())
-	}
-	return nil
-}
-
-// undoMove deletes the copy m wrote, on its ETag. A copy that another
-// process has changed since holds that process's edit, and stays.
-func (bk *bucket) undoMove(ctx context.Context, m *move) error {
-	err := bk.s3delete(context.WithoutCancel(ctx), m.dst, m.dstETag, "")
-	switch {
-	case err == nil, isNoSuchKey(err):
-		return nil
-	case isPrecondition(err), errors.Is(err, errReplaced):
-		return errCopyChanged
-	}
-	return err
-}
-
 // bothKept is the refusal for a rename that left the file at both names
 // because both were changed by other processes while it ran.
 func bothKept(oldname, newname string) error {
@@ -218,7 +151,9 @@ func (s *Store) renameFileS3(ctx context.Context, oldname, newname string) error
 	}
 	// From here the rename deletes the source: a cancellation in the
 	// middle would leave the file at both names, or its copy refusing
-	// edits, so it finishes (a few requests) whatever ctx says.
+	// edits, so it finishes (a few requests) whatever ctx says. A failure
+	// not told apart below leaves the copy at newname, and may come after
+	// the source was deleted: it wraps memtool.ErrOutcomeUnknown.
 	err = s.bk.finishMove(context.WithoutCancel(ctx), m)
 	switch {
 	case err == nil:
@@ -230,7 +165,7 @@ func (s *Store) renameFileS3(ctx context.Context, oldname, newname string) error
 	case errors.Is(err, errKeepsChange):
 		return pathErr("rename", oldname, fmt.Errorf("%w: other processes kept editing the file", memtool.ErrBusy))
 	}
-	return err
+	return outcomeUnknown(err)
 }
 
 // renameDirS3 moves the directory oldname and everything in it:
@@ -288,8 +223,17 @@ func (s *Store) renameDirS3(ctx context.Context, oldname, newname string) error 
 	}
 	// Everything is copied: from here the rename deletes sources, and a
 	// cancellation in the middle would leave the tree torn between the
-	// two names, so it finishes whatever ctx says.
-	ctx = context.WithoutCancel(ctx)
+	// two names, so it finishes whatever ctx says. A failure from here
+	// on is a refusal that says what stays where, or wraps
+	// memtool.ErrOutcomeUnknown.
+	return outcomeUnknown(s.finishDirRename(context.WithoutCancel(ctx), oldname, newname, oldMarkerETag, moves))
+}
+
+// finishDirRename is renameDirS3 from step 4 on, once the sources are
+// copied (moves), the source's own marker having the ETag oldMarkerETag.
+func (s *Store) finishDirRename(ctx context.Context, oldname, newname, oldMarkerETag string, moves []*move) error {
+	from, to := s.dirPrefix(oldname), s.dirPrefix(newname)
+	oldMarker, newMarker := s.markerKey(oldname), s.markerKey(newname)
 	left := s.finishAll(ctx, moves)
 	if len(left) == 0 {
 		if err := s.bk.s3delete(ctx, oldMarker, oldMarkerETag, ""); err != nil && !isNoSuchKey(err) && !isPrecondition(err) && !errors.Is(err, errReplaced) {
@@ -322,7 +266,7 @@ func (s *Store) renameDirS3(ctx context.Context, oldname, newname string) error 
 		}
 		left = s.finishAll(ctx, moves)
 	}
-	keys, err = s.keysBelow(ctx, oldname, 0)
+	keys, err := s.keysBelow(ctx, oldname, 0)
 	for _, k := range keys {
 		err = errors.Join(err, s.adopt(ctx, k))
 	}
@@ -361,31 +305,6 @@ func (s *Store) checkMarker(ctx context.Context, marker, name string) error {
 		err = pathErr("rename", name, memtool.ErrNotExist)
 	}
 	return err
-}
-
-// finishAll finishes moves, files first, then markers, deepest first, and
-// returns the sources it had to leave: files that kept changing or whose
-// copy was changed too, and the markers of the directories that hold them.
-// A source another process removed is not left.
-func (s *Store) finishAll(ctx context.Context, moves []*move) []string {
-	byKey := map[string]*move{}
-	keys := make([]string, len(moves))
-	for i, m := range moves {
-		byKey[m.src], keys[i] = m, m.src
-	}
-	sortForDelete(keys)
-	var left []string
-	for _, k := range keys {
-		if dir, ok := strings.CutSuffix(k, dirMarker); ok && slices.ContainsFunc(left, func(l string) bool { return strings.HasPrefix(l, dir) }) {
-			left = append(left, k)
-			continue
-		}
-		err := s.bk.finishMove(ctx, byKey[k])
-		if err != nil && !errors.Is(err, errSourceGone) {
-			left = append(left, k)
-		}
-	}
-	return left
 }
 
 // leftBehind is the refusal for a directory rename that moved everything
