@@ -163,6 +163,44 @@ func prefixNeighbours(t *testing.T, s memtool.Store) tree {
 		"a0": "dir", "a0/w": "file:a0/w", "ab": "dir", "ab/w": "file:ab/w", "q": "dir"}
 }
 
+// patternNeighbours makes a directory "a_%", whose name holds the
+// wildcards of SQL's LIKE, beside names those wildcards would match ("ab",
+// "a_b", "a%x"): a store that finds a subtree by a pattern must take its
+// name literally.
+func patternNeighbours(t *testing.T, s memtool.Store) tree {
+	for _, d := range []string{"a_%", "a_%/y", "ab", "a_b", "a%x", "q"} {
+		mustMkdir(t, s, d)
+	}
+	for _, f := range []string{"a_%/x", "a_%/y/z", "ab/w", "a_b/w", "a%x/w"} {
+		mustWrite(t, s, f, f)
+	}
+	return tree{"ab": "dir", "ab/w": "file:ab/w", "a_b": "dir", "a_b/w": "file:a_b/w",
+		"a%x": "dir", "a%x/w": "file:a%x/w", "q": "dir"}
+}
+
+// Rename moves exactly the subtree of the directory it names, whatever
+// characters its name holds.
+func testRenamePatternNeighbours(t *testing.T, s memtool.Store) {
+	r := renamer(t, s)
+	want := patternNeighbours(t, s)
+	wantNoErr(t, "Rename(a_%, q/a_%)", r.Rename(t.Context(), "a_%", "q/a_%"))
+	maps.Copy(want, tree{"q/a_%": "dir", "q/a_%/x": "file:a_%/x", "q/a_%/y": "dir", "q/a_%/y/z": "file:a_%/y/z"})
+	if got := snapshot(t, s); !maps.Equal(got, want) {
+		t.Errorf("after Rename(a_%%, q/a_%%) the store holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// RemoveAll removes exactly the subtree of the directory it names,
+// whatever characters its name holds.
+func testRemoveAllPatternNeighbours(t *testing.T, s memtool.Store) {
+	r := remover(t, s)
+	want := patternNeighbours(t, s)
+	wantNoErr(t, "RemoveAll(a_%)", r.RemoveAll(t.Context(), "a_%"))
+	if got := snapshot(t, s); !maps.Equal(got, want) {
+		t.Errorf("after RemoveAll(a_%%) the store holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
 // Rename moves exactly the subtree of the directory it names.
 func testRenamePrefixNeighbours(t *testing.T, s memtool.Store) {
 	r := renamer(t, s)

@@ -79,11 +79,13 @@ var groups = []struct {
 		{"MissingDestinationParent", testRenameMissingDestinationParent},
 		{"ConcurrentOneWinner", testRenameConcurrentOneWinner},
 		{"PrefixNeighbours", testRenamePrefixNeighbours},
+		{"PatternNeighbours", testRenamePatternNeighbours},
 	}},
 	{"RemoveAll", []subtest{
 		{"Tree", testRemoveAllTree},
 		{"Missing", testRemoveAllMissing},
 		{"PrefixNeighbours", testRemoveAllPrefixNeighbours},
+		{"PatternNeighbours", testRemoveAllPatternNeighbours},
 	}},
 	{"Concurrency", []subtest{
 		{"CreateOnlyOneWinner", testCreateOnlyOneWinner},
