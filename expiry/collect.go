@@ -354,6 +354,31 @@ func Restore(ctx context.Context, inner memtool.Store, p string, now time.Time) 
 	return Trashed{}, fmt.Errorf("restore %s: %w", p, ErrNotInTrash)
 }
 
+// Find returns where in inner the most recently expired file at the
+// virtual path p is kept, and what Restore would answer for it, for a
+// caller that brings it back its own way (memtool restore writes it back
+// through the policies in force, then removes it from the trash). It
+// fails with ErrNotInTrash if p is not in the trash.
+func Find(ctx context.Context, inner memtool.Store, p string) (string, Trashed, error) {
+	name, dir, err := memtool.CleanPath(p)
+	if err != nil {
+		return "", Trashed{}, err
+	}
+	if name != "" && !dir {
+		batches, err := trashBatches(ctx, inner)
+		if err != nil {
+			return "", Trashed{}, err
+		}
+		for i := len(batches) - 1; i >= 0; i-- {
+			src := path.Join(trashName, batches[i].dir, name)
+			if fi, err := inner.Stat(ctx, src); err == nil && fi.IsRegular() {
+				return src, Trashed{Path: memtool.VirtualPath(name), Expired: batches[i].when}, nil
+			}
+		}
+	}
+	return "", Trashed{}, fmt.Errorf("restore %s: %w", p, ErrNotInTrash)
+}
+
 // move moves the file src to dst, creating dst's parents, with
 // memtool.Move: the inner store's rename if it has one, else by copying and
 // removing.

@@ -136,3 +136,30 @@ func TestIndexPastItsBound(t *testing.T) {
 		t.Errorf("ResetIndex with no index: %v", err)
 	}
 }
+
+// TestFind: Find names where the trash keeps an expired file, and what
+// Restore would answer for it, and moves nothing; a path not in the trash
+// is ErrNotInTrash, and a bad path the path gate's error.
+func TestFind(t *testing.T) {
+	backendtest.OnLocal(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		expireOne(t, inner)
+		src, got, err := expiry.Find(ctx, inner, "/memories/a.md")
+		must.Succeed(t, err)
+		if !strings.HasPrefix(src, expiry.TrashName+"/") || !strings.HasSuffix(src, "/a.md") || got.Path != "/memories/a.md" || got.Expired.IsZero() {
+			t.Errorf("Find = %q, %+v", src, got)
+		}
+		if data, err := inner.ReadFile(ctx, src, 100); err != nil || len(data) == 0 {
+			t.Errorf("the trashed file at %s: %q, %v", src, data, err)
+		}
+		for _, p := range []string{"/memories/b.md", "/memories", "/memories/a.md/"} {
+			if _, _, err := expiry.Find(ctx, inner, p); !errors.Is(err, expiry.ErrNotInTrash) {
+				t.Errorf("Find(%s) = %v, want ErrNotInTrash", p, err)
+			}
+		}
+		var pe *memtool.PathError
+		if _, _, err := expiry.Find(ctx, inner, "/etc/passwd"); !errors.As(err, &pe) {
+			t.Errorf("Find(/etc/passwd) = %v, want a path error", err)
+		}
+	})
+}

@@ -60,7 +60,8 @@ func TestChangeReportToClosedStdout(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(trash, ".memtool-expiry.json"), index, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	mustRunCLI(t, nil, "", "gc", "--store", trash, "--unused-for", "30d")
+	expiring := writePolicy(t, `{"expiry":true}`)
+	mustRunCLI(t, map[string]string{"MEMTOOL_POLICY": expiring}, "", "gc", "--store", trash, "--unused-for", "30d")
 	sealed := filepath.Join(tmp, "sealed")
 	oldKey, _ := encrypt.NewKey("old")
 	newKey, _ := encrypt.NewKey("new")
@@ -77,11 +78,11 @@ func TestChangeReportToClosedStdout(t *testing.T) {
 		args  []string
 		check func() bool // the change was made
 	}{
-		{nil, []string{"revert", "--store", hist, "/memories/n.md", "--to", "1"}, func() bool {
+		{nil, []string{"revert", "--store", hist, "--policy", writePolicy(t, `{"history":{}}`), "/memories/n.md", "--to", "1"}, func() bool {
 			b, err := os.ReadFile(filepath.Join(hist, "n.md"))
 			return err == nil && string(b) == "one"
 		}},
-		{nil, []string{"restore", "--store", trash, "/memories/old.md"}, func() bool {
+		{nil, []string{"restore", "--store", trash, "--policy", expiring, "/memories/old.md"}, func() bool {
 			_, err := os.Stat(filepath.Join(trash, "old.md"))
 			return err == nil
 		}},

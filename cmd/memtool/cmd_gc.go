@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +17,18 @@ import (
 	"github.com/memtool/memtool/expiry"
 	versions "github.com/memtool/memtool/history"
 )
+
+const gcAbout = `Needs the expiry policy ("expiry": true in --policy FILE or $MEMTOOL_POLICY):
+only with it is every use of a file recorded, and the files used are kept.
+With the history policy alone, gc expires nothing and drops the versions
+past its max_age. A gc refused for want of either changes nothing;
+--dry-run and --reset-index run without them. With the audit policy, the
+log records each move to the trash and each purge.`
+
+const restoreAbout = `The file is written back through every policy in force, as any other write:
+the audit log records it, limits and secrets may refuse it (it then stays in
+the trash), expiry records it as used. Its copy in the trash is removed only
+after that write.`
 
 func setupGC(fs *flag.FlagSet) runFunc {
 	unusedFor := fs.String("unused-for", "", "expire files not read or written for this long (30d, 12h, 90m)")
@@ -44,17 +60,44 @@ func setupGC(fs *flag.FlagSet) runFunc {
 	}
 }
 
+// errGCNeedsExpiry is why gc refuses a store opened with neither the
+// expiry nor the history policy.
+const errGCNeedsExpiry = `gc needs the expiry policy ("expiry": true in the policy, --policy FILE or $MEMTOOL_POLICY); without it no use is recorded and gc would expire files in use (with the history policy alone, gc drops aged versions and expires nothing)`
+
 // runGC expires the files of a store not used for a while (package
 // expiry): they move to a hidden trash, restorable until the grace period
-// ends. A dry run never creates the store, nor records its policy.
+// ends. It refuses unless the expiry policy is in force: the access index
+// tells which files are in use only if every process records its uses,
+// and one run without it would write an index that says every file was
+// last used then, which the next run takes as true. (A store that records
+// the policy is opened only with it.) With the history policy alone it
+// expires nothing and drops the aged versions. A dry run, which changes
+// nothing, runs without either; it never creates the store, nor records
+// its policy.
 func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int {
-	inv.sf.noRecord = opts.DryRun
-	st, closer, code := openStackOrFail(ctx, inv, !opts.DryRun)
+	// A gc to be refused neither creates the store nor records a policy.
+	expiring, aging := gcPolicies(inv)
+	run := !opts.DryRun && (expiring || aging)
+	inv.sf.noRecord = !run
+	st, closer, code := openStackOrFail(ctx, inv, run)
 	if code != exitOK {
 		return code
 	}
 	defer closer.Close()
-	rep, err := expiry.Collect(ctx, st.belowExpiry, opts)
+	if !opts.DryRun && (!run || !st.expiry && st.history == nil) {
+		return inv.fail(exitUsage, "%s", errGCNeedsExpiry)
+	}
+	where := st.gcStore // audited: gc moves and removes files
+	if opts.DryRun {
+		where = st.belowExpiry
+	}
+	var rep expiry.Report
+	var err error
+	var looked []string // what was looked for, for the answer when nothing was found
+	if opts.DryRun || st.expiry {
+		rep, err = expiry.Collect(ctx, where, opts)
+		looked = append(looked, "no file unused for "+dayDuration(opts.UnusedFor), "no trash older than "+dayDuration(opts.Grace))
+	}
 	verb, purged := "expired", "purged"
 	if opts.DryRun {
 		verb, purged = "would expire", "would purge"
@@ -68,7 +111,6 @@ func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int
 			fmt.Fprintf(&out, "%s %s (expired %s)\n", purged, path, p.Expired.Format(time.DateOnly))
 		}
 	}
-	versionsToo := ""
 	if hs, ok := st.history.(*versions.Store); ok && err == nil {
 		// The versions past the history policy's max_age that no change
 		// of their file dropped: those of deleted files, above all.
@@ -81,7 +123,7 @@ func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int
 		for _, p := range pruned {
 			fmt.Fprintf(&out, "%s version %d of %s (from %s, older than %s)\n", dropped, p.N, p.Path, p.Time.Format(time.DateOnly), dayDuration(hs.MaxAge()))
 		}
-		versionsToo = fmt.Sprintf(", no version older than %s", dayDuration(hs.MaxAge()))
+		looked = append(looked, "no version older than "+dayDuration(hs.MaxAge()))
 	}
 	if _, werr := fmt.Fprint(inv.env.stdout, out.String()); werr != nil {
 		return exitBrokenIO
@@ -94,7 +136,7 @@ func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int
 		if opts.DryRun {
 			what = "nothing would expire or be purged"
 		}
-		return inv.fail(exitOK, "%s: no file unused for %s, no trash older than %s%s", what, dayDuration(opts.UnusedFor), dayDuration(opts.Grace), versionsToo)
+		return inv.fail(exitOK, "%s: %s", what, strings.Join(looked, ", "))
 	}
 	return exitOK
 }
@@ -107,7 +149,7 @@ func runResetIndex(ctx context.Context, inv *invocation) int {
 		return code
 	}
 	defer closer.Close()
-	switch err := expiry.ResetIndex(ctx, st.belowExpiry); {
+	switch err := expiry.ResetIndex(ctx, st.gcStore); {
 	case errors.Is(err, expiry.ErrIndexReadable):
 		return inv.fail(exitFailed, "the access index reads as it should; it was left as it is")
 	case err != nil:
@@ -153,26 +195,67 @@ func listTrash(ctx context.Context, inv *invocation) int {
 	return exitOK
 }
 
-// runRestore brings an expired file back from the trash.
+// runRestore brings the most recently expired file at name back from the
+// trash. It writes the file through the whole stack, as any other write:
+// the audit log records it, the limits and secrets policies may refuse it
+// (it then stays in the trash), the expiry policy records it as used, the
+// history policy keeps what it is written over (nothing: it is created).
+// Only once that write is made is its copy in the trash removed, so that
+// a crash in between leaves the file in both places, never in neither.
 func runRestore(ctx context.Context, inv *invocation, name string) int {
 	st, closer, code := openStackOrFail(ctx, inv, false)
 	if code != exitOK {
 		return code
 	}
 	defer closer.Close()
-	t, err := expiry.Restore(ctx, st.belowExpiry, name, time.Now())
+	src, t, err := expiry.Find(ctx, st.belowExpiry, name)
 	var pe *memtool.PathError
 	switch {
 	case errors.As(err, &pe):
 		return inv.fail(exitUsage, "%s", pe.Reason)
 	case errors.Is(err, expiry.ErrNotInTrash):
 		return inv.fail(exitFailed, "%s is not in the trash (see memtool restore --list)", name)
-	case errors.Is(err, memtool.ErrExist):
-		return inv.fail(exitFailed, "%s exists again; rename or delete it first", name)
 	case err != nil:
 		return inv.fail(exitFailed, "%v", err)
 	}
+	n, _, _ := memtool.CleanPath(name)
+	data, err := st.gcStore.ReadFile(ctx, src, math.MaxInt64)
+	if err != nil {
+		return inv.fail(exitFailed, "reading %s from the trash: %v", name, err)
+	}
+	created, err := memtool.MkdirAll(ctx, st.top, path.Dir(n))
+	if err == nil {
+		err = st.top.WriteFile(ctx, n, data, memtool.CreateOnly)
+	}
+	if err != nil {
+		for i := len(created) - 1; i >= 0; i-- {
+			st.top.Remove(context.WithoutCancel(ctx), created[i])
+		}
+		if errors.Is(err, memtool.ErrExist) {
+			return inv.fail(exitFailed, "%s exists again; rename or delete it first", name)
+		}
+		return inv.fail(exitFailed, "%s stays in the trash: %v", name, err)
+	}
+	// A policy may have changed what was written (the secrets policy
+	// redacts): the copy as it was then stays, until gc purges its batch.
+	if got, err := st.belowExpiry.ReadFile(ctx, n, math.MaxInt64); err != nil || !bytes.Equal(got, data) {
+		fmt.Fprintf(inv.env.stderr, "memtool restore: %s is back as the policies wrote it, which is not as it was in the trash; its copy there stays until gc purges its batch\n", name)
+	} else if err := st.gcStore.Remove(context.WithoutCancel(ctx), src); err != nil && !errors.Is(err, memtool.ErrNotExist) {
+		fmt.Fprintf(inv.env.stderr, "memtool restore: %s is back, but its copy in the trash could not be removed (%v); gc purges it with its batch\n", name, err)
+	}
 	return writeOut(inv.env, fmt.Sprintf("restored %s (expired %s)\n", t.Path, t.Expired.Format(time.DateTime)))
+}
+
+// gcPolicies reports whether the policy of --policy or $MEMTOOL_POLICY
+// turns expiry on, and history. A policy that cannot be read counts as
+// none: opening the store says what is wrong with it.
+func gcPolicies(inv *invocation) (expiring, aging bool) {
+	name := cmp.Or(inv.sf.policy, inv.env.getenv("MEMTOOL_POLICY"))
+	if name == "" {
+		return false, false
+	}
+	p, err := loadPolicy(name)
+	return err == nil && p.Expiry, err == nil && p.History != nil
 }
 
 // shortDuration writes d without zero minutes and seconds: 1h, 1h30m.

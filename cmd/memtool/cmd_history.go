@@ -119,6 +119,11 @@ func setupRevert(fs *flag.FlagSet) runFunc {
 	}
 }
 
+const revertAbout = `Needs the history policy in force ("history" in --policy FILE or
+$MEMTOOL_POLICY): the version goes back through every policy, as any other
+write (audited, refused by limits or secrets when it breaks them), and the
+content it replaces is kept as a version.`
+
 // runRevert makes an earlier version the content of a file again; the
 // content it replaces is kept as a version.
 func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
@@ -127,18 +132,18 @@ func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
 		return code
 	}
 	defer closer.Close()
-	inner := st.belowHistory
 	// The write goes through the whole stack, like any other change: the
 	// audit log records it, the secrets and limits policies may refuse it
 	// (a version from before they were added can break them), and the
 	// history layer of the policy keeps the replaced content, pruning as
-	// the policy says. Without a history policy there are no versions to
-	// bring back; a default layer stands in for it only to say so.
-	through := st.top
+	// the policy says. Without a history policy in force there is no such
+	// layer to write through: a store may hold versions without recording
+	// the policy (made by a Go program with history.New), and a bare layer
+	// put in below the others would write past them all.
 	if st.history == nil {
-		through = versions.New(inner, nil)
+		return inv.fail(exitUsage, `revert needs the history policy in force: give --policy FILE (or $MEMTOOL_POLICY) with "history"`)
 	}
-	if err := versions.Revert(ctx, through, inner, name, to); err != nil {
+	if err := versions.Revert(ctx, st.top, st.belowHistory, name, to); err != nil {
 		return historyError(inv, err)
 	}
 	return writeOut(inv.env, fmt.Sprintf("reverted %s to version %d\n", name, to))

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -29,6 +27,7 @@ type migrateFlags struct {
 	allTenants       bool
 	force            bool
 	toPolicy         string
+	memoryOnly       bool
 }
 
 func setupMigrate(fs *flag.FlagSet) runFunc {
@@ -38,6 +37,7 @@ func setupMigrate(fs *flag.FlagSet) runFunc {
 	fs.StringVar(&mf.tenant, "tenant", "", "copy only this tenant's memory, into the same tenant of the target")
 	fs.BoolVar(&mf.allTenants, "all-tenants", false, "copy every tenant of a multi-tenant store")
 	fs.BoolVar(&mf.force, "force", false, "write into a target that is not empty (files of the same name are replaced)")
+	fs.BoolVar(&mf.memoryOnly, "memory-only", false, "from a memtool server (https://…): copy only the files it serves, as text; its history, expiry data, encryption and policy record stay behind")
 	fs.StringVar(&mf.toPolicy, "to-policy", "", "turn on the encrypt, history and expiry of this policy file in the target (keys from $MEMTOOL_KEY or $MEMTOOL_KEY_FILE)")
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
 		return runMigrate(ctx, inv, &mf)
@@ -62,6 +62,12 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		return inv.fail(exitUsage, "--from %s: that store is in memory, a new and empty one, gone when memtool exits; there is nothing to copy", from)
 	case from == to:
 		return inv.fail(exitUsage, "--from and --to are the same store")
+	case storeurl.Server(from) && !mf.memoryOnly:
+		// A server answers with its files' text and keeps its versions,
+		// access index, trash and policy record to itself.
+		return inv.fail(exitUsage, "--from %s is a memtool server: it serves the text of its files only, so a copy from it would lose the history versions, the access index and trash, the encryption and the policy record of the store it serves; migrate that store where the server runs (--from naming it), or add --memory-only to copy just the files", storeurl.Redact(from))
+	case mf.memoryOnly && !storeurl.Server(from):
+		return inv.fail(exitUsage, "--memory-only is for a --from that is a memtool server (https://…); migrate copies any other store whole")
 	case overlap(from, to):
 		return inv.fail(exitUsage, "--from and --to overlap: one store's file, directory or keys are, or are inside, the other's; the copy would change the source")
 	}
@@ -193,6 +199,9 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		}
 		also = fmt.Sprintf("; the target also holds %s the source has not, left there (--force replaces, it does not delete): %s", plural(n, "entry", "entries"), strings.Join(kept, ", "))
 	}
+	if mf.memoryOnly {
+		also += "; only the files and directories the server serves were copied, as text: the server's policies and their data (history versions, the access index and trash, encryption, the policy record) were not"
+	}
 	_, err = fmt.Fprintf(env.stdout, "copied %s (%s) and %s%s%s from %s to %s; every file verified by SHA-256, read back from the target%s\n",
 		plural(sum.files, "file"), humanBytes(sum.bytes), plural(sum.dirs, "directory", "directories"), with, what, from, to, also)
 	if err != nil {
@@ -268,7 +277,7 @@ func (m *migration) prepareSource(ctx context.Context, env *cliEnv, from, to str
 		return fail(exitStore, "--from: %v", err)
 	}
 	if err := checkDiskNames(from, m.tenant); err != nil {
-		return fail(exitFailed, "the source %v; migrate cannot carry it", err)
+		return fail(exitFailed, "the source %v", err)
 	}
 	if m.plan, err = planCopy(ctx, m.src); err != nil {
 		return fail(exitFailed, "reading the source: %v", err)
@@ -392,59 +401,4 @@ func (m *migration) foreignPolicyData(ctx context.Context, name string) (string,
 		err = nil
 	}
 	return foreign, err
-}
-
-// overlap reports whether the stores from and to are kept on this machine
-// in the same place, or one inside the other (a directory store in the
-// other's directory, say), however their URLs spell it, or share keys in
-// a bucket (sharedKeys): a copy from one into the other would change the
-// source.
-func overlap(from, to string) bool {
-	if sharedKeys(from, to) {
-		return true
-	}
-	a, okA := storeurl.Path(from)
-	b, okB := storeurl.Path(to)
-	if !okA || !okB {
-		return false
-	}
-	a, b = realPath(a), realPath(b)
-	if fa, err := os.Stat(a); err == nil {
-		if fb, err := os.Stat(b); err == nil && os.SameFile(fa, fb) {
-			return true
-		}
-	}
-	return inside(a, b) || inside(b, a)
-}
-
-// inside reports whether path is dir or lies below it.
-func inside(path, dir string) bool {
-	p, err1 := filepath.Abs(path)
-	d, err2 := filepath.Abs(dir)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	rel, err := filepath.Rel(d, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// realPath returns p made absolute with the symbolic links of the part of
-// it that exists resolved.
-func realPath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	rest := ""
-	for q := abs; ; {
-		if r, err := filepath.EvalSymlinks(q); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(q)
-		if parent == q {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(q), rest)
-		q = parent
-	}
 }

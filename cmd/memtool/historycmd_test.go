@@ -35,19 +35,21 @@ func TestHistoryDiffRevert(t *testing.T) {
 		t.Errorf("diff:\n got %q\nwant %q", out, want)
 	}
 
-	if out, stderr, code := runBinary(t, "", "revert", "--store", dir, "/memories/n.md", "--to", "1"); code != 0 {
+	// A revert writes through the history policy (TestRevertNeedsHistoryPolicy).
+	policy := writePolicy(t, `{"history":{}}`)
+	if out, stderr, code := runBinary(t, "", "revert", "--store", dir, "--policy", policy, "/memories/n.md", "--to", "1"); code != 0 {
 		t.Fatalf("revert: exit %d, %q, %q", code, out, stderr)
 	}
-	out, _, _ = runBinary(t, "", "view", "--store", dir, "/memories/n.md")
+	out, _, _ = runBinary(t, "", "view", "--store", dir, "--policy", policy, "/memories/n.md")
 	if !strings.Contains(out, "no sugar") || strings.Contains(out, "Prefs") {
 		t.Errorf("after revert: %q", out)
 	}
 	// The reverted-over content is a version too: undo the undo.
-	out, _, _ = runBinary(t, "", "history", "--store", dir, "/memories/n.md")
+	out, _, _ = runBinary(t, "", "history", "--store", dir, "--policy", policy, "/memories/n.md")
 	if n := strings.Count(out, "\n"); n != 3 || !strings.Contains(out, "3\t") || !strings.Contains(out, "\twrite\t") {
 		t.Errorf("history after revert: %q", out)
 	}
-	if _, stderr, code := runBinary(t, "", "revert", "--store", dir, "/memories/n.md", "--to", "9"); code != exitFailed || !strings.Contains(stderr, "no such version") {
+	if _, stderr, code := runBinary(t, "", "revert", "--store", dir, "--policy", policy, "/memories/n.md", "--to", "9"); code != exitFailed || !strings.Contains(stderr, "no such version") {
 		t.Errorf("revert to a missing version: exit %d, %q", code, stderr)
 	}
 }
@@ -178,5 +180,40 @@ func TestRevertThroughPolicies(t *testing.T) {
 	}
 	if len(writes) != 3 || !strings.Contains(writes[2], `"outcome":"ok"`) {
 		t.Errorf("audit log writes of n.md: %q; want the two refused reverts and the one made\nwhole log:\n%s", writes, log)
+	}
+}
+
+// TestRevertNeedsHistoryPolicy: revert without the history policy in force
+// is refused and changes nothing, also on a store that holds versions but
+// records no policy (made by a Go program with history.New). It once
+// wrote through a bare history layer put in below the policy's others, so
+// a version past the limits, with a secret, came back unaudited.
+func TestRevertNeedsHistoryPolicy(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "memories")
+	secret := "token AKIA" + "IOSFODNN7EXAMPLE and a long line over the size limit\n"
+	runThrough(t, dir, func(s memtool.Store) memtool.Store { return versions.New(s, nil) },
+		jsonLine(createInput("/memories/f.md", secret)),
+		`{"command":"str_replace","path":"/memories/f.md","old_str":"`+strings.TrimSuffix(secret, "\n")+`","new_str":"ok"}`,
+	)
+	auditLog := filepath.Join(tmp, "audit.jsonl")
+	strict := writePolicy(t, fmt.Sprintf(`{"limits": {"max_file_size": 10}, "secrets": "reject", "audit": %q}`, auditLog))
+	for _, args := range [][]string{{"--policy", strict}, nil} {
+		_, stderr, code := runCLI(t, nil, "", append([]string{"revert", "--store", dir, "/memories/f.md", "--to", "1"}, args...)...)
+		if code != exitUsage || !strings.Contains(stderr, "revert needs the history policy in force") {
+			t.Errorf("revert %q: exit %d, %q; want it refused for want of the history policy", args, code, stderr)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "f.md")); string(data) != "ok\n" {
+		t.Errorf("the refused revert left f.md holding %q", data)
+	}
+	// With the history policy beside the others, they judge the revert.
+	withHistory := writePolicy(t, fmt.Sprintf(`{"limits": {"max_file_size": 10}, "secrets": "reject", "audit": %q, "history": {}}`, auditLog))
+	if _, stderr, code := runCLI(t, nil, "", "revert", "--store", dir, "--policy", withHistory, "/memories/f.md", "--to", "1"); code != exitFailed || !strings.Contains(stderr, "AWS access key") {
+		t.Errorf("revert with the history policy: exit %d, %q; want the secrets policy's refusal", code, stderr)
+	}
+	if log, _ := os.ReadFile(auditLog); !strings.Contains(string(log), `"path":"/memories/f.md","outcome":"refused"`) {
+		t.Errorf("the refused revert is not in the audit log: %q", log)
 	}
 }

@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/memtool/memtool"
-	"github.com/memtool/memtool/filestore"
 )
 
 // How memtool migrate plans, copies and verifies one memory.
@@ -190,46 +187,6 @@ func sourceChanged(ctx context.Context, src memtool.Store, p *plan, sums map[str
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
-}
-
-// checkDiskNames refuses a directory store whose directory holds, beside
-// the memory, an entry of a policy this memtool does not know (the file
-// store lists no name starting with ".memtool", so walkMemory cannot see
-// it). Other stores are checked by walkMemory, as far as they list such
-// names.
-func checkDiskNames(raw, tenant string) error {
-	dir, ok := localDir(raw)
-	if !ok {
-		return nil
-	}
-	if tenant != "" {
-		dir = filepath.Join(dir, filestore.TenantsDir, tenant)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil // opening the store has already told what is wrong
-	}
-	for _, e := range entries {
-		n := e.Name()
-		if strings.HasPrefix(n, ".memtool") && !filestore.OwnName(n) && n != recordName && !slices.Contains(policyData, n) {
-			return fmt.Errorf("holds %s, which this memtool does not know", n)
-		}
-	}
-	return nil
-}
-
-// localDir returns the directory of a directory store's URL.
-func localDir(raw string) (string, bool) {
-	scheme, _, hasScheme := strings.Cut(raw, ":")
-	if !hasScheme || len(scheme) < 2 || strings.ContainsAny(scheme, "/.") {
-		return raw, true
-	}
-	if scheme == "file" {
-		if u, err := url.Parse(raw); err == nil {
-			return u.Path, true
-		}
-	}
-	return "", false
 }
 
 // unfitNames returns the entries of the plan, each quoted with why,

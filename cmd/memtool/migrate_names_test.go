@@ -108,3 +108,47 @@ func storeurlPath(u string) (string, bool) {
 	}
 	return u, true
 }
+
+// TestMigrateRefusesUnseenEntries: a directory made by other tools (here
+// the SDK helper's) may hold, below the root, what the file store does
+// not show: a name starting with ".memtool", a symbolic link (leading
+// out of the store or not). Migrate could not copy them, and once left
+// them behind and reported success; it refuses, naming each, and writes
+// nothing.
+func TestMigrateRefusesUnseenEntries(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	base := filepath.Join(tmp, "base")
+	notes := filepath.Join(base, "memories", "notes")
+	if err := os.MkdirAll(notes, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{".memtoolrc": "my config\n", "a.md": "hi\n", "../../outside.md": "out\n"} {
+		if err := os.WriteFile(filepath.Join(notes, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../../outside.md", filepath.Join(notes, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	to := filepath.Join(tmp, "copy")
+	out, stderr, code := runCLI(t, nil, "", "migrate", "--from", "helper:"+base, "--to", to)
+	for _, want := range []string{"notes/.memtoolrc (a name starting with .memtool", "notes/link.md (a symbolic link", "holds 2 entries that the file store does not show"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("migrate: stderr %q lacks %q", stderr, want)
+		}
+	}
+	if code != exitFailed || out != "" {
+		t.Errorf("migrate: exit %d, stdout %q; want it refused", code, out)
+	}
+	if _, err := os.Stat(to); err == nil {
+		t.Errorf("the refused migrate made the target")
+	}
+	// Once they are out of the way, the memory is copied.
+	os.Remove(filepath.Join(notes, "link.md"))
+	os.Rename(filepath.Join(notes, ".memtoolrc"), filepath.Join(notes, "memtoolrc"))
+	mustRunCLI(t, nil, "", "migrate", "--from", "helper:"+base, "--to", to)
+	if data, err := os.ReadFile(filepath.Join(to, "notes", "memtoolrc")); err != nil || string(data) != "my config\n" {
+		t.Errorf("the copy's notes/memtoolrc: %q, %v", data, err)
+	}
+}

@@ -106,8 +106,13 @@ type policyStack struct {
 	top          memtool.Store // what Memory runs on
 	belowHistory memtool.Store // where memtool history, diff and revert read versions
 	history      memtool.Store // the history layer, with the policy's options; nil without one
-	belowExpiry  memtool.Store // where memtool gc and restore work
-	closers      []io.Closer
+	belowExpiry  memtool.Store // where memtool gc and restore look
+	// gcStore is belowExpiry whose changes go to the audit policy's log,
+	// if any: where gc, gc --reset-index and restore work, so that the
+	// log records each move to, from and out of the trash.
+	gcStore memtool.Store
+	expiry  bool // the expiry policy is in force: every use is recorded
+	closers []io.Closer
 }
 
 func (st *policyStack) Close() error {
@@ -170,7 +175,7 @@ func applyPolicy(base memtool.Store, p *policyFile, keys []encrypt.Key, tenant s
 			return nil, err
 		}
 	}
-	st.belowExpiry = s
+	st.belowExpiry, st.gcStore, st.expiry = s, s, p.Expiry
 	if p.Expiry {
 		s = expiry.New(s, nil)
 	}
@@ -209,10 +214,45 @@ func applyPolicy(base memtool.Store, p *policyFile, keys []encrypt.Key, tenant s
 			st.closers = append(st.closers, f)
 			w = f
 		}
-		s = audit.New(s, w, &audit.Options{Tenant: tenant, OnError: func(err error) {
+		opts := &audit.Options{Tenant: tenant, OnError: func(err error) {
 			fmt.Fprintf(env.stderr, "memtool: audit log: %v\n", err)
-		}})
+		}}
+		s = audit.New(s, w, opts)
+		st.gcStore = changesAudited{st.belowExpiry, audit.New(st.belowExpiry, w, opts)}
 	}
 	st.top = s
 	return st, nil
+}
+
+// changesAudited is a store whose changes go through audited, the same
+// store under the audit policy's log, and whose reads do not: gc reads
+// the access index and walks the memory for its own ends, and the log
+// records what it changes.
+type changesAudited struct {
+	memtool.Store
+	audited memtool.Store
+}
+
+func (s changesAudited) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	return s.audited.WriteFile(ctx, name, data, mode)
+}
+
+func (s changesAudited) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	return s.audited.Update(ctx, name, limit, fn)
+}
+
+func (s changesAudited) Mkdir(ctx context.Context, name string) error {
+	return s.audited.Mkdir(ctx, name)
+}
+
+func (s changesAudited) Remove(ctx context.Context, name string) error {
+	return s.audited.Remove(ctx, name)
+}
+
+func (s changesAudited) Rename(ctx context.Context, oldname, newname string) error {
+	return memtool.ForwardRename(ctx, s.audited, oldname, newname)
+}
+
+func (s changesAudited) RemoveAll(ctx context.Context, name string) error {
+	return memtool.ForwardRemoveAll(ctx, s.audited, name)
 }

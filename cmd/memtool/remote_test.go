@@ -70,15 +70,16 @@ func TestRemoteExec(t *testing.T) {
 }
 
 // TestRemoteMigrate copies a memory to a memtool server and back with
-// `memtool migrate`, and runs the other subcommands that read a store
-// against the server.
+// `memtool migrate` (from the server: --memory-only, see
+// TestMigrateFromServerNeedsMemoryOnly), and runs the other subcommands
+// that read a store against the server.
 func TestRemoteMigrate(t *testing.T) {
 	t.Parallel()
 	tmp, src := seededSource(t, "")
 	served, back := filepath.Join(tmp, "served"), filepath.Join(tmp, "back")
 	url := memoryServer(t, served)
-	for _, step := range [][2]string{{src, url}, {url, back}} {
-		out, errOut, code := runMemtool(t, remoteEnv(), "", "migrate", "--from", step[0], "--to", step[1])
+	for _, step := range [][]string{{src, url}, {url, back, "--memory-only"}} {
+		out, errOut, code := runMemtool(t, remoteEnv(), "", append([]string{"migrate", "--from", step[0], "--to", step[1]}, step[2:]...)...)
 		if code != 0 || !strings.Contains(out, "copied 6 files (1.0 MiB) and 7 directories") {
 			t.Fatalf("migrate %s → %s: exit %d\nstdout: %s\nstderr: %s", step[0], step[1], code, out, errOut)
 		}
