@@ -23,7 +23,8 @@ import (
 // db is one open database file, shared by the stores of all its tenants.
 // It is the sqltree.DB of their trees.
 type db struct {
-	path        string
+	path        string  // the database file, every symbolic link resolved, as SQLite names it
+	given       string  // the path Open was given, where it differs from path (symbolic links)
 	r           *sql.DB // reads: deferred transactions, WAL snapshots
 	w           *sql.DB // writes: BEGIN IMMEDIATE, one connection; nil when readOnly
 	busyTimeout time.Duration
@@ -38,6 +39,7 @@ type db struct {
 var _ sqltree.DB = (*db)(nil)
 
 func (d *db) close() error {
+	d.wal.closing.Store(true) // closing the last connection may remove the WAL
 	defer d.wal.close()
 	err := errors.Join(d.rs.close(), d.r.Close())
 	if d.w != nil {
@@ -72,6 +74,9 @@ func (d *db) WriteMeta(ctx context.Context, fn func(q sqltree.Querier) error) er
 func (d *db) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if d.readOnly {
 		return fmt.Errorf("%w: the database file cannot be written", memtool.ErrReadOnly)
+	}
+	if err := d.wal.refused(); err != nil {
+		return err
 	}
 	deadline := time.Now().Add(d.busyTimeout)
 	if err := d.takeTurn(ctx, deadline); err != nil {
@@ -114,14 +119,15 @@ func (d *db) commit(ctx context.Context, deadline time.Time, fn func(tx *sql.Tx)
 		tx.Rollback()
 		return 0, true, err
 	}
-	if err := d.moved(); err != nil {
+	// A write that took its turn as an fsync failed commits nothing.
+	if err := errors.Join(d.moved(), d.wal.refused()); err != nil {
 		tx.Rollback()
 		return 0, false, err
 	}
-	if err := tx.Commit(); err != nil {
+	if n, err = d.wal.commit(tx.Commit); err != nil {
 		return 0, true, err
 	}
-	return d.wal.committed(), false, nil
+	return n, false, nil
 }
 
 // takeTurn waits for this store's writes that came before this one: they
@@ -150,15 +156,15 @@ func (d *db) settled(err error) error {
 	return err
 }
 
-// moved fails if the file at path is no longer the one the store opened
-// (deleted or replaced): SQLite would commit to the file it has open,
-// which no later store at path reads.
-func (d *db) moved() error {
-	fi, err := os.Stat(d.path)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && d.file != nil && !os.SameFile(fi, d.file) {
-		return fmt.Errorf("the database file %s was deleted or replaced while the store had it open; open it again", d.path)
+// Settle is sqltree.Settler: it returns err, the answer of a read made
+// outside a write (Mkdir's finding that the name is taken), once the
+// commits of this store the read may have seen are durable, as settled
+// does for a write.
+func (d *db) Settle(ctx context.Context, err error) error {
+	if syncErr := d.wal.settle(ctx); syncErr != nil {
+		return syncErr
 	}
-	return nil
+	return err
 }
 
 // open returns a pool of connections to the file the store opened, with

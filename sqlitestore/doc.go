@@ -54,11 +54,27 @@
 //     fsync that makes it durable; if the machine loses power then, the
 //     write was never acknowledged and the state before it is what
 //     remains. A write of the same store that commits nothing (a create
-//     that finds the name taken, an edit that changes nothing) answers
-//     only once the commits it may have seen are durable. A failed fsync
-//     fails the writes it was to make durable with
+//     that finds the name taken, a Mkdir too when its read outside the
+//     write lock finds it, an edit that changes nothing) answers only once
+//     the commits it may have seen are durable.
+//   - A failed fsync (EIO) fails the writes it was to make durable with
 //     memtool.ErrOutcomeUnknown: they were made, and may not survive a
-//     power loss.
+//     power loss. It is final for the store: a later fsync could succeed
+//     without writing what the failed one lost (Linux reports a failed
+//     writeback once), and recovery of the WAL after a power loss drops
+//     every commit that follows a lost one, so no later write can be
+//     promised durable. A write that committed meanwhile fails with
+//     memtool.ErrOutcomeUnknown too, and every later write of the store
+//     is refused with an error that says to open the store again, having
+//     changed nothing (walsync.go). So is a write whose WAL file is
+//     missing while the store is open (deleted by another program).
+//   - A path whose last component (or any directory on it) is a symbolic
+//     link: SQLite opens the file the link leads to and keeps its -wal and
+//     -shm files beside that file, and so does the store, which resolves
+//     the path when it opens. Should a link on the path lead elsewhere
+//     later, the store's writes fail as for a replaced file (below): the
+//     store stays on the file it opened, which holds every write it
+//     acknowledged.
 //   - Reads are one statement each (a listing reads the directory's own
 //     row with its entries); an Update whose function returns the old
 //     content writes nothing: its transaction rolls back.
@@ -112,7 +128,8 @@
 //     -wal and -shm files exist (another process has it open); otherwise
 //     Open or reads fail with memtool.ErrReadOnly too. A new
 //     file in a read-only directory fails Open with memtool.ErrReadOnly.
-//   - A database file deleted or replaced while a store has it open: the
+//   - A database file deleted or replaced while a store has it open (or a
+//     symbolic link on its path changed to lead elsewhere): the
 //     store's writes fail, as they would go to the file it has open, which
 //     no later store at the path reads; its reads see that file, or fail
 //     where they need a new connection (which would read the other file).

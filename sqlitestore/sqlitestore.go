@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -270,23 +269,6 @@ var readIdleTime = time.Minute
 // DefaultBusyTimeout is the BusyTimeout of a store opened without one.
 const DefaultBusyTimeout = 5 * time.Second
 
-// dsn is the driver's name for the database file at path. A read-only
-// file is opened with SQLite's mode=ro, and without the pragmas that
-// would write to it.
-func dsn(path, txlock string, busyTimeout time.Duration, readOnly bool) string {
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	if readOnly {
-		q.Set("mode", "ro")
-	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous(NORMAL)") // and the store fsyncs the WAL: walsync.go
-	}
-	q.Add("_pragma", "foreign_keys(OFF)")
-	q.Set("_txlock", txlock)
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-}
-
 // Open opens the store in the database file at path (absolute), creating
 // the file and its tables if they are missing, with opts (nil means the
 // defaults). A database file that exists but cannot be written (a
@@ -304,6 +286,14 @@ func Open(path string, opts *Options) (*Store, error) {
 	if opts != nil && opts.fsync != nil {
 		d.wal.syncData, d.wal.syncDir = opts.fsync, opts.fsync
 	}
+	// SQLite opens the file with every symbolic link of its path
+	// resolved, and keeps its WAL beside that file: so does the store,
+	// which fsyncs the WAL (walsync.go). A missing file is resolved once
+	// made.
+	unresolved := d.resolve(path)
+	if unresolved != nil && !errors.Is(unresolved, fs.ErrNotExist) {
+		return nil, fmt.Errorf("sqlitestore: %w", unresolved)
+	}
 	if opts != nil && opts.Existing {
 		if err := d.existing(); err != nil {
 			return nil, fmt.Errorf("sqlitestore: open %s: %w", path, d.classify(err))
@@ -311,16 +301,19 @@ func Open(path string, opts *Options) (*Store, error) {
 	}
 	// The memory is private: create the file 0600 (SQLite gives its WAL
 	// and shared-memory files the same mode).
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(d.path, os.O_RDWR|os.O_CREATE, 0o600)
 	switch {
 	case err == nil:
 		d.file, err = f.Stat()
 		f.Close()
+		if err == nil && unresolved != nil {
+			err = d.resolve(path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("sqlitestore: %w", err)
 		}
 	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
-		fi, statErr := os.Stat(path)
+		fi, statErr := os.Stat(d.path)
 		if statErr != nil {
 			return nil, fmt.Errorf("sqlitestore: %w (%v)", memtool.ErrReadOnly, err)
 		}
@@ -328,7 +321,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	default:
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
-	d.r, err = d.open(dsn(path, "deferred", d.busyTimeout, d.readOnly))
+	d.r, err = d.open(dsn(d.path, "deferred", d.busyTimeout, d.readOnly))
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
@@ -344,7 +337,7 @@ func Open(path string, opts *Options) (*Store, error) {
 	d.rs = newStmts(d.r)
 	if !d.readOnly {
 		// No busy timeout: a write waits for the lock in db.begin.
-		d.w, err = d.open(dsn(path, "immediate", 0, false))
+		d.w, err = d.open(dsn(d.path, "immediate", 0, false))
 		if err != nil {
 			d.r.Close()
 			return nil, fmt.Errorf("sqlitestore: %w", err)

@@ -150,11 +150,14 @@ func TestWriteReturnsAfterItsWALSync(t *testing.T) {
 }
 
 // A write whose fsync fails says the change was made and may not last,
-// and so does every write that fsync was to make durable; later writes
-// are synced anew.
+// and so does every write that fsync was to make durable. The failure is
+// final: on Linux the next fsync succeeds without writing what the failed
+// one lost, and WAL recovery would drop every commit after it, so later
+// writes are refused, changing nothing, even once fsyncs work again, until
+// the store is opened again.
 func TestWALSyncFailure(t *testing.T) {
 	ctx := context.Background()
-	s, f, _ := openSynced(t)
+	s, f, path := openSynced(t)
 	f.set(nil, fmt.Errorf("fsync: %w", syscall.EIO))
 	err := s.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly)
 	if !errors.Is(err, memtool.ErrOutcomeUnknown) || !errors.Is(err, syscall.EIO) {
@@ -163,9 +166,52 @@ func TestWALSyncFailure(t *testing.T) {
 	if data, err := s.ReadFile(ctx, "a.md", 1<<20); string(data) != "alpha" {
 		t.Errorf("after it: %q, %v; the commit was made", data, err)
 	}
-	f.set(nil, nil)
-	if err := s.WriteFile(ctx, "b.md", []byte("beta"), memtool.CreateOnly); err != nil {
-		t.Errorf("a write after the failure: %v", err)
+	f.set(nil, nil) // the kernel reported the error once; the next fsync "succeeds"
+	f.take()
+	if err := s.WriteFile(ctx, "b.md", []byte("beta"), memtool.CreateOnly); err == nil || errors.Is(err, memtool.ErrOutcomeUnknown) {
+		t.Errorf("a write after the failure: %v, want a refusal that changed nothing", err)
+	}
+	if err := s.Mkdir(ctx, "d"); err == nil {
+		t.Error("a mkdir after the failure succeeded, want a refusal")
+	}
+	if _, err := s.Stat(ctx, "b.md"); !errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("the refused write's file: %v, want ErrNotExist", err)
+	}
+	if got := f.take(); len(got) != 0 {
+		t.Errorf("the refused writes synced %q", got)
+	}
+	again, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if err := again.WriteFile(ctx, "b.md", []byte("beta"), memtool.CreateOnly); err != nil {
+		t.Errorf("a write of the store opened again: %v", err)
+	}
+}
+
+// A write that commits while an fsync that then fails runs is not
+// acknowledged once a later fsync succeeds: its frames follow those the
+// failed fsync may have lost.
+func TestCommitAfterAFailedFsyncFails(t *testing.T) {
+	ctx := context.Background()
+	s, f, _ := openSynced(t)
+	hold := make(chan struct{})
+	f.set(hold, syscall.EIO)
+	first := make(chan error, 1)
+	go func() { first <- s.WriteFile(ctx, "first.md", []byte("x"), memtool.CreateOnly) }()
+	<-f.holding
+	f.set(nil, nil) // fsyncs after the held one succeed
+	before := s.db.wal.last.Load()
+	later := make(chan error, 1)
+	go func() { later <- s.WriteFile(ctx, "later.md", []byte("y"), memtool.CreateOnly) }()
+	waitCommits(t, s, before+1)
+	close(hold)
+	if err := <-first; !errors.Is(err, memtool.ErrOutcomeUnknown) {
+		t.Errorf("the write whose fsync failed: %v, want ErrOutcomeUnknown", err)
+	}
+	if err := <-later; !errors.Is(err, memtool.ErrOutcomeUnknown) || !errors.Is(err, syscall.EIO) {
+		t.Errorf("the write that committed during the failing fsync: %v, want ErrOutcomeUnknown and the fsync's error", err)
 	}
 }
 
@@ -224,6 +270,36 @@ func TestRefusalWaitsForTheCommitItSaw(t *testing.T) {
 	}
 }
 
+// A Mkdir that finds the name taken, in its read outside the write lock,
+// answers only once the commit it may have seen is durable, as the
+// refusals of writes do.
+func TestMkdirOfATakenNameWaitsForItsCommit(t *testing.T) {
+	ctx := context.Background()
+	s, f, _ := openSynced(t)
+	hold := make(chan struct{})
+	f.set(hold, nil)
+	made := make(chan error, 1)
+	go func() { made <- s.Mkdir(ctx, "d") }()
+	<-f.holding // the mkdir has committed; its fsync is held
+	f.set(nil, nil)
+	again := make(chan error, 1)
+	go func() { again <- s.Mkdir(ctx, "d") }()
+	// Not a timing: with the commit's fsync held, no answer may come, however long the wait.
+	select {
+	case err := <-again:
+		t.Errorf("the second Mkdir answered (%v) while the commit it saw was not yet durable", err)
+		again <- err
+	case <-time.After(2 * time.Second):
+	}
+	close(hold) // not Fatal above: closing the store waits for the held fsync
+	if err := <-made; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-again; !errors.Is(err, memtool.ErrExist) {
+		t.Errorf("the second Mkdir, after the fsync: %v, want ErrExist", err)
+	}
+}
+
 // An fsync that fails fails every commit it was to make durable: the
 // writes that committed while another's fsync ran, and were to share the
 // next one.
@@ -253,10 +329,12 @@ func TestWALSyncFailureFailsEveryCommitItCovers(t *testing.T) {
 	}
 }
 
-// Without a WAL file (SQLite checkpointed it into the database file and
-// removed it), a commit's fsync syncs the database file; a WAL file made
-// again, or replaced, is a new file whose directory is synced before it,
-// once.
+// A WAL file made again, or replaced, is a new file whose directory is
+// synced before it, once. Without a WAL file, a commit's fsync fails
+// while the store is open (SQLite removes the file only when its last
+// connection closes: it is not where the store looks, or was deleted),
+// and syncs the database file (SQLite checkpointed the WAL into it, and
+// fsynced it, before removing it) once the store is closing.
 func TestWALSyncFollowsTheFileAtThePath(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.db")
@@ -268,8 +346,12 @@ func TestWALSyncFollowsTheFileAtThePath(t *testing.T) {
 		synced = append(synced, filepath.Base(f.Name()))
 		return nil
 	}
-	w := &walSync{path: path, syncData: record, syncDir: record}
-	defer w.close()
+	newSync := func() *walSync {
+		w := &walSync{path: path, syncData: record, syncDir: record}
+		t.Cleanup(w.close)
+		return w
+	}
+	w := newSync()
 	step := func(what string, want ...string) {
 		t.Helper()
 		synced = nil
@@ -280,7 +362,6 @@ func TestWALSyncFollowsTheFileAtThePath(t *testing.T) {
 			t.Errorf("%s: synced %q, want %q", what, synced, want)
 		}
 	}
-	step("no WAL file", "m.db")
 	if err := os.WriteFile(path+"-wal", []byte("frames"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -296,5 +377,11 @@ func TestWALSyncFollowsTheFileAtThePath(t *testing.T) {
 	if err := os.Remove(path + "-wal"); err != nil {
 		t.Fatal(err)
 	}
-	step("the WAL file removed", "m.db")
+	synced = nil
+	if err := w.durable(w.committed()); !errors.Is(err, memtool.ErrOutcomeUnknown) || len(synced) != 0 {
+		t.Errorf("the WAL file removed while open: %v, synced %q; want ErrOutcomeUnknown, nothing synced", err, synced)
+	}
+	w = newSync()
+	w.closing.Store(true)
+	step("no WAL file, closing", "m.db")
 }

@@ -23,7 +23,10 @@
 // (the entry, its parent, a rename's source), and an Update whose fn
 // returns the old content writes nothing.
 //
-// Every change of a tree passes through one function, Tree.change.
+// Every change of a tree passes through one function, Tree.change, but
+// for Mkdir's answer that the name is taken, which it may find by a read
+// outside a write: a DB whose commits are seen before they are durable
+// (a Settler: sqlitestore's) gives that answer only once they are.
 //
 // # Search
 //

@@ -35,6 +35,29 @@ func (t *Tree) change(ctx context.Context, op, name string, refuse error, fn fun
 	return t.err(ctx, op, name, err)
 }
 
+// Settler is a DB whose commits may be seen before they are durable
+// (sqlitestore's, which fsyncs after the commit): a change that finds,
+// outside a write, what makes it fail must not answer before that is
+// durable.
+type Settler interface {
+	// Settle returns err, the answer a change gave from a read outside
+	// a write, once the commits that read may have seen are durable, or
+	// the error that says why they may not be.
+	Settle(ctx context.Context, err error) error
+}
+
+// settle returns err, the answer of a change from a read outside a
+// write, as the DB's Settle does if it is a Settler.
+func (t *Tree) settle(ctx context.Context, err error) error {
+	s, ok := t.db.(Settler)
+	if !ok {
+		return err
+	}
+	ctx, cancel := t.db.Op(ctx)
+	defer cancel()
+	return s.Settle(ctx, err)
+}
+
 // errUnchanged ends, without a write, an Update whose fn returned the old
 // content: its transaction rolls back, and Update succeeds.
 var errUnchanged = errors.New("unchanged")
@@ -117,14 +140,15 @@ func (t *Tree) Update(ctx context.Context, name string, limit int64, fn func(old
 // exists (the common case of creating a file, whose parents memtool.MkdirAll
 // makes sure of) costs one statement and no transaction. What exists in a
 // committed snapshot did exist when Mkdir was called or after, so the
-// answer is one Mkdir could give.
+// answer is one Mkdir could give; a Settler gives it once the commit it
+// rests on is durable.
 func (t *Tree) Mkdir(ctx context.Context, name string) error {
 	if name != "" {
 		switch ok, err := t.exists(ctx, name); {
 		case err != nil:
 			return err
 		case ok:
-			return pathErr("mkdir", name, memtool.ErrExist)
+			return t.settle(ctx, pathErr("mkdir", name, memtool.ErrExist))
 		}
 	}
 	return t.change(ctx, "mkdir", name, refuseIf(name == "", memtool.ErrExist), func(ctx context.Context, q Querier) error {
