@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -287,5 +289,54 @@ func TestFallbackRenameRacesAcrossProcesses(t *testing.T) {
 	}
 	if lost > 0 {
 		t.Errorf("%d of %d acknowledged creates lost", lost, rounds)
+	}
+}
+
+// undoFails is a Store without Renamer or RemoveAller (so Memory uses
+// its copy-and-remove fallback) on which the second file written under b/
+// fails with ErrExist (another process made that name meanwhile) and a
+// remove under b/ fails (so the copy cannot be undone).
+type undoFails struct {
+	memtool.Store
+	writes atomic.Int32
+}
+
+func (s *undoFails) WriteFile(ctx context.Context, n string, d []byte, m memtool.WriteMode) error {
+	if strings.HasPrefix(n, "b/") && s.writes.Add(1) == 2 {
+		return &fs.PathError{Op: "write", Path: n, Err: memtool.ErrExist}
+	}
+	return s.Store.WriteFile(ctx, n, d, m)
+}
+
+func (s *undoFails) Remove(ctx context.Context, n string) error {
+	if strings.HasPrefix(n, "b/") {
+		return &fs.PathError{Op: "remove", Path: n, Err: errors.New("input/output error")}
+	}
+	return s.Store.Remove(ctx, n)
+}
+
+// A rename by the fallback that stops part way and cannot undo its copy
+// says so: the model must not read "already exists" (nothing changed)
+// while a copy is left at the new name.
+func TestPartialMoveSaysSo(t *testing.T) {
+	s := &undoFails{Store: memstore.New()}
+	m := memtool.New(s, nil)
+	ctx := context.Background()
+	for _, in := range []string{
+		`{"command":"create","path":"/memories/a/x.md","file_text":"x"}`,
+		`{"command":"create","path":"/memories/a/y.md","file_text":"y"}`,
+	} {
+		if r := m.Run(ctx, []byte(in)); r.IsError {
+			t.Fatal(r.Text)
+		}
+	}
+	r := m.Run(ctx, []byte(`{"command":"rename","old_path":"/memories/a","new_path":"/memories/b"}`))
+	v := m.Run(ctx, []byte(`{"command":"view","path":"/memories"}`))
+	if !strings.Contains(v.Text, "/memories/b/") {
+		t.Fatalf("no copy was left at /memories/b (the view: %q): the test's store did not fail as meant", v.Text)
+	}
+	want := "Error: The rename command on /memories/a was done only in part: the memory store failed part way. View /memories/a before trying again"
+	if r.Text != want {
+		t.Errorf("rename answered %q, want %q", r.Text, want)
 	}
 }

@@ -32,7 +32,7 @@ func (m *Memory) delete(ctx context.Context, c *Delete, alone bool) (Result, err
 			return Result{}, errRetryAlone
 		}
 	}
-	if errors.Is(err, ErrNotExist) {
+	if errors.Is(err, ErrNotExist) && !errors.Is(err, ErrOutcomeUnknown) {
 		return Result{}, refusef(missingPathShort, c.Path)
 	}
 	if err != nil {

@@ -58,6 +58,10 @@ func (m *Memory) rename(ctx context.Context, c *Rename, alone bool) (Result, err
 		}
 		removeCreated(ctx, m.store, created)
 		switch {
+		case errors.Is(err, ErrOutcomeUnknown):
+			// Made in part, or maybe made (a copy left behind, an
+			// answer lost): failure says so, never "already exists".
+			return Result{}, err
 		case !alone && unsupported(err):
 			m.noRename.Store(true)
 			return Result{}, errRetryAlone

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -69,6 +70,9 @@ func decodeSearchInput(input []byte) (SearchInput, string) {
 			}
 		}
 		return SearchInput{}, err.Error()
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return SearchInput{}, "the input must be a single JSON object, with nothing after it"
 	}
 	if in.Query == nil {
 		return SearchInput{}, "query is required"

@@ -35,7 +35,8 @@ func TestSearchToolStrictKeys(t *testing.T) {
 
 // memory_search takes a limit written as any whole JSON number, as the
 // memory tool takes insert_line, and names a member of the wrong type
-// with the type it must have, in words, not Go's.
+// with the type it must have, in words, not Go's; an input with anything
+// after its object is refused, as the memory tool refuses one.
 func TestSearchToolTypes(t *testing.T) {
 	ctx := context.Background()
 	mem := newMemWith(t, nil, "alpha\nalpha two\n")
@@ -52,6 +53,8 @@ func TestSearchToolTypes(t *testing.T) {
 		`{"query":7}`:                     "query must be a string, not number",
 		`{"query":"alpha","regex":"yes"}`: "regex must be true or false, not string",
 		`{"query":"alpha","path":["/m"]}`: "path must be a string, not array",
+		`{"query":"alpha"} {"query":"b"}`: "the input must be a single JSON object, with nothing after it",
+		`{"query":"alpha"}garbage`:        "the input must be a single JSON object, with nothing after it",
 	} {
 		r := mem.SearchTool(ctx, []byte(in))
 		if !r.IsError || r.Text != "Error: invalid memory_search input: "+want {

@@ -43,7 +43,11 @@ func follows(cmds []memtool.Command) [][]int {
 }
 
 // touchedNames returns the store names a command refers to ("" is the
-// root), and whether it is a view; nil for no command.
+// root), case-folded, and whether it is a view; nil for no command. On a
+// case-insensitive file system (macOS's, by default) /memories/Dir and
+// /memories/dir are one directory: a delete of one and a create in the
+// other must run in their order. Ordering calls that touch two entries is
+// harmless; running at once two that touch one can lose a change.
 func touchedNames(cmd memtool.Command) (names []string, view bool) {
 	var paths []string
 	switch c := cmd.(type) {
@@ -56,7 +60,7 @@ func touchedNames(cmd memtool.Command) (names []string, view bool) {
 	}
 	for _, p := range paths {
 		if name, _, err := memtool.CleanPath(p); err == nil {
-			names = append(names, name)
+			names = append(names, strings.ToLower(strings.ToUpper(name)))
 		}
 	}
 	_, view = cmd.(*memtool.View)

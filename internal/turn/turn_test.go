@@ -107,6 +107,28 @@ func TestCancelWhileWaiting(t *testing.T) {
 	}
 }
 
+// Follows orders calls whose paths differ only in case, as one entry: on
+// a case-insensitive file system (macOS's default) a create in
+// /memories/dir run at once with a delete of /memories/Dir could land
+// before the delete and be deleted with it, both answered as done.
+func TestFollowsFoldsCase(t *testing.T) {
+	var inputs []json.RawMessage
+	for _, in := range []string{
+		`{"command":"delete","path":"/memories/Dir"}`,
+		`{"command":"create","path":"/memories/dir/new.md","file_text":"x"}`,
+		`{"command":"rename","old_path":"/memories/A.md","new_path":"/memories/b.md"}`,
+		`{"command":"str_replace","path":"/memories/a.MD","old_str":"x","new_str":"y"}`,
+		`{"command":"create","path":"/memories/other.md","file_text":"x"}`,
+	} {
+		inputs = append(inputs, json.RawMessage(in))
+	}
+	got := turn.Follows(inputs)
+	want := [][]int{nil, {0}, nil, {2}, nil}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Follows = %v, want %v", got, want)
+	}
+}
+
 // Follows orders a call after the earlier ones whose paths overlap its
 // own, but two views of one file may run at once: they change nothing.
 func TestFollowsLetsViewsOverlap(t *testing.T) {
