@@ -294,13 +294,18 @@ func isBelow(name, dir string) bool {
 }
 
 // removeCopies removes the copies under dst of the source entries copied,
-// deepest first, even if ctx is done, and reports whether none is left.
+// deepest first, even if ctx is done, and reports whether nothing of the
+// copy is left (a copied directory another writer put something in may
+// be).
 func removeCopies(ctx context.Context, s Store, src, dst string, copies []copied) bool {
 	ctx = context.WithoutCancel(ctx)
 	clean := true
 	for i := len(copies) - 1; i >= 0; i-- {
+		// A copied directory another writer has put something in stays,
+		// now theirs too: it holds nothing of the copy (the copy's own
+		// entries, removed first, would each have failed).
 		err := s.Remove(ctx, dst+strings.TrimPrefix(copies[i].name, src))
-		if err != nil && !errors.Is(err, ErrNotExist) {
+		if err != nil && !errors.Is(err, ErrNotExist) && !(!copies[i].file && errors.Is(err, ErrNotEmpty)) {
 			clean = false
 		}
 	}
