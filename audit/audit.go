@@ -26,7 +26,7 @@ type Entry struct {
 	Path    string    `json:"path"`               // the virtual path, any secret in it cut out (see shownPath)
 	NewPath string    `json:"new_path,omitempty"` // rename: the destination, the same way
 	Outcome string    `json:"outcome"`            // see Outcome
-	Bytes   int64     `json:"bytes,omitempty"`    // read, written or the edit's result
+	Bytes   int64     `json:"bytes,omitempty"`    // read, written or the edit's result, as this wrapper saw it (outside a redacting policy: before redaction)
 	Entries int       `json:"entries,omitempty"`  // list: how many entries
 	// Micros is how long the operation took, in microseconds.
 	Micros int64 `json:"duration_us"`
@@ -192,9 +192,15 @@ func (s *Store) logOutcome(op, name string, start time.Time, outcome string, e E
 // as that policy's refusal shows it to the model. A path is the model's
 // text: a secret the secrets policy refuses to store as a name, or one in
 // the path of a read, which nothing scans, must not reach the log either.
+// A path whose redaction does not end (see secretscan.Redact) is shown as
+// "[REDACTED path]".
 func shownPath(name string) string {
 	if found := secretscan.Scan([]byte(name)); found != nil {
-		name = string(secretscan.Redact([]byte(name), found))
+		out, ok := secretscan.Redact([]byte(name), found)
+		if !ok {
+			out = []byte("[REDACTED path]")
+		}
+		name = string(out)
 	}
 	return memtool.VirtualPath(name)
 }

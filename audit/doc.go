@@ -5,7 +5,9 @@
 // written with every secret that package secrets finds in it replaced by
 // "[REDACTED kind]", as that policy's refusal shows it to the model (the
 // model chose the path: a token in a name the secrets policy refused, or in
-// the path of a read, stays out of the log).
+// the path of a read, stays out of the log; so does a secret that cutting
+// the first one out uncovers, and a path whose redaction does not settle
+// is written as "[REDACTED path]").
 //
 //	f, _ := audit.OpenLog("memory-audit.jsonl")
 //	store := audit.New(inner, f, &audit.Options{Tenant: "alice"})

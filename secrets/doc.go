@@ -22,7 +22,8 @@
 //     and webhook URLs, Stripe keys (sk_live_, sk_test_, rk_live_, …),
 //     Google API keys (AIza…);
 //   - private key blocks (-----BEGIN … PRIVATE KEY-----; the header alone is
-//     enough), JSON Web Tokens (eyJ….eyJ….…, redacted whole however long);
+//     enough), JSON Web Tokens (eyJ….eyJ….…, found and redacted whole
+//     however long their header or any part);
 //   - passwords in URLs (scheme://user:password@host; a password of only
 //     asterisks is taken as already masked);
 //   - payment card numbers: 13 to 19 digits, optionally grouped by spaces or
@@ -51,7 +52,15 @@
 // Redact writes the file with each secret replaced by "[REDACTED <kind>]"
 // (a private key from its BEGIN line to its END line). The command's
 // answer is Memory's usual one; a str_replace snippet shows the text as the
-// model sent it, which the model had anyway.
+// model sent it, which the model had anyway. The file written holds nothing
+// the scan finds: cutting one secret out can make its neighbour one (a
+// token glued to a key stands alone once the key is gone), so the result
+// is scanned and redacted again until nothing is left. Redact refuses, as
+// Reject does, a file it cannot redact safely: one with a private key
+// header that no END line closes (redacting to the end would cut lines the
+// write never touched; keeping the lines after it may keep the key's
+// body), saying so, and one whose redaction does not settle within a bound
+// (a long chain of glued tokens).
 //
 // # Limits
 //

@@ -46,7 +46,7 @@ func refuse(name string, findings []Finding, inName bool) *Error {
 	vp := memtool.VirtualPath(name)
 	if inName {
 		// The path is shown with the secret cut out of it.
-		vp = memtool.VirtualPath(string(redact([]byte(name), findings)))
+		vp = memtool.VirtualPath(redactName(name, findings))
 	}
 	var where []string
 	for _, f := range findings {
@@ -73,8 +73,26 @@ type Finding = secretscan.Finding
 // findings are merged into the first.
 func Scan(text []byte) []Finding { return secretscan.Scan(text) }
 
-// redact replaces each finding in text.
-func redact(text []byte, findings []Finding) []byte { return secretscan.Redact(text, findings) }
+// redactName returns name with each finding, and any secret that cutting
+// them out uncovers, replaced (see secretscan.Redact), or a placeholder if
+// that does not end.
+func redactName(name string, findings []Finding) string {
+	if out, ok := secretscan.Redact([]byte(name), findings); ok {
+		return string(out)
+	}
+	return "[REDACTED path]"
+}
+
+// openKey returns the first finding that is a private key without its END
+// line, or nil.
+func openKey(findings []Finding) *Finding {
+	for i := range findings {
+		if findings[i].Open {
+			return &findings[i]
+		}
+	}
+	return nil
+}
 
 // Store wraps a memtool.Store and scans every file it is asked to write,
 // whole, for secrets. Use New.
@@ -134,14 +152,23 @@ func admit(ctx context.Context, name string) error {
 	return checkName(name)
 }
 
-// filter applies the policy to the whole content a file would get.
+// filter applies the policy to the whole content a file would get. Redact
+// refuses too where redacting would cut text that is no secret (a private
+// key header without its END line: the text after it cannot be told from
+// the key's body), or would not end (see secretscan.Redact).
 func (s *Store) filter(name string, data []byte) ([]byte, error) {
 	f := Scan(data)
 	if f == nil {
 		return data, nil
 	}
 	if s.policy == Redact {
-		return redact(data, f), nil
+		if open := openKey(f); open != nil {
+			vp := memtool.VirtualPath(name)
+			return nil, &Error{Path: vp, Findings: f, msg: fmt.Sprintf("Refused: %s would contain what looks like a private key on line %d without an END line that closes it (none follows its header, or text that is no key's comes first), so it cannot be redacted without cutting the text after it. Do not store credentials in memory; nothing was changed.", vp, open.Line)}
+		}
+		if out, ok := secretscan.Redact(data, f); ok {
+			return out, nil
+		}
 	}
 	return nil, refuse(name, f, false)
 }

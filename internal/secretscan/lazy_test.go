@@ -44,13 +44,24 @@ func TestPatternsCompileLazily(t *testing.T) {
 	}
 }
 
-// TestPatternsCompile: every rule's pattern is a valid regular expression
-// anchored at its start (a bad one would panic only on its first use).
+// TestPatternsCompile: every rule is confirmed either by code or by a
+// pattern, and every pattern is a valid regular expression anchored at its
+// start (a bad one would panic only on its first use) with a window.
 func TestPatternsCompile(t *testing.T) {
+	all := []*rule{&keyEnd}
 	for i := range rules {
-		r := &rules[i]
-		if _, err := regexp.Compile(r.pattern); err != nil || r.pattern[0] != '^' {
-			t.Errorf("%s: pattern %q: %v (want a valid expression starting with ^)", r.kind, r.pattern, err)
+		all = append(all, &rules[i])
+	}
+	for _, r := range all {
+		if (r.pattern == "") == (r.confirm == nil) {
+			t.Errorf("%s: want a pattern or a confirm func, not both or neither", r.kind)
+			continue
+		}
+		if r.pattern == "" {
+			continue
+		}
+		if _, err := regexp.Compile(r.pattern); err != nil || r.pattern[0] != '^' || r.max <= 0 {
+			t.Errorf("%s: pattern %q, window %d: %v (want a valid expression starting with ^, and a window)", r.kind, r.pattern, r.max, err)
 		}
 	}
 }
