@@ -99,7 +99,11 @@
 // overlapping call of the turn has run. A call that is not in that message
 // runs at once, and releases the calls that wait, so that nothing waits
 // for a call that will not come; a cancelled context also ends the wait,
-// and the call then reports that it was not run. Calls with identical input are told apart by the order in
+// and the call then reports that it was not run. A call that the runner
+// does not pass to the tool at all (you took its tool away or replaced it,
+// RemoveTools or AddTools, after the runner returned the message) is
+// waited for until no call of the turn has run, arrived or ended for a
+// second; the calls that wait for it then run. Calls with identical input are told apart by the order in
 // which they arrive, so among those, which tool_use id gets which result
 // is not kept (Call.ID is "" for them). To get the same order with a
 // runner you build yourself, set ToolOptions.Turn to its LastMessage.

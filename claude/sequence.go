@@ -11,7 +11,10 @@ import (
 // nothing of paths memtool can compare, so their calls of one turn run one
 // at a time, in the order the model wrote them: a write and then an edit of
 // the same file in one turn work as meant. They do not wait for memory
-// calls, nor memory calls for them.
+// calls, nor memory calls for them. A call whose tool the caller took away
+// or replaced after the runner returned its message never reaches the
+// wrapper; the calls after it run once the turn has stalled (see
+// turn.stalled).
 
 // sequenced is a tool of WithTools whose calls follow the runner's turns.
 type sequenced struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -21,8 +22,19 @@ type turn struct {
 	// turn does not know arrived); every wait ends, so nothing hangs.
 	broken    chan struct{}
 	breakOnce sync.Once
-	mu        sync.Mutex // guards the calls' answer, claimed and running
+	mu        sync.Mutex // guards the calls' answer, claimed, running and waiting, and moved
+	// moved is when a call of the turn was last taken or ended.
+	moved time.Time
 }
+
+// stallGrace is how long a call waits for an earlier call of its turn
+// that has not arrived once no call of the turn is running, nor has one
+// arrived or ended: then the earlier call is taken to be one that the
+// runner will not pass to the tool (the caller took its tool away or
+// replaced it, RemoveTools or AddTools, after the runner returned the
+// message), and the waiting call runs. The runner starts every call of a
+// turn at once, so a call that comes arrives long before.
+const stallGrace = time.Second
 
 // The SDK runner runs a message's calls again when a step is retried (its
 // request failed): each such run is a new pass over the turn. A call that
@@ -38,8 +50,9 @@ type turnCall struct {
 	// or a toolAnswer for a tool of WithTools; nil until then.
 	answer any
 	// claimed is set once a call of the current pass has taken it, and
-	// running while that call runs.
-	claimed, running bool
+	// running while that call runs; waiting while it waits for the calls
+	// it follows.
+	claimed, running, waiting bool
 	// unique is whether no other call of the turn has the same input, so
 	// that the tool_use id of a runner's call is known.
 	unique bool
@@ -105,6 +118,7 @@ func (tr *turn) finish(i int, answer any) {
 	defer tr.mu.Unlock()
 	c := &tr.calls[i]
 	c.running = false
+	tr.moved = time.Now()
 	if answer != nil {
 		c.answer = answer
 		close(c.done)
@@ -112,15 +126,58 @@ func (tr *turn) finish(i int, answer any) {
 }
 
 // wait returns once the calls that call i follows have run, the turn's
-// order is broken, or ctx ends.
+// order is broken, ctx ends, or one of them has not arrived and the turn
+// has stalled (see stalled).
 func (tr *turn) wait(ctx context.Context, i int) {
+	tr.setWaiting(i, true)
+	defer tr.setWaiting(i, false)
 	for _, j := range tr.calls[i].before {
-		select {
-		case <-tr.calls[j].done:
-		case <-tr.broken:
-		case <-ctx.Done():
+		timer := time.NewTimer(stallGrace)
+	wait:
+		for {
+			select {
+			case <-tr.calls[j].done:
+				break wait
+			case <-tr.broken:
+				break wait
+			case <-ctx.Done():
+				break wait
+			case <-timer.C:
+				left := tr.stalled(j)
+				if left <= 0 {
+					break wait
+				}
+				timer.Reset(left)
+			}
+		}
+		timer.Stop()
+	}
+}
+
+func (tr *turn) setWaiting(i int, waiting bool) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.calls[i].waiting = waiting
+}
+
+// stalled returns 0 when call j has not arrived in this pass and the turn
+// has stalled: no call of it runs (each that arrived has ended or waits),
+// and none has arrived or ended for stallGrace. Otherwise it returns how
+// long to wait before asking again. A call that waits for j then stops
+// waiting for it: j may never come, and nothing would end the wait but
+// ctx (RunToCompletion without a deadline would hang).
+func (tr *turn) stalled(j int) time.Duration {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.calls[j].claimed {
+		return stallGrace
+	}
+	for _, c := range tr.calls {
+		if c.running && !c.waiting {
+			return stallGrace
 		}
 	}
+	return stallGrace - time.Since(tr.moved)
 }
 
 func (tr *turn) breakOrder() { tr.breakOnce.Do(func() { close(tr.broken) }) }
@@ -129,6 +186,12 @@ func (tr *turn) breakOrder() { tr.breakOnce.Do(func() { close(tr.broken) }) }
 // returns their results in the order of the calls.
 func (tr *turn) runAll(ctx context.Context, t *Tool) []memtool.Result {
 	results := make([]memtool.Result, len(tr.calls))
+	tr.mu.Lock()
+	for i := range tr.calls {
+		// Every call has come: none is waited for in vain.
+		tr.calls[i].claimed, tr.calls[i].running = true, true
+	}
+	tr.mu.Unlock()
 	var wg sync.WaitGroup
 	for i := range tr.calls {
 		wg.Go(func() { results[i] = tr.run(ctx, t, i, tr.calls[i].id) })
@@ -275,6 +338,7 @@ func (tr *turn) take(input json.RawMessage) int {
 	for i := range tr.calls {
 		if c := &tr.calls[i]; !c.claimed && string(c.input) == string(input) {
 			c.claimed, c.running = true, c.answer == nil
+			tr.moved = time.Now()
 			return i
 		}
 	}

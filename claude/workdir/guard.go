@@ -73,9 +73,9 @@ func guardGrep(dir string, tool anthropic.BetaTool) anthropic.BetaTool {
 
 // statInside stats the model's path p, taken from the work directory dir
 // as the SDK takes it (".." collapsed before any link is followed), its
-// links followed only while they stay inside dir. ok is false when p
-// leads outside dir or cannot be stat'ed: the SDK's tool then refuses it
-// or reports the error in its own words.
+// links followed (see statResolved) when they end inside dir. ok is false
+// when p leads outside dir or cannot be stat'ed: the SDK's tool then
+// refuses it or reports the error in its own words.
 func statInside(dir, p string) (fi fs.FileInfo, ok bool) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return nil, false
@@ -102,7 +102,31 @@ func statInside(dir, p string) (fi fs.FileInfo, ok bool) {
 		return nil, false
 	}
 	defer root.Close()
-	fi, err = root.Stat(name)
+	if fi, err = root.Stat(name); err == nil {
+		return fi, true
+	}
+	return statResolved(dir, name)
+}
+
+// statResolved stats dir/name with every link followed, as the SDK's tools
+// follow them, if it ends inside dir (dir itself included). os.Root
+// refuses a link whose target is absolute, or that passes outside dir on
+// its way, even when it ends inside dir: without this, a link to dir by
+// its absolute path (a write to it makes a file beside dir) or to a FIFO
+// inside dir (a grep of it waits for ever) went to the SDK unchecked.
+func statResolved(dir, name string) (fs.FileInfo, bool) {
+	real, err := filepath.EvalSymlinks(filepath.Join(dir, name))
+	if err != nil {
+		return nil, false
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, false
+	}
+	if _, inside := relInside(realDir, real); !inside {
+		return nil, false
+	}
+	fi, err := os.Stat(real)
 	return fi, err == nil
 }
 

@@ -5,9 +5,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -138,7 +140,7 @@ func (c *chat) turn(base context.Context, sigs <-chan os.Signal, text string) (c
 		case <-done:
 		}
 	}()
-	final, requests, err := c.send(ctx, text)
+	final, requests, dropped, err := c.send(ctx, text)
 	close(done)
 	<-watched
 
@@ -149,19 +151,24 @@ func (c *chat) turn(base context.Context, sigs <-chan os.Signal, text string) (c
 		fmt.Fprintln(c.env.stderr, "(interrupted; memory keeps what was done)")
 		return exitOK, false
 	case err != nil:
-		return apiFailure(ctx, c.env, "chat", err), false
+		code = apiFailure(ctx, c.env, "chat", err)
+	default:
+		code = finished(c.env, "chat", final, requests)
 	}
-	return finished(c.env, "chat", final, requests), false
+	if dropped {
+		fmt.Fprintln(c.env.stderr, "memtool chat: that message was dropped from the conversation; the next one is sent without it")
+	}
+	return code, false
 }
 
 // send runs one turn and leaves the conversation ready for the next one,
-// also when the turn was cut short.
-func (c *chat) send(ctx context.Context, text string) (*anthropic.BetaMessage, int, error) {
+// also when the turn was cut short. dropped reports that the user's text
+// of a turn that ended unanswered was left out of it (see carryText).
+func (c *chat) send(ctx context.Context, text string) (final *anthropic.BetaMessage, requests int, dropped bool, err error) {
 	blocks := append(slices.Clone(c.pending), anthropic.NewBetaTextBlock(text))
 	messages := append(slices.Clone(c.history), anthropic.NewBetaUserMessage(blocks...))
 	runner := claude.NewStreamingRunner(&c.client, c.mem, c.af.params(messages), c.opts...)
 	out := &textOut{w: c.env.stdout}
-	var err error
 turns:
 	for events := range runner.AllStreaming(ctx) {
 		for ev, e := range events {
@@ -184,18 +191,52 @@ turns:
 		}
 	}
 	out.endLine()
-	c.history, c.pending = settle(runner.Messages())
-	return runner.LastMessage(), runner.IterationCount(), err
+	final = runner.LastMessage()
+	c.history, c.pending, dropped = settle(runner.Messages(), carryText(ctx, final, err))
+	return final, runner.IterationCount(), dropped, err
+}
+
+// carryText reports whether the user's text of a turn that ended with err
+// and final, if it went unanswered, goes with the next message: when the
+// turn was interrupted, or failed in a way that trying again can mend (a
+// network error or timeout, 408, 409, 429, a 5xx). After a refusal (with
+// threads, the SDK leaves the refused reply out of the history) or an API
+// error that would come again (another 4xx, such as a prompt that is too
+// long) it does not: every later message would carry it, and fail or be
+// refused the same way.
+func carryText(ctx context.Context, final *anthropic.BetaMessage, err error) bool {
+	if err == nil {
+		return final == nil || final.StopReason != anthropic.BetaStopReasonRefusal
+	}
+	if ctx.Err() != nil {
+		return true
+	}
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) {
+		return true
+	}
+	switch code := apiErr.StatusCode; {
+	case code == http.StatusRequestTimeout, code == http.StatusConflict, code == http.StatusTooManyRequests, code >= 500:
+		return true
+	}
+	return false
 }
 
 // settle splits a conversation that may have been cut short into the
 // history to send again and the blocks the next user message must start
-// with: a trailing user message goes back to pending, and the calls of a
-// trailing assistant message that have no result get notRunText.
-func settle(msgs []anthropic.BetaMessageParam) ([]anthropic.BetaMessageParam, []anthropic.BetaContentBlockParamUnion) {
-	var pending []anthropic.BetaContentBlockParamUnion
+// with: a trailing user message goes back to pending (only its
+// tool_result blocks unless keepText), and the calls of a trailing
+// assistant message that have no result get notRunText. dropped reports
+// that blocks besides tool results were left out.
+func settle(msgs []anthropic.BetaMessageParam, keepText bool) (history []anthropic.BetaMessageParam, pending []anthropic.BetaContentBlockParamUnion, dropped bool) {
 	if n := len(msgs); n > 0 && msgs[n-1].OfUser != nil {
-		pending = msgs[n-1].OfUser.Content
+		for _, b := range msgs[n-1].OfUser.Content {
+			if keepText || b.OfToolResult != nil {
+				pending = append(pending, b)
+			} else {
+				dropped = true
+			}
+		}
 		msgs = msgs[:n-1]
 	}
 	if n := len(msgs); n > 0 && msgs[n-1].OfAssistant != nil {
@@ -212,7 +253,45 @@ func settle(msgs []anthropic.BetaMessageParam) ([]anthropic.BetaMessageParam, []
 			}
 		}
 	}
-	return msgs, pending
+	return msgs, pending, dropped
+}
+
+// redactedError is err with the userinfo of every URL in its text masked,
+// and the password of base (ANTHROPIC_BASE_URL) wherever it is: the SDK's
+// error quotes the request's URL, user:password@ included.
+type redactedError struct {
+	err  error
+	base string
+}
+
+func (e redactedError) Error() string {
+	return storeurl.Redact(maskUserinfo(e.err.Error()), e.base)
+}
+
+func (e redactedError) Unwrap() error { return e.err }
+
+// maskUserinfo returns s with the userinfo of every URL in it (what comes
+// between "://" and the last '@' of the authority) masked.
+func maskUserinfo(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		end := strings.IndexAny(s, "/?#\"'` \t\r\n")
+		if end < 0 {
+			end = len(s)
+		}
+		if at := strings.LastIndexByte(s[:end], '@'); at >= 0 {
+			b.WriteString(storeurl.Masked)
+			s = s[at:]
+		}
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // textOut writes streamed text, keeping track of where the line is.

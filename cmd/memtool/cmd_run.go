@@ -327,8 +327,10 @@ func (c closersOf) Close() error {
 	return errors.Join(errs...)
 }
 
-// apiFailure reports an error that ended a run or a chat turn.
+// apiFailure reports an error that ended a run or a chat turn, with any
+// password of $ANTHROPIC_BASE_URL masked (the SDK's errors quote the URL).
 func apiFailure(ctx context.Context, env *cliEnv, cmd string, err error) int {
+	err = redactedError{err, env.getenv("ANTHROPIC_BASE_URL")}
 	if ctx.Err() != nil {
 		fmt.Fprintf(env.stderr, "memtool %s: interrupted\n", cmd)
 		return exitInterrupted
