@@ -316,23 +316,12 @@ var ErrNotInTrash = errors.New("not in the trash")
 // if something is at p again, and with ErrNotInTrash if p is not in the
 // trash. The file counts as used now.
 func Restore(ctx context.Context, inner memtool.Store, p string, now time.Time) (Trashed, error) {
-	name, dir, err := memtool.CleanPath(p)
-	if err != nil {
-		return Trashed{}, err
-	}
-	if name == "" || dir {
-		return Trashed{}, fmt.Errorf("restore %s: %w", p, ErrNotInTrash)
-	}
-	batches, err := trashBatches(ctx, inner)
-	if err != nil {
-		return Trashed{}, err
-	}
-	for i := len(batches) - 1; i >= 0; i-- {
-		src := path.Join(trashName, batches[i].dir, name)
-		fi, err := inner.Stat(ctx, src)
-		if err != nil || !fi.IsRegular() {
-			continue
+	for {
+		src, t, err := Find(ctx, inner, p)
+		if err != nil {
+			return Trashed{}, err
 		}
+		name, _, _ := memtool.CleanPath(p)
 		if _, err := inner.Stat(ctx, name); err == nil {
 			return Trashed{}, fmt.Errorf("restore %s: %w", p, memtool.ErrExist)
 		}
@@ -345,13 +334,12 @@ func Restore(ctx context.Context, inner memtool.Store, p string, now time.Time) 
 		}
 		if err := move(ctx, inner, src, name); err != nil {
 			if _, serr := inner.Stat(ctx, src); errors.Is(err, memtool.ErrNotExist) && errors.Is(serr, memtool.ErrNotExist) {
-				continue // purged meanwhile
+				continue // purged meanwhile: an older batch may hold it
 			}
 			return Trashed{}, fmt.Errorf("restore %s: %w", p, err)
 		}
-		return Trashed{Path: memtool.VirtualPath(name), Expired: batches[i].when}, nil
+		return t, nil
 	}
-	return Trashed{}, fmt.Errorf("restore %s: %w", p, ErrNotInTrash)
 }
 
 // Find returns where in inner the most recently expired file at the

@@ -15,19 +15,7 @@ import (
 // rename never leaves a file without its directory.
 func TestS3DirRenameKeepsSubdirectoryOfMovedFiles(t *testing.T) {
 	ctx := context.Background()
-	il := &interleaving{method: http.MethodDelete, suffix: "/f/old/sub/.memtool-dir", act: func(theirs memtool.Store) error {
-		return theirs.Remove(ctx, "old/sub")
-	}}
-	mine := raceStore(t, il)
-	mkdir(t, mine, "old")
-	mkdir(t, mine, "old/sub")
-	write(t, mine, "old/sub/x.txt", "x")
-	if err := mine.Rename(ctx, "old", "new"); err != nil {
-		t.Fatalf("Rename: %v", err)
-	}
-	if err := il.err(t); err != nil {
-		t.Fatalf("the other process's Remove(old/sub): %v", err)
-	}
+	mine := renameWithSubRemoved(t, "old/sub/x.txt")
 	checkContents(t, mine, map[string]string{"new/sub/x.txt": "x", "old/sub/x.txt": "(missing)"})
 	if fi, err := mine.Stat(ctx, "new/sub"); err != nil || !fi.IsDir() {
 		t.Errorf("Stat(new/sub) = %v, %v, want the directory of new/sub/x.txt", fi, err)
@@ -42,23 +30,34 @@ func TestS3DirRenameKeepsSubdirectoryOfMovedFiles(t *testing.T) {
 // removal came first.
 func TestS3DirRenameDropsEmptySubdirectoryRemovedMeanwhile(t *testing.T) {
 	ctx := context.Background()
-	il := &interleaving{method: http.MethodDelete, suffix: "/f/old/sub/.memtool-dir", act: func(theirs memtool.Store) error {
-		return theirs.Remove(ctx, "old/sub")
-	}}
-	mine := raceStore(t, il)
-	mkdir(t, mine, "old")
-	mkdir(t, mine, "old/sub")
-	write(t, mine, "old/x.txt", "x")
-	if err := mine.Rename(ctx, "old", "new"); err != nil {
-		t.Fatalf("Rename: %v", err)
-	}
-	if err := il.err(t); err != nil {
-		t.Fatalf("the other process's Remove(old/sub): %v", err)
-	}
+	mine := renameWithSubRemoved(t, "old/x.txt")
 	checkContents(t, mine, map[string]string{"new/x.txt": "x"})
 	for _, name := range []string{"new/sub", "old/sub", "old"} {
 		if _, err := mine.Stat(ctx, name); !errors.Is(err, memtool.ErrNotExist) {
 			t.Errorf("Stat(%s) = %v, want ErrNotExist", name, err)
 		}
 	}
+}
+
+// renameWithSubRemoved makes old/sub and the file file (with content
+// "x"), then renames old to new while another process removes old/sub,
+// empty by then, just before the rename deletes old/sub's marker (files
+// go first). Both must succeed.
+func renameWithSubRemoved(t *testing.T, file string) memtool.Store {
+	t.Helper()
+	ctx := context.Background()
+	il := &interleaving{method: http.MethodDelete, suffix: "/f/old/sub/.memtool-dir", act: func(theirs memtool.Store) error {
+		return theirs.Remove(ctx, "old/sub")
+	}}
+	mine := raceStore(t, il)
+	mkdir(t, mine, "old")
+	mkdir(t, mine, "old/sub")
+	write(t, mine, file, "x")
+	if err := mine.Rename(ctx, "old", "new"); err != nil {
+		t.Fatalf("Rename: %v", err)
+	}
+	if err := il.err(t); err != nil {
+		t.Fatalf("the other process's Remove(old/sub): %v", err)
+	}
+	return mine
 }

@@ -149,77 +149,70 @@ func testRemoveAllTree(t *testing.T, s memtool.Store) {
 	}
 }
 
-// prefixNeighbours makes a directory "a" beside names that share its prefix
-// and sort next to it in byte order ("a.b", "a-c", "a0", "ab"): a store that
-// finds a subtree by a key range must leave them alone.
-func prefixNeighbours(t *testing.T, s memtool.Store) tree {
-	for _, d := range []string{"a", "a/y", "a.b", "a-c", "a0", "ab", "q"} {
-		mustMkdir(t, s, d)
+// Names a store that finds a subtree by a key range or a pattern could
+// take for part of the directory d beside them: prefixNeighbours share
+// "a"'s prefix and sort next to it in byte order; patternNeighbours are
+// what the wildcards of SQL's LIKE in "a_%" would match.
+var (
+	prefixNeighbours  = []string{"a.b", "a-c", "a0", "ab"}
+	patternNeighbours = []string{"ab", "a_b", "a%x"}
+)
+
+// neighbours makes the directory d (with d/x and d/y/z) beside each of
+// others (each with a file w) and an empty q, and returns what must be
+// left of them, q included, whatever is done to d.
+func neighbours(t *testing.T, s memtool.Store, d string, others []string) tree {
+	want := tree{"q": "dir"}
+	for _, dir := range []string{d, d + "/y", "q"} {
+		mustMkdir(t, s, dir)
 	}
-	for _, f := range []string{"a/x", "a/y/z", "a.b/w", "a-c/w", "a0/w", "ab/w"} {
-		mustWrite(t, s, f, f)
+	mustWrite(t, s, d+"/x", d+"/x")
+	mustWrite(t, s, d+"/y/z", d+"/y/z")
+	for _, o := range others {
+		mustMkdir(t, s, o)
+		mustWrite(t, s, o+"/w", o+"/w")
+		want[o], want[o+"/w"] = "dir", "file:"+o+"/w"
 	}
-	return tree{"a.b": "dir", "a.b/w": "file:a.b/w", "a-c": "dir", "a-c/w": "file:a-c/w",
-		"a0": "dir", "a0/w": "file:a0/w", "ab": "dir", "ab/w": "file:ab/w", "q": "dir"}
+	return want
 }
 
-// patternNeighbours makes a directory "a_%", whose name holds the
-// wildcards of SQL's LIKE, beside names those wildcards would match ("ab",
-// "a_b", "a%x"): a store that finds a subtree by a pattern must take its
-// name literally.
-func patternNeighbours(t *testing.T, s memtool.Store) tree {
-	for _, d := range []string{"a_%", "a_%/y", "ab", "a_b", "a%x", "q"} {
-		mustMkdir(t, s, d)
-	}
-	for _, f := range []string{"a_%/x", "a_%/y/z", "ab/w", "a_b/w", "a%x/w"} {
-		mustWrite(t, s, f, f)
-	}
-	return tree{"ab": "dir", "ab/w": "file:ab/w", "a_b": "dir", "a_b/w": "file:a_b/w",
-		"a%x": "dir", "a%x/w": "file:a%x/w", "q": "dir"}
-}
-
-// Rename moves exactly the subtree of the directory it names, whatever
-// characters its name holds.
-func testRenamePatternNeighbours(t *testing.T, s memtool.Store) {
+// Rename moves exactly the subtree of the directory d it names, beside
+// others, whatever characters d's name holds.
+func checkRenameNeighbours(t *testing.T, s memtool.Store, d string, others []string) {
 	r := renamer(t, s)
-	want := patternNeighbours(t, s)
-	wantNoErr(t, "Rename(a_%, q/a_%)", r.Rename(t.Context(), "a_%", "q/a_%"))
-	maps.Copy(want, tree{"q/a_%": "dir", "q/a_%/x": "file:a_%/x", "q/a_%/y": "dir", "q/a_%/y/z": "file:a_%/y/z"})
+	want := neighbours(t, s, d, others)
+	wantNoErr(t, "Rename("+d+", q/"+d+")", r.Rename(t.Context(), d, "q/"+d))
+	maps.Copy(want, tree{"q/" + d: "dir", "q/" + d + "/x": "file:" + d + "/x", "q/" + d + "/y": "dir", "q/" + d + "/y/z": "file:" + d + "/y/z"})
 	if got := snapshot(t, s); !maps.Equal(got, want) {
-		t.Errorf("after Rename(a_%%, q/a_%%) the store holds\n  %v\nwant\n  %v", got, want)
+		t.Errorf("after Rename(%s, q/%s) the store holds\n  %v\nwant\n  %v", d, d, got, want)
 	}
 }
 
-// RemoveAll removes exactly the subtree of the directory it names,
-// whatever characters its name holds.
-func testRemoveAllPatternNeighbours(t *testing.T, s memtool.Store) {
+// RemoveAll removes exactly the subtree of the directory d it names,
+// beside others, whatever characters d's name holds.
+func checkRemoveAllNeighbours(t *testing.T, s memtool.Store, d string, others []string) {
 	r := remover(t, s)
-	want := patternNeighbours(t, s)
-	wantNoErr(t, "RemoveAll(a_%)", r.RemoveAll(t.Context(), "a_%"))
+	want := neighbours(t, s, d, others)
+	wantNoErr(t, "RemoveAll("+d+")", r.RemoveAll(t.Context(), d))
 	if got := snapshot(t, s); !maps.Equal(got, want) {
-		t.Errorf("after RemoveAll(a_%%) the store holds\n  %v\nwant\n  %v", got, want)
+		t.Errorf("after RemoveAll(%s) the store holds\n  %v\nwant\n  %v", d, got, want)
 	}
 }
 
-// Rename moves exactly the subtree of the directory it names.
 func testRenamePrefixNeighbours(t *testing.T, s memtool.Store) {
-	r := renamer(t, s)
-	want := prefixNeighbours(t, s)
-	wantNoErr(t, "Rename(a, q/a)", r.Rename(t.Context(), "a", "q/a"))
-	maps.Copy(want, tree{"q/a": "dir", "q/a/x": "file:a/x", "q/a/y": "dir", "q/a/y/z": "file:a/y/z"})
-	if got := snapshot(t, s); !maps.Equal(got, want) {
-		t.Errorf("after Rename(a, q/a) the store holds\n  %v\nwant\n  %v", got, want)
-	}
+	checkRenameNeighbours(t, s, "a", prefixNeighbours)
 }
 
-// RemoveAll removes exactly the subtree of the directory it names.
+func testRenamePatternNeighbours(t *testing.T, s memtool.Store) {
+	checkRenameNeighbours(t, s, "a_%", patternNeighbours)
+}
+
 func testRemoveAllPrefixNeighbours(t *testing.T, s memtool.Store) {
-	r := remover(t, s)
-	want := prefixNeighbours(t, s)
-	wantNoErr(t, "RemoveAll(a)", r.RemoveAll(t.Context(), "a"))
-	if got := snapshot(t, s); !maps.Equal(got, want) {
-		t.Errorf("after RemoveAll(a) the store holds\n  %v\nwant\n  %v", got, want)
-	}
+	checkRemoveAllNeighbours(t, s, "a", prefixNeighbours)
+}
+
+func testRemoveAllPatternNeighbours(t *testing.T, s memtool.Store) {
+	checkRemoveAllNeighbours(t, s, "a_%", patternNeighbours)
 }
 
 // "Missing: ErrNotExist."

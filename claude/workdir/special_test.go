@@ -103,12 +103,7 @@ func watchCreates(t *testing.T, dir string) func() []string {
 // never come, the run with it. Here a writer stands ready, so a grep that
 // opened the FIFO reads what it says.
 func TestGrepFIFO(t *testing.T) {
-	if _, err := exec.LookPath("rg"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no rg on PATH: .ci/run installs ripgrep so that this test runs under CI")
-		}
-		t.Skip("no rg on PATH: the built-in search skips FIFOs")
-	}
+	needRG(t)
 	work := t.TempDir()
 	if err := os.Mkdir(filepath.Join(work, "d"), 0o755); err != nil {
 		t.Fatal(err)
@@ -126,26 +121,46 @@ func TestGrepFIFO(t *testing.T) {
 	}
 	defer hands.Close()
 	for _, p := range []string{"d/fifo", "link", fifo} {
-		written := make(chan error, 1)
-		go func() {
-			f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // blocks until a reader opens it
-			if err == nil {
-				_, err = f.WriteString("SECRET from the pipe\n")
-				f.Close()
-			}
-			written <- err
-		}()
-		in, _ := json.Marshal(map[string]string{"pattern": "SECRET", "path": p})
-		out, ok := execTool(t, hands, "grep", string(in))
+		out, ok := grepFIFO(t, hands, fifo, p)
 		if ok || strings.Contains(out, "SECRET") {
 			t.Errorf("grep in %q: %q (ok %v), want a refusal", p, out, ok)
 		}
-		// Release the writer if the grep left it waiting.
-		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
-			<-written
-			r.Close()
-		} else {
-			t.Fatal(err)
-		}
 	}
+}
+
+// needRG skips a test of rg's handling on a machine without it, and fails
+// it under CI, which installs it.
+func needRG(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("rg"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no rg on PATH: .ci/run installs ripgrep so that this test runs under CI")
+		}
+		t.Skip("no rg on PATH: the built-in search skips FIFOs")
+	}
+}
+
+// grepFIFO greps for SECRET in p, with a writer standing ready at the FIFO
+// fifo (so a grep that opened it reads "SECRET from the pipe"), and
+// releases the writer afterwards if the grep left it waiting.
+func grepFIFO(t *testing.T, hands *workdir.Tools, fifo, p string) (string, bool) {
+	t.Helper()
+	written := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0) // blocks until a reader opens it
+		if err == nil {
+			_, err = f.WriteString("SECRET from the pipe\n")
+			f.Close()
+		}
+		written <- err
+	}()
+	in, _ := json.Marshal(map[string]string{"pattern": "SECRET", "path": p})
+	out, ok := execTool(t, hands, "grep", string(in))
+	if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		<-written
+		r.Close()
+	} else {
+		t.Fatal(err)
+	}
+	return out, ok
 }
