@@ -190,30 +190,19 @@ func TestStdioBatchAfter20250618(t *testing.T) {
 	}
 }
 
-// TestHTTPDeepMessageIsCheap: the check of a message is linear in its
-// size: a deeply nested body, with a long string at every level, is
-// answered about as fast as a flat one of the same size, not re-read
-// level by level.
-func TestHTTPDeepMessageIsCheap(t *testing.T) {
+// TestHTTPDeepMessageIsAnswered: a deeply nested message, a long string
+// at every level, passes the check and is answered. That the check is
+// linear in the message's size is TestCheckMessageIsLinear's (and
+// BenchmarkCheckMessage's) to show.
+func TestHTTPDeepMessageIsAnswered(t *testing.T) {
 	mem := seeded(t)
 	url := serve(t, 1, staticTokens(map[string]access{"w": {mem, true}}), nil)[0]
 	const depth = 3000
 	filler := `"` + strings.Repeat("x", 1000) + `",`
-	timed := func(value string) time.Duration {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"x":` + value + `}}}`
-		start := time.Now()
-		if resp, answer := post(t, url, body, map[string]string{"Authorization": "Bearer w"}); resp.StatusCode != 200 {
-			t.Fatalf("%d %.200q", resp.StatusCode, answer)
-		}
-		return time.Since(start)
-	}
-	flat := timed("[" + strings.Repeat(filler, depth) + "0" + "]")
-	deep := timed(strings.Repeat("["+filler, depth) + "0" + strings.Repeat("]", depth))
-	// A check that read the rest of the body again at each level would
-	// read it about depth/2 (1,500) times: far past this bound, which a
-	// loaded machine under the race detector does not reach (a CI run
-	// saw 6.4 times the flat body's time with the check linear).
-	if deep > 50*flat+2*time.Second {
-		t.Errorf("a message %d deep took %v to answer, a flat one of the same size %v", depth, deep, flat)
+	value := strings.Repeat("["+filler, depth) + "0" + strings.Repeat("]", depth)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"x":` + value + `}}}`
+	resp, answer := post(t, url, body, map[string]string{"Authorization": "Bearer w"})
+	if resp.StatusCode != 200 || !strings.Contains(answer, `"memory_view"`) {
+		t.Fatalf("%d %.200q", resp.StatusCode, answer)
 	}
 }
