@@ -64,12 +64,17 @@ func (s *Store) dirNames(ctx context.Context, d *os.File) (names []string, chang
 // limit > 0). A listing read in several calls is of no moment: tmpfs
 // gives a name renamed into a directory a new place in it, so such a
 // listing may pass over a file replaced meanwhile, or list a renamed one
-// under both its names. Even one call may not be (tmpfs fixes where a
-// listing ends at the seek to its start): changed reports that the
-// directory's ctime changed during the read (multigrain timestamps show a
-// change made after the fstat before it), and the caller reads again (see
-// stable). A file system that answers a few entries a call whatever the
-// buffer (FUSE) is read on to the end, as readNames reads.
+// under both its names. So changed reports a read that came in parts
+// although the buffer had room, and the caller reads again (see stable).
+// That is common: a call ends after its first entry when a signal is
+// pending, as Go's preemption signals often are under load, on any file
+// system. A file system that answers a few entries a call whatever the
+// buffer (FUSE) is read on to the end, as readNames reads, and so is read
+// again until stable reads it holding the write lock. changed also
+// reports that the directory's ctime changed during the read, which
+// catches (between clock ticks; timestamps are coarse) a change that one
+// call may miss where the seek to the start fixes where a listing ends
+// (tmpfs in some kernels).
 func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special bool, fn func(string) bool) (complete, changed bool, err error) {
 	var (
 		probe         [2 * maxDirent]byte
@@ -104,7 +109,9 @@ func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special boo
 			_, err := emitNames(buf[:n], special, fn)
 			return true, changed, err
 		}
-		// Answered in parts, or changed between the calls: read on.
+		// Answered in parts, or changed between the calls: read on, but
+		// the names are of no one moment.
+		changed = true
 		for _, b := range [][]byte{buf[:n], probe[:m]} {
 			if more, err := emitNames(b, special, fn); err != nil || !more {
 				return true, changed, err
