@@ -76,7 +76,8 @@
 //
 // Reads take no lock: they see a file's old or new content, never a mix.
 // A listing (ReadDir, ListDir) is of one moment: its names are read in one
-// getdents call, and read again if the directory changed meanwhile; a
+// getdents call, and read again if that call came short (a signal cuts
+// one short) or the directory changed meanwhile; a
 // directory changed all the time is read, after a few tries, holding the
 // write lock (so such a listing can wait for it, and fail with
 // memtool.ErrBusy). ListNames gives the names as the directory holds them.
