@@ -17,7 +17,8 @@ import (
 // DirLister, NameLister and FileOpener are the exceptions: a wrapper has
 // one only if it opts in (see each; ReadThrough opts in to all three),
 // since listing by names bypasses the wrapper's ReadDir, and reading a
-// stream its ReadFile.
+// stream its ReadFile. Resolver is asked of the store under the wrappers
+// (see ResolveName): no policy changes a name.
 
 // A Wrapper is a Store that wraps another: a policy such as encryption or
 // quotas. It implements every optional capability, forwarding each to the

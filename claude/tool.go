@@ -129,7 +129,8 @@ var _ anthropic.BetaTool = (*Tool)(nil)
 
 // NewTool returns a Tool over mem. opts may be nil.
 func NewTool(mem *memtool.Memory, opts *ToolOptions) *Tool {
-	t := &Tool{mem: mem, follow: follower{build: runnerTurn}}
+	t := &Tool{mem: mem}
+	t.follow.build = func(msg *anthropic.BetaMessage) *turn { return runnerTurn(msg, mem.Store()) }
 	if opts != nil {
 		t.onCall = opts.OnCall
 		t.follow.lastMessage = opts.Turn

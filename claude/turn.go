@@ -63,13 +63,13 @@ type pendingCall struct {
 	input json.RawMessage
 }
 
-func newTurn(calls []pendingCall) *turn {
+func newTurn(ctx context.Context, store memtool.Store, calls []pendingCall) *turn {
 	tr := &turn{calls: make([]turnCall, len(calls)), broken: make(chan struct{})}
 	inputs := make([]json.RawMessage, len(calls))
 	for i, c := range calls {
 		inputs[i] = c.input
 	}
-	follows := memturn.Follows(inputs)
+	follows := memturn.Follows(ctx, store, inputs)
 	for i, c := range calls {
 		tc := &tr.calls[i]
 		*tc = turnCall{id: c.id, input: c.input, before: follows[i], done: make(chan struct{}), unique: true}
@@ -202,18 +202,18 @@ func (tr *turn) runAll(ctx context.Context, t *Tool) []memtool.Result {
 
 // runTurn runs one turn's calls for BetaToolResults and ToolResults.
 func (t *Tool) runTurn(ctx context.Context, calls []pendingCall) []memtool.Result {
-	return newTurn(calls).runAll(ctx, t)
+	return newTurn(ctx, t.mem.Store(), calls).runAll(ctx, t)
 }
 
 // runnerTurn builds the turn of an assistant message as the SDK's tool
 // runner will run it: the memory tool_use blocks after the last "fallback"
 // block, each with its input as the runner passes it, in canonical form.
-func runnerTurn(msg *anthropic.BetaMessage) *turn {
+func runnerTurn(msg *anthropic.BetaMessage, store memtool.Store) *turn {
 	var calls []pendingCall
 	for _, block := range betaMemoryCalls(msg) {
 		calls = append(calls, pendingCall{id: block.ID, input: canonical(runnerInput(block))})
 	}
-	return newTurn(calls)
+	return newTurn(context.Background(), store, calls)
 }
 
 // runnerInput returns a tool_use block's input as the SDK runner passes it

@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -13,8 +14,12 @@ import (
 // directory and something in it; a rename touches both of its paths).
 // Calls on unrelated paths follow nothing of each other and may run at
 // the same time, and so may two views, which change nothing. An input that
-// does not parse touches nothing.
-func Follows(inputs []json.RawMessage) [][]int { return follows(parse(inputs)) }
+// does not parse touches nothing. A path is taken both as written and as
+// store resolves it (memtool.ResolveName; store may be nil): through a
+// link in a directory store, two paths can lead to one file.
+func Follows(ctx context.Context, store memtool.Store, inputs []json.RawMessage) [][]int {
+	return follows(ctx, store, parse(inputs))
+}
 
 // parse returns the commands of a turn's tool inputs, nil for one that
 // does not parse.
@@ -27,12 +32,12 @@ func parse(inputs []json.RawMessage) []memtool.Command {
 }
 
 // follows is Follows of parsed commands (nil: touches nothing).
-func follows(cmds []memtool.Command) [][]int {
+func follows(ctx context.Context, store memtool.Store, cmds []memtool.Command) [][]int {
 	names := make([][]string, len(cmds))
 	views := make([]bool, len(cmds))
 	after := make([][]int, len(cmds))
 	for i, cmd := range cmds {
-		names[i], views[i] = touchedNames(cmd)
+		names[i], views[i] = touchedNames(ctx, store, cmd)
 		for j := range i {
 			if !(views[i] && views[j]) && overlap(names[i], names[j]) {
 				after[i] = append(after[i], j)
@@ -46,9 +51,11 @@ func follows(cmds []memtool.Command) [][]int {
 // root), case-folded, and whether it is a view; nil for no command. On a
 // case-insensitive file system (macOS's, by default) /memories/Dir and
 // /memories/dir are one directory: a delete of one and a create in the
-// other must run in their order. Ordering calls that touch two entries is
+// other must run in their order; so must a delete of /memories/real and a
+// create in /memories/link, a link to it. Each name is given as written
+// and as store resolves it. Ordering calls that touch two entries is
 // harmless; running at once two that touch one can lose a change.
-func touchedNames(cmd memtool.Command) (names []string, view bool) {
+func touchedNames(ctx context.Context, store memtool.Store, cmd memtool.Command) (names []string, view bool) {
 	var paths []string
 	switch c := cmd.(type) {
 	case nil:
@@ -60,12 +67,17 @@ func touchedNames(cmd memtool.Command) (names []string, view bool) {
 	}
 	for _, p := range paths {
 		if name, _, err := memtool.CleanPath(p); err == nil {
-			names = append(names, strings.ToLower(strings.ToUpper(name)))
+			names = append(names, fold(name))
+			if to := memtool.ResolveName(ctx, store, name); to != name {
+				names = append(names, fold(to))
+			}
 		}
 	}
 	_, view = cmd.(*memtool.View)
 	return names, view
 }
+
+func fold(name string) string { return strings.ToLower(strings.ToUpper(name)) }
 
 // overlap reports whether two calls touch the same entry, or one touches a
 // directory the other touches something in.

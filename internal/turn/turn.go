@@ -4,7 +4,8 @@
 // result or an array of them in input order, within the bounds below. Both
 // share this one implementation, so their answers are the same bytes.
 //
-// Calls of one turn whose paths overlap (see Follows) run one after
+// Calls of one turn whose paths overlap (see Follows; also through a
+// link in a directory store, as the store resolves them) run one after
 // another in the order they were written, so a create and then an edit of
 // that file, or a rename and then a view of the new name, mean what they
 // would one call at a time; calls on unrelated paths run at the same time.
@@ -97,7 +98,7 @@ func (x *Runner) runTurn(ctx context.Context, inputs []json.RawMessage) []byte {
 		done[i] = make(chan struct{})
 	}
 	cmds := parse(inputs) // once, for the order and for the calls
-	follows := follows(cmds)
+	follows := follows(ctx, x.Mem.Store(), cmds)
 	slots := make(chan struct{}, max(x.Workers, 1)) // released in input order below
 	go func() {
 		for i, in := range inputs {

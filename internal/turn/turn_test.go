@@ -122,7 +122,7 @@ func TestFollowsFoldsCase(t *testing.T) {
 	} {
 		inputs = append(inputs, json.RawMessage(in))
 	}
-	got := turn.Follows(inputs)
+	got := turn.Follows(t.Context(), nil, inputs)
 	want := [][]int{nil, {0}, nil, {2}, nil}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Follows = %v, want %v", got, want)
@@ -144,7 +144,7 @@ func TestFollowsLetsViewsOverlap(t *testing.T) {
 	} {
 		inputs = append(inputs, json.RawMessage(in))
 	}
-	got := turn.Follows(inputs)
+	got := turn.Follows(t.Context(), nil, inputs)
 	want := [][]int{nil, {0}, {0}, {0, 1, 2}, {0, 3}, nil, {2, 5}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Follows = %v, want %v", got, want)
