@@ -267,14 +267,28 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 			if len(line)+n > limit {
 				tooLong, line = true, nil
 			} else {
-				line = append(line, chunk...)
+				line = appendDoubling(line, chunk[:n], limit)
 			}
 		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		return bytes.TrimSuffix(line, []byte("\n")), tooLong, err
+		return line, tooLong, err
 	}
+}
+
+// appendDoubling appends chunk to line, doubling line's room when it
+// must grow, up to most bytes unless chunk needs more. append grows a
+// large slice by a quarter at a time: reading a line of 64 MiB so leaves
+// about 320 MiB of copies for the collector, and the heap grows with
+// them; doubling leaves 64 MiB.
+func appendDoubling(line, chunk []byte, most int) []byte {
+	if need := len(line) + len(chunk); need > cap(line) {
+		grown := make([]byte, len(line), max(min(2*cap(line), most), need, 4<<10))
+		copy(grown, line)
+		line = grown
+	}
+	return append(line, chunk...)
 }
 
 // execLine runs one object, or an array of objects concurrently: what
