@@ -36,6 +36,9 @@ func follows(ctx context.Context, store memtool.Store, cmds []memtool.Command) [
 	names := make([][]string, len(cmds))
 	views := make([]bool, len(cmds))
 	after := make([][]int, len(cmds))
+	if len(cmds) < 2 {
+		return after // one call follows nothing: no name to resolve
+	}
 	for i, cmd := range cmds {
 		names[i], views[i] = touchedNames(ctx, store, cmd)
 		for j := range i {
