@@ -7,6 +7,9 @@
 // a directory descriptor that os.Root opened, with a single-component name.
 // Symbolic links inside the directory are followed when they stay inside;
 // links that lead out, loop or are absolute are refused (memtool.ErrEscapes).
+// As a link makes two names lead to one entry, the Store is a
+// memtool.Resolver: a turn of tool calls orders calls through a link after
+// those on where it leads (ResolveName).
 // FIFOs, sockets, devices and regular files with more than one hard link are
 // never opened for reading and are reported as memtool.ErrIrregular. Where
 // a directory is expected (a file's parent, the tenants' directory), it is
