@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/filestore"
 )
 
 // ResolveName follows the links on a name's way as the store does, keeps
@@ -68,4 +69,19 @@ func TestResolveName(t *testing.T) {
 type wrapped struct {
 	memtool.Store
 	memtool.Forwarder
+}
+
+func BenchmarkResolveName(b *testing.B) {
+	dir := b.TempDir()
+	s, err := filestore.Open(dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Mkdir(b.Context(), "notes"); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s.ResolveName(b.Context(), "notes/today.md")
+	}
 }
