@@ -48,6 +48,7 @@ func TestResolveName(t *testing.T) {
 		"other/up/a.md":     "real/sub/a.md",
 		"chain/sub":         "real/sub",
 		"file.md":           "real/sub/a.md",
+		"real/sub/a.md/own": "real/sub/a.md/own",
 		"dot/link/sub":      "real/sub",
 		"dangling/x.md":     "gone/x.md",
 		"link/sub/own/up":   "real/sub",
