@@ -72,6 +72,8 @@ type Store struct {
 	opts Options // what the tenants' stores are opened with
 
 	owner *Store      // the store this one is a tenant of; nil if none
+	id    string      // the tenant's id, if owner is not nil
+	uses  int         // a tenant's Tenant calls not yet ended by Close; guarded by owner.mu
 	multi atomic.Bool // the directory has tenants (for good): the tenant-less view refuses
 	// claimed: this process fsynced the directory holding .memtool-tenants
 	// since it was made (see claim); guarded by mu.
@@ -157,10 +159,13 @@ func newStore(dir string, root *os.Root, o Options) (*Store, error) {
 
 // Close releases the directory and the stores of the tenants that Tenant
 // opened. The store of a tenant belongs to the store it came from: its own
-// Close does nothing.
+// Close closes the store, and the stores of its tenants. A tenant's
+// store's Close ends the use that one Tenant call began: the last one
+// closes it (its descriptors), and the next Tenant call for its id opens
+// it again.
 func (s *Store) Close() error {
 	if s.owner != nil {
-		return nil
+		return s.owner.endUse(s)
 	}
 	s.mu.Lock()
 	tenants := s.tenants

@@ -78,8 +78,11 @@ func (s *Store) checkNoMemory(op string) error {
 // memtool.ValidateTenant: the store in the directory .memtool-tenants/id,
 // with this store's options, reached through this store's root (so a
 // tenants directory that links out of it is refused). The first call for
-// an id opens that store; later calls return the same one. It belongs to
-// this store: its Close does nothing, and this store's Close closes it.
+// an id opens that store; later calls return the same one while it is
+// open. Each call begins a use of it, which its Close ends: the last
+// use's Close closes it, so that a server that drops the tenants it no
+// longer serves releases their descriptors (two a tenant). This store's
+// Close closes every tenant's store, used or not.
 //
 // The first claim of a directory creates .memtool-tenants holding the
 // directory's lock, after checking, under the lock, that the directory
@@ -107,6 +110,7 @@ func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
 		return nil, &fs.PathError{Op: "tenant", Path: id, Err: fs.ErrClosed}
 	}
 	if t := s.tenants[id]; t != nil {
+		t.uses++
 		return t, nil
 	}
 	if err := s.claim(ctx); err != nil {
@@ -207,8 +211,26 @@ func (s *Store) openTenant(id string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.owner = s
+	t.owner, t.id, t.uses = s, id, 1
 	return t, nil
+}
+
+// endUse ends one use of the tenant store t (see Tenant), and closes it
+// if it was the last. A store this store closed, or one used no more,
+// is left as it is.
+func (s *Store) endUse(t *Store) error {
+	s.mu.Lock()
+	if s.tenants[t.id] != t || t.uses == 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	if t.uses--; t.uses > 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	delete(s.tenants, t.id)
+	s.mu.Unlock()
+	return t.release()
 }
 
 // sameTenantDir checks that root, opened on tenant id's directory, is the

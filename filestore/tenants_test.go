@@ -181,35 +181,82 @@ func TestTenancyReservedNames(t *testing.T) {
 	claim(t, open(t, dir, nil), "t1")
 }
 
-// The parent owns its tenants' stores: closing a tenant's store does
-// nothing, closing the parent closes them all. A tenant has no tenants.
+// Each Tenant call begins a use of the tenant's store, and its Close ends
+// one: the last closes it (its descriptors), and the next Tenant call
+// opens it again. Closing the parent closes them all. A tenant has no
+// tenants.
 func TestTenantStoreOwnership(t *testing.T) {
 	ctx := t.Context()
-	s, err := filestore.Open(t.TempDir(), nil)
+	dir := t.TempDir()
+	s, err := filestore.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	closeStore := func(st memtool.Store) {
+		t.Helper()
+		if err := st.(interface{ Close() error }).Close(); err != nil {
+			t.Fatalf("tenant Close: %v", err)
+		}
+	}
 	t1 := claim(t, s, "t1")
-	if err := t1.(interface{ Close() error }).Close(); err != nil {
-		t.Fatalf("tenant Close: %v", err)
-	}
-	if err := t1.WriteFile(ctx, "a.txt", []byte("x"), memtool.CreateOnly); err != nil {
-		t.Fatalf("WriteFile after the tenant's Close: %v", err)
-	}
 	if again := claim(t, s, "t1"); again != t1 {
 		t.Errorf("a second Tenant(t1) gave another store")
 	}
-	_, err = tenanted(t, t1).Tenant(ctx, "sub")
+	closeStore(t1) // one use of two ends: t1 stays open
+	if err := t1.WriteFile(ctx, "a.txt", []byte("x"), memtool.CreateOnly); err != nil {
+		t.Fatalf("WriteFile after one of two uses ended: %v", err)
+	}
+	real, err := filepath.EvalSymlinks(dir) // as /proc names it
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenantDir := filepath.Join(real, filestore.TenantsDir, "t1")
+	if n := openFDs(t, tenantDir); n != 2 {
+		t.Errorf("%d descriptors open on the tenant's directory, want 2", n)
+	}
+	closeStore(t1)
+	if _, err := t1.Stat(ctx, "a.txt"); err == nil {
+		t.Errorf("Stat after the last use ended succeeded")
+	}
+	if n := openFDs(t, tenantDir); n != 0 {
+		t.Errorf("%d descriptors open on the tenant's directory after its store closed", n)
+	}
+	closeStore(t1) // one Close too many changes nothing
+	reopened := claim(t, s, "t1")
+	if reopened == t1 {
+		t.Errorf("Tenant(t1) after its store closed gave the closed store")
+	}
+	if data, err := reopened.ReadFile(ctx, "a.txt", 1<<10); err != nil || string(data) != "x" {
+		t.Errorf("the reopened tenant reads %q, %v", data, err)
+	}
+	_, err = tenanted(t, reopened).Tenant(ctx, "sub")
 	storetest.WantErr(t, "Tenant of a tenant", err, memtool.ErrTenancy)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := t1.Stat(ctx, "a.txt"); err == nil {
+	if _, err := reopened.Stat(ctx, "a.txt"); err == nil {
 		t.Errorf("tenant Stat after the parent's Close succeeded")
 	}
+	closeStore(reopened) // after the parent's Close: nothing to do
 	if _, err := tenanted(t, s).Tenant(ctx, "t2"); err == nil {
 		t.Errorf("Tenant after Close succeeded")
 	}
+}
+
+// openFDs counts this process's descriptors open on path.
+func openFDs(t *testing.T, path string) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count descriptors: %v", err)
+	}
+	n := 0
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && target == path {
+			n++
+		}
+	}
+	return n
 }
 
 // A tenants directory that is a link out of the store is not followed.

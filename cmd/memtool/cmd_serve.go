@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -334,9 +335,18 @@ func (t *tenantStacks) open(ctx context.Context, id string) (memtool.Store, erro
 	sf := t.sf
 	sf.tenant = id
 	st, err := stackPolicies(ctx, t.env, &sf, raw)
+	// The tenant's store is closed with its stack: a directory store's
+	// holds two descriptors until then, however many tenants the server
+	// has dropped (memtool.Tenanted's other stores close nothing).
+	closeRaw := func() error { return nil }
+	if c, ok := raw.(io.Closer); ok {
+		closeRaw = c.Close
+	}
 	if err != nil {
+		closeRaw()
 		return nil, fmt.Errorf("tenant %s: %w", id, err)
 	}
+	st.closers = append(st.closers, closerFunc(closeRaw))
 	t.mu.Lock()
 	if t.stacks == nil {
 		t.stacks = map[string][]*policyStack{}
@@ -386,3 +396,8 @@ func (t *tenantStacks) Close() error {
 	clear(t.stacks)
 	return errors.Join(errs...)
 }
+
+// closerFunc is an io.Closer that calls itself.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
