@@ -3,6 +3,7 @@ package filestore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -474,4 +475,35 @@ func TestTenantDirectoriesSyncedAfterAFailure(t *testing.T) {
 	if err := try("b", 0); err != nil || syncs.Load() != 1 {
 		t.Errorf("Tenant(b) again: %v after %d fsyncs, want 1 (the tenant's)", err, syncs.Load())
 	}
+}
+
+// Uses of one tenant's store that begin and end at the same time in many
+// goroutines never see it closed under them: each works until its own
+// Close, and the store closes when the last ends.
+func TestTenantUsesOverlap(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, t.TempDir(), nil)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				ts, err := tenanted(t, s).Tenant(ctx, "t1")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				name := fmt.Sprintf("g%d.md", g)
+				if err := ts.WriteFile(ctx, name, []byte(fmt.Sprint(i)), memtool.Replace); err != nil {
+					t.Errorf("goroutine %d, use %d: %v", g, i, err)
+				}
+				if _, err := ts.ReadFile(ctx, name, 1<<10); err != nil {
+					t.Errorf("goroutine %d, use %d: %v", g, i, err)
+				}
+				if err := ts.(interface{ Close() error }).Close(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
