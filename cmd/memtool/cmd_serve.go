@@ -188,24 +188,15 @@ func splitList(v string) []string {
 // memory that srv gives the request, once srv is set. With the audit
 // policy on (to a file), the resource API serves each key its tenant's
 // entries of that file at GET /v1/audit.
-func mounts(srv **server.Server, inv *invocation, o serveOptions, logger *slog.Logger) map[string]http.Handler {
+func mounts(srv **server.Server, inv *invocation, o serveOptions, p *policyFile, logger *slog.Logger) map[string]http.Handler {
 	open := func(r *http.Request) (*memtool.Memory, bool, error) { return (*srv).Memory(r) }
 	opts := &resource.Options{Logger: logger, CallTimeout: o.bounds.CallTimeout}
-	name := inv.sf.policy
-	if name == "" {
-		name = inv.env.getenv("MEMTOOL_POLICY")
+	if p.Audit != "" && p.Audit != "-" {
+		opts.Audit = server.AuditFile(p.Audit)
 	}
-	if name != "" {
-		// runServe has checked the file; one that fails now serves no log.
-		if p, err := loadPolicy(name); err == nil {
-			if p.Audit != "" && p.Audit != "-" {
-				opts.Audit = server.AuditFile(p.Audit)
-			}
-			// A redacted write keeps other bytes than it was sent: its
-			// answer must not name the sent body's ETag as the file's.
-			opts.WritesMayChange = p.Secrets == "redact"
-		}
-	}
+	// A redacted write keeps other bytes than it was sent: its answer
+	// must not name the sent body's ETag as the file's.
+	opts.WritesMayChange = p.Secrets == "redact"
 	res := resource.New(func(r *http.Request) (memtool.Store, bool, error) {
 		mem, canWrite, err := open(r)
 		if err != nil {
@@ -272,14 +263,14 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 		return inv.fail(exitStore, "%v", err)
 	}
 	defer ring.Close()
-	// The policy file is read once, here, so that a bad one stops the
-	// server before it listens.
-	if inv.sf.policy != "" {
-		if _, err := loadPolicy(inv.sf.policy); err != nil {
-			return inv.fail(exitUsage, "%v", err)
-		}
+	// The policy file (--policy or $MEMTOOL_POLICY) is read once, here:
+	// a bad one stops the server before it listens, and every tenant
+	// gets the same policy however the file changes meanwhile.
+	policy, err := flagPolicy(env, &inv.sf)
+	if err != nil {
+		return inv.fail(exitUsage, "%v", err)
 	}
-	stacks := &tenantStacks{env: env, sf: inv.sf, tenantOf: tenantOf}
+	stacks := &tenantStacks{env: env, sf: inv.sf, policy: policy, tenantOf: tenantOf}
 	defer stacks.Close()
 
 	cfg := o.bounds
@@ -295,7 +286,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 		cfg.Public = map[string]http.Handler{o.oauth.MetadataPath(): o.oauth.MetadataHandler()} // GET, and OPTIONS for CORS
 	}
 	var srv *server.Server
-	cfg.Mount = mounts(&srv, inv, o, logger)
+	cfg.Mount = mounts(&srv, inv, o, policy, logger)
 	srv, err = server.New(cfg)
 	if err != nil {
 		return inv.fail(exitFailed, "%v", err)
@@ -321,6 +312,7 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 type tenantStacks struct {
 	env      *cliEnv
 	sf       storeFlags
+	policy   *policyFile // read once, for every tenant
 	tenantOf func(context.Context, string) (memtool.Store, error)
 
 	mu     sync.Mutex
@@ -334,7 +326,7 @@ func (t *tenantStacks) open(ctx context.Context, id string) (memtool.Store, erro
 	}
 	sf := t.sf
 	sf.tenant = id
-	st, err := stackPolicies(ctx, t.env, &sf, raw)
+	st, err := stackPolicy(ctx, t.env, &sf, raw, t.policy)
 	// The tenant's store is closed with its stack: a directory store's
 	// holds two descriptors until then, however many tenants the server
 	// has dropped (memtool.Tenanted's other stores close nothing).

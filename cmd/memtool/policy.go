@@ -138,13 +138,25 @@ func openPolicies(ctx context.Context, env *cliEnv, sf *storeFlags, raw memtool.
 }
 
 func stackPolicies(ctx context.Context, env *cliEnv, sf *storeFlags, raw memtool.Store) (*policyStack, error) {
-	p := &policyFile{}
-	if name := cmp.Or(sf.policy, env.getenv("MEMTOOL_POLICY")); name != "" {
-		var err error
-		if p, err = loadPolicy(name); err != nil {
-			return nil, err
-		}
+	p, err := flagPolicy(env, sf)
+	if err != nil {
+		return nil, err
 	}
+	return stackPolicy(ctx, env, sf, raw, p)
+}
+
+// flagPolicy reads the policy file of --policy or $MEMTOOL_POLICY; with
+// neither set, the policy is empty.
+func flagPolicy(env *cliEnv, sf *storeFlags) (*policyFile, error) {
+	if name := cmp.Or(sf.policy, env.getenv("MEMTOOL_POLICY")); name != "" {
+		return loadPolicy(name)
+	}
+	return &policyFile{}, nil
+}
+
+// stackPolicy puts the policy p over raw, as stackPolicies does with the
+// policy the flags name.
+func stackPolicy(ctx context.Context, env *cliEnv, sf *storeFlags, raw memtool.Store, p *policyFile) (*policyStack, error) {
 	var keys []encrypt.Key
 	if p.Encrypt {
 		var err error
