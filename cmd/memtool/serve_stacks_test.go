@@ -28,7 +28,12 @@ func TestTenantStacksRelease(t *testing.T) {
 	defer closer.Close()
 	var stderr bytes.Buffer
 	env := &cliEnv{stdout: &stderr, stderr: &stderr, getenv: func(string) string { return "" }}
-	stacks := &tenantStacks{env: env, sf: storeFlags{policy: policy}, tenantOf: tenantOf}
+	sf := storeFlags{policy: policy}
+	p, err := flagPolicy(env, &sf) // as runServe reads it, once
+	if err != nil {
+		t.Fatal(err)
+	}
+	stacks := &tenantStacks{env: env, sf: sf, policy: p, tenantOf: tenantOf}
 	ctx := context.Background()
 	open := func() memtool.Store {
 		st, err := stacks.open(ctx, "alice")
