@@ -158,11 +158,9 @@ func newStore(dir string, root *os.Root, o Options) (*Store, error) {
 }
 
 // Close releases the directory and the stores of the tenants that Tenant
-// opened. The store of a tenant belongs to the store it came from: its own
-// Close closes the store, and the stores of its tenants. A tenant's
-// store's Close ends the use that one Tenant call began: the last one
-// closes it (its descriptors), and the next Tenant call for its id opens
-// it again.
+// opened. A tenant's store's Close ends instead the use that one Tenant
+// call began: the last one closes it (its descriptors), and the next
+// Tenant call for its id opens it again.
 func (s *Store) Close() error {
 	if s.owner != nil {
 		return s.owner.endUse(s)

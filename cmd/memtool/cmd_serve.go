@@ -330,15 +330,16 @@ func (t *tenantStacks) open(ctx context.Context, id string) (memtool.Store, erro
 	// The tenant's store is closed with its stack: a directory store's
 	// holds two descriptors until then, however many tenants the server
 	// has dropped (memtool.Tenanted's other stores close nothing).
-	closeRaw := func() error { return nil }
-	if c, ok := raw.(io.Closer); ok {
-		closeRaw = c.Close
-	}
+	rawCloser, closes := raw.(io.Closer)
 	if err != nil {
-		closeRaw()
+		if closes {
+			rawCloser.Close()
+		}
 		return nil, fmt.Errorf("tenant %s: %w", id, err)
 	}
-	st.closers = append(st.closers, closerFunc(closeRaw))
+	if closes {
+		st.closers = append(st.closers, rawCloser)
+	}
 	t.mu.Lock()
 	if t.stacks == nil {
 		t.stacks = map[string][]*policyStack{}
@@ -388,8 +389,3 @@ func (t *tenantStacks) Close() error {
 	clear(t.stacks)
 	return errors.Join(errs...)
 }
-
-// closerFunc is an io.Closer that calls itself.
-type closerFunc func() error
-
-func (f closerFunc) Close() error { return f() }

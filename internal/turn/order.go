@@ -33,12 +33,12 @@ func parse(inputs []json.RawMessage) []memtool.Command {
 
 // follows is Follows of parsed commands (nil: touches nothing).
 func follows(ctx context.Context, store memtool.Store, cmds []memtool.Command) [][]int {
-	names := make([][]string, len(cmds))
-	views := make([]bool, len(cmds))
 	after := make([][]int, len(cmds))
 	if len(cmds) < 2 {
 		return after // one call follows nothing: no name to resolve
 	}
+	names := make([][]string, len(cmds))
+	views := make([]bool, len(cmds))
 	for i, cmd := range cmds {
 		names[i], views[i] = touchedNames(ctx, store, cmd)
 		for j := range i {
