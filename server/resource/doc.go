@@ -22,7 +22,9 @@
 //
 // Every path goes through memtool.CleanPath, the gate the model's paths
 // go through, so a path the model could not use is refused here too
-// (bad_path, 400).
+// (bad_path, 400). A path that ends in '/' names a directory, as the
+// model's commands read it: a PUT there is refused (bad_path), and a
+// DELETE or a rename (from or to such a path) finds a file there not_dir.
 //
 // # Preconditions
 //

@@ -243,9 +243,19 @@ func (h *Handler) stat(w http.ResponseWriter, r *http.Request, s memtool.Store) 
 }
 
 // remove serves DELETE /v1/entry: a file or an empty directory, or with
-// recursive=true a directory and everything in it.
+// recursive=true a directory and everything in it. A path that ends in
+// '/' names a directory: a file there is not_dir, as the model's delete
+// refuses it.
 func (h *Handler) remove(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
-	name, recursive, err := namedFlag(r, "recursive")
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	name, dir, err := q.path("path")
+	if err != nil {
+		return err
+	}
+	recursive, err := q.flag("recursive")
 	if err != nil {
 		return err
 	}
@@ -259,6 +269,11 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, s memtool.Store
 		// refused rather than done unconditionally, also when the
 		// header is empty or its first value is.
 		return badRequest("a delete takes no precondition")
+	}
+	if dir {
+		if err := isDir(r.Context(), s, name); err != nil {
+			return err
+		}
 	}
 	if recursive {
 		err = memtool.RemoveAll(r.Context(), s, name)
@@ -315,7 +330,9 @@ func (h *Handler) mkdir(w http.ResponseWriter, r *http.Request, s memtool.Store)
 }
 
 // rename serves POST /v1/rename: moves a file or directory to a path
-// where nothing is, whose parent exists. It never replaces anything.
+// where nothing is, whose parent exists. It never replaces anything. A
+// path that ends in '/' (from or to) names a directory: a file to move is
+// then not_dir, as the model's rename refuses it.
 func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store) error {
 	in := http.MaxBytesReader(w, r.Body, maxJSONBody)
 	body, ok := decodeRename(in)
@@ -327,16 +344,21 @@ func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store
 		}
 		return badRequest(`the body must be {"from": path, "to": path}`)
 	}
-	oldName, _, err := memtool.CleanPath(body.From)
+	oldName, oldDir, err := memtool.CleanPath(body.From)
 	if err != nil {
 		return err
 	}
-	newName, _, err := memtool.CleanPath(body.To)
+	newName, newDir, err := memtool.CleanPath(body.To)
 	if err != nil {
 		return err
 	}
 	if oldName == "" || newName == "" {
 		return badRequest("%s itself cannot be renamed, nor be renamed onto", memtool.Root)
+	}
+	if oldDir || newDir {
+		if err := isDir(r.Context(), s, oldName); err != nil {
+			return err
+		}
 	}
 	err = memtool.Move(r.Context(), s, oldName, newName, h.opts.MaxFileBytes)
 	if errors.Is(err, fs.ErrInvalid) {
