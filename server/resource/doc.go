@@ -35,8 +35,9 @@
 // nothing is at the path, as one WriteFile(CreateOnly). A precondition
 // that does not hold is 412 and changes nothing. Without one a PUT
 // replaces or creates. A GET with If-None-Match naming the current tag is
-// 304. A DELETE takes no precondition (a Store has no conditional remove)
-// and one given is refused, not ignored.
+// 304. Any other change (a DELETE, a rename, a mkdir, a revert) takes no
+// precondition (none is one conditional step of a Store), and one given
+// is refused (bad_request), not ignored.
 //
 // # Listing
 //

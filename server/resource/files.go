@@ -259,16 +259,8 @@ func (h *Handler) remove(w http.ResponseWriter, r *http.Request, s memtool.Store
 	if err != nil {
 		return err
 	}
-	_, hasMatch := r.Header["If-Match"]
-	_, hasNone := r.Header["If-None-Match"]
-	switch {
-	case name == "":
+	if name == "" {
 		return badRequest("%s itself cannot be removed", memtool.Root)
-	case hasMatch || hasNone:
-		// A conditional delete cannot be one atomic step of a Store:
-		// refused rather than done unconditionally, also when the
-		// header is empty or its first value is.
-		return badRequest("a delete takes no precondition")
 	}
 	if dir {
 		if err := isDir(r.Context(), s, name); err != nil {

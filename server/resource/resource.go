@@ -67,24 +67,29 @@ type Handler struct {
 type route struct {
 	method, path string
 	write        bool // changes the store: refused to a caller that may only read
-	serve        func(h *Handler, w http.ResponseWriter, r *http.Request, s memtool.Store) error
+	// conditional: a change that takes If-Match and If-None-Match (a
+	// PUT, one Update or create-only write of the store). Any other
+	// change refuses them rather than be made unconditionally: none is
+	// one conditional step of a Store.
+	conditional bool
+	serve       func(h *Handler, w http.ResponseWriter, r *http.Request, s memtool.Store) error
 }
 
 // routes is every route of the API; the OpenAPI document describes the
 // same ones (TestOpenAPIMatchesRoutes).
 var routes = []route{
-	{"GET", "/v1/files", false, (*Handler).listFiles},
-	{"GET", "/v1/file", false, (*Handler).readFile},
-	{"PUT", "/v1/file", true, (*Handler).writeFile},
-	{"GET", "/v1/entry", false, (*Handler).stat},
-	{"DELETE", "/v1/entry", true, (*Handler).remove},
-	{"GET", "/v1/dir", false, (*Handler).readDir},
-	{"POST", "/v1/dir", true, (*Handler).mkdir},
-	{"POST", "/v1/rename", true, (*Handler).rename},
-	{"GET", "/v1/versions", false, (*Handler).listVersions},
-	{"GET", "/v1/version", false, (*Handler).readVersion},
-	{"POST", "/v1/revert", true, (*Handler).revert},
-	{"GET", "/v1/audit", false, (*Handler).auditLog},
+	{"GET", "/v1/files", false, false, (*Handler).listFiles},
+	{"GET", "/v1/file", false, false, (*Handler).readFile},
+	{"PUT", "/v1/file", true, true, (*Handler).writeFile},
+	{"GET", "/v1/entry", false, false, (*Handler).stat},
+	{"DELETE", "/v1/entry", true, false, (*Handler).remove},
+	{"GET", "/v1/dir", false, false, (*Handler).readDir},
+	{"POST", "/v1/dir", true, false, (*Handler).mkdir},
+	{"POST", "/v1/rename", true, false, (*Handler).rename},
+	{"GET", "/v1/versions", false, false, (*Handler).listVersions},
+	{"GET", "/v1/version", false, false, (*Handler).readVersion},
+	{"POST", "/v1/revert", true, false, (*Handler).revert},
+	{"GET", "/v1/audit", false, false, (*Handler).auditLog},
 }
 
 // OpenAPIPath is where the handler serves its OpenAPI 3 document, without
@@ -152,6 +157,16 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 	if rt.write && !canWrite {
 		writeError(w, &Error{http.StatusForbidden, CodeForbidden, "this key may only read"})
+		return
+	}
+	if _, hasMatch := r.Header["If-Match"]; rt.write && !rt.conditional && hasMatch {
+		// Refused also when the header is empty or its first value
+		// is, which Header.Get would read as none.
+		writeError(w, badRequest("this change takes no precondition (If-Match)"))
+		return
+	}
+	if _, hasNone := r.Header["If-None-Match"]; rt.write && !rt.conditional && hasNone {
+		writeError(w, badRequest("this change takes no precondition (If-None-Match)"))
 		return
 	}
 	if err := rt.serve(h, w, r, s); err != nil {
