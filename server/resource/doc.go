@@ -46,7 +46,9 @@
 // on after it: a file that stays while others change is listed once.
 // Each file is read for its hash when its page is made, a read that is no
 // use of the file (memtool.WithSearchRead: the expiry policy does not
-// count it, so listing a memory keeps none of it alive). The Store keeps no
+// count it, so listing a memory keeps none of it alive); a file too
+// large to read, or one that does not open (an encrypted file under a key
+// the server does not hold), is listed without its hash. The Store keeps no
 // modification time, so the listing has none. No listing (GET /v1/files,
 // GET /v1/dir) names a path that the path gate refuses, such as the
 // .memtool… names where a store keeps a policy's data or record.

@@ -69,8 +69,10 @@ func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request, s memtool.St
 		// Hashed now, from the content itself, so size and hash agree.
 		data, err := s.ReadFile(hashCtx, e.Path, h.opts.MaxFileBytes)
 		switch {
-		case errors.Is(err, memtool.ErrTooLarge):
-			// Listed with its size, without a hash.
+		case errors.Is(err, memtool.ErrTooLarge) || unopened(err):
+			// Listed with its size, without a hash: a file that does
+			// not open is passed over as Search passes over it, not
+			// made a failure that would hide every other file.
 		case errors.Is(err, memtool.ErrNotExist) || errors.Is(err, memtool.ErrIsDir) || errors.Is(err, memtool.ErrIrregular):
 			continue // gone, or no longer a file, since it was listed
 		case err != nil:
@@ -83,6 +85,16 @@ func (h *Handler) listFiles(w http.ResponseWriter, r *http.Request, s memtool.St
 	}
 	writeJSON(w, http.StatusOK, page)
 	return nil
+}
+
+// unopened reports whether err, the failure of a read of one file, says
+// that this file does not open while the store works (as memtool's
+// Search reads it): a policy refused it with a reason (a Refusal), as an
+// encrypted memory refuses a file under a key it does not hold. A busy
+// store is not about one file.
+func unopened(err error) bool {
+	var ref memtool.Refusal
+	return errors.As(err, &ref) && !errors.Is(err, memtool.ErrBusy)
 }
 
 // servable returns the clean name of the entry called name in the
