@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -121,8 +122,9 @@ func setupRevert(fs *flag.FlagSet) runFunc {
 
 const revertAbout = `Needs the history policy in force ("history" in --policy FILE or
 $MEMTOOL_POLICY): the version goes back through every policy, as any other
-write (audited, refused by limits or secrets when it breaks them), and the
-content it replaces is kept as a version.`
+write (audited, refused by limits or secrets when it breaks them, redacted
+by secrets' redact, which revert then says), and the content it replaces is
+kept as a version.`
 
 // runRevert makes an earlier version the content of a file again; the
 // content it replaces is kept as a version.
@@ -146,7 +148,25 @@ func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
 	if err := versions.Revert(ctx, st.top, st.belowHistory, name, to); err != nil {
 		return historyError(inv, err)
 	}
+	// A policy may have changed what was written (the secrets policy
+	// redacts): then the file does not hold the version, which stays.
+	if !holdsVersion(ctx, st.belowHistory, name, to) {
+		fmt.Fprintf(inv.env.stderr, "memtool revert: %s holds version %d as the policies wrote it, which is not as version %d holds it; the version stays as it was\n", name, to, to)
+		return writeOut(inv.env, fmt.Sprintf("reverted %s to version %d, as the policies wrote it\n", name, to))
+	}
 	return writeOut(inv.env, fmt.Sprintf("reverted %s to version %d\n", name, to))
+}
+
+// holdsVersion reports whether the file at the virtual path p holds
+// version n, or whether that is unknown (the version was pruned since).
+func holdsVersion(ctx context.Context, inner memtool.Store, p string, n int) bool {
+	want, err := versions.Read(ctx, inner, p, n)
+	if err != nil {
+		return true
+	}
+	name, _, _ := memtool.CleanPath(p)
+	got, err := inner.ReadFile(ctx, name, int64(len(want))+1)
+	return err == nil && bytes.Equal(got, want)
 }
 
 func historyError(inv *invocation, err error) int {
