@@ -93,7 +93,9 @@
 // one map lookup; recording an access is one Update of the index (on the
 // file store an fsynced write), at most once an hour per file and process;
 // a removal is one Update of the index too, which writes it only if it
-// held an access of what was removed.
+// held an access of what was removed; so is a delete under package
+// history over the wrapper (a rename into history's own files), whose
+// moves of the deleted files into their versions leave the index alone.
 // To compare a view of a 4 KiB file through Memory on memstore with and
 // without the wrapper:
 //

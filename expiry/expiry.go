@@ -227,33 +227,40 @@ var errNothingToForget = errors.New("no access to forget")
 // renamed into place for an earlier file's stale access there. A rename
 // that fails moved nothing: those uses are taken back, where no one has
 // recorded another since, so that the files in the way (the rename found
-// newname taken) do not count as used.
+// newname taken) do not count as used. A rename into a policy's own files
+// (package history's delete) forgets what it moved, as a removal does,
+// and one among them (history moving a deleted file into its versions)
+// leaves the index alone: it records none of them.
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	now := s.opts.now().Unix()
-	keep := !reserved(newname)         // moved into a policy's own files: forgotten
-	var before, after map[string]int64 // the recorded uses, and what they were (absent: -1)
-	if keep {
-		s.record(ctx, func(ix *index) {
-			before, after = map[string]int64{}, map[string]int64{}
-			use := func(name string) {
-				last, ok := ix.Access[name]
-				if !ok {
-					last = -1
-				}
-				ix.use(name, now)
-				before[name], after[name] = last, ix.Access[name]
-			}
-			for name := range ix.Access {
-				if name == newname || strings.HasPrefix(name, newname+"/") {
-					use(name)
-				}
-			}
-			use(newname)
-		})
+	if reserved(newname) {
+		err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
+		if err == nil {
+			s.forget(ctx, oldname) // writes the index only if it held an access
+		}
+		return err
 	}
+	now := s.opts.now().Unix()
+	var before, after map[string]int64 // the recorded uses, and what they were (absent: -1)
+	s.record(ctx, func(ix *index) {
+		before, after = map[string]int64{}, map[string]int64{}
+		use := func(name string) {
+			last, ok := ix.Access[name]
+			if !ok {
+				last = -1
+			}
+			ix.use(name, now)
+			before[name], after[name] = last, ix.Access[name]
+		}
+		for name := range ix.Access {
+			if name == newname || strings.HasPrefix(name, newname+"/") {
+				use(name)
+			}
+		}
+		use(newname)
+	})
 	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
 	if err != nil {
 		if len(after) > 0 {
@@ -275,14 +282,10 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 		for name := range ix.Access {
 			if name == oldname || strings.HasPrefix(name, oldname+"/") {
 				delete(ix.Access, name)
-				if keep {
-					ix.use(newname+strings.TrimPrefix(name, oldname), now)
-				}
+				ix.use(newname+strings.TrimPrefix(name, oldname), now)
 			}
 		}
-		if keep {
-			ix.use(newname, now)
-		}
+		ix.use(newname, now)
 	})
 	return nil
 }
