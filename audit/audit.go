@@ -338,10 +338,12 @@ func within(p, dir string) bool {
 
 // Read reads a log from r and calls fn for every entry that passes f, in
 // order, stopping at fn's first error. Blank lines are skipped, and so is
-// a line that breaks off inside its entry: the part a write that failed
-// (on a full disk) put in the log; the next line is logged on a line of
-// its own. Any other line that is not an entry is an error naming its
-// number.
+// the part of an entry that a write that failed (on a full disk) put in
+// the log: the writer that failed logs its next line on a line of its
+// own, and a line that another writer of the log (a tenant of memtool
+// serve, another process) logged right after that part is read from
+// where its entry begins (see entries). Any other line that is not an
+// entry is an error naming its number.
 func Read(r io.Reader, f Filter, fn func(Entry) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
@@ -350,26 +352,45 @@ func Read(r io.Reader, f Filter, fn func(Entry) error) error {
 		if len(text) == 0 {
 			continue
 		}
-		var e Entry
-		d := json.NewDecoder(bytes.NewReader(text))
-		d.DisallowUnknownFields()
-		err := d.Decode(&e)
-		if errors.Is(err, io.ErrUnexpectedEOF) && text[0] == '{' {
-			continue // cut off
-		}
-		if err != nil || e.Op == "" || d.More() {
-			if err == nil {
-				err = errors.New("not an audit entry")
+		for _, part := range entries(text) {
+			var e Entry
+			d := json.NewDecoder(bytes.NewReader(part))
+			d.DisallowUnknownFields()
+			err := d.Decode(&e)
+			if errors.Is(err, io.ErrUnexpectedEOF) && part[0] == '{' {
+				continue // cut off
 			}
-			return &ReadError{Line: line, Err: err}
-		}
-		if f.Match(e) {
-			if err := fn(e); err != nil {
-				return err
+			if err != nil || e.Op == "" || d.More() {
+				if err == nil {
+					err = errors.New("not an audit entry")
+				}
+				return &ReadError{Line: line, Err: err}
+			}
+			if f.Match(e) {
+				if err := fn(e); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return sc.Err()
+}
+
+// entries cuts a line of a log, not empty, before each entry it holds:
+// one, unless a write that failed part way left part of an entry that
+// another writer's line continued. An entry begins with `{"`, which
+// nothing inside an entry holds (it has no nested object, and its strings
+// escape their quotes).
+func entries(text []byte) [][]byte {
+	var out [][]byte
+	for {
+		i := bytes.Index(text[1:], []byte(`{"`))
+		if i < 0 {
+			return append(out, text)
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
 }
 
 // A ReadError is a line of a log that could not be read.

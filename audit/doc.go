@@ -30,7 +30,9 @@
 // Options.OnError and does not fail the operation, which has happened by
 // then. A Write that failed may have written part of its line (a full
 // disk): the next line starts with a newline, so it stands on a line of
-// its own, and Read skips the cut-off part.
+// its own, and Read skips the cut-off part, also where another writer of
+// the same log (another process, or another tenant's store of memtool
+// serve, which opens the log for each) put its next line right after it.
 //
 // # Reading
 //
