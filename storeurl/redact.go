@@ -19,15 +19,24 @@ const Masked = "xxxxx"
 // secretKey matches, in a query string or a key=value connection string,
 // a parameter that carries a credential: password, sslpassword, token,
 // secret and access keys, and the signatures and credentials of signed
-// URLs. The value runs to the next separator or is quoted with '.
+// URLs. In a URL's query (after '?' or '&') the value runs to the next
+// '&', blank or double quote, as pgx reads it (it takes ?password=a;b#c
+// for the password "a;b#c"); in a connection string it runs
+// to the next separator (';' too) or is quoted with '. The key and what
+// comes before the value are group 1 or 3, the value group 2 or 4.
 //
 // Both patterns are compiled on first use, not at package initialisation:
 // most runs of memtool never redact anything (the message is for a
 // failure), and every process that links storeurl would otherwise pay
 // for them before main.
 var secretKey = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)((?:^|[^a-z0-9])[a-z0-9_.-]*(?:password|passwd|pwd|token|secret|access[_-]?key|api[_-]?key|credentials?|signature|sig|sas)(?:[_-]?(?:key|id|token))*\s*=\s*)('[^']*'|[^\s&;'"]+)`)
+	const key = `[a-z0-9_.-]*(?:password|passwd|pwd|token|secret|access[_-]?key|api[_-]?key|credentials?|signature|sig|sas)(?:[_-]?(?:key|id|token))*\s*=\s*`
+	return regexp.MustCompile(`(?i)([?&]` + key + `)([^\s&"]+)|((?:^|[^a-z0-9])` + key + `)('[^']*'|[^\s&;'"]+)`)
 })
+
+// secretValue returns the value of a secretKey match (as
+// FindAllStringSubmatch gives it), quotes and all.
+func secretValue(m []string) string { return m[2] + m[4] }
 
 // userinfo matches what comes before the password of a URL's userinfo:
 // scheme://user: (see passwords).
@@ -117,7 +126,7 @@ func Redact(s string, urls ...string) string {
 			}
 		}
 	}
-	return secretKey().ReplaceAllString(maskPasswords(s), "${1}"+Masked)
+	return secretKey().ReplaceAllString(maskPasswords(s), "${1}${3}"+Masked)
 }
 
 // urlSecrets returns the secrets of a store URL as they are written in it
@@ -144,7 +153,7 @@ func urlSecrets(raw string) []string {
 		}
 	}
 	for _, m := range secretKey().FindAllStringSubmatch(raw, -1) {
-		add(strings.Trim(m[2], "'"))
+		add(strings.Trim(secretValue(m), "'"))
 	}
 	return out
 }
