@@ -91,6 +91,9 @@ func Listed(ctx context.Context, rec Record) (bool, error) { return Peek(ctx, re
 type Gate struct {
 	mu      sync.Mutex
 	claimed bool
+	// claiming is closed when the claim under way ends; nil while none
+	// is.
+	claiming chan struct{}
 }
 
 // Claimed returns a Gate whose claim is already made (a tenant's store,
@@ -98,17 +101,45 @@ type Gate struct {
 func Claimed(claimed bool) *Gate { return &Gate{claimed: claimed} }
 
 // Pass returns ctx's error if it has ended; otherwise it makes the claim
-// unless it has been made, calling claim (at most one call at a time).
+// unless it has been made, calling claim (at most one call at a time). A
+// Pass that waits for another's claim stops waiting, with ctx's error,
+// when ctx ends: a claim may wait for a lock as long as the store allows.
 func (g *Gate) Pass(ctx context.Context, claim func(ctx context.Context) (bool, error)) error {
-	if err := ctx.Err(); err != nil {
-		return err
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		g.mu.Lock()
+		if g.claimed {
+			g.mu.Unlock()
+			return nil
+		}
+		if g.claiming == nil {
+			g.claiming = make(chan struct{})
+			g.mu.Unlock()
+			return g.claim(ctx, claim)
+		}
+		claiming := g.claiming
+		g.mu.Unlock()
+		select {
+		case <-claiming:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.claimed {
-		return nil
-	}
+}
+
+// claim calls claim as the one claim under way, and records what it
+// claimed (should it panic too, the next Pass claims again).
+func (g *Gate) claim(ctx context.Context, claim func(ctx context.Context) (bool, error)) error {
+	claimed := false
+	defer func() {
+		g.mu.Lock()
+		g.claimed = claimed
+		close(g.claiming)
+		g.claiming = nil
+		g.mu.Unlock()
+	}()
 	claimed, err := claim(ctx)
-	g.claimed = claimed
 	return err
 }

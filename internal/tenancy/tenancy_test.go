@@ -105,3 +105,21 @@ func TestGate(t *testing.T) {
 		t.Errorf("Pass with an ended context = %v after %d claims; want context.Canceled, no claim", err, calls)
 	}
 }
+
+// TestGateAfterPanic: a claim that panicked leaves the gate unclaimed and
+// open: the next Pass claims again instead of waiting for it.
+func TestGateAfterPanic(t *testing.T) {
+	var g tenancy.Gate
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the claim's panic did not go on")
+			}
+		}()
+		g.Pass(context.Background(), func(context.Context) (bool, error) { panic("claim") })
+	}()
+	calls := 0
+	if err := g.Pass(context.Background(), func(context.Context) (bool, error) { calls++; return true, nil }); err != nil || calls != 1 {
+		t.Errorf("Pass after a panicked claim = %v after %d claims; want nil, one claim", err, calls)
+	}
+}
