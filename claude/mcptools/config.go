@@ -35,7 +35,9 @@ type Server struct {
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
-	// URL and Headers reach an http or sse server.
+	// URL and Headers reach an http or sse server. The headers go only
+	// to URL's host (and its subdomains): a request the server redirects
+	// to another host goes without them.
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 }

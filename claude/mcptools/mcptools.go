@@ -40,6 +40,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -58,7 +59,8 @@ type Options struct {
 	// Stderr receives the standard error of stdio servers; nil discards it.
 	Stderr io.Writer
 	// HTTPClient reaches http and sse servers; nil means
-	// http.DefaultClient. A server's "headers" are added to each request.
+	// http.DefaultClient. A server's "headers" are added to each request
+	// to its host.
 	HTTPClient *http.Client
 }
 
@@ -180,8 +182,12 @@ func newTransport(s Server, opts *Options) (mcp.Transport, error) {
 		httpClient = http.DefaultClient
 	}
 	if len(s.Headers) > 0 {
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			return nil, fmt.Errorf("url: %w", err)
+		}
 		withHeaders := *httpClient
-		withHeaders.Transport = &headerTransport{next: httpClient.Transport, headers: s.Headers}
+		withHeaders.Transport = &headerTransport{next: httpClient.Transport, headers: s.Headers, host: u.Hostname()}
 		httpClient = &withHeaders
 	}
 	switch s.Type {
@@ -209,22 +215,39 @@ func serverEnv(environ []string, extra map[string]string) []string {
 	return env
 }
 
-// headerTransport adds a server's configured headers to each request.
+// headerTransport adds a server's configured headers to each request to
+// the server's host. They hold its credentials, typically: a request to
+// another host, where the server or the SSE endpoint it names redirects
+// the client, goes without them, as net/http sends a request's own
+// headers (Authorization, Cookie) on a redirect only to the same host
+// or a subdomain of it.
 type headerTransport struct {
 	next    http.RoundTripper
 	headers map[string]string
+	host    string // the host name of the server's URL
 }
 
 func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	for k, v := range h.headers {
-		req.Header.Set(k, v)
-	}
 	next := h.next
 	if next == nil {
 		next = http.DefaultTransport
 	}
+	if !sameSite(req.URL.Hostname(), h.host) {
+		return next.RoundTrip(req)
+	}
+	req = req.Clone(req.Context())
+	for k, v := range h.headers {
+		req.Header.Set(k, v)
+	}
 	return next.RoundTrip(req)
+}
+
+// sameSite reports whether host is the host name server or a subdomain
+// of it, the hosts net/http sends a request's own credentials to when it
+// follows a redirect.
+func sameSite(host, server string) bool {
+	host, server = strings.ToLower(host), strings.ToLower(server)
+	return host == server || !strings.ContainsAny(host, ":%") && strings.HasSuffix(host, "."+server)
 }
 
 // notInName is what the Messages API does not allow in a tool's name.
