@@ -249,7 +249,9 @@ func WithThreads(on bool) Option {
 // not wait for memory calls, nor memory calls for them. A tool named
 // "memory", two tools of one name, and a name the API refuses (it takes
 // 1 to 128 letters, digits, "_" and "-") are invalid: the SDK runner keeps
-// one tool per name, so the first would take memory's calls.
+// one tool per name, so the first would take memory's calls. A call's
+// input reaches the tool as the model wrote it, its numbers not rounded
+// through a float64 as the SDK runner's decoding rounds them.
 func WithTools(tools ...anthropic.BetaTool) Option {
 	return func(cfg *config) { cfg.tools = append(cfg.tools, tools...) }
 }

@@ -62,10 +62,25 @@ func (s sequenced) Execute(ctx context.Context, input json.RawMessage) ([]anthro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	content, err := s.BetaTool.Execute(ctx, input)
+	content, err := s.BetaTool.Execute(ctx, modelInput(tr.calls[i].raw, input))
 	content = withoutEmptyText(content)
 	keep = toolAnswer{content, err}
 	return content, err
+}
+
+// modelInput is the input to give a tool for a call that the runner
+// passes as input: the block's input as the model sent it (raw), when it
+// means what input means. The runner decodes a call's input into Go
+// values and encodes it again, so every number has been through a
+// float64: an integer past 2^53 (a 64-bit id an MCP tool takes) came out
+// another integer. raw is not used when it means something else than
+// input in more than such numbers (a key given twice, whose first value
+// the runner keeps): the tool then runs what the runner asked.
+func modelInput(raw, input json.RawMessage) json.RawMessage {
+	if raw == nil || string(canonical(raw)) != string(canonical(input)) {
+		return input
+	}
+	return raw
 }
 
 // toolAnswer is what a call to a tool of WithTools answered.
@@ -82,11 +97,23 @@ func serialTurn(msg *anthropic.BetaMessage, names map[string]bool) *turn {
 		if block.Type != "tool_use" || !names[block.Name] {
 			continue
 		}
-		c := turnCall{id: block.ID, input: callKey(block.Name, runnerInput(block)), done: make(chan struct{}), unique: true}
+		c := turnCall{id: block.ID, input: callKey(block.Name, runnerInput(block)), done: make(chan struct{}), unique: true, raw: block.Input}
 		if n := len(tr.calls); n > 0 {
 			c.before = []int{n - 1}
 		}
 		tr.calls = append(tr.calls, c)
+	}
+	// Calls that the runner passes one input but that the model wrote
+	// differently (ids that round to one float64) cannot be told apart
+	// when they arrive: either may take the other's place, and so the
+	// other's answer. Each then runs the runner's input, as it would
+	// without a turn to follow.
+	for i := range tr.calls {
+		for j := range i {
+			if string(tr.calls[i].input) == string(tr.calls[j].input) && string(tr.calls[i].raw) != string(tr.calls[j].raw) {
+				tr.calls[i].raw, tr.calls[j].raw = nil, nil
+			}
+		}
 	}
 	return tr
 }

@@ -56,6 +56,9 @@ type turnCall struct {
 	// unique is whether no other call of the turn has the same input, so
 	// that the tool_use id of a runner's call is known.
 	unique bool
+	// raw is the tool_use block's input as the model sent it, for a call
+	// to a tool of WithTools (see sequenced.Execute); nil for memory's.
+	raw json.RawMessage
 }
 
 type pendingCall struct {

@@ -19,7 +19,9 @@
 // loop, declare them with claude.DeclareTools and answer their calls with
 // claude.RunTools.
 //
-// A call's result reaches the model as tool_result content: text, images
+// A call's arguments reach the server as the model wrote them: an integer
+// too large for a float64 (a 64-bit id) is not rounded on the way. A
+// call's result reaches the model as tool_result content: text, images
 // and documents as they are, and content a tool_result cannot carry (a
 // resource link, audio, an image of a type the API does not take) as a
 // line of text that says what it was, never as a failure of a call that
@@ -283,7 +285,9 @@ type namedTool struct {
 // and the model, told that a call which ran failed, would call it again.
 func (t *namedTool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
 	name := t.BetaTool.Name()
-	var args map[string]any
+	// Each argument goes to the server as the model wrote it: decoded to
+	// a float64, an integer past 2^53 (a 64-bit id) would be rounded.
+	var args map[string]json.RawMessage
 	if err := json.Unmarshal(input, &args); err != nil {
 		return nil, fmt.Errorf("mcp tool %s: failed to unmarshal input: %w", name, err)
 	}
