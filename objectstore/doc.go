@@ -108,6 +108,11 @@
 //     after the rename moved the files out of it (it is empty then), the
 //     moved subdirectory stays; one that was empty when it was copied is
 //     removed at both names.
+//   - A source whose delete the service refuses (403 AccessDenied, say,
+//     from a bucket policy without s3:DeleteObject) stays as it was, and
+//     its copy is deleted again: a file rename then fails as one that
+//     changed nothing; a directory rename leaves that file under the old
+//     name, as for one that kept changing.
 //   - A rename that has begun deleting sources finishes whatever ctx
 //     says. If it then fails having deleted one, or leaving its copy, it
 //     answers a refusal that says what it left where, or an error wrapping

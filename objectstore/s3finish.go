@@ -17,8 +17,9 @@ import (
 // finishMove deletes the source of m on the ETag it was copied from, then
 // commits the copy (commitMove). If another process edited the source since it was copied, the
 // new content is written over the copy, on the copy's ETag, and the delete
-// tried again. If the source is gone (dropCopy), or keeps changing
-// (undoMove), the copy is deleted again. If the answer to the delete was lost and
+// tried again. If the source is gone (dropCopy), keeps changing
+// (undoMove), or the service answers that it did not delete it
+// (errNotMoved), the copy is deleted again. If the answer to the delete was lost and
 // another object is at the source now, which may be an edit of the source
 // (not deleted) or a file created after the delete, both stay: the copy,
 // committed, is a file of its own, and the error wraps
@@ -33,8 +34,17 @@ func (bk *bucket) finishMove(ctx context.Context, m *move) error {
 			return errors.Join(err, bk.commitMove(ctx, m))
 		case isNoSuchKey(err):
 			return errors.Join(errSourceGone, bk.dropCopy(ctx, m))
-		case !isPrecondition(err):
+		case errors.Is(err, memtool.ErrOutcomeUnknown):
 			return err
+		case !isPrecondition(err):
+			// The service answered that it did not delete the source
+			// (it refused, say 403 AccessDenied, or kept throttling):
+			// the source is there as it was copied, and the copy, which
+			// refuses edits while its source is there, is taken back.
+			if uerr := bk.undoMove(ctx, m); uerr != nil {
+				return errors.Join(err, uerr)
+			}
+			return errors.Join(errNotMoved, err)
 		case attempt == editRetries:
 			return errors.Join(errKeepsChange, bk.undoMove(ctx, m))
 		}

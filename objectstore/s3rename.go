@@ -84,6 +84,7 @@ var (
 	errSourceGone  = errors.New("the source was removed by another process")
 	errKeepsChange = errors.New("the source kept changing")
 	errCopyChanged = errors.New("another process changed the copy")
+	errNotMoved    = errors.New("the source could not be deleted, and the copy was deleted again")
 )
 
 // stragglerPasses bounds how often a directory rename lists its source
@@ -164,6 +165,8 @@ func (s *Store) renameFileS3(ctx context.Context, oldname, newname string) error
 		return pathErr("rename", oldname, memtool.ErrNotExist)
 	case errors.Is(err, errKeepsChange):
 		return pathErr("rename", oldname, fmt.Errorf("%w: other processes kept editing the file", memtool.ErrBusy))
+	case errors.Is(err, errNotMoved):
+		return err // the file is at its old name only, as it was
 	}
 	return outcomeUnknown(err)
 }

@@ -53,7 +53,8 @@ type Options struct {
 	MaxKeys int
 
 	// Fail, if set, is called with every request (after Before); if it
-	// returns an S3 error code (such as "SlowDown" or "InternalError"),
+	// returns an S3 error code (such as "SlowDown", "InternalError" or
+	// "AccessDenied"),
 	// the server answers that error without serving the request.
 	Fail func(r *http.Request) string
 
@@ -211,6 +212,7 @@ var statusOf = map[string]int{
 	"NoSuchKey":          http.StatusNotFound,
 	"PreconditionFailed": http.StatusPreconditionFailed,
 	"NotImplemented":     http.StatusNotImplemented,
+	"AccessDenied":       http.StatusForbidden,
 	"InternalError":      http.StatusInternalServerError,
 	"SlowDown":           http.StatusServiceUnavailable,
 	"ServiceUnavailable": http.StatusServiceUnavailable,
