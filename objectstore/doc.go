@@ -55,8 +55,8 @@
 // Across processes (and machines), memtool uses the service's conditional
 // requests:
 //
-//   - create, mkdir, and the destination of a rename are written with
-//     if-not-exists (S3 If-None-Match: *; on GCS and Azure gocloud's
+//   - create (also a write with Replace where no file is), mkdir, and
+//     the destination of a rename are written with if-not-exists (S3 If-None-Match: *; on GCS and Azure gocloud's
 //     IfNotExist), so of racing creates or renames onto one name exactly
 //     one wins;
 //   - on S3, an edit (Update) reads the object with its ETag and writes with

@@ -3,6 +3,7 @@ package objectstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/memtool/memtool"
@@ -25,8 +26,16 @@ func (s *Store) writeFile(ctx context.Context, name string, data []byte, mode me
 	case k == directory:
 		return pathErr("write", name, memtool.ErrIsDir)
 	}
-	if s.bk.s3 != nil && mode == memtool.CreateOnly {
-		return s.createS3(ctx, "write", name, s.fileKey(name), data)
+	if s.bk.s3 != nil && (mode == memtool.CreateOnly || k == missing) {
+		// A write that makes a new file (with Replace too) settles it
+		// against a rename or removal of its directory, as a create does.
+		err := s.createS3(ctx, "write", name, s.fileKey(name), data)
+		if mode == memtool.Replace && errors.Is(err, memtool.ErrExist) {
+			// Another process created the file since we looked (and
+			// settled it): replace it.
+			return s.put(ctx, "write", name, s.fileKey(name), data, false)
+		}
+		return err
 	}
 	return s.put(ctx, "write", name, s.fileKey(name), data, mode == memtool.CreateOnly)
 }
