@@ -132,10 +132,23 @@ func (s *Store) toTrash(ctx context.Context, name string) (string, error) {
 			// that failed after it, an answer the network lost): then the
 			// tree is in the slot, and the delete took place. A slot whose
 			// tree may be there keeps its path, for a sweep to keep the
-			// tree's files.
+			// tree's files. A rename that is not one step (S3 moves a
+			// directory object by object) may also have moved part of
+			// the tree and left the rest at name: the delete was made in
+			// part, as the store's error says, not made. What moved is
+			// kept as versions.
 			wctx := context.WithoutCancel(ctx)
 			switch _, serr := s.inner.Stat(wctx, path.Join(slot, treeName)); {
 			case serr == nil:
+				if fi, nerr := s.inner.Stat(wctx, name); nerr == nil {
+					s.report(s.emptyTrash(wctx, slot))
+					if fi.IsDir() {
+						// The store's answer names the trash: say it
+						// in the model's terms.
+						return "", partDeleted(name)
+					}
+					return "", err
+				}
 				return slot, nil
 			case errors.Is(serr, memtool.ErrNotExist):
 				if _, derr := s.inner.Stat(wctx, slot); errors.Is(derr, memtool.ErrNotExist) {
@@ -149,6 +162,13 @@ func (s *Store) toTrash(ctx context.Context, name string) (string, error) {
 		return slot, nil
 	}
 	return "", busy("remove", name)
+}
+
+// partDeleted is the answer to a delete of the directory name whose
+// rename into the trash moved some of its files and left others.
+func partDeleted(name string) error {
+	v := memtool.VirtualPath(name)
+	return memtool.Refusal(fmt.Sprintf("The delete of %s was done only in part: the files still under it could not be removed (other processes kept changing them, or the storage failed); those removed are kept as versions. View %s before trying again", v, v))
 }
 
 // emptyTrash moves the files of a trash directory into their versions'
