@@ -21,18 +21,7 @@ import (
 // and then deletes it: the copy must not be taken for the delete.
 func TestS3DeleteRefusedKeepsFile(t *testing.T) {
 	ctx := context.Background()
-	var deny atomic.Bool
-	srv := s3test.Start(t, &s3test.Options{Fail: func(r *http.Request) string {
-		if deny.Load() && r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/f/notes.txt") {
-			return "AccessDenied"
-		}
-		return ""
-	}})
-	srv.CreateBucket(t, "b")
-	inner, err := objectstore.NewS3(srv.Client(), &objectstore.Options{S3Bucket: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	inner, deny := deleteDeniedS3(t, "/f/notes.txt")
 	m := memtool.New(history.New(inner, nil), nil)
 	if res := m.Execute(ctx, &memtool.Create{Path: "/memories/notes.txt", FileText: "old"}); res.IsError {
 		t.Fatal(res.Text)
@@ -52,4 +41,24 @@ func TestS3DeleteRefusedKeepsFile(t *testing.T) {
 	if left, _ := inner.ReadDir(ctx, history.DirName+"/trash"); len(left) != 0 {
 		t.Errorf("left in the trash: %v", left)
 	}
+}
+
+// deleteDeniedS3 is an S3 store on a test service that, while deny is
+// set, refuses (403 AccessDenied, as a bucket policy without
+// s3:DeleteObject answers) every DELETE of an object whose URL path ends
+// in suffix.
+func deleteDeniedS3(t *testing.T, suffix string) (memtool.Store, *atomic.Bool) {
+	deny := new(atomic.Bool)
+	srv := s3test.Start(t, &s3test.Options{Fail: func(r *http.Request) string {
+		if deny.Load() && r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, suffix) {
+			return "AccessDenied"
+		}
+		return ""
+	}})
+	srv.CreateBucket(t, "b")
+	inner, err := objectstore.NewS3(srv.Client(), &objectstore.Options{S3Bucket: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inner, deny
 }

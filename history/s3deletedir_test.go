@@ -2,15 +2,11 @@ package history_test
 
 import (
 	"context"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
-	"github.com/memtool/memtool/objectstore"
-	"github.com/memtool/memtool/objectstore/s3test"
 )
 
 // TestS3DirectoryDeleteInPartSaysSo: a delete of a directory through the
@@ -22,18 +18,7 @@ import (
 // trash holds nothing.
 func TestS3DirectoryDeleteInPartSaysSo(t *testing.T) {
 	ctx := context.Background()
-	var deny atomic.Bool
-	srv := s3test.Start(t, &s3test.Options{Fail: func(r *http.Request) string {
-		if deny.Load() && r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/f/d/b.txt") {
-			return "AccessDenied"
-		}
-		return ""
-	}})
-	srv.CreateBucket(t, "b")
-	inner, err := objectstore.NewS3(srv.Client(), &objectstore.Options{S3Bucket: "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	inner, deny := deleteDeniedS3(t, "/f/d/b.txt")
 	m := memtool.New(history.New(inner, nil), nil)
 	for _, p := range []string{"/memories/d/a.txt", "/memories/d/b.txt"} {
 		if res := m.Execute(ctx, &memtool.Create{Path: p, FileText: "text of " + p}); res.IsError {
