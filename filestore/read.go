@@ -375,8 +375,11 @@ type limitedFile struct {
 	left int64
 }
 
+// Read reads at most one byte past left, which shows a file grown past
+// the limit; the largest limit (no limit) has no byte past it, and a read
+// of any length fits under it.
 func (r *limitedFile) Read(p []byte) (int, error) {
-	if int64(len(p)) > r.left+1 {
+	if r.left < math.MaxInt64 && int64(len(p)) > r.left+1 {
 		p = p[:r.left+1]
 	}
 	n, err := r.f.Read(p)
