@@ -7,6 +7,7 @@ package filestore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -53,7 +54,10 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 
 // RemoveAll removes a file or a whole directory. A directory is first
 // renamed to a hidden trash name in one atomic step, so that a crash leaves
-// it either in place or gone (Open's recovery finishes the removal).
+// it either in place or gone (Open's recovery finishes the removal). One
+// that the file system will not rename (EXDEV: a directory of an overlay's
+// lower layer, a container's image, where redirect_dir is off) is removed
+// where it is instead (see removeInPlace).
 func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	if name == "" {
 		return classErr("removeall", name, fs.ErrInvalid)
@@ -61,6 +65,9 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	return s.inParent(ctx, "removeall", name, func(d *os.File, base string) (ticket, error) {
 		trash := randomName(trashPrefix)
 		if t, err := s.change(d, "removeall", name, func(dfd int) error { return unix.Renameat(dfd, base, dfd, trash) }); err != nil {
+			if errors.Is(err, unix.EXDEV) {
+				return ticket{}, s.removeInPlace(d, name)
+			}
 			if errors.Is(err, memtool.ErrOutcomeUnknown) {
 				// Moved to the trash, but not durably: the trash is left
 				// as it is (emptied now, a crash could bring back a
@@ -77,6 +84,18 @@ func (s *Store) RemoveAll(ctx context.Context, name string) error {
 		}
 		return ticket{}, nil
 	})
+}
+
+// removeInPlace removes name, in the directory d, where it is, holding
+// the write lock, and fsyncs d. Unlike the move to the trash it is not one
+// step: a crash part way leaves the rest of it in place, and a failure
+// part way is an error wrapping memtool.ErrOutcomeUnknown, since some of
+// it may be gone.
+func (s *Store) removeInPlace(d *os.File, name string) error {
+	if err := s.root.RemoveAll(name); err != nil {
+		return fmt.Errorf("%w: it may be removed in part: %w", memtool.ErrOutcomeUnknown, mapErr("removeall", name, err))
+	}
+	return s.syncMade(d, "removeall", name)
 }
 
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {

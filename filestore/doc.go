@@ -36,7 +36,10 @@
 //
 // A directory change (Mkdir, Remove, RemoveAll, Rename) and its directory
 // fsyncs happen under the lock. A directory removal first renames the
-// directory away, atomically, then deletes it. Leftover temp files and
+// directory away, atomically, then deletes it; where the file system will
+// not rename it (a directory of an overlayfs's lower layer, such as a
+// container's image, without redirect_dir), it deletes it where it is, so
+// that a crash part way leaves the rest (TestRemoveAllOnOverlayLowerLayer). Leftover temp files and
 // removed directories from a crashed process are swept when the store is
 // next opened, and so is the rest of a removed directory that a removal
 // could not delete (the Store closed under it, say), which it logs (a writer that may leave a named file behind marks the lock

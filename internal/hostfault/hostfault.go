@@ -1,5 +1,6 @@
 // Package hostfault makes faults of the host for tests, for real: a small
-// file system that fills up, a mount made read-only. Mounting needs root:
+// file system that fills up, a mount made read-only, an overlay whose lower
+// layer's directories do not rename. Mounting needs root:
 // without it a test is skipped with a message, except under CI (which
 // runs as root), where a test that cannot make its fault fails loudly.
 package hostfault
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -103,4 +105,30 @@ func Ext4(t testing.TB, size int64, mkfsArgs ...string) string {
 	t.Cleanup(func() { os.Remove(dir) })
 	Mount(t, dir, "-o", "loop", img.Name())
 	return dir
+}
+
+// Overlay mounts an overlayfs whose lower layer is the directory lower, as
+// a container's image layer is below its writable layer, on a new
+// directory under os.TempDir, and returns the merged directory. Without
+// redirect_dir (the kernel's default, and Docker's), a directory of the
+// lower layer cannot be renamed there (EXDEV). It is unmounted and removed
+// when the test ends.
+func Overlay(t testing.TB, lower string) string {
+	t.Helper()
+	NeedRoot(t, "mounting an overlayfs")
+	base, err := os.MkdirTemp("", "memtool-overlay-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) }) // runs after the unmount
+	dirs := map[string]string{}
+	for _, d := range []string{"upper", "work", "merged"} {
+		dirs[d] = filepath.Join(base, d)
+		if err := os.Mkdir(dirs[d], 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := "redirect_dir=off,lowerdir=" + lower + ",upperdir=" + dirs["upper"] + ",workdir=" + dirs["work"]
+	Mount(t, dirs["merged"], "-t", "overlay", "-o", opts, "overlay")
+	return dirs["merged"]
 }

@@ -1,0 +1,64 @@
+package filestore_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/hostfault"
+	"github.com/memtool/memtool/storetest"
+)
+
+// On an overlayfs, where a directory of the lower layer (a container's
+// image) does not rename (EXDEV), RemoveAll still removes such a
+// directory with all it holds, leaving no trash behind, and the model's
+// delete of it succeeds; what is beside it stays.
+func TestRemoveAllOnOverlayLowerLayer(t *testing.T) {
+	ctx := t.Context()
+	lower := t.TempDir()
+	for name, data := range map[string]string{
+		"mem/sub/deep/a.md":  "a",
+		"mem/sub/b.md":       "b",
+		"mem/other/c.md":     "c",
+		"mem/keep.md":        "keep",
+		"mem/other/keep2.md": "keep too",
+	} {
+		writeHostFile(t, filepath.Join(lower, name), data)
+	}
+	merged := hostfault.Overlay(t, lower)
+	dir := filepath.Join(merged, "mem")
+	s := open(t, dir, nil)
+
+	if err := s.RemoveAll(ctx, "sub"); err != nil {
+		t.Fatalf("RemoveAll(sub) of the lower layer: %v", err)
+	}
+	_, err := s.Stat(ctx, "sub")
+	storetest.WantErr(t, "Stat(sub) after RemoveAll", err, memtool.ErrNotExist)
+
+	mem := memtool.New(s, nil)
+	r := mem.Run(ctx, []byte(`{"command":"delete","path":"/memories/other/c.md"}`))
+	if r.IsError {
+		t.Errorf("delete of a lower file: %q", r.Text)
+	}
+	r = mem.Run(ctx, []byte(`{"command":"delete","path":"/memories/other"}`))
+	if r.IsError {
+		t.Errorf("delete of a lower directory: %q", r.Text)
+	}
+
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if got := strings.Join(left, " "); got != "keep.md" && got != ".memtool.lock keep.md" {
+		t.Errorf("left in the store's directory: %q, want keep.md (and the lock file)", got)
+	}
+	if got := hostContent(t, filepath.Join(dir, "keep.md")); got != "keep" {
+		t.Errorf("keep.md = %q", got)
+	}
+}
