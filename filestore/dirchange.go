@@ -123,6 +123,12 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	case err == unix.EEXIST:
 		// Maybe a write whose fsync is under way: answer once it is durable.
 		return s.settle("rename", oldname, unlock, s.syncs.observed(nd, s.hooks), mapErr("rename", oldname, err))
+	case err == unix.EXDEV:
+		// The file system will not move it (a directory of an overlay's
+		// lower layer, another file system mounted in between): as a store
+		// that cannot rename, which makes callers copy it (see
+		// memtool.Renamer).
+		return s.settle("rename", oldname, unlock, ticket{}, fmt.Errorf("%w: %w", errors.ErrUnsupported, mapErr("rename", oldname, err)))
 	case err != nil:
 		return s.settle("rename", oldname, unlock, ticket{}, mapErr("rename", oldname, err))
 	default:

@@ -39,7 +39,10 @@
 // directory away, atomically, then deletes it; where the file system will
 // not rename it (a directory of an overlayfs's lower layer, such as a
 // container's image, without redirect_dir), it deletes it where it is, so
-// that a crash part way leaves the rest (TestRemoveAllOnOverlayLowerLayer). Leftover temp files and
+// that a crash part way leaves the rest (TestRemoveAllOnOverlayLowerLayer),
+// and a Rename it will not make fails with an error wrapping
+// errors.ErrUnsupported, having changed nothing, so that memtool.Memory
+// moves it by copying (TestRenameOnOverlayLowerLayer). Leftover temp files and
 // removed directories from a crashed process are swept when the store is
 // next opened, and so is the rest of a removed directory that a removal
 // could not delete (the Store closed under it, say), which it logs (a writer that may leave a named file behind marks the lock

@@ -1,6 +1,7 @@
 package filestore_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,4 +62,33 @@ func TestRemoveAllOnOverlayLowerLayer(t *testing.T) {
 	if got := hostContent(t, filepath.Join(dir, "keep.md")); got != "keep" {
 		t.Errorf("keep.md = %q", got)
 	}
+}
+
+// On an overlayfs, a directory of the lower layer that does not rename
+// (EXDEV) makes Rename answer errors.ErrUnsupported, having changed
+// nothing, so that the model's rename of it is made by copying, and
+// succeeds.
+func TestRenameOnOverlayLowerLayer(t *testing.T) {
+	ctx := t.Context()
+	lower := t.TempDir()
+	writeHostFile(t, filepath.Join(lower, "mem/sub/deep/a.md"), "a")
+	writeHostFile(t, filepath.Join(lower, "mem/b.md"), "b")
+	s := open(t, filepath.Join(hostfault.Overlay(t, lower), "mem"), nil)
+
+	err := s.Rename(ctx, "sub", "moved")
+	storetest.WantErr(t, "Rename(sub, moved) of the lower layer", err, errors.ErrUnsupported)
+	if data, err := s.ReadFile(ctx, "sub/deep/a.md", 10); err != nil || string(data) != "a" {
+		t.Errorf("sub/deep/a.md after the refused Rename = %q, %v", data, err)
+	}
+
+	mem := memtool.New(s, nil)
+	r := mem.Run(ctx, []byte(`{"command":"rename","old_path":"/memories/sub","new_path":"/memories/moved"}`))
+	if r.IsError {
+		t.Fatalf("rename of a lower directory: %q", r.Text)
+	}
+	if data, err := s.ReadFile(ctx, "moved/deep/a.md", 10); err != nil || string(data) != "a" {
+		t.Errorf("moved/deep/a.md = %q, %v", data, err)
+	}
+	_, err = s.Stat(ctx, "sub")
+	storetest.WantErr(t, "Stat(sub) after the rename", err, memtool.ErrNotExist)
 }
