@@ -29,7 +29,9 @@ var syncDir = func(dir string) error {
 // MkdirAll makes dir and any missing parents, as os.MkdirAll does, and
 // fsyncs the parent of each directory it made, from the top down, so that
 // what it made survives a power loss once it returns. An existing dir
-// costs one Stat.
+// costs one Stat. If an fsync fails, MkdirAll removes the directories it
+// made (those still empty) before it returns the error: one left there
+// would be taken, by the next call, for one that is durable.
 func MkdirAll(dir string, perm os.FileMode) error {
 	var missing []string
 	for d := filepath.Clean(dir); ; {
@@ -48,6 +50,9 @@ func MkdirAll(dir string, perm os.FileMode) error {
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
 		if err := syncDir(filepath.Dir(missing[i])); err != nil {
+			for _, d := range missing { // from the bottom up
+				os.Remove(d)
+			}
 			return err
 		}
 	}
