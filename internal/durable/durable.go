@@ -61,18 +61,23 @@ func MkdirAll(dir string, perm os.FileMode) error {
 
 // WriteNew creates name with mode perm and data, fsyncs it and its
 // directory, and returns only then. It never replaces a file: it fails
-// with an error matching fs.ErrExist if name exists. A write that fails
-// before the fsync removes what it made.
+// with an error matching fs.ErrExist if name exists. A write that fails,
+// up to the fsync of the directory, removes what it made: a file left
+// there after that fsync failed, which a crash may take away, would be
+// found by the next WriteNew (fs.ErrExist) and used as if durable.
 func WriteNew(name string, data []byte, perm os.FileMode) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
-	if err := writeSynced(f, data); err != nil {
-		os.Remove(name)
-		return err
+	err = writeSynced(f, data)
+	if err == nil {
+		err = SyncDir(filepath.Dir(name))
 	}
-	return SyncDir(filepath.Dir(name))
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
 }
 
 // Replace puts data in name atomically: a new file (mode 0600) beside it
