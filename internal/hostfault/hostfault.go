@@ -108,19 +108,15 @@ func Ext4(t testing.TB, size int64, mkfsArgs ...string) string {
 }
 
 // Overlay mounts an overlayfs whose lower layer is the directory lower, as
-// a container's image layer is below its writable layer, on a new
-// directory under os.TempDir, and returns the merged directory. Without
-// redirect_dir (the kernel's default, and Docker's), a directory of the
-// lower layer cannot be renamed there (EXDEV). It is unmounted and removed
+// a container's image layer is below its writable layer, and returns the
+// merged directory. The upper layer is on a tmpfs of its own (an upper
+// layer may not be on an overlayfs, as a container's /tmp may be).
+// Without redirect_dir (the kernel's default, and Docker's), a directory
+// of the lower layer cannot be renamed there (EXDEV). It is unmounted
 // when the test ends.
 func Overlay(t testing.TB, lower string) string {
 	t.Helper()
-	NeedRoot(t, "mounting an overlayfs")
-	base, err := os.MkdirTemp("", "memtool-overlay-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) }) // runs after the unmount
+	base := Tmpfs(t, "size=64m,mode=0700")
 	dirs := map[string]string{}
 	for _, d := range []string{"upper", "work", "merged"} {
 		dirs[d] = filepath.Join(base, d)
