@@ -226,7 +226,9 @@ func (m *Memory) capSnippet(s, p string) string {
 	if utf8.RuneCountInString(s) <= m.opts.MaxViewChars {
 		return s
 	}
-	return truncateRunes(s, m.opts.MaxViewChars-200) + fmt.Sprintf("\n\n[Snippet cut at %s characters. View %s to read the edited lines.]", formatCount(m.opts.MaxViewChars), p)
+	// The note names p: a long path takes more than the 200 kept for it.
+	note := fmt.Sprintf("\n\n[Snippet cut at %s characters. View %s to read the edited lines.]", formatCount(m.opts.MaxViewChars), p)
+	return truncateRunes(s, m.opts.MaxViewChars-max(200, utf8.RuneCountInString(note))) + note
 }
 
 // occurrenceLines lists the 1-based lines on which the non-overlapping

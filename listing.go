@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -83,7 +84,8 @@ func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
 	l := &listing{m: m, ctx: ctx, names: once || Has[NameLister](m.store), once: once, probes: maxProbes, kept: -1}
 	l.buf = append(make([]byte, 0, len(header)+1024), header...)
 	l.used = utf8.RuneCountInString(header)
-	l.left = m.opts.MaxViewChars - l.used - viewNoteRoom
+	// The note names p: a long path takes more than viewNoteRoom.
+	l.left = m.opts.MaxViewChars - l.used - max(viewNoteRoom, utf8.RuneCountInString(m.listingNote(math.MaxInt, p, math.MaxInt)))
 	if err := l.walk(name, VirtualPath(name), 1); err != nil {
 		return Result{}, err
 	}
@@ -93,9 +95,14 @@ func (m *Memory) listDir(ctx context.Context, p, name string) (Result, error) {
 	if l.kept < 0 {
 		l.kept, l.keptLen = l.lines, len(l.buf)
 	}
-	out := fmt.Appendf(l.buf[:l.keptLen], "\n\n[Listing cut at %s characters: showing the first %d entries, in the order above; %s itself holds %d names, its subdirectories not counted. View a subdirectory to list it on its own.]",
-		formatCount(m.opts.MaxViewChars), l.kept, p, l.topLevelCounts)
-	return success(string(out))
+	return success(string(l.buf[:l.keptLen]) + m.listingNote(l.kept, p, l.topLevelCounts))
+}
+
+// listingNote is the note that ends a listing of p cut after kept
+// entries, p holding names names.
+func (m *Memory) listingNote(kept int, p string, names int) string {
+	return fmt.Sprintf("\n\n[Listing cut at %s characters: showing the first %d entries, in the order above; %s itself holds %d names, its subdirectories not counted. View a subdirectory to list it on its own.]",
+		formatCount(m.opts.MaxViewChars), kept, p, names)
 }
 
 // add adds one line, or sets cut if it would take the view over
