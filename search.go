@@ -169,6 +169,7 @@ func Search(ctx context.Context, s Store, q SearchQuery, readLimit int64) (Searc
 type search struct {
 	match     func(line string) bool
 	re        *regexp.Regexp // what match runs, unless the query is a plain literal
+	steps     int            // re's program size: its cost per character, at most
 	terms     []string       // what every matching file holds (see indexTerms)
 	foldCase  bool
 	limit     int
@@ -213,6 +214,12 @@ func newSearch(q SearchQuery, readLimit int64) (*search, error) {
 	// regexp.Compile parsed expr the same way.
 	parsed, _ := syntax.Parse(expr, syntax.Perl)
 	sr.terms, sr.foldCase = indexTerms(parsed)
+	if sr.re != nil {
+		sr.steps = 1
+		if prog, err := syntax.Compile(parsed.Simplify()); err == nil {
+			sr.steps = max(1, len(prog.Inst))
+		}
+	}
 	return sr, nil
 }
 

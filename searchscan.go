@@ -61,8 +61,8 @@ func (sr *search) file(ctx context.Context, name string, data []byte) {
 		line, rest, more := bytes.Cut(data, newline)
 		text := decodeLossy(line)
 		matched := false
-		if sr.re != nil && len(text) > longLine {
-			matched = matchLong(ctx, sr.re, text)
+		if sr.re != nil && (len(text) > longLine || len(text) > matchSteps/sr.steps) {
+			matched = matchLong(ctx, sr.re, text, max(1, min(4096, matchSteps/sr.steps)))
 			if ctx.Err() != nil {
 				return
 			}
@@ -84,30 +84,36 @@ func (sr *search) file(ctx context.Context, name string, data []byte) {
 	}
 }
 
-// longLine is the length in bytes from which a line is matched by
-// matchLong. A regular expression costs up to the size of its program per
-// character (a query of 1,000 bytes can compile to 100,000 steps): a line
-// of 300,000 characters may take an hour to match, one of 64 KiB seconds,
-// one of 4 KiB some milliseconds.
-const longLine = 4 << 10
+// A regular expression costs up to the size of its program per character
+// (a query of 1,000 bytes can compile to 100,000 steps): a line of 4 KiB
+// may take seconds to match, one of 300,000 characters an hour. A line is matched by matchLong, which looks at ctx every so many
+// characters, when it is longer than longLine bytes or its match may cost
+// more than matchSteps steps; it looks at ctx at least every matchSteps
+// steps (every 4,096 characters for a cheap query).
+const (
+	longLine   = 4 << 10
+	matchSteps = 1 << 20
+)
 
 // matchLong reports whether re matches line, reading it through a reader
 // that ends the line early once ctx ends, so that the match stops there
-// (the caller then looks at ctx, not at the answer).
-func matchLong(ctx context.Context, re *regexp.Regexp, line string) bool {
-	return re.MatchReader(&ctxRuneReader{ctx: ctx, r: strings.NewReader(line)})
+// (the caller then looks at ctx, not at the answer). It looks at ctx
+// every every characters.
+func matchLong(ctx context.Context, re *regexp.Regexp, line string, every int) bool {
+	return re.MatchReader(&ctxRuneReader{ctx: ctx, r: strings.NewReader(line), every: every})
 }
 
 // ctxRuneReader reads r's runes until ctx ends, then reports the end of
-// the text; it looks at ctx every 4,096 runes.
+// the text; it looks at ctx every every runes.
 type ctxRuneReader struct {
-	ctx context.Context
-	r   *strings.Reader
-	n   int
+	ctx   context.Context
+	r     *strings.Reader
+	n     int
+	every int
 }
 
 func (c *ctxRuneReader) ReadRune() (rune, int, error) {
-	if c.n++; c.n%4096 == 0 && c.ctx.Err() != nil {
+	if c.n++; c.n%c.every == 0 && c.ctx.Err() != nil {
 		return 0, 0, io.EOF
 	}
 	return c.r.ReadRune()
