@@ -190,6 +190,10 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 	var ref Refusal
 	var pe *PathError
 	switch {
+	case errors.As(err, new(*partialError)):
+		// First: a refusal that stopped a fallback part way says that
+		// nothing was changed, and part was.
+		return errorResult(fmt.Sprintf("The %s command on %s was done only in part: the memory store failed part way. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))
 	case errors.As(err, &ref):
 		return errorResult(string(ref))
 	case errors.As(err, &pe):
@@ -203,8 +207,6 @@ func (m *Memory) failure(ctx context.Context, cmd Command, err error) Result {
 		}
 		// The panic may have come after the store made the change.
 		return errorResult(fmt.Sprintf("The %s command on %s failed inside memtool (an internal error); it may or may not have been made. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))
-	case errors.As(err, new(*partialError)):
-		return errorResult(fmt.Sprintf("The %s command on %s was done only in part: the memory store failed part way. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))
 	case errors.Is(err, ErrOutcomeUnknown):
 		// Before the context's errors: a lost answer may come with one.
 		return errorResult(fmt.Sprintf("The %s command on %s may or may not have been made: the memory store's answer was lost. View %s before trying again", cmd.Name(), cmd.Target(), cmd.Target()))
