@@ -106,7 +106,7 @@ func (m *Memory) mkdirAll(ctx context.Context, p, dir string) ([]string, error) 
 // for a directory, so whatever is there is not a file to edit, D19, but a
 // missing path is missing, however spelled); a file too large to read;
 // before; a result over MaxFileSize (from the size alone); a file that is
-// not UTF-8; then change's own.
+// not UTF-8; then change's own; last, a result that is not UTF-8.
 //
 // An edit is one store call: an Update whose limit is the largest file
 // the edit can succeed on, so that the store refuses a larger one from
@@ -136,7 +136,15 @@ func (m *Memory) edit(ctx context.Context, p string, delta int64, before func() 
 		if err := editable(p, old); err != nil {
 			return nil, err
 		}
-		return change(old)
+		updated, err := change(old)
+		if err == nil && !utf8.Valid(updated) {
+			// A text given through Execute (the command-line tool's
+			// arguments) may hold bytes that are not UTF-8, or one byte
+			// of a character of the file: the result would be a file no
+			// edit may touch again (D3).
+			return nil, refusef("The edit would leave %s not valid UTF-8 text: its old_str, new_str or insert_text is not UTF-8, or splits a character. Nothing was changed.", p)
+		}
+		return updated, err
 	}
 	if limit := m.editLimit(delta); limit >= 0 {
 		err := m.store.Update(ctx, name, limit, checked)
