@@ -203,7 +203,9 @@ func (sr *search) scan(ctx context.Context, s Store, name string) error {
 			}
 		})
 	}
-	err := sr.walk(ctx, s, name, files)
+	root := ResolveName(ctx, s, name)
+	w := &scanWalk{s: s, root: root, limit: sr.readLimit, files: files, walked: map[string]bool{root: true}}
+	err := w.walk(ctx, name, root)
 	close(files)
 	wg.Wait()
 	if cause := context.Cause(ctx); cause != nil {
@@ -212,9 +214,23 @@ func (sr *search) scan(ctx context.Context, s Store, name string) error {
 	return err
 }
 
-// walk sends the name of every visible file below dir to files.
-func (sr *search) walk(ctx context.Context, s Store, dir string, files chan<- string) error {
-	infos, err := s.ReadDir(ctx, dir)
+// A scanWalk sends the name of every visible file below root to files,
+// each directory once: a directory reached through a symbolic link (a
+// Resolver resolves it to another name) is not walked if it was walked
+// already, or if it lies visible in the tree searched, where it is
+// searched under its own name. So a link to an ancestor, or two links to
+// one directory, neither repeat its files nor walk round until the link
+// limit, once more for every link at every level.
+type scanWalk struct {
+	s      Store
+	root   string // the tree searched, resolved
+	limit  int64  // the largest file sent
+	files  chan<- string
+	walked map[string]bool // the directories walked, resolved
+}
+
+func (w *scanWalk) walk(ctx context.Context, dir, real string) error {
+	infos, err := w.s.ReadDir(ctx, dir)
 	if err != nil {
 		if errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir) {
 			return nil // removed while we searched
@@ -228,12 +244,23 @@ func (sr *search) walk(ctx context.Context, s Store, dir string, files chan<- st
 		name := path.Join(dir, fi.Name)
 		switch {
 		case fi.IsDir():
-			if err := sr.walk(ctx, s, name, files); err != nil {
+			sub := path.Join(real, fi.Name)
+			if to := ResolveName(ctx, w.s, name); to != sub { // a link
+				if to == w.root || isBelow(to, w.root) && !hiddenBelow(w.root, to) {
+					continue
+				}
+				sub = to
+			}
+			if w.walked[sub] {
+				continue
+			}
+			w.walked[sub] = true
+			if err := w.walk(ctx, name, sub); err != nil {
 				return err
 			}
-		case fi.IsRegular() && fi.Size <= sr.readLimit:
+		case fi.IsRegular() && fi.Size <= w.limit:
 			select {
-			case files <- name:
+			case w.files <- name:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
