@@ -148,6 +148,11 @@ func (f *fileKeys) get(ctx context.Context, id string) (record, error) {
 func (f *fileKeys) list(ctx context.Context) ([]record, error) { return f.load() }
 
 func (f *fileKeys) revoke(ctx context.Context, id string, at time.Time) error {
+	if missing(f.path) {
+		// No key file, no key to revoke: no lock file is made beside a
+		// store that has no keys.
+		return ErrNotFound
+	}
 	return f.withLock(ctx, func() error {
 		recs, err := f.load()
 		if err != nil {

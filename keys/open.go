@@ -20,11 +20,15 @@ import (
 
 // Open opens the keyring of the store at storeURL (a memtool --store
 // URL): the table memtool_keys in a PostgreSQL or SQLite store's
-// database, created if missing, or the file DIR.keys beside a directory
-// store DIR (a missing file holds no keys). A missing SQLite file, or a
-// missing directory store, is an error, unless Options.Create (which
-// makes a missing SQLite file 0600). Any other store keeps no keys: an
-// error says so. Errors never show the URL's password.
+// database, or the file DIR.keys beside a directory store DIR (a missing
+// table or file holds no keys). A missing SQLite file, or a missing
+// directory store, is an error, unless Options.Create (which makes a
+// missing SQLite file 0600). Without Create, Open and the keyring's List
+// and Revoke write nothing to a store that holds no keys (no table, no
+// key or lock file; an SQLite file is left in its journal mode): a
+// mistyped store, another program's database included, is left as it
+// was; Add makes the table. Any other store keeps no keys: an error says
+// so. Errors never show the URL's password.
 func Open(ctx context.Context, storeURL string, opts *Options) (*Keyring, error) {
 	create := opts != nil && opts.Create
 	b, err := openBackend(ctx, storeURL, create)
@@ -47,7 +51,7 @@ func openBackend(ctx context.Context, raw string, create bool) (backend, error) 
 		}
 		db := stdlib.OpenDB(*cfg.ConnConfig)
 		db.SetMaxOpenConns(int(cfg.MaxConns))
-		return openSQL(ctx, db, true)
+		return openSQL(ctx, db, true, create)
 	case "sqlite":
 		path, err := sqlitePath(raw, create)
 		if err != nil {
@@ -55,11 +59,16 @@ func openBackend(ctx context.Context, raw string, create bool) (backend, error) 
 		}
 		q := url.Values{}
 		q.Add("_pragma", "busy_timeout(5000)")
-		q.Add("_pragma", "journal_mode(WAL)")
+		if create {
+			// A database that holds memtool's tables is in WAL mode
+			// already (the mode is kept in the file): only a keyring that
+			// may make the file sets it.
+			q.Add("_pragma", "journal_mode(WAL)")
+		}
 		q.Add("_pragma", "synchronous(FULL)")
 		q.Set("_txlock", "immediate")
 		dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-		return openSQL(ctx, sql.OpenDB(dsnConnector{dsn}), false)
+		return openSQL(ctx, sql.OpenDB(dsnConnector{dsn}), false, create)
 	}
 	if dir, ok := storeurl.Dir(raw); ok {
 		// The key file is beside the directory: its folder must exist.
@@ -94,9 +103,17 @@ func (c dsnConnector) Connect(context.Context) (driver.Conn, error) {
 
 func (dsnConnector) Driver() driver.Driver { return &sqlite.Driver{} }
 
-func openSQL(ctx context.Context, db *sql.DB, pg bool) (backend, error) {
+// openSQL opens the keys of a database: with create, it makes the table
+// if it is missing; without, it only looks whether the table is there.
+func openSQL(ctx context.Context, db *sql.DB, pg, create bool) (backend, error) {
 	s := &sqlKeys{db: db, pg: pg}
-	if err := s.init(ctx); err != nil {
+	var err error
+	if create {
+		err = s.init(ctx)
+	} else {
+		_, err = s.hasTable(ctx)
+	}
+	if err != nil {
 		db.Close()
 		return nil, err
 	}

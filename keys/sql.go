@@ -1,12 +1,14 @@
 package keys
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,8 +16,9 @@ import (
 // database (PostgreSQL or SQLite), beside the store's tables. Its
 // statements are written with $n parameters, which both databases take.
 type sqlKeys struct {
-	db *sql.DB
-	pg bool // PostgreSQL: the table is created under an advisory lock
+	db    *sql.DB
+	pg    bool        // PostgreSQL: the table is created under an advisory lock
+	table atomic.Bool // the table is known to be there
 }
 
 const keysTable = `CREATE TABLE IF NOT EXISTS memtool_keys (
@@ -47,10 +50,40 @@ func (s *sqlKeys) init(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, keysTable); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.table.Store(true)
+	return nil
+}
+
+// hasTable reports whether the table memtool_keys is there, without
+// making it: a keyring opened without Create reads a database that has
+// none as holding no keys, and leaves it as it was.
+func (s *sqlKeys) hasTable(ctx context.Context) (bool, error) {
+	if s.table.Load() {
+		return true, nil
+	}
+	query := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'memtool_keys'`
+	if s.pg {
+		query = `SELECT count(*) FROM (SELECT to_regclass('memtool_keys') AS t) r WHERE t IS NOT NULL`
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, query).Scan(&n); err != nil {
+		return false, err
+	}
+	if n > 0 {
+		s.table.Store(true)
+	}
+	return n > 0, nil
 }
 
 func (s *sqlKeys) insert(ctx context.Context, r record) error {
+	if !s.table.Load() {
+		if err := s.init(ctx); err != nil {
+			return err
+		}
+	}
 	return s.execOne(ctx, errIDTaken, `INSERT INTO memtool_keys (id, name, tenant, scope, hash, created, expires, revoked)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, 0) ON CONFLICT (id) DO NOTHING`,
 		r.ID, r.Name, r.Tenant, r.Scope.String(), hex.EncodeToString(r.hash), millis(r.Created), millis(r.Expires))
@@ -59,6 +92,9 @@ func (s *sqlKeys) insert(ctx context.Context, r record) error {
 const columns = `id, name, tenant, scope, hash, created, expires, revoked`
 
 func (s *sqlKeys) get(ctx context.Context, id string) (record, error) {
+	if ok, err := s.hasTable(ctx); err != nil || !ok {
+		return record{}, cmp.Or(err, ErrNotFound)
+	}
 	r, err := scanRecord(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM memtool_keys WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return record{}, ErrNotFound
@@ -67,6 +103,9 @@ func (s *sqlKeys) get(ctx context.Context, id string) (record, error) {
 }
 
 func (s *sqlKeys) list(ctx context.Context) ([]record, error) {
+	if ok, err := s.hasTable(ctx); err != nil || !ok {
+		return nil, err
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM memtool_keys ORDER BY created, id`)
 	if err != nil {
 		return nil, err
@@ -84,6 +123,9 @@ func (s *sqlKeys) list(ctx context.Context) ([]record, error) {
 }
 
 func (s *sqlKeys) revoke(ctx context.Context, id string, at time.Time) error {
+	if ok, err := s.hasTable(ctx); err != nil || !ok {
+		return cmp.Or(err, ErrNotFound)
+	}
 	return s.execOne(ctx, ErrNotFound, `UPDATE memtool_keys SET revoked = CASE WHEN revoked = 0 THEN $1 ELSE revoked END WHERE id = $2`, millis(at), id)
 }
 
