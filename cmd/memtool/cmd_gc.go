@@ -280,12 +280,15 @@ func dayDuration(d time.Duration) string {
 }
 
 // parseDays reads a Go duration that may also count days: 30d, 1d12h.
+// One longer than a duration holds (about 292 years) is an error, as
+// time.ParseDuration makes it, not another duration wrapped around.
 func parseDays(s string) (time.Duration, error) {
+	whole := s
 	var days time.Duration
 	if d, rest, ok := strings.Cut(s, "d"); ok {
 		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("bad duration %q", s)
+		if err != nil || n < 0 || int64(n) > math.MaxInt64/int64(24*time.Hour) {
+			return 0, fmt.Errorf("bad duration %q", whole)
 		}
 		days, s = time.Duration(n)*24*time.Hour, rest
 		if s == "" {
@@ -293,5 +296,11 @@ func parseDays(s string) (time.Duration, error) {
 		}
 	}
 	d, err := time.ParseDuration(s)
-	return days + d, err
+	if err != nil {
+		return 0, err
+	}
+	if d > 0 && days > math.MaxInt64-d {
+		return 0, fmt.Errorf("bad duration %q: too long", whole)
+	}
+	return days + d, nil
 }
