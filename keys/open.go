@@ -85,7 +85,26 @@ func openBackend(ctx context.Context, raw string, create bool) (backend, error) 
 		}
 		return f, nil
 	}
-	return nil, fmt.Errorf("store %s (%s) keeps no API keys: keys live in a PostgreSQL or SQLite store's database, or beside a directory store (give the server's keys another store with --keys)", raw, storeurl.Kind(raw))
+	return nil, errKeepsNone(raw)
+}
+
+func errKeepsNone(raw string) error {
+	return fmt.Errorf("store %s (%s) keeps no API keys: keys live in a PostgreSQL or SQLite store's database, or beside a directory store (give the server's keys another store with --keys)", raw, storeurl.Kind(raw))
+}
+
+// Kept returns the error Open would return for a store that keeps no
+// keys, or nil for one that may: a program checks it before it opens
+// or creates anything, so that a wrong keys store changes nothing. It
+// opens nothing. The error never shows the URL's password.
+func Kept(storeURL string) error {
+	switch scheme, _, _ := strings.Cut(storeURL, ":"); scheme {
+	case "postgres", "postgresql", "sqlite":
+		return nil
+	}
+	if _, ok := storeurl.Dir(storeURL); ok {
+		return nil
+	}
+	return fmt.Errorf("keys: %s", storeurl.Redact(errKeepsNone(storeURL).Error(), storeURL))
 }
 
 // missing reports whether nothing is at path.

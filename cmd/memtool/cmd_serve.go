@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -250,26 +251,42 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	logger := slog.New(slog.NewJSONHandler(redactingWriter{env.stderr, []string{url, o.keys}}, nil))
 	access := slog.New(slog.NewJSONHandler(env.stderr, nil))
 
+	// The policy file (--policy or $MEMTOOL_POLICY) is read once, here:
+	// a bad one stops the server before it creates the store, and every
+	// tenant gets the same policy however the file changes meanwhile. So
+	// do an address it cannot listen on and a certificate it cannot load:
+	// a server that cannot start leaves no store behind.
+	policy, err := flagPolicy(env, &inv.sf)
+	if err != nil {
+		return inv.fail(exitUsage, "%v", err)
+	}
+	if o.cert != "" {
+		if _, err := tls.LoadX509KeyPair(o.cert, o.key); err != nil {
+			return inv.fail(exitFailed, "%v", err)
+		}
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return inv.fail(exitFailed, "%v", err)
+	}
+	defer ln.Close() // Serve closes it; this, when the store does not open
+	if o.keys == "" {
+		o.keys = url
+	}
+	if err := keys.Kept(o.keys); err != nil {
+		return inv.fail(exitStore, "%v", err)
+	}
+
 	tenantOf, closer, err := storeurl.OpenTenants(ctx, url, &storeurl.Options{Create: true})
 	if err != nil {
 		return inv.fail(exitStore, "%v", err)
 	}
 	defer closer.Close()
-	if o.keys == "" {
-		o.keys = url
-	}
 	ring, err := keys.Open(ctx, o.keys, &keys.Options{Create: true})
 	if err != nil {
 		return inv.fail(exitStore, "%v", err)
 	}
 	defer ring.Close()
-	// The policy file (--policy or $MEMTOOL_POLICY) is read once, here:
-	// a bad one stops the server before it listens, and every tenant
-	// gets the same policy however the file changes meanwhile.
-	policy, err := flagPolicy(env, &inv.sf)
-	if err != nil {
-		return inv.fail(exitUsage, "%v", err)
-	}
 	stacks := &tenantStacks{env: env, sf: inv.sf, policy: policy, tenantOf: tenantOf}
 	defer stacks.Close()
 
@@ -288,10 +305,6 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	var srv *server.Server
 	cfg.Mount = mounts(&srv, inv, o, policy, logger)
 	srv, err = server.New(cfg)
-	if err != nil {
-		return inv.fail(exitFailed, "%v", err)
-	}
-	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return inv.fail(exitFailed, "%v", err)
 	}
