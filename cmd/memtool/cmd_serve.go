@@ -23,6 +23,7 @@ import (
 	"github.com/memtool/memtool/internal/gcfloor"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/keys"
 	"github.com/memtool/memtool/mcpserver"
 	"github.com/memtool/memtool/server"
@@ -259,6 +260,13 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	policy, err := flagPolicy(env, &inv.sf)
 	if err != nil {
 		return inv.fail(exitUsage, "%v", err)
+	}
+	if policy.Encrypt {
+		// Without the keys every tenant would fail to open, and every
+		// request with it.
+		if _, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err != nil {
+			return inv.fail(exitStore, "%v", err)
+		}
 	}
 	if o.cert != "" {
 		if _, err := tls.LoadX509KeyPair(o.cert, o.key); err != nil {

@@ -21,14 +21,24 @@ func openMemory(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (
 // the commands that administer them (gc, restore, history, diff, revert).
 func openStack(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*memtool.Memory, *policyStack, io.Closer, error) {
 	url := storeURL(sf.store, env)
+	// The policy is read, and its keys loaded, before the store opens:
+	// a bad one creates nothing.
+	p, err := flagPolicyReady(env, sf)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	store, closer, err := openStore(ctx, url, sf.tenant, create)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	st, err := openPolicies(ctx, env, sf, store, closer)
+	// The policy goes over the store once checkPolicy has checked it
+	// against the policies the store records.
+	st, err := stackPolicy(ctx, env, sf, store, p)
 	if err != nil {
+		closer.Close()
 		return nil, nil, nil, err
 	}
+	st.closers = append(st.closers, closer)
 	logger := slog.New(slog.NewTextHandler(redactingWriter{env.stderr, []string{url}}, nil))
 	return memtool.New(st.top, &memtool.Options{Overwrite: sf.overwrite, Logger: logger}), st, st, nil
 }

@@ -123,26 +123,21 @@ func (st *policyStack) Close() error {
 	return errors.Join(errs...)
 }
 
-// openPolicies puts the policy of --policy or $MEMTOOL_POLICY (none if
-// neither is set) over raw, the store of the memory that the flags name,
-// once keepPolicy has checked it against the policies the store records.
-// On error it closes closer; otherwise the stack's Close does.
-func openPolicies(ctx context.Context, env *cliEnv, sf *storeFlags, raw memtool.Store, closer io.Closer) (*policyStack, error) {
-	st, err := stackPolicies(ctx, env, sf, raw)
-	if err != nil {
-		closer.Close()
-		return nil, err
-	}
-	st.closers = append(st.closers, closer)
-	return st, nil
-}
-
-func stackPolicies(ctx context.Context, env *cliEnv, sf *storeFlags, raw memtool.Store) (*policyStack, error) {
+// flagPolicyReady reads the policy of --policy or $MEMTOOL_POLICY (none
+// if neither is set) and, if it encrypts, checks that the keys load: a
+// command checks both before it opens the store, so that a bad policy
+// file or a missing key creates no store and no tenant.
+func flagPolicyReady(env *cliEnv, sf *storeFlags) (*policyFile, error) {
 	p, err := flagPolicy(env, sf)
 	if err != nil {
 		return nil, err
 	}
-	return stackPolicy(ctx, env, sf, raw, p)
+	if p.Encrypt {
+		if _, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // flagPolicy reads the policy file of --policy or $MEMTOOL_POLICY; with

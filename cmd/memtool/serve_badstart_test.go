@@ -11,8 +11,9 @@ import (
 
 // TestServeBadStartCreatesNothing checks that memtool serve refused at
 // its start, for a policy file that does not parse, an address it cannot
-// listen on, a TLS certificate it cannot load or a --keys store that
-// keeps no keys, creates neither the
+// listen on, a TLS certificate it cannot load, a --keys store that
+// keeps no keys, or an encrypting policy without $MEMTOOL_KEY (with which
+// every request would have failed), creates neither the
 // store nor its keyring: a mistyped flag leaves no empty store behind.
 func TestServeBadStartCreatesNothing(t *testing.T) {
 	t.Parallel()
@@ -20,6 +21,10 @@ func TestServeBadStartCreatesNothing(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"limits":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	encrypting := filepath.Join(dir, "encrypt.json")
+	if err := os.WriteFile(encrypting, []byte(`{"encrypt":true}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -30,6 +35,7 @@ func TestServeBadStartCreatesNothing(t *testing.T) {
 	}{
 		{"a bad --policy", []string{"--policy", bad, "--listen", "127.0.0.1:0"}, exitUsage, "bad.json"},
 		{"a bad --listen", []string{"--listen", "127.0.0.1:notaport"}, exitFailed, "notaport"},
+		{"an encrypting policy without its keys", []string{"--policy", encrypting, "--listen", "127.0.0.1:0"}, exitStore, "MEMTOOL_KEY"},
 		{"--keys in a store that keeps none", []string{"--listen", "127.0.0.1:0", "--keys", "mem:"}, exitStore, "keeps no API keys"},
 		{"a missing --tls-cert", []string{"--listen", "127.0.0.1:0", "--tls-cert", filepath.Join(dir, "no.crt"), "--tls-key", filepath.Join(dir, "no.key")}, exitFailed, "no.crt"},
 	} {

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadPolicyCreatesNothing checks that a command that may create its
+// store (exec, create) leaves none behind when it is refused for its
+// policy: a policy file that does not parse, or an encrypting policy
+// without $MEMTOOL_KEY. Both are found before the store is opened.
+func TestBadPolicyCreatesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	encrypting := filepath.Join(dir, "encrypt.json")
+	if err := os.WriteFile(bad, []byte(`{"limits":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(encrypting, []byte(`{"encrypt":true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []string{bad, encrypting} {
+		for _, url := range []string{filepath.Join(dir, "memories"), "sqlite://" + filepath.Join(dir, "m.db")} {
+			for _, args := range [][]string{
+				{"exec", "--store", url, "--policy", policy},
+				{"create", "--store", url, "--policy", policy, "--text", "x", "/memories/a.md"},
+			} {
+				_, errOut, code := runCLI(t, nil, `{"command":"view","path":"/memories"}`, args...)
+				if code != exitStore || !strings.Contains(errOut, "policy") && !strings.Contains(errOut, "MEMTOOL_KEY") {
+					t.Errorf("memtool %s: exit %d, %q; want %d", strings.Join(args, " "), code, errOut, exitStore)
+				}
+				left, _ := filepath.Glob(filepath.Join(dir, "m*"))
+				if len(left) != 0 {
+					t.Errorf("memtool %s left %v", strings.Join(args, " "), left)
+				}
+				for _, f := range left {
+					os.RemoveAll(f)
+				}
+			}
+		}
+	}
+}
