@@ -167,14 +167,15 @@ type NewKey struct {
 	Expires time.Time // zero: never
 }
 
-// Add makes a key and returns it and its token, the only time the token
-// is ever seen: the keyring keeps a hash of it.
-func (k *Keyring) Add(ctx context.Context, nk NewKey) (Key, string, error) {
+// Check returns the error Add would return for nk's tenant, scope or
+// name, which it checks without a keyring: a program checks them before
+// it opens (and perhaps creates) the store that keeps the keys.
+func (nk NewKey) Check() error {
 	if err := memtool.ValidateTenant(nk.Tenant); err != nil {
-		return Key{}, "", fmt.Errorf("keys: %w", err)
+		return fmt.Errorf("keys: %w", err)
 	}
 	if nk.Scope < Read || nk.Scope > Admin {
-		return Key{}, "", fmt.Errorf("keys: invalid scope %v", nk.Scope)
+		return fmt.Errorf("keys: invalid scope %v", nk.Scope)
 	}
 	// unicode.IsControl covers C1 (U+0080 to U+009F) as well as C0 and
 	// DEL, and format characters (Cf: bidi overrides, zero-width spaces)
@@ -182,7 +183,16 @@ func (k *Keyring) Add(ctx context.Context, nk NewKey) (Key, string, error) {
 	// to a terminal. A name that is not UTF-8 would be kept as sent by
 	// SQLite, refused by PostgreSQL, and changed by the key file's JSON.
 	if len(nk.Name) > 200 || !utf8.ValidString(nk.Name) || strings.ContainsFunc(nk.Name, unprintable) {
-		return Key{}, "", fmt.Errorf("keys: a name is at most 200 bytes of UTF-8, without control or format characters")
+		return fmt.Errorf("keys: a name is at most 200 bytes of UTF-8, without control or format characters")
+	}
+	return nil
+}
+
+// Add makes a key and returns it and its token, the only time the token
+// is ever seen: the keyring keeps a hash of it.
+func (k *Keyring) Add(ctx context.Context, nk NewKey) (Key, string, error) {
+	if err := nk.Check(); err != nil {
+		return Key{}, "", err
 	}
 	// Both kept to the millisecond: an expiry must be after the creation
 	// as kept, or the key would be expired at birth.

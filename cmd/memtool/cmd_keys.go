@@ -52,12 +52,18 @@ func runKeysAdd(ctx context.Context, inv *invocation, url, scopeName, name, expi
 		}
 		until = time.Now().Add(d)
 	}
+	nk := keys.NewKey{Name: name, Tenant: inv.sf.tenant, Scope: scope, Expires: until}
+	if err := nk.Check(); err != nil {
+		// Checked before the store opens: a bad tenant or name creates
+		// no store and no keys table.
+		return inv.usageError("%v", err)
+	}
 	ring, err := keys.Open(ctx, url, &keys.Options{Create: true})
 	if err != nil {
 		return inv.fail(exitStore, "%v", err)
 	}
 	defer ring.Close()
-	key, token, err := ring.Add(ctx, keys.NewKey{Name: name, Tenant: inv.sf.tenant, Scope: scope, Expires: until})
+	key, token, err := ring.Add(ctx, nk)
 	if err != nil {
 		return inv.fail(exitFailed, "%v", err)
 	}

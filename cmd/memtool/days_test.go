@@ -37,3 +37,26 @@ func TestKeysAddExpiresOutOfRange(t *testing.T) {
 		t.Errorf("a key file was written: %v", err)
 	}
 }
+
+// TestKeysAddBadTenantCreatesNothing checks that memtool keys add refuses
+// a tenant id or a name that no key may have (exit status 2) before it
+// opens the store: no store, SQLite file or key file is made.
+func TestKeysAddBadTenantCreatesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, url := range []string{filepath.Join(dir, "sub", "memories"), "sqlite://" + filepath.Join(dir, "sub", "m.db")} {
+		for _, args := range [][]string{{"--tenant", "../x"}, {"--tenant", "Alice"}, {"--tenant", "alice", "--name", "a\x1b[2Jb"}} {
+			args = append([]string{"keys", "add", "--store", url}, args...)
+			_, stderr, code := runCLI(t, nil, "", args...)
+			if code != exitUsage {
+				t.Errorf("memtool %s: exit %d, %q; want %d", strings.Join(args, " "), code, stderr, exitUsage)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+				t.Errorf("memtool %s left %v", strings.Join(args, " "), left)
+				for _, f := range left {
+					os.RemoveAll(f)
+				}
+			}
+		}
+	}
+}
