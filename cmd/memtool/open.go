@@ -21,8 +21,13 @@ func openMemory(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (
 // the commands that administer them (gc, restore, history, diff, revert).
 func openStack(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*memtool.Memory, *policyStack, io.Closer, error) {
 	url := storeURL(sf.store, env)
-	// The policy is read, and its keys loaded, before the store opens:
-	// a bad one creates nothing.
+	// The tenant id is checked, and the policy read and its keys loaded,
+	// before the store opens: a bad one creates nothing.
+	if sf.tenant != "" {
+		if err := memtool.ValidateTenant(sf.tenant); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	p, err := flagPolicyReady(env, sf)
 	if err != nil {
 		return nil, nil, nil, err
