@@ -25,15 +25,8 @@ type Resolver interface {
 // by what it returns should keep the name as given too, so that a wrapper
 // that did change names would cost order, not lose it.
 func ResolveName(ctx context.Context, s Store, name string) string {
-	for s != nil {
-		if r, ok := s.(Resolver); ok {
-			return r.ResolveName(ctx, name)
-		}
-		w, ok := s.(Wrapper)
-		if !ok {
-			break
-		}
-		s = w.Unwrap()
+	if r := resolverOf(s); r != nil {
+		return r.ResolveName(ctx, name)
 	}
 	return name
 }

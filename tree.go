@@ -28,21 +28,45 @@ import (
 // walked as empty. If fn returns fs.SkipDir, Walk does not walk into that
 // entry (for a directory) and goes on with the next. Any other error from
 // fn stops the walk and is returned.
+//
+// On a store with symbolic links (a Resolver) Walk walks each directory
+// once: a link to a directory is an entry like any other, but Walk does
+// not walk into it when the directory it leads to lies in the tree walked
+// (it is walked under its own name) or was walked already. So a link to
+// an ancestor neither repeats the files below it nor makes the walk go
+// round until the file system's link limit. A link out of the tree walked
+// is walked into, as before.
 func Walk(ctx context.Context, s Store, name string, fn func(name string, fi FileInfo) error) error {
 	fi, err := s.Stat(ctx, name)
 	if err != nil {
 		return err
 	}
-	return walk(ctx, s, name, fi, fn)
+	w := &treeWalk{s: s, fn: fn}
+	if w.r = resolverOf(s); w.r != nil {
+		w.root = w.r.ResolveName(ctx, name)
+		w.walked = map[string]bool{w.root: true}
+	}
+	return w.walk(ctx, name, w.root, fi)
 }
 
-func walk(ctx context.Context, s Store, name string, fi FileInfo, fn func(string, FileInfo) error) error {
-	if err := fn(name, fi); err == fs.SkipDir {
+// A treeWalk is one Walk. Without a Resolver, r is nil and names are not
+// resolved.
+type treeWalk struct {
+	s      Store
+	fn     func(string, FileInfo) error
+	r      Resolver
+	root   string          // the tree walked, resolved
+	walked map[string]bool // the directories walked, resolved
+}
+
+// walk calls fn for name, at real once resolved, and walks below it.
+func (w *treeWalk) walk(ctx context.Context, name, real string, fi FileInfo) error {
+	if err := w.fn(name, fi); err == fs.SkipDir {
 		return nil
 	} else if err != nil || !fi.IsDir() {
 		return err
 	}
-	entries, err := s.ReadDir(ctx, name)
+	entries, err := w.s.ReadDir(ctx, name)
 	if errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir) {
 		return nil // removed meanwhile
 	}
@@ -50,9 +74,38 @@ func walk(ctx context.Context, s Store, name string, fi FileInfo, fn func(string
 		return err
 	}
 	for _, e := range entries {
-		if err := walk(ctx, s, path.Join(name, e.Name), e, fn); err != nil {
+		sub, into := path.Join(name, e.Name), ""
+		if w.r != nil && e.IsDir() {
+			to := w.r.ResolveName(ctx, sub)
+			link := to != path.Join(real, e.Name)
+			if link && (to == w.root || isBelow(to, w.root)) || w.walked[to] {
+				if err := w.fn(sub, e); err != nil && err != fs.SkipDir {
+					return err
+				}
+				continue
+			}
+			into = to
+			w.walked[into] = true
+		}
+		if err := w.walk(ctx, sub, into, e); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// resolverOf returns the Resolver that ResolveName would ask for s, or
+// nil if there is none.
+func resolverOf(s Store) Resolver {
+	for s != nil {
+		if r, ok := s.(Resolver); ok {
+			return r
+		}
+		w, ok := s.(Wrapper)
+		if !ok {
+			return nil
+		}
+		s = w.Unwrap()
 	}
 	return nil
 }
