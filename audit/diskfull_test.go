@@ -20,13 +20,7 @@ import (
 // free again must still be read, each on its own line; the cut-off line is
 // skipped (its write was reported to OnError).
 func TestLogOnFullDisk(t *testing.T) {
-	dir := hostfault.Tmpfs(t, "size=64k,mode=0700")
-	// Take every page but the log's first: the log fills one page, and the
-	// line that crosses into the next is cut short.
-	filler := filepath.Join(dir, "filler")
-	if err := os.WriteFile(filler, make([]byte, 60<<10), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, filler := nearlyFull(t)
 	f, err := os.OpenFile(filepath.Join(dir, "audit.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -106,4 +100,17 @@ func TestOpenLogEndsACutOffLine(t *testing.T) {
 	if info, err := os.Stat(name); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("the log's mode: %v, %v", info.Mode(), err)
 	}
+}
+
+// nearlyFull returns a directory on a tmpfs of 64 KiB whose every page
+// but one is taken by the file filler: a log there fills that page, and
+// the line that crosses into the next is cut short. Removing filler frees
+// the space again.
+func nearlyFull(t *testing.T) (dir, filler string) {
+	dir = hostfault.Tmpfs(t, "size=64k,mode=0700")
+	filler = filepath.Join(dir, "filler")
+	if err := os.WriteFile(filler, make([]byte, 60<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, filler
 }

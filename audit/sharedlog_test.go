@@ -11,7 +11,6 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
-	"github.com/memtool/memtool/internal/hostfault"
 	"github.com/memtool/memtool/memstore"
 )
 
@@ -21,11 +20,7 @@ import (
 // did not see that, logs its next line once space is free. That line is
 // read whole, and so is every line after it.
 func TestSharedLogOnFullDisk(t *testing.T) {
-	dir := hostfault.Tmpfs(t, "size=64k,mode=0700")
-	filler := filepath.Join(dir, "filler")
-	if err := os.WriteFile(filler, make([]byte, 60<<10), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, filler := nearlyFull(t)
 	name := filepath.Join(dir, "audit.jsonl")
 	open := func() *os.File {
 		f, err := audit.OpenLog(name)

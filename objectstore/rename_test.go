@@ -386,13 +386,7 @@ func TestS3DirRenameLeavesCreateItCannotMove(t *testing.T) {
 // nothing is left where there is no directory.
 func TestS3CreateIntoDirectoryRenamedAwayIsUndone(t *testing.T) {
 	ctx := context.Background()
-	il := &interleaving{method: http.MethodPut, suffix: "/f/old/late.txt", act: func(theirs memtool.Store) error {
-		return theirs.(memtool.Renamer).Rename(ctx, "old", "new")
-	}}
-	mine := raceStore(t, il)
-	mkdir(t, mine, "old")
-	write(t, mine, "old/a.txt", "a")
-	err := mine.WriteFile(ctx, "old/late.txt", []byte("late"), memtool.CreateOnly)
+	mine, il, err := writeDuringDirRename(t, memtool.CreateOnly)
 	if !errors.Is(err, memtool.ErrNotExist) {
 		t.Errorf("the create: %v, want ErrNotExist", err)
 	}
@@ -424,4 +418,19 @@ func TestS3RenameRefusedWithoutDeleteConditions(t *testing.T) {
 	if err != nil || len(entries) != 2 || entries[0].Name != "a.txt" || entries[1].Name != "d" {
 		t.Errorf("the root lists %v, %v; want a.txt and d, unchanged", entries, err)
 	}
+}
+
+// writeDuringDirRename writes old/late.txt with mode to a store whose
+// directory old (holding a.txt) another process renames to new just as
+// the write's PUT is sent; it returns the store, the interleaving (whose
+// err is the rename's) and the write's error.
+func writeDuringDirRename(t *testing.T, mode memtool.WriteMode) (memtool.Store, *interleaving, error) {
+	ctx := context.Background()
+	il := &interleaving{method: http.MethodPut, suffix: "/f/old/late.txt", act: func(theirs memtool.Store) error {
+		return theirs.(memtool.Renamer).Rename(ctx, "old", "new")
+	}}
+	mine := raceStore(t, il)
+	mkdir(t, mine, "old")
+	write(t, mine, "old/a.txt", "a")
+	return mine, il, mine.WriteFile(ctx, "old/late.txt", []byte("late"), mode)
 }

@@ -3,7 +3,6 @@ package objectstore_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -17,13 +16,7 @@ import (
 // its directory does not exist.
 func TestS3ReplaceCreateDuringDirRename(t *testing.T) {
 	ctx := context.Background()
-	il := &interleaving{method: http.MethodPut, suffix: "/f/old/late.txt", act: func(theirs memtool.Store) error {
-		return theirs.(memtool.Renamer).Rename(ctx, "old", "new")
-	}}
-	mine := raceStore(t, il)
-	mkdir(t, mine, "old")
-	write(t, mine, "old/a.txt", "a")
-	err := mine.WriteFile(ctx, "old/late.txt", []byte("late"), memtool.Replace)
+	mine, il, err := writeDuringDirRename(t, memtool.Replace)
 	if e := il.err(t); e != nil {
 		t.Fatalf("the other process's rename: %v", e)
 	}
