@@ -195,8 +195,10 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	}
 	// The old file's size is the walk's, so that it is taken off only if
 	// the walk counted it: a delete that lands after the Stat leaves it
-	// out of both.
-	u, old, err := s.usageAt(ctx, name)
+	// out of both. The walk names each entry by its real path, not
+	// through a directory link (see memtool.Walk), so the file is looked
+	// for there.
+	u, old, err := s.usageAt(ctx, memtool.ResolveName(ctx, s.inner, name))
 	if err != nil {
 		return err
 	}
