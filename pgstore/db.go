@@ -362,10 +362,17 @@ func (d *db) Query(ctx context.Context, fn func(q sqltree.Querier) error) error 
 	return d.run(ctx, func(conn *pgx.Conn) error { return fn(querier{conn}) })
 }
 
-// WriteMeta runs fn's statements outside a transaction: each claims or
-// reads memtool_meta alone.
+// WriteMeta runs fn's statements, which claim or read memtool_meta, in a
+// transaction at READ COMMITTED (txOptions): outside one, a statement runs
+// at the session's default level, and at REPEATABLE READ or SERIALIZABLE
+// the claim's INSERT … ON CONFLICT DO NOTHING fails (could not serialize
+// access) when another process records the mode as it runs, instead of
+// leaving it be. A claim records a mode only if none is, so it may run
+// again should its connection be lost, its commit included.
 func (d *db) WriteMeta(ctx context.Context, fn func(q sqltree.Querier) error) error {
-	return d.Query(ctx, fn)
+	return d.run(ctx, func(conn *pgx.Conn) error {
+		return pgx.BeginTxFunc(ctx, conn, txOptions, func(tx pgx.Tx) error { return fn(querier{tx}) })
+	})
 }
 
 // querier is a connection or a transaction as a sqltree.Querier.

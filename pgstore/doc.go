@@ -57,7 +57,9 @@
 //     the last from locking each other out during an upgrade, so it stays.
 //     Transactions run at READ COMMITTED whatever the session's default
 //     isolation level, so that a write reads what the lock's previous
-//     holder committed (TestIsolationLevel).
+//     holder committed, and a claim of the database's mode (see Tenants)
+//     finds the one another process recorded at the same time
+//     (TestIsolationLevel).
 //   - Readers take no lock: Stat, ReadFile and ReadDir are one statement
 //     each, outside a transaction (a statement sees one snapshot); a reader
 //     sees a file's old or new content, never a mix.

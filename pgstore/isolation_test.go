@@ -28,6 +28,13 @@ var patient = pgstore.Options{LockTimeout: 30 * time.Second, OpTimeout: time.Min
 // for it in the server; then it releases the lock and waits for them.
 func queued(t *testing.T, url, query string, args []any, fns ...func()) {
 	t.Helper()
+	queuedThen(t, url, query, args, false, fns...)
+}
+
+// queuedThen is queued, with the session's transaction committed instead
+// of rolled back if commit is set.
+func queuedThen(t *testing.T, url, query string, args []any, commit bool, fns ...func()) {
+	t.Helper()
 	ctx := context.Background()
 	tx := holderTx(t, url)
 	if _, err := tx.Exec(ctx, query, args...); err != nil {
@@ -56,7 +63,11 @@ wait:
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := tx.Rollback(ctx); err != nil {
+	end := tx.Rollback
+	if commit {
+		end = tx.Commit
+	}
+	if err := end(ctx); err != nil {
 		t.Fatal(err)
 	}
 	<-done
@@ -141,6 +152,28 @@ func TestIsolationLevel(t *testing.T) {
 			if err != nil {
 				t.Errorf("Open %d: %v", i, err)
 			}
+		}
+	})
+
+	// Two processes claiming the mode of a new database at once (here
+	// a session that records it while the store's Tenant call records it
+	// too): the store finds the mode the other recorded, rather than
+	// failing on a row its statement's snapshot does not see (which ON
+	// CONFLICT refuses at REPEATABLE READ: could not serialize access).
+	t.Run("Claim", func(t *testing.T) {
+		url := pgtest.URL(t)
+		openWith(t, url, patient) // the tables, and no mode yet
+		s := openWith(t, repeatableRead(url), patient)
+		var tenantErr, writeErr error
+		queuedThen(t, url, `INSERT INTO memtool_meta (key, value) VALUES ('tenancy', 'multi')`, nil, true,
+			func() {
+				var ts memtool.Store
+				if ts, tenantErr = s.Tenant(ctx, "t1"); tenantErr == nil {
+					writeErr = ts.WriteFile(ctx, "f", []byte("x"), memtool.CreateOnly)
+				}
+			})
+		if tenantErr != nil || writeErr != nil {
+			t.Errorf("Tenant while another claims the database multi-tenant: %v; its write: %v; want both to succeed", tenantErr, writeErr)
 		}
 	})
 }
