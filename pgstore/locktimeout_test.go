@@ -38,3 +38,19 @@ func TestSubMillisecondLockTimeout(t *testing.T) {
 		t.Errorf("WriteFile while the tenant's lock is held, LockTimeout 300µs: %v, want ErrBusy", err)
 	}
 }
+
+// A LockTimeout or OpTimeout longer than the server's timeouts can be
+// (2^31-1 ms, almost 25 days) is the longest they can be: the store
+// opens, reads and writes, rather than having every connection refused
+// at its start-up for a setting out of range.
+func TestLongTimeouts(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	s := openWith(t, url, pgstore.Options{LockTimeout: 30 * 24 * time.Hour, OpTimeout: 365 * 24 * time.Hour})
+	if err := s.WriteFile(ctx, "x", []byte("x"), memtool.CreateOnly); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ReadFile(ctx, "x", 10); err != nil || string(got) != "x" {
+		t.Errorf("ReadFile: %q, %v", got, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	neturl "net/url"
 	"strconv"
 	"strings"
@@ -29,7 +30,8 @@ type Options struct {
 	// the commit; past it the method fails with an error that says the
 	// server did not answer. The server holds each statement, and a
 	// transaction left idle by a client that stopped answering, to it as
-	// well (statement_timeout, idle_in_transaction_session_timeout), so a
+	// well (statement_timeout, idle_in_transaction_session_timeout; like
+	// lock_timeout, at most the 2^31-1 ms the server takes), so a
 	// frozen or vanished client releases its locks. Default:
 	// DefaultOpTimeout.
 	OpTimeout time.Duration
@@ -207,13 +209,16 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 		o.LockTimeout = DefaultLockTimeout
 	}
 	// Sent in each connection's start-up: no round trip of their own. In
-	// whole milliseconds, rounded up: the server reads 0 as no timeout.
+	// whole milliseconds, rounded up (the server reads 0 as no timeout),
+	// and at most the largest the server takes (2^31-1 ms, almost 25
+	// days; above it refuses the connection).
 	for param, d := range map[string]time.Duration{
 		"lock_timeout":                        o.LockTimeout,
 		"statement_timeout":                   o.OpTimeout,
 		"idle_in_transaction_session_timeout": o.OpTimeout,
 	} {
-		cfg.ConnConfig.RuntimeParams[param] = strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
+		ms := min(d/time.Millisecond+min(d%time.Millisecond, 1), math.MaxInt32)
+		cfg.ConnConfig.RuntimeParams[param] = strconv.FormatInt(int64(ms), 10)
 	}
 	// No ping before each use of a pooled connection (pgxpool pings one
 	// idle for a second): it costs a round trip per method, and a method
