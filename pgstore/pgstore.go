@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/sqltree"
@@ -261,16 +261,13 @@ func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
 
 // namesMaxConns reports whether the connection string conn sets
 // pool_max_conns: a URL's query parameter, or a keyword of the
-// keyword=value form (not a word inside a password).
+// keyword=value form (spaces around '=' included; not a word inside a
+// password), as pgx reads it.
 func namesMaxConns(conn string) bool {
-	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
-		u, err := neturl.Parse(conn)
-		return err == nil && u.Query().Has("pool_max_conns")
+	cfg, err := pgconn.ParseConfig(conn)
+	if err != nil {
+		return false
 	}
-	for _, f := range strings.Fields(conn) {
-		if strings.HasPrefix(f, "pool_max_conns=") {
-			return true
-		}
-	}
-	return false
+	_, ok := cfg.RuntimeParams["pool_max_conns"]
+	return ok
 }

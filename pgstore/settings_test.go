@@ -70,6 +70,8 @@ func TestPoolSize(t *testing.T) {
 		"host=h user=u pool_max_conns=4":                     true,
 		"host=h user=u password=xpool_max_conns=4":           false,
 		"host=h dbname=db":                                   false,
+		"host=h user=u pool_max_conns = 4":                   true,
+		"host=h user=u password='a pool_max_conns=4'":        false,
 	} {
 		if got := namesMaxConns(conn); got != want {
 			t.Errorf("namesMaxConns(%q) = %v, want %v", conn, got, want)
