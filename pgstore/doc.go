@@ -85,7 +85,8 @@
 // exists is one statement, without a transaction. A failed write costs a
 // ROLLBACK too. Through memtool.Memory, str_replace and insert cost 2 (an
 // Update, which reads what the edit checks), view of a file 1, of a
-// directory 2 (ReadFile, which says it is one, then ReadDir), create at
+// directory 2 (ReadFile, which says it is one, then ReadDir) and one more
+// for each subdirectory it lists (a view shows two levels), create at
 // the root 2;
 // TestRoundTrips counts them on the wire. A pooled connection is not
 // pinged before use: one found dead is replaced and the method runs again

@@ -36,6 +36,7 @@ func TestRoundTrips(t *testing.T) {
 	}
 	run(`{"command":"create","path":"/memories/d/a.md","file_text":"alpha\nbeta\n"}`)
 	run(`{"command":"create","path":"/memories/top.md","file_text":"top\n"}`)
+	run(`{"command":"create","path":"/memories/e/sub/b.md","file_text":"b\n"}`)
 
 	for _, c := range []struct {
 		name string
@@ -45,6 +46,8 @@ func TestRoundTrips(t *testing.T) {
 	}{
 		{"view file", 1, func(int) string { return `{"command":"view","path":"/memories/d/a.md"}` }},
 		{"view directory", 2, func(int) string { return `{"command":"view","path":"/memories/d"}` }},
+		// A view lists two levels: each subdirectory is one ReadDir more.
+		{"view directory with a subdirectory", 3, func(int) string { return `{"command":"view","path":"/memories/e"}` }},
 		{"create at the root", 2, func(i int) string {
 			return fmt.Sprintf(`{"command":"create","path":"/memories/new%d.md","file_text":"x"}`, i)
 		}},
