@@ -141,8 +141,10 @@ func (t *Tree) Update(ctx context.Context, name string, limit int64, fn func(old
 // makes sure of) costs one statement and no transaction. What exists in a
 // committed snapshot did exist when Mkdir was called or after, so the
 // answer is one Mkdir could give; a Settler gives it once the commit it
-// rests on is durable.
+// rests on is durable. The look and the change are bounded by one Op.
 func (t *Tree) Mkdir(ctx context.Context, name string) error {
+	ctx, cancel := t.db.Op(ctx)
+	defer cancel()
 	if name != "" {
 		switch ok, err := t.exists(ctx, name); {
 		case err != nil:
