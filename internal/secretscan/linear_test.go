@@ -16,6 +16,8 @@ var adversarial = map[string]string{
 	"BEGIN and labels":                "-----BEGIN " + strings.Repeat("PRIVATE KEY ", 8),
 	"END without its dashes":          "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY",
 	"whole keys":                      "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n",
+	"key headers in header lines":     "X: -----BEGIN PRIVATE KEY-----\n",
+	"key headers in Proc-Type lines":  "Proc-Type: -----BEGIN PRIVATE KEY-----\n",
 	"key headers and bodies":          "-----BEGIN PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq\n",
 	"OpenAI prefixes":                 "sk-proj-",
 	"OpenAI prefixes, marker at end":  strings.Repeat("sk-proj-", 60) + "T3BlbkFJ ",

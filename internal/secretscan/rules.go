@@ -329,7 +329,7 @@ func isKeyLabel(c byte) bool {
 // is open: its span is the header's line, and it is reported so that a
 // redaction does not cut text that is no key's (see Finding.Open).
 func privateKeySpan(s *scanner, start, end int) (int, bool) {
-	if e, stop := s.keyEnd(end); e >= 0 && keyBody(s, s.text[end:e]) {
+	if e, stop := s.keyEnd(end); e >= 0 && keyBody(s, end, e) {
 		return stop, false
 	}
 	if nl := s.next(&s.newline, end); nl >= 0 {
@@ -338,43 +338,84 @@ func privateKeySpan(s *scanner, start, end int) (int, bool) {
 	return len(s.text), true
 }
 
-// keyBody reports whether b, what lies between a private key's header
-// and its END line, could be a PEM or OpenPGP key's body: the rest of the
-// header's line, then whole lines, each blank, base64 (maybe with \n
-// escapes: a key in a string) or, but for the header's own line, a header
-// such as "Proc-Type: 4,ENCRYPTED". A line of prose is not. It stops at the
-// first byte that rules a body out, so that the headers of a text cost no
-// more together than one walk over it.
-func keyBody(s *scanner, b []byte) bool {
-	blank := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
-	i := 0
-	for first := true; i < len(b); first = false {
-		for i < len(b) && blank(b[i]) {
+func isBase64(c byte) bool { return isWord(c) || c == '+' || c == '/' || c == '=' || c == '\\' }
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+// keyBody reports whether text[start:e], what lies between a private
+// key's header and its END line, could be a PEM or OpenPGP key's body:
+// the rest of the header's line, then whole lines, each blank, base64
+// (maybe with \n escapes: a key in a string) or, but for the header's own
+// line, a header such as "Proc-Type: 4,ENCRYPTED". A line of prose is not.
+// The rest of the header's line is walked for each header (no other
+// header can lie in it); the lines after it are judged by badLine, which
+// walks each line once however many headers ask, so that the headers of
+// a text cost no more together than one walk over it, also where each
+// sits in a line that looks like a header's ("X: -----BEGIN …").
+func keyBody(s *scanner, start, e int) bool {
+	text := s.text
+	i := start
+	for i < e && isBlank(text[i]) {
+		i++
+	}
+	for i < e && isBase64(text[i]) {
+		i++
+	}
+	for i < e && isBlank(text[i]) {
+		i++
+	}
+	s.work += i - start
+	if i >= e {
+		return true
+	}
+	if text[i] != '\n' {
+		return false
+	}
+	bad := s.badLine(i + 1)
+	return bad < 0 || bad >= e
+}
+
+// badLine returns the first byte at or after q, where a line starts,
+// that the lines of a key's body after its header's line cannot hold
+// (see keyBody), walking the text line by line, or -1. An END line stops
+// it at its first dash, so the body before an END line at e is one where
+// badLine returns e or more. Asked at growing positions, it walks each
+// line once.
+func (s *scanner) badLine(q int) int {
+	c := &s.keyBodyBad
+	if c.valid && q >= c.from && (c.at < 0 || c.at >= q) {
+		return c.at
+	}
+	c.valid, c.from, c.at = true, q, -1
+	text := s.text
+	i := q
+	for i < len(text) {
+		for i < len(text) && isBlank(text[i]) {
 			i++
 		}
 		j := i
-		for !first && j < len(b) && (isWord(b[j]) || b[j] == '-') {
+		for j < len(text) && (isWord(text[j]) || text[j] == '-') {
 			j++
 		}
-		if j > i && j+1 < len(b) && b[j] == ':' && b[j+1] == ' ' {
-			for j < len(b) && b[j] != '\n' {
+		if j > i && j+1 < len(text) && text[j] == ':' && text[j+1] == ' ' {
+			for j < len(text) && text[j] != '\n' {
 				j++
 			}
 			i = j + 1
 			continue
 		}
-		for i < len(b) && (isWord(b[i]) || b[i] == '+' || b[i] == '/' || b[i] == '=' || b[i] == '\\') {
+		for i < len(text) && isBase64(text[i]) {
 			i++
 		}
-		for i < len(b) && blank(b[i]) {
+		for i < len(text) && isBlank(text[i]) {
 			i++
 		}
-		if i < len(b) && b[i] != '\n' {
-			s.work += i
-			return false
+		if i < len(text) && text[i] != '\n' {
+			c.at = i
+			break
 		}
 		i++
 	}
-	s.work += i
-	return true
+	s.work += min(i, len(text)) - q
+	return c.at
 }

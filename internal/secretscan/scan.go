@@ -143,6 +143,7 @@ type scanner struct {
 	openAIMarker, keyMarker, newline                        cursor
 	keyEnds                                                 cursor // private key END lines
 	keyStop                                                 int    // the end of keyEnds' line
+	keyBodyBad                                              cursor // see badLine
 }
 
 // markEnd records that a secret ends at i: what starts there, or after a
