@@ -12,7 +12,9 @@
 // expression (RE2, linear time):
 //
 //   - AWS access key IDs (AKIA…, ASIA…, ABIA…, ACCA…, A3T…) and secret
-//     access keys next to their key name (aws_secret_access_key = …);
+//     access keys next to their key name, in any case
+//     (aws_secret_access_key = …, AWS_SECRET_ACCESS_KEY=…,
+//     secretAccessKey: …);
 //   - Anthropic keys (sk-ant-api03-…, sk-ant-admin01-…), OpenAI keys
 //     (sk-proj-…, sk-svcacct-…, sk-admin-…, sk-None-…, and the older sk-…
 //     form, all with the T3BlbkFJ marker);

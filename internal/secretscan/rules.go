@@ -18,6 +18,7 @@ type rule struct {
 	id      int // its index in rules
 	kind    string
 	anchors []string
+	fold    bool // the anchors match in any case (secretAccessKey, SECRET_ACCESS_KEY)
 	// pattern confirms a secret at the anchor; it starts with ^. It is
 	// compiled on the rule's first use (see regexp), so that a process
 	// compiles only the rules its texts call for: a command that scans
@@ -53,8 +54,8 @@ const window = 512
 var rules = []rule{
 	{kind: "an AWS access key ID", anchors: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
 		pattern: `^(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}`, max: 20, word: true, exact: true},
-	{kind: "an AWS secret access key", anchors: []string{"aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "secret_access_key"},
-		confirm: awsSecretKey, exact: true},
+	{kind: "an AWS secret access key", anchors: []string{"aws_secret_access_key", "secretaccesskey", "secret_access_key"},
+		confirm: awsSecretKey, exact: true, fold: true},
 	{kind: "an Anthropic API key", anchors: []string{"sk-ant-"},
 		pattern: `^sk-ant-(?:api|admin|oat|ort)\d\d-[A-Za-z0-9_-]{80}`, max: 95, word: true, run: isToken},
 	{kind: "an OpenAI API key", anchors: []string{"sk-"},
@@ -150,7 +151,7 @@ func (r *rule) match(s *scanner, start int) (Finding, bool) {
 }
 
 // awsSecretKey confirms what
-// (?i:aws_secret_access_key|SecretAccessKey|secret_access_key)["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}
+// (?i:aws_secret_access_key|secretaccesskey|secret_access_key)["']?\s*[:=]\s*["']?[A-Za-z0-9/+]{40}
 // matches, the blanks taking no more than the window.
 func awsSecretKey(s *scanner, start int) (int, bool) {
 	text := s.text

@@ -53,17 +53,43 @@ var anchorIndex = func() (ix struct {
 	for i := range rules {
 		rules[i].id = i
 		for _, a := range rules[i].anchors {
-			h := triHash(a[0], a[1], a[2])
-			ix.tri[h/64] |= 1 << (h % 64)
-			ix.byFirst[a[0]] = append(ix.byFirst[a[0]], anchor{a, &rules[i]})
+			cases := func(c byte) []byte { return []byte{c} }
+			if rules[i].fold {
+				cases = func(c byte) []byte {
+					lo, up := bytes.ToLower([]byte{c}), bytes.ToUpper([]byte{c})
+					if lo[0] == up[0] {
+						return lo
+					}
+					return []byte{lo[0], up[0]}
+				}
+			}
+			for _, c0 := range cases(a[0]) {
+				for _, c1 := range cases(a[1]) {
+					for _, c2 := range cases(a[2]) {
+						h := triHash(c0, c1, c2)
+						ix.tri[h/64] |= 1 << (h % 64)
+					}
+				}
+				ix.byFirst[c0] = append(ix.byFirst[c0], anchor{a, &rules[i]})
+			}
 		}
 	}
 	return ix
 }()
 
+// An anchor is a rule's literal: where the text holds it (in any case if
+// the rule folds case), the rule is tried.
 type anchor struct {
 	lit  string
 	rule *rule
+}
+
+// at reports whether the text at i starts with the anchor.
+func (a anchor) at(text []byte, i int) bool {
+	if a.rule.fold {
+		return len(text)-i >= len(a.lit) && bytes.EqualFold(text[i:i+len(a.lit)], []byte(a.lit))
+	}
+	return bytes.HasPrefix(text[i:], []byte(a.lit))
 }
 
 func triHash(a, b, c byte) uint32 { return (uint32(a)<<10 ^ uint32(b)<<5 ^ uint32(c)) & 0xffff }
@@ -90,7 +116,7 @@ func scan(text []byte) ([]Finding, int) {
 			continue
 		}
 		for _, a := range anchorIndex.byFirst[text[i]] {
-			if !bytes.HasPrefix(text[i:], []byte(a.lit)) {
+			if !a.at(text, i) {
 				continue
 			}
 			if f, ok := a.rule.match(s, i); ok {
