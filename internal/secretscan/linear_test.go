@@ -31,6 +31,8 @@ var adversarial = map[string]string{
 	"JWT headers glued":               "eyJ",
 	"JWT headers and dots":            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.",
 	"Slack webhooks":                  "hooks.slack.com/services/",
+	"Slack webhooks glued":            "hooks.slack.com/services/" + strings.Repeat("T0", 10),
+	"Slack rotating tokens glued":     "-xoxe.xoxp-1-" + strings.Repeat("Mi0y", 10),
 	"AWS secret key names":            "aws_secret_access_key=",
 	"AWS secret key names and blanks": "aws_secret_access_key" + strings.Repeat(" ", 100),
 	"AWS key IDs":                     "AKIA",

@@ -119,3 +119,21 @@ func TestPrivateKeyHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactGluedToWebhookOrSlackToken: a Slack webhook URL or rotating
+// token glued to the end of another of its kind (whose tail runs up to
+// the dot in the second one's prefix) is found and redacted too. It was
+// skipped as part of the first, whose redaction then cut the prefix off
+// the second and left its secret part in the text.
+func TestRedactGluedToWebhookOrSlackToken(t *testing.T) {
+	hook2 := "T11111111/B11111111/" + strings.Repeat("Y", 24)
+	rotating := "xoxp-1-" + strings.Repeat("Mi0yLTEyMzQ1Njc4", 3)
+	for text, secret := range map[string]string{
+		"x hooks.slack.com/services/T00000000/B00000000/" + strings.Repeat("X", 24) + "hooks.slack.com/services/" + hook2 + " end": hook2,
+		"x xoxb-2345678901-3456789012-" + strings.Repeat("AbCd", 6) + "-xoxe." + rotating + " end":                                 rotating,
+	} {
+		if got := redactAll(t, text); strings.Contains(got, secret) {
+			t.Errorf("%q: redacted to %q, which keeps %q", text, got, secret)
+		}
+	}
+}

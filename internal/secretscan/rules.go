@@ -106,15 +106,19 @@ func (r *rule) regexp() *regexp.Regexp {
 	return r.re
 }
 
-// match confirms the rule at start, where one of its anchors is.
-func (r *rule) match(s *scanner, start int) (Finding, bool) {
+// match confirms the rule at start, where one of its anchors is; inRun
+// says that every byte of that anchor is of the rule's run.
+func (r *rule) match(s *scanner, start int, inRun bool) (Finding, bool) {
 	text := s.text
 	if r.word && start > 0 && isWord(text[start-1]) && !s.ended(start) {
 		return Finding{}, false
 	}
-	if r.run != nil && start < s.covered[r.id] {
-		// Inside a run this rule already took whole: whatever matched
-		// here would end where that did.
+	if inRun && start < s.covered[r.id] {
+		// Inside a run this rule already took whole, with an anchor
+		// that does not leave it: whatever matched here would end
+		// where that did. An anchor with a byte the run stops at (the
+		// dots of hooks.slack.com/ and xoxe.) may start a secret that
+		// goes on past it.
 		return Finding{}, false
 	}
 	var end int

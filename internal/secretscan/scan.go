@@ -70,7 +70,7 @@ var anchorIndex = func() (ix struct {
 						ix.tri[h/64] |= 1 << (h % 64)
 					}
 				}
-				ix.byFirst[c0] = append(ix.byFirst[c0], anchor{a, &rules[i]})
+				ix.byFirst[c0] = append(ix.byFirst[c0], anchor{a, &rules[i], inRun(&rules[i], a)})
 			}
 		}
 	}
@@ -82,6 +82,22 @@ var anchorIndex = func() (ix struct {
 type anchor struct {
 	lit  string
 	rule *rule
+	// inRun: the rule has a run and every byte of lit is of it, so an
+	// anchor inside a run the rule already took whole starts no other
+	// secret (see rule.match).
+	inRun bool
+}
+
+func inRun(r *rule, lit string) bool {
+	if r.run == nil {
+		return false
+	}
+	for i := range len(lit) {
+		if !r.run(lit[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // at reports whether the text at i starts with the anchor.
@@ -119,7 +135,7 @@ func scan(text []byte) ([]Finding, int) {
 			if !a.at(text, i) {
 				continue
 			}
-			if f, ok := a.rule.match(s, i); ok {
+			if f, ok := a.rule.match(s, i, a.inRun); ok {
 				found = append(found, f)
 				s.markEnd(f.End)
 			}
