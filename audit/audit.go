@@ -376,15 +376,19 @@ func Read(r io.Reader, f Filter, fn func(Entry) error) error {
 	return sc.Err()
 }
 
+// entryStart is how every entry begins: Time is Entry's first field.
+const entryStart = `{"time":`
+
 // entries cuts a line of a log, not empty, before each entry it holds:
 // one, unless a write that failed part way left part of an entry that
-// another writer's line continued. An entry begins with `{"`, which
-// nothing inside an entry holds (it has no nested object, and its strings
-// escape their quotes).
+// another writer's line continued. An entry begins with entryStart,
+// which nothing inside an entry holds: it has no nested object, its
+// strings escape their quotes, and the quote after a string that ends
+// with "{" (a path /memories/x{) is followed by a comma or a brace.
 func entries(text []byte) [][]byte {
 	var out [][]byte
 	for {
-		i := bytes.Index(text[1:], []byte(`{"`))
+		i := bytes.Index(text[1:], []byte(entryStart))
 		if i < 0 {
 			return append(out, text)
 		}
