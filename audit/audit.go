@@ -39,7 +39,8 @@ type Entry struct {
 // store's answer was lost, so the change may or may not have been made),
 // "cancelled", "refused" (a policy refused it with a memtool.Refusal, as
 // the limits, secrets and encrypt wrappers do), or "error". The wrapper logs "edit_failed" for an Update whose edit
-// itself failed (old_str not found, …).
+// itself failed (old_str not found, …), and "refused" for one that a
+// policy outside it refused in the edit function it passed down.
 func Outcome(err error) string {
 	var ref memtool.Refusal
 	var pe *memtool.PathError
@@ -255,12 +256,23 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 		return data, err
 	})
 	outcome := Outcome(err)
-	if err != nil && err == fnErr {
+	if err != nil && err == fnErr && !policyRefusal(err) {
 		// The edit itself failed; its text may quote the file.
 		outcome = "edit_failed"
 	}
 	s.logOutcome("update", name, start, outcome, Entry{Bytes: size})
 	return err
+}
+
+// policyRefusal reports whether err, returned by an edit function, is a
+// policy's refusal: audit inside a policy that checks an edit's result
+// (secrets, limits) gets the policy's check as part of the edit function.
+// A policy refuses with an error of its own type that unwraps to a
+// memtool.Refusal; Memory's edit fails with a bare one.
+func policyRefusal(err error) bool {
+	var ref memtool.Refusal
+	_, bare := err.(memtool.Refusal)
+	return !bare && errors.As(err, &ref)
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error {
