@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -98,12 +99,30 @@ func (tr *turn) run(ctx context.Context, t *Tool, i int, id string) memtool.Resu
 	var keep any
 	defer func() { tr.finish(i, keep) }()
 	tr.wait(ctx, i)
-	started := ctx.Err() == nil
 	r := t.Run(ctx, id, tr.calls[i].input)
-	if started {
+	// Whether the call started is Memory's to say: ctx may end between a
+	// look at it here and Memory's own, and then nothing ran.
+	if ctx.Err() == nil || !t.notStarted(ctx.Err(), tr.calls[i].input, r) {
 		keep = r
 	}
 	return r
+}
+
+// notStarted reports whether r is Memory's answer to the command input
+// when its context had ended with err before the command started: the
+// answer Memory gives a context already ended so, which runs nothing.
+func (t *Tool) notStarted(err error, input json.RawMessage, r memtool.Result) bool {
+	cmd, perr := memtool.ParseCommand(input)
+	if perr != nil || !r.IsError {
+		return false
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	if errors.Is(err, context.DeadlineExceeded) {
+		ended, cancel = context.WithDeadline(context.Background(), time.Time{})
+	}
+	cancel()
+	want := t.mem.Execute(ended, cmd)
+	return want.IsError && want.Text == r.Text
 }
 
 // answered returns what call i answered in an earlier pass, or nil.
