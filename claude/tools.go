@@ -36,7 +36,8 @@ func DeclareTools(params anthropic.BetaMessageNewParams, tools ...anthropic.Beta
 // them: Tool.BetaToolResults answers those) are left out, and so are
 // calls before a "fallback" block, as the SDK runner does. An empty text
 // block of a tool's answer (the SDK's read of an empty file) is left out,
-// as the API refuses one.
+// as the API refuses one. Once ctx has ended no further call is run: each
+// is answered with ctx's error, is_error set.
 func RunTools(ctx context.Context, msg *anthropic.BetaMessage, tools ...anthropic.BetaTool) []anthropic.BetaContentBlockParamUnion {
 	var out []anthropic.BetaContentBlockParamUnion
 	for _, block := range afterFallback(msg.Content) {
@@ -45,7 +46,14 @@ func RunTools(ctx context.Context, msg *anthropic.BetaMessage, tools ...anthropi
 			continue
 		}
 		result := anthropic.BetaToolResultBlockParam{ToolUseID: block.ID}
-		input, err := json.Marshal(block.Input)
+		// Once ctx has ended no call starts, as in the SDK runner: a
+		// tool that does not look at ctx (the work directory's file
+		// tools) would make its change after the caller gave up.
+		err := ctx.Err()
+		var input []byte
+		if err == nil {
+			input, err = json.Marshal(block.Input)
+		}
 		if err == nil {
 			result.Content, err = tools[i].Execute(ctx, input)
 			result.Content = withoutEmptyText(result.Content)
