@@ -103,6 +103,24 @@ func TestPrepareParamsExcludesMemoryFromOwnEdit(t *testing.T) {
 	}
 }
 
+// An edit of the caller's own that is the option's edit but for "memory"
+// in its ExcludeTools, which PrepareParams adds to both, is the same edit:
+// it is not sent twice.
+func TestPrepareParamsOwnEditSameAsOption(t *testing.T) {
+	own := &anthropic.BetaClearToolUses20250919EditParam{
+		Trigger:      anthropic.BetaClearToolUses20250919EditTriggerUnionParam{OfInputTokens: &anthropic.BetaInputTokensTriggerParam{Value: claude.DefaultClearTrigger}},
+		Keep:         anthropic.BetaToolUsesKeepParam{Value: claude.DefaultClearKeep},
+		ExcludeTools: []string{"web_search"},
+	}
+	in := anthropic.BetaMessageNewParams{ContextManagement: anthropic.BetaContextManagementConfigParam{
+		Edits: []anthropic.BetaContextManagementConfigEditUnionParam{{OfClearToolUses20250919: own}},
+	}}
+	p := claude.PrepareParams(in, claude.WithClearToolUses(claude.ClearToolUses{ExcludeTools: []string{"web_search"}}))
+	if n := len(p.ContextManagement.Edits); n != 1 {
+		t.Errorf("%d edits, want 1: %s", n, marshal(t, p.ContextManagement))
+	}
+}
+
 // CompactBeforeNextTurn on a runner gets the compact-2026-09-04 beta on its
 // compaction request without any option; the fake refuses the request
 // without it, as the API does.

@@ -30,17 +30,19 @@ func prepare(params anthropic.BetaMessageNewParams, cfg *config) anthropic.BetaM
 	if !slices.ContainsFunc(params.Tools, func(t anthropic.BetaToolUnionParam) bool { return toolName(t) == ToolName }) {
 		params.Tools = append(slices.Clip(params.Tools), BetaToolParam())
 	}
+	// "memory" goes into the params' own edits first, so that one the
+	// caller built as an option builds it compares equal to the option's.
 	edits := slices.Clone(params.ContextManagement.Edits)
-	for _, edit := range cfg.edits {
-		if !slices.ContainsFunc(edits, func(e anthropic.BetaContextManagementConfigEditUnionParam) bool { return sameJSON(e, edit) }) {
-			edits = append(edits, edit)
-		}
-	}
 	for i, edit := range edits {
 		if c := edit.OfClearToolUses20250919; c != nil && !slices.Contains(c.ExcludeTools, ToolName) {
 			clone := *c
 			clone.ExcludeTools = append([]string{ToolName}, c.ExcludeTools...)
 			edits[i] = anthropic.BetaContextManagementConfigEditUnionParam{OfClearToolUses20250919: &clone}
+		}
+	}
+	for _, edit := range cfg.edits {
+		if !slices.ContainsFunc(edits, func(e anthropic.BetaContextManagementConfigEditUnionParam) bool { return sameJSON(e, edit) }) {
+			edits = append(edits, edit)
 		}
 	}
 	// Combined with other edits, clear_thinking_20251015 must come first
