@@ -80,23 +80,24 @@ func statInside(dir, p string) (fi fs.FileInfo, ok bool) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return nil, false
 	}
-	name := filepath.Clean(p)
-	if filepath.IsAbs(name) {
-		rel, inside := relInside(dir, name)
-		if !inside {
-			real, err := filepath.EvalSymlinks(dir)
-			if err != nil {
-				return nil, false
-			}
-			if rel, inside = relInside(real, name); !inside {
-				return nil, false
-			}
-		}
-		name = rel
-	}
-	if !filepath.IsLocal(name) && name != "." {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
 		return nil, false
 	}
+	// The SDK joins a relative path to the work directory, its links
+	// resolved, before it follows any link: "../work" is the work
+	// directory work itself, not a path that leads outside.
+	name := filepath.Clean(p)
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(real, name)
+	}
+	rel, inside := relInside(dir, name)
+	if !inside {
+		if rel, inside = relInside(real, name); !inside {
+			return nil, false
+		}
+	}
+	name = rel
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, false

@@ -55,7 +55,7 @@ func TestWriteToWorkDirItself(t *testing.T) {
 	}
 	defer hands.Close()
 	watch := watchCreates(t, root)
-	for _, p := range []string{".", "./", "sub/..", "self", "self/", "sub/up", work, work + "/sub/.."} {
+	for _, p := range []string{".", "./", "sub/..", "self", "self/", "sub/up", work, work + "/sub/..", "../work", "sub/../../work/", "../work/sub/.."} {
 		in, _ := json.Marshal(map[string]string{"file_path": p, "content": "PWNED"})
 		if out, ok := execTool(t, hands, "write", string(in)); ok {
 			t.Errorf("write %q: %q, want a refusal", p, out)
@@ -120,7 +120,8 @@ func TestGrepFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hands.Close()
-	for _, p := range []string{"d/fifo", "link", fifo} {
+	up := filepath.Join("..", filepath.Base(work), "d", "fifo") // out and back in
+	for _, p := range []string{"d/fifo", "link", fifo, up} {
 		out, ok := grepFIFO(t, hands, fifo, p)
 		if ok || strings.Contains(out, "SECRET") {
 			t.Errorf("grep in %q: %q (ok %v), want a refusal", p, out, ok)
