@@ -73,7 +73,8 @@ func guardGrep(dir string, tool anthropic.BetaTool) anthropic.BetaTool {
 
 // statInside stats the model's path p, taken from the work directory dir
 // as the SDK takes it (".." collapsed before any link is followed), its
-// links followed (see statResolved) when they end inside dir. ok is false
+// links followed (see statResolved) when they end inside dir, links
+// outside dir included. ok is false
 // when p leads outside dir or cannot be stat'ed: the SDK's tool then
 // refuses it or reports the error in its own words.
 func statInside(dir, p string) (fi fs.FileInfo, ok bool) {
@@ -94,7 +95,10 @@ func statInside(dir, p string) (fi fs.FileInfo, ok bool) {
 	rel, inside := relInside(dir, name)
 	if !inside {
 		if rel, inside = relInside(real, name); !inside {
-			return nil, false
+			// Maybe through a link outside dir that leads back into it
+			// (/proc/self/cwd, another name of one of dir's parents),
+			// which the SDK follows.
+			return statResolved(real, name)
 		}
 	}
 	name = rel
@@ -106,21 +110,18 @@ func statInside(dir, p string) (fi fs.FileInfo, ok bool) {
 	if fi, err = root.Stat(name); err == nil {
 		return fi, true
 	}
-	return statResolved(dir, name)
+	return statResolved(real, filepath.Join(dir, name))
 }
 
-// statResolved stats dir/name with every link followed, as the SDK's tools
-// follow them, if it ends inside dir (dir itself included). os.Root
-// refuses a link whose target is absolute, or that passes outside dir on
-// its way, even when it ends inside dir: without this, a link to dir by
-// its absolute path (a write to it makes a file beside dir) or to a FIFO
+// statResolved stats the absolute path p with every link followed, as the
+// SDK's tools follow them, if it ends inside realDir, the work directory
+// with its links resolved (realDir itself included). os.Root refuses a
+// link whose target is absolute, or that passes outside dir on its way,
+// even when it ends inside dir: without this, a link to dir by its
+// absolute path (a write to it makes a file beside dir) or to a FIFO
 // inside dir (a grep of it waits for ever) went to the SDK unchecked.
-func statResolved(dir, name string) (fs.FileInfo, bool) {
-	real, err := filepath.EvalSymlinks(filepath.Join(dir, name))
-	if err != nil {
-		return nil, false
-	}
-	realDir, err := filepath.EvalSymlinks(dir)
+func statResolved(realDir, p string) (fs.FileInfo, bool) {
+	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return nil, false
 	}

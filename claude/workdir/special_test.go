@@ -55,7 +55,12 @@ func TestWriteToWorkDirItself(t *testing.T) {
 	}
 	defer hands.Close()
 	watch := watchCreates(t, root)
-	for _, p := range []string{".", "./", "sub/..", "self", "self/", "sub/up", work, work + "/sub/..", "../work", "sub/../../work/", "../work/sub/.."} {
+	// Another spelling of the work directory, through a link outside it:
+	// run with the work directory as the current directory ("--workdir
+	// ."), /proc/self/cwd is a link to it.
+	t.Chdir(work)
+	for _, p := range []string{".", "./", "sub/..", "self", "self/", "sub/up", work, work + "/sub/..", "../work", "sub/../../work/", "../work/sub/..",
+		"/proc/self/cwd", "/proc/self/cwd/sub/.."} {
 		in, _ := json.Marshal(map[string]string{"file_path": p, "content": "PWNED"})
 		if out, ok := execTool(t, hands, "write", string(in)); ok {
 			t.Errorf("write %q: %q, want a refusal", p, out)
@@ -121,7 +126,8 @@ func TestGrepFIFO(t *testing.T) {
 	}
 	defer hands.Close()
 	up := filepath.Join("..", filepath.Base(work), "d", "fifo") // out and back in
-	for _, p := range []string{"d/fifo", "link", fifo, up} {
+	t.Chdir(work)                                               // /proc/self/cwd: a link to work from outside
+	for _, p := range []string{"d/fifo", "link", fifo, up, "/proc/self/cwd/d/fifo"} {
 		out, ok := grepFIFO(t, hands, fifo, p)
 		if ok || strings.Contains(out, "SECRET") {
 			t.Errorf("grep in %q: %q (ok %v), want a refusal", p, out, ok)
