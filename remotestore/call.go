@@ -35,11 +35,24 @@ type call struct {
 	// maxBody, if not 0, is the most bytes read of a success's body: the
 	// caller checks the length of what it gets.
 	maxBody int64
+	// list says the answer is a list (a directory's entries, the
+	// tenants), which may be longer than maxAnswer, up to maxListAnswer.
+	list bool
 }
 
 // maxErrorBody is the most bytes read of a failure's body; the API's
 // errors are much shorter.
 const maxErrorBody = 1 << 20
+
+// maxAnswer and maxListAnswer are the most bytes of a success's body,
+// but a file's content (call.maxBody), that the API sends: an entry (a
+// Stat's, a write's), and a list. A longer answer is not the API's, and
+// is not read to its end: a hostile or broken server would fill the
+// client's memory. Variables for tests.
+var (
+	maxAnswer     int64 = 1 << 20
+	maxListAnswer int64 = 64 << 20
+)
 
 // do sends c and returns the answer's status, headers and body for the
 // status c.want, or an error: the server's, decoded and wrapped as op
@@ -108,12 +121,26 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		return 0, nil, nil, s.wrap(c, err)
 	}
 	var r io.Reader = resp.Body
-	if c.maxBody > 0 {
+	bound := maxAnswer
+	if c.list {
+		bound = maxListAnswer
+	}
+	switch {
+	case c.maxBody > 0:
 		r = io.LimitReader(r, c.maxBody)
+	case c.maxBody == 0:
+		r = io.LimitReader(r, bound+1)
 	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
+	}
+	if c.maxBody == 0 && int64(len(data)) > bound {
+		err := fmt.Errorf("the answer is longer than the API's (more than %d bytes): not the API's answer", bound)
+		if c.method != http.MethodGet {
+			err = fmt.Errorf("%w: %w", memtool.ErrOutcomeUnknown, err)
+		}
+		return 0, nil, nil, s.wrap(c, err)
 	}
 	return resp.StatusCode, resp.Header, data, nil
 }

@@ -77,7 +77,11 @@
 // of the file), never on another success such as a proxy's page; since
 // such an answer (or the API's, cut short) may follow a change made, its
 // error wraps memtool.ErrOutcomeUnknown. A read
-// takes at most limit bytes of an answer.
+// takes at most limit bytes of an answer, and any other answer is read up
+// to 1 MiB (a directory's entries or the tenants, 64 MiB): a longer one
+// is not the API's, and an error (for a change, wrapping
+// memtool.ErrOutcomeUnknown), so a hostile or broken server cannot fill
+// the client's memory.
 //
 // # Security
 //

@@ -207,7 +207,7 @@ func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte,
 
 // ReadDir returns the entries of the directory at name.
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
-	_, _, data, err := s.do(ctx, call{op: "readdir", name: name, method: "GET", route: "/v1/dir", query: pathQuery(name), want: http.StatusOK})
+	_, _, data, err := s.do(ctx, call{op: "readdir", name: name, method: "GET", route: "/v1/dir", query: pathQuery(name), want: http.StatusOK, list: true})
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ type tenantList struct {
 // single-tenant store's answer), and so is a server that has no
 // /v1/tenants (404).
 func (s *Store) Tenants(ctx context.Context) ([]string, error) {
-	_, _, data, err := s.do(ctx, call{op: "tenants", method: "GET", route: "/v1/tenants", want: http.StatusOK})
+	_, _, data, err := s.do(ctx, call{op: "tenants", method: "GET", route: "/v1/tenants", want: http.StatusOK, list: true})
 	var e *resource.Error
 	switch {
 	case errors.As(err, &e) && e.Status == http.StatusForbidden:
