@@ -59,7 +59,8 @@ type tenantList struct {
 // admin key. To any other key the server is one memory, its tenant's: a
 // 403 is an error wrapping fs.ErrPermission and memtool.ErrTenancy (as a
 // single-tenant store's answer), and so is a server that has no
-// /v1/tenants (404).
+// /v1/tenants (404). A list that is not of tenant ids, each once, in
+// byte order, is malformed: an error.
 func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 	_, _, data, err := s.do(ctx, call{op: "tenants", method: "GET", route: "/v1/tenants", want: http.StatusOK, list: true})
 	var e *resource.Error
@@ -76,6 +77,17 @@ func (s *Store) Tenants(ctx context.Context) ([]string, error) {
 	var l tenantList
 	if err := json.Unmarshal(data, &l); err != nil || l.Tenants == nil {
 		return nil, fmt.Errorf("remote store: malformed list of tenants")
+	}
+	for i, id := range l.Tenants {
+		// Tenant ids, each once, in byte order, as TenantLister promises:
+		// anything else (an escape sequence memtool tenants would print,
+		// a path) is not the API's answer, and is not passed on.
+		if memtool.ValidateTenant(id) != nil || i > 0 && id <= l.Tenants[i-1] {
+			return nil, fmt.Errorf("remote store: malformed list of tenants: not tenant ids, each once, in order")
+		}
+	}
+	if len(l.Tenants) == 0 {
+		return nil, nil // as an unused store's
 	}
 	return l.Tenants, nil
 }
