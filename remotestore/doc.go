@@ -29,7 +29,9 @@
 // only (or for a key of tenant id itself). Tenant checks that with one
 // request, so a key that may not act on id fails there with an error
 // wrapping fs.ErrPermission that quotes the server's 403. Tenants is
-// GET /v1/tenants, which takes an admin key too.
+// GET /v1/tenants, which takes an admin key too. A tenant's Store has
+// no tenants, as a tenant's store of any store: its Tenant and Tenants
+// fail with memtool.ErrTenancy, never reaching another tenant's memory.
 //
 // # Errors
 //

@@ -27,7 +27,13 @@ var (
 // may not act on id fails here, with an error wrapping fs.ErrPermission,
 // and not at the first command. A key's own tenant needs no admin key.
 // The returned Store shares s's connections; closing either closes them.
+// It has no tenants (a tenant has none), as a tenant's store of any other
+// store: its Tenant and Tenants fail with memtool.ErrTenancy, never
+// reaching or listing the server's other tenants.
 func (s *Store) Tenant(ctx context.Context, id string) (memtool.Store, error) {
+	if s.tenant != "" {
+		return nil, errTenantsTenant("tenant "+id, s.tenant)
+	}
 	if err := memtool.ValidateTenant(id); err != nil {
 		return nil, fmt.Errorf("remote store: %w", err)
 	}
@@ -50,6 +56,12 @@ func tenantError(id string, err error) error {
 	return err
 }
 
+// errTenantsTenant is the error of op on the store of tenant, which has
+// no tenants.
+func errTenantsTenant(op, tenant string) error {
+	return fmt.Errorf("remote store: %s: the store of tenant %s is a tenant's: %w", op, tenant, memtool.TenancyError(false))
+}
+
 // tenantList is the body of GET /v1/tenants.
 type tenantList struct {
 	Tenants []string `json:"tenants"`
@@ -62,6 +74,9 @@ type tenantList struct {
 // /v1/tenants (404). A list that is not of tenant ids, each once, in
 // byte order, is malformed: an error.
 func (s *Store) Tenants(ctx context.Context) ([]string, error) {
+	if s.tenant != "" {
+		return nil, errTenantsTenant("tenants", s.tenant)
+	}
 	_, _, data, err := s.do(ctx, call{op: "tenants", method: "GET", route: "/v1/tenants", want: http.StatusOK, list: true})
 	var e *resource.Error
 	switch {
