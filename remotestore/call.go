@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"sync/atomic"
@@ -66,6 +67,11 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
+	// Whether any try wrote the request's headers: until then nothing
+	// of it can have reached the server (a dial, a proxy's tunnel, a TLS
+	// handshake that failed), and a change's error says it was not made.
+	var sent atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { sent.Store(true) }})
 	u := *s.base
 	u.Path += c.route
 	u.RawQuery = c.query.Encode()
@@ -90,7 +96,7 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
+		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err, sent.Load()))
 	}
 	defer resp.Body.Close()
 	if loc, err := resp.Location(); err == nil && resp.StatusCode/100 == 3 {
@@ -133,7 +139,7 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 	}
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err))
+		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err, true))
 	}
 	if c.maxBody == 0 && int64(len(data)) > bound {
 		err := fmt.Errorf("the answer is longer than the API's (more than %d bytes): not the API's answer", bound)
@@ -201,13 +207,14 @@ func serverFailure(status int, body []byte) bool {
 // (err): for a change whose request may have reached the server, one that
 // wraps memtool.ErrOutcomeUnknown, and not the context's error, since the
 // change may have been made (Memory must not tell the model that nothing
-// changed); for a read, or a change that never left (the server could not
-// be reached), the transport's error.
-func lostAnswer(ctx context.Context, c call, err error) error {
+// changed); for a read, or a change that never left (sent is false: no
+// try wrote its headers; or the server could not be reached), the
+// transport's error.
+func lostAnswer(ctx context.Context, c call, err error, sent bool) error {
 	var op *net.OpError
 	var dns *net.DNSError
 	var cert *tls.CertificateVerificationError
-	if c.method == http.MethodGet || errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &cert) {
+	if c.method == http.MethodGet || !sent || errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &cert) {
 		return transportError(ctx, err)
 	}
 	return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)

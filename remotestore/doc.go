@@ -63,8 +63,10 @@
 // model to look before trying again rather than that nothing changed (an
 // insert tried again would be made twice); so does a change answered
 // with a 5xx that is not the server's (a proxy's 502 or 504, which it may
-// give after forwarding the change). A change that never left, the
-// server being unreachable, fails with the transport's error. A change
+// give after forwarding the change). A change that never left (the
+// server unreachable, a proxy refusing the tunnel, a TLS handshake that
+// failed: no try wrote the request's headers) fails with the
+// transport's error. A change
 // is sent at most once: never again by the transport once any of it has
 // gone (HTTP/2's retry after a stream reset). Every
 // change is still atomic on the server: a file has its old or its new
