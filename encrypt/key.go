@@ -52,13 +52,20 @@ func (k Key) String() string { return k.ID + ":[secret]" }
 // GoString is String, for %#v.
 func (k Key) GoString() string { return k.String() }
 
+// Format prints String for every verb: %d or %x of a Key would otherwise
+// print the secret's bytes.
+func (k Key) Format(f fmt.State, verb rune) { io.WriteString(f, k.String()) }
+
+// validKeyID checks a key's ID. Its error does not quote an ID it
+// refuses: a key written the wrong way round (base64:ID) has its secret
+// where the ID goes.
 func validKeyID(id string) error {
 	if id == "" || len(id) > MaxKeyIDLen {
-		return fmt.Errorf("encrypt: key ID %q: want 1 to %d bytes", id, MaxKeyIDLen)
+		return fmt.Errorf("encrypt: a key ID of %d bytes: want 1 to %d (a key reads ID:base64)", len(id), MaxKeyIDLen)
 	}
 	for _, c := range []byte(id) {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return fmt.Errorf("encrypt: key ID %q: only letters, digits, '-', '_' and '.' are allowed", id)
+			return errors.New("encrypt: a key ID holds only letters, digits, '-', '_' and '.' (a key reads ID:base64)")
 		}
 	}
 	return nil

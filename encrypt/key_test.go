@@ -31,3 +31,31 @@ func TestKeyPrintsNoSecret(t *testing.T) {
 		t.Errorf("ParseKeys(Text) = %v, %v", keys, err)
 	}
 }
+
+// A key that does not parse is not repeated in the error, whichever way
+// it is wrong: written the wrong way round (base64:ID), its secret stands
+// where the ID goes. And no verb of fmt prints a Key's secret.
+func TestBadKeyErrorHidesSecret(t *testing.T) {
+	k := newKey(t, "k1")
+	secret := strings.TrimPrefix(k.Text(), "k1:")
+	for _, text := range []string{
+		secret + ":k1",
+		strings.ReplaceAll(secret, "=", "") + ":k1",
+		"k1:" + secret[:20],
+	} {
+		_, err := encrypt.ParseKeys(text)
+		if err == nil {
+			t.Fatalf("ParseKeys(%q) accepted it", text)
+		}
+		for _, part := range []string{secret, secret[:20]} {
+			if strings.Contains(err.Error(), part) {
+				t.Errorf("ParseKeys error repeats the key: %v", err)
+			}
+		}
+	}
+	for _, verb := range []string{"%d", "%x", "%X", "%q", "%v", "%08b"} {
+		if got := fmt.Sprintf(verb, k); got != "k1:[secret]" {
+			t.Errorf("Sprintf(%q, key) = %q", verb, got)
+		}
+	}
+}
