@@ -17,7 +17,8 @@
 //	{"time":"2026-11-30T04:11:11.123456Z","tenant":"alice","op":"update","path":"/memories/notes.md","outcome":"ok","bytes":1832,"duration_us":41}
 //
 // (see Entry and Outcome). A command of the memory tool is one or a few
-// operations: create logs its mkdirs and the create, str_replace and insert
+// operations: create logs its mkdirs and the create (an update, when
+// memtool.Options.Overwrite lets it replace a file), str_replace and insert
 // an update (outcome "edit_failed" when old_str was not found and the like),
 // view a read or the lists of a directory listing, delete a remove or a
 // remove_all. Stat is left out unless Options.Stat is set.
