@@ -39,6 +39,11 @@ func (m *Memory) rename(ctx context.Context, c *Rename, alone bool) (Result, err
 	if fi.IsDir() && strings.HasPrefix(newName, oldName+"/") {
 		return Result{}, refusef("Cannot move the directory %s into itself (%s). Nothing was changed.", c.OldPath, c.NewPath)
 	}
+	if fi.IsDir() {
+		if err := m.movedPathsFit(ctx, c, oldName, newName); err != nil {
+			return Result{}, err
+		}
+	}
 	// A new parent removed by a concurrent command between mkdirAll and
 	// the move is made again, as create does; a few rounds settle it.
 	for attempt := 0; ; attempt++ {
