@@ -89,7 +89,11 @@
 // read-modify-write the store serialises, so no update is lost. Of two
 // concurrent creates or renames onto one name exactly one wins. The
 // fallbacks Memory uses when a store lacks Renamer or RemoveAller are
-// serialised within the process only; see Renamer.
+// serialised within the process only; see Renamer. A rename of a
+// directory to a longer or deeper name is refused if an entry it moves
+// would pass MaxPathBytes or MaxDepth; from that check to its move it keeps
+// every other change through the Memory out (one from another process may
+// still land in the tree meanwhile and be moved unchecked).
 //
 // # Errors
 //

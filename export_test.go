@@ -8,3 +8,13 @@ func SetViewChunk(n int64) (restore func()) {
 	viewChunk = n
 	return func() { viewChunk = old }
 }
+
+// WritesHeldAlone reports whether a command holds m's write lock alone
+// (a change through m would wait for it).
+func WritesHeldAlone(m *Memory) bool {
+	if m.writes.TryRLock() {
+		m.writes.RUnlock()
+		return false
+	}
+	return true
+}

@@ -237,11 +237,17 @@ func success(text string) (Result, error) { return Result{Text: text}, nil }
 // one Memory no write lands in a tree while a fallback copies or removes
 // it, nor between its steps.
 func (m *Memory) lock(cmd Command) (unlock func(), alone bool) {
-	switch cmd.(type) {
+	switch c := cmd.(type) {
 	case *View:
 		return func() {}, false
 	case *Rename:
 		alone = !Has[Renamer](m.store) || m.noRename.Load()
+		if !alone && renameGrows(c) {
+			// Its walk of the tree (movedPathsFit) and its move are
+			// one step for every other change through this Memory.
+			m.writes.Lock()
+			return m.writes.Unlock, false
+		}
 	case *Delete:
 		alone = !Has[RemoveAller](m.store) || m.noRemoveAll.Load()
 	}

@@ -13,6 +13,18 @@ func grows(oldName, newName string) bool {
 	return len(newName) > len(oldName) || depth(newName) > depth(oldName)
 }
 
+// renameGrows reports whether c, once its paths pass the gate, may move
+// entries to longer or deeper paths (grows); a path the gate refuses
+// moves nothing.
+func renameGrows(c *Rename) bool {
+	oldName, _, err := CleanPath(c.OldPath)
+	if err != nil {
+		return false
+	}
+	newName, _, err := CleanPath(c.NewPath)
+	return err == nil && grows(oldName, newName)
+}
+
 // depth is the number of names in a clean name below the root.
 func depth(name string) int {
 	if name == "" {
@@ -27,7 +39,9 @@ func depth(name string) int {
 // edit, delete and rename all refuse its path). It walks the tree only when
 // the new name is longer or deeper than the old. An entry made in the tree
 // by another process (or another Memory over the store) after the walk is
-// moved unchecked, as any change from elsewhere may land between two steps.
+// moved unchecked, as any change from elsewhere may land between two steps;
+// through this Memory none can, as lock holds writes alone for such a
+// rename.
 func (m *Memory) movedPathsFit(ctx context.Context, c *Rename, oldName, newName string) error {
 	if !grows(oldName, newName) {
 		return nil
