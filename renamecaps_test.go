@@ -1,10 +1,13 @@
 package memtool_test
 
 import (
+	"context"
+	"io/fs"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -56,5 +59,37 @@ func TestRenameKeepsDescendantsWithinPathCaps(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// unreadableDir is a memstore whose directory dir cannot be listed (an
+// operator's directory without read permission); it renames as memstore.
+type unreadableDir struct {
+	*memstore.Store
+	dir string
+}
+
+func (s unreadableDir) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	if name == s.dir {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrPermission}
+	}
+	return s.Store.ReadDir(ctx, name)
+}
+
+// The check of a growing rename is a guard, not a condition: a tree it
+// cannot read all of is renamed as before the check existed, not refused
+// with an internal error.
+func TestRenameGrowsPastUnreadableDirectory(t *testing.T) {
+	inner := memstore.New()
+	mem := memtool.New(inner, nil)
+	if r := do(mem, "command", "create", "path", "/memories/a/locked/f.md", "file_text", "t"); r.IsError {
+		t.Fatal(r.Text)
+	}
+	mem = memtool.New(unreadableDir{inner, "a/locked"}, nil)
+	if r := do(mem, "command", "rename", "old_path", "/memories/a", "new_path", "/memories/archive/a"); r.IsError {
+		t.Fatalf("rename: %s", r.Text)
+	}
+	if _, err := inner.Stat(context.Background(), "archive/a/locked/f.md"); err != nil {
+		t.Errorf("not moved: %v", err)
 	}
 }

@@ -59,8 +59,13 @@ func (m *Memory) movedPathsFit(ctx context.Context, c *Rename, oldName, newName 
 		}
 		return nil
 	})
-	if errors.Is(err, ErrNotExist) || errors.Is(err, ErrNotDir) {
-		return nil // gone meanwhile: the rename itself says so
+	var refusal Refusal
+	if errors.As(err, &refusal) || ctx.Err() != nil {
+		return err
 	}
-	return err
+	// Gone meanwhile (the rename itself says so), or a part of the tree
+	// the walk could not read (an operator's directory without read
+	// permission): the check is a guard, not a condition of the rename,
+	// which goes ahead as it would without it.
+	return nil
 }
