@@ -27,6 +27,9 @@ import (
 
 // Remove keeps the file it removes; a directory holds no content.
 func (s *Store) Remove(ctx context.Context, name string) error {
+	if reserved(name) {
+		return s.inner.Remove(ctx, name)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fi, err := s.inner.Stat(ctx, name)
@@ -47,6 +50,9 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 func (s *Store) RemoveAll(ctx context.Context, name string) error {
 	if !memtool.Has[memtool.RemoveAller](s.inner) {
 		return memtool.Unsupported("removeall", name)
+	}
+	if reserved(name) {
+		return memtool.ForwardRemoveAll(ctx, s.inner, name)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -18,7 +18,12 @@
 // stores its content as a new numbered version of its path. Creating a
 // new file and renaming keep nothing (no content is lost; a renamed file's
 // versions stay under its old path), nor does a write or edit that leaves
-// the content as it was (such as a revert to the current content). A failed operation keeps nothing,
+// the content as it was (such as a revert to the current content), nor
+// a change of an entry whose name starts with ".memtool" (package
+// expiry's access index and trash, with expiry over the wrapper): the
+// path gate refuses those to the model, Versions cannot name them, and
+// their versions would push the memory's own out of MaxBytes. A failed
+// operation keeps nothing,
 // unless the inner store answered an error for a change it may have made
 // (an fsync that failed after a rename, a commit whose answer the network
 // lost) and the file no longer holds what was saved: that version stays. Per

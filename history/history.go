@@ -143,6 +143,9 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 // never replaced unseen. A write of the content the file holds keeps
 // nothing (as an edit that changes nothing).
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
+	if reserved(name) {
+		return s.inner.WriteFile(ctx, name, data, mode)
+	}
 	if isTombstone(data) {
 		return errTombstoneContent
 	}
@@ -194,6 +197,9 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 // another process changed it meanwhile, it drops the version and starts
 // over.
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	if reserved(name) {
+		return s.inner.Update(ctx, name, limit, fn)
+	}
 	edit := func(old []byte) ([]byte, error) {
 		data, err := fn(old)
 		if err == nil && isTombstone(data) {
@@ -227,6 +233,17 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 	}
 	return busy("update", name)
 }
+
+// reserved reports whether name is one of the entries that the store and
+// the policies keep for themselves (package expiry's access index and
+// trash, this wrapper's own files…): their names start with ".memtool",
+// which the path gate refuses to the model and Versions cannot name, so
+// no version of them could ever be read, and each would count against
+// MaxBytes, pushing the memory's own versions out. They keep none.
+func reserved(name string) bool { return strings.HasPrefix(name, reservedPrefix) }
+
+// reservedPrefix starts the names of the entries that are no memory.
+const reservedPrefix = ".memtool"
 
 // errChanged: the file no longer holds the content that was saved.
 var errChanged = errors.New("changed since it was saved")
