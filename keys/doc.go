@@ -17,6 +17,11 @@
 //     change written to a new file, fsynced and renamed over it under an
 //     flock of DIR.keys.lock, so changes by several processes all land and
 //     a crash leaves the old keys or the new ones;
+//   - a record changed by hand into no valid key (no tenant, an unknown
+//     scope, a bad hash, two records of one id) is never used: Verify of
+//     its key fails (not as an invalid token), the other keys work, List
+//     names it in an error wrapping ErrMalformed beside the other keys,
+//     and the key file's changes keep it as written;
 //   - any other store keeps no keys, and Open says so: give the server a
 //     keyring of its own (memtool serve --keys URL).
 //

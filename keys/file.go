@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,30 +70,98 @@ func (f *fileKeys) withLock(ctx context.Context, fn func() error) error {
 	return fn()
 }
 
-func (f *fileKeys) load() ([]record, error) {
+// A badRecord is an entry of the key file that is no valid key (a hand
+// edit): never used, and kept as written by the keyring's changes, for
+// its owner to mend.
+type badRecord struct {
+	raw json.RawMessage
+	id  string // as written, if it could be read
+	err error  // wraps ErrMalformed
+}
+
+// keyFile is what the key file holds.
+type keyFile struct {
+	recs []record
+	raws []json.RawMessage // of recs, as written
+	bad  []badRecord
+}
+
+// load reads the key file. A file that is not a JSON array is an error:
+// nothing of it can be trusted. An entry that is no valid key, or one of
+// two entries of one id, is a bad record, and the others are read.
+func (f *fileKeys) load() (keyFile, error) {
+	var kf keyFile
 	data, err := os.ReadFile(f.path)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return kf, nil
 	}
 	if err != nil {
-		return nil, err
+		return kf, err
 	}
-	var frs []fileRecord
-	if err := json.Unmarshal(data, &frs); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Base(f.path), err)
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return kf, fmt.Errorf("%s: %w", filepath.Base(f.path), err)
 	}
-	out := make([]record, 0, len(frs))
-	for _, fr := range frs {
-		r, err := scanRecord(fileRow(fr))
-		if err != nil {
-			return nil, err
+	count := map[string]int{}
+	for i, raw := range raws {
+		var id struct {
+			ID string `json:"id"`
 		}
-		out = append(out, r)
+		json.Unmarshal(raw, &id) // a record that has none is bad below
+		count[id.ID]++
+		var fr fileRecord
+		r, err := record{}, json.Unmarshal(raw, &fr)
+		if err == nil {
+			r, err = scanRecord(fileRow(fr))
+		} else {
+			err = fmt.Errorf("%w: %w", ErrMalformed, err)
+		}
+		if err != nil {
+			kf.bad = append(kf.bad, badRecord{raw, id.ID, fmt.Errorf("%s: record %d (key %q): %w", filepath.Base(f.path), i+1, id.ID, err)})
+			continue
+		}
+		kf.recs, kf.raws = append(kf.recs, r), append(kf.raws, raw)
 	}
-	slices.SortStableFunc(out, func(a, b record) int {
+	// Which of two records of one id holds? Neither is used.
+	var order []int
+	for i, r := range kf.recs {
+		if count[r.ID] > 1 {
+			err := fmt.Errorf("%s: key %q: %w: more than one record", filepath.Base(f.path), r.ID, ErrMalformed)
+			kf.bad = append(kf.bad, badRecord{kf.raws[i], r.ID, err})
+			continue
+		}
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := kf.recs[i], kf.recs[j]
 		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.ID, b.ID))
 	})
-	return out, nil
+	recs, raws := make([]record, len(order)), make([]json.RawMessage, len(order))
+	for i, j := range order {
+		recs[i], raws[i] = kf.recs[j], kf.raws[j]
+	}
+	kf.recs, kf.raws = recs, raws
+	return kf, nil
+}
+
+// badErr returns the error of the bad records of id, or nil.
+func (kf keyFile) badErr(id string) error {
+	var errs []error
+	for _, b := range kf.bad {
+		if b.id == id {
+			errs = append(errs, b.err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// listErr returns the error of every bad record, or nil.
+func (kf keyFile) listErr() error {
+	errs := make([]error, len(kf.bad))
+	for i, b := range kf.bad {
+		errs[i] = b.err
+	}
+	return errors.Join(errs...)
 }
 
 // fileRow lets scanRecord read a fileRecord as it reads a row.
@@ -105,13 +174,17 @@ func (fr fileRow) Scan(dest ...any) error {
 	return nil
 }
 
-func (f *fileKeys) save(recs []record) error {
-	frs := make([]fileRecord, len(recs))
-	for i, r := range recs {
-		frs[i] = fileRecord{ID: r.ID, Name: r.Name, Tenant: r.Tenant, Scope: r.Scope.String(), Hash: hex.EncodeToString(r.hash),
-			Created: millis(r.Created), Expires: millis(r.Expires), Revoked: millis(r.Revoked)}
+// save writes recs, and after them the bad records as they were written.
+func (f *fileKeys) save(recs []record, bad []badRecord) error {
+	entries := make([]any, 0, len(recs)+len(bad))
+	for _, r := range recs {
+		entries = append(entries, fileRecord{ID: r.ID, Name: r.Name, Tenant: r.Tenant, Scope: r.Scope.String(), Hash: hex.EncodeToString(r.hash),
+			Created: millis(r.Created), Expires: millis(r.Expires), Revoked: millis(r.Revoked)})
 	}
-	data, err := json.MarshalIndent(frs, "", "\t")
+	for _, b := range bad {
+		entries = append(entries, b.raw)
+	}
+	data, err := json.MarshalIndent(entries, "", "\t")
 	if err != nil {
 		return err
 	}
@@ -120,23 +193,28 @@ func (f *fileKeys) save(recs []record) error {
 
 func (f *fileKeys) insert(ctx context.Context, r record) error {
 	return f.withLock(ctx, func() error {
-		recs, err := f.load()
+		kf, err := f.load()
 		if err != nil {
 			return err
 		}
-		if slices.ContainsFunc(recs, func(x record) bool { return x.ID == r.ID }) {
+		if slices.ContainsFunc(kf.recs, func(x record) bool { return x.ID == r.ID }) || kf.badErr(r.ID) != nil {
 			return errIDTaken
 		}
-		return f.save(append(recs, r))
+		return f.save(append(kf.recs, r), kf.bad)
 	})
 }
 
+// get returns the record of id; a bad record of id is an error, neither
+// a key nor ErrNotFound.
 func (f *fileKeys) get(ctx context.Context, id string) (record, error) {
-	recs, err := f.list(ctx)
+	kf, err := f.load()
 	if err != nil {
 		return record{}, err
 	}
-	for _, r := range recs {
+	if err := kf.badErr(id); err != nil {
+		return record{}, err
+	}
+	for _, r := range kf.recs {
 		if r.ID == id {
 			return r, nil
 		}
@@ -144,8 +222,15 @@ func (f *fileKeys) get(ctx context.Context, id string) (record, error) {
 	return record{}, ErrNotFound
 }
 
-// list reads the file without the lock: a rename replaces it whole.
-func (f *fileKeys) list(ctx context.Context) ([]record, error) { return f.load() }
+// list reads the file without the lock: a rename replaces it whole. Bad
+// records are an error wrapping ErrMalformed, beside the good ones.
+func (f *fileKeys) list(ctx context.Context) ([]record, error) {
+	kf, err := f.load()
+	if err != nil {
+		return nil, err
+	}
+	return kf.recs, kf.listErr()
+}
 
 func (f *fileKeys) revoke(ctx context.Context, id string, at time.Time) error {
 	if missing(f.path) {
@@ -154,17 +239,21 @@ func (f *fileKeys) revoke(ctx context.Context, id string, at time.Time) error {
 		return ErrNotFound
 	}
 	return f.withLock(ctx, func() error {
-		recs, err := f.load()
+		kf, err := f.load()
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(recs, func(x record) bool { return x.ID == id })
+		if err := kf.badErr(id); err != nil {
+			// Not used as a key anyway; its owner mends or removes it.
+			return err
+		}
+		i := slices.IndexFunc(kf.recs, func(x record) bool { return x.ID == id })
 		if i < 0 {
 			return ErrNotFound
 		}
-		if recs[i].Revoked.IsZero() {
-			recs[i].Revoked = at
-			return f.save(recs)
+		if kf.recs[i].Revoked.IsZero() {
+			kf.recs[i].Revoked = at
+			return f.save(kf.recs, kf.bad)
 		}
 		return nil
 	})

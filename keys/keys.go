@@ -82,6 +82,12 @@ var ErrInvalidToken = errors.New("invalid API key")
 // ErrNotFound is the error of a key id the keyring does not hold.
 var ErrNotFound = errors.New("no such key")
 
+// ErrMalformed is the error of a stored key record that is no valid key
+// (changed by hand, say): never used as a key. Verify of its key fails
+// with it (a failure of the keyring, not ErrInvalidToken); List returns
+// the other keys with it.
+var ErrMalformed = errors.New("malformed key record")
+
 // A record is a key as a backend stores it: the key and the SHA-256 of
 // its secret.
 type record struct {
@@ -95,7 +101,9 @@ type backend interface {
 	insert(ctx context.Context, r record) error
 	// get returns the record of id, or an error wrapping ErrNotFound.
 	get(ctx context.Context, id string) (record, error)
-	// list returns every record, by creation time, then id.
+	// list returns every record, by creation time, then id; records that
+	// are no valid key are left out, and an error wrapping ErrMalformed
+	// names them.
 	list(ctx context.Context) ([]record, error)
 	// revoke marks id revoked at at, unless it already is.
 	revoke(ctx context.Context, id string, at time.Time) error
@@ -218,17 +226,21 @@ func (k *Keyring) Add(ctx context.Context, nk NewKey) (Key, string, error) {
 }
 
 // List returns every key, revoked and expired ones included, by creation
-// time (then id).
+// time (then id). Stored records that are no valid key are left out, and
+// named by an error wrapping ErrMalformed, returned with the other keys.
 func (k *Keyring) List(ctx context.Context) ([]Key, error) {
 	recs, err := k.b.list(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrMalformed) {
 		return nil, fmt.Errorf("keys: list: %w", err)
+	}
+	if err != nil {
+		err = fmt.Errorf("keys: list: %w", err)
 	}
 	out := make([]Key, len(recs))
 	for i, r := range recs {
 		out[i] = r.Key
 	}
-	return out, nil
+	return out, err
 }
 
 // Revoke revokes the key id for good. Revoking a revoked key is no

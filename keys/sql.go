@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/memtool/memtool"
 )
 
 // sqlKeys keeps the keys in the table memtool_keys of the store's own
@@ -112,14 +114,22 @@ func (s *sqlKeys) list(ctx context.Context) ([]record, error) {
 	}
 	defer rows.Close()
 	var out []record
+	var bad []error
 	for rows.Next() {
 		r, err := scanRecord(rows)
+		if errors.Is(err, ErrMalformed) {
+			bad = append(bad, err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, errors.Join(bad...)
 }
 
 func (s *sqlKeys) revoke(ctx context.Context, id string, at time.Time) error {
@@ -155,12 +165,20 @@ func scanRecord(row scanner) (record, error) {
 	if err := row.Scan(&r.ID, &r.Name, &r.Tenant, &scope, &hash, &created, &expires, &revoked); err != nil {
 		return record{}, err
 	}
+	// A record is checked as Add checks a key: one changed by hand is
+	// never used as a key it does not spell (no tenant, say).
 	var err error
+	if !ValidID(r.ID) {
+		return record{}, fmt.Errorf("key %q: %w: invalid id", r.ID, ErrMalformed)
+	}
 	if r.Scope, err = ParseScope(scope); err != nil {
-		return record{}, fmt.Errorf("key %s: %w", r.ID, err)
+		return record{}, fmt.Errorf("key %s: %w: %w", r.ID, ErrMalformed, err)
+	}
+	if err := memtool.ValidateTenant(r.Tenant); err != nil {
+		return record{}, fmt.Errorf("key %s: %w: %w", r.ID, ErrMalformed, err)
 	}
 	if r.hash, err = hex.DecodeString(hash); err != nil || len(r.hash) != sha256.Size {
-		return record{}, fmt.Errorf("key %s: bad hash", r.ID)
+		return record{}, fmt.Errorf("key %s: %w: bad hash", r.ID, ErrMalformed)
 	}
 	r.Created, r.Expires, r.Revoked = fromMillis(created), fromMillis(expires), fromMillis(revoked)
 	return r, nil
