@@ -34,16 +34,23 @@ const keyPrefix = "mt_"
 // goes to Config.Keys on every route; any other token goes to
 // Config.OAuth on the routes of Config.OAuthRoutes, and to Config.Keys
 // (which refuses it) elsewhere. oauth reports which verified it.
+// A key whose tenant is not a valid tenant id is the verifier's failure
+// (a key record changed by hand, say): never acted on, since tenant ""
+// would name the store itself, and a filter on it (the audit log's)
+// every tenant.
 func (s *Server) verify(ctx context.Context, route, token string) (key keys.Key, oauth bool, err error) {
 	if strings.HasPrefix(token, keyPrefix) || !s.oauthRoute(route) {
 		key, err = s.cfg.Keys.Verify(ctx, token)
+		if err == nil && memtool.ValidateTenant(key.Tenant) != nil {
+			return keys.Key{}, false, fmt.Errorf("server: the key verifier gave key %q an invalid tenant", key.ID)
+		}
 		return key, false, err
 	}
 	key, err = s.cfg.OAuth.Verify(ctx, token)
-	if err == nil && (key.ID == "" || key.Scope >= Admin) {
+	if err == nil && (key.ID == "" || key.Scope >= Admin || memtool.ValidateTenant(key.Tenant) != nil) {
 		// Never trust a verifier to grant more than reading and writing
 		// one tenant, nor to leave the rate limit without a key.
-		return keys.Key{}, true, fmt.Errorf("server: the OAuth verifier granted %v to %q", key.Scope, key.ID)
+		return keys.Key{}, true, fmt.Errorf("server: the OAuth verifier granted %v on an invalid or no tenant, or to %q", key.Scope, key.ID)
 	}
 	return key, true, err
 }

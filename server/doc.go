@@ -35,7 +35,8 @@
 // # Authentication and tenants
 //
 // A missing, malformed, unknown, expired or revoked token is 401 with
-// WWW-Authenticate: Bearer. An admin key may act on another tenant by
+// WWW-Authenticate: Bearer. A key that a verifier gives with no valid tenant
+// is the verifier's failure, 503, and acts on no memory. An admin key may act on another tenant by
 // naming it in the X-Memtool-Tenant header; any other key naming a tenant
 // not its own gets 403; the header given more than once is 400. Each key
 // may make Config.Rate requests a second (bursts of Config.Burst); past
