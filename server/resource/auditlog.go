@@ -62,6 +62,10 @@ func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request, _ memtool.Sto
 		return err
 	}
 	log, bound, err := h.opts.Audit(r)
+	var own *Error
+	if errors.As(err, &own) {
+		return own // the source's own answer, as a Resolver's
+	}
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,9 @@
 // policy's text for the model; precondition_failed 412; bad_path,
 // bad_request and invalid 400; outcome_unknown 500, for a change whose
 // store lost its answer (it may or may not have been made); internal
-// 500. Messages name only virtual paths: a store's own error text (a host
+// 500. Over a remote store, the upstream server's rate limit (429) is busy
+// and its refusal of this server's key (401) internal: neither is about
+// the caller's key. Messages name only virtual paths: a store's own error text (a host
 // path, a database message) is never sent; an unexpected one is logged to
 // Options.Logger.
 //

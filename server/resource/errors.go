@@ -106,6 +106,19 @@ func errorFor(err error, path string) (e *Error, ok bool) {
 	var ref memtool.Refusal
 	var pe *memtool.PathError
 	var tooBig *http.MaxBytesError
+	if errors.As(err, &re) && re != err {
+		// A store's: the answer of a server upstream (a remote store).
+		// Its refusal of this server's own key, or that key's rate
+		// limit, is no answer about the caller's key: passed on as it
+		// came, the caller would read 401 as if its key were refused,
+		// or 429 without Retry-After.
+		switch re.Status {
+		case http.StatusTooManyRequests:
+			return &Error{http.StatusServiceUnavailable, "busy", memtool.ErrBusy.Error() + ": " + path}, true
+		case http.StatusUnauthorized:
+			return &Error{http.StatusInternalServerError, CodeInternal, "internal error on " + path}, false
+		}
+	}
 	switch {
 	case errors.As(err, &re):
 		return re, true

@@ -151,6 +151,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt route) {
 		r = r.WithContext(ctx)
 	}
 	s, canWrite, err := h.resolve(r)
+	var re *Error
+	if errors.As(err, &re) {
+		writeError(w, re) // the Resolver's own answer, 401 included
+		return
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
