@@ -89,11 +89,15 @@ func runKeysList(ctx context.Context, inv *invocation, url string) int {
 		return inv.fail(exitStore, "%v", err)
 	}
 	defer ring.Close()
+	// Records that are no valid key (a hand edit) are never used; the
+	// keys that are still work, so they are listed, and the bad ones
+	// named after them, with a failing exit status.
 	list, err := ring.List(ctx)
-	if err != nil {
+	malformed := errors.Is(err, keys.ErrMalformed)
+	if err != nil && !malformed {
 		return inv.fail(exitStore, "%v", err)
 	}
-	if len(list) == 0 {
+	if len(list) == 0 && !malformed {
 		return inv.fail(exitOK, "no keys")
 	}
 	tw := tabwriter.NewWriter(inv.env.stdout, 0, 4, 2, ' ', 0)
@@ -115,6 +119,9 @@ func runKeysList(ctx context.Context, inv *invocation, url string) int {
 	}
 	if err := tw.Flush(); err != nil {
 		return exitBrokenIO
+	}
+	if malformed {
+		return inv.fail(exitStore, "%v (those records are not used as keys; mend or remove them)", err)
 	}
 	return exitOK
 }

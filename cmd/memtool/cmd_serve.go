@@ -301,7 +301,17 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	cfg := o.bounds
 	cfg.Keys, cfg.Open, cfg.Tenants, cfg.Release = ring, stacks.open, closer.Tenants, stacks.release
 	// The keys are read from the store's database or directory.
-	cfg.Ready = func(ctx context.Context) error { _, err := ring.List(ctx); return err }
+	// A record that is no valid key (a hand edit) is not used, and the
+	// other keys work: the server is ready, and says so once at start.
+	cfg.Ready = func(ctx context.Context) error {
+		if _, err := ring.List(ctx); err != nil && !errors.Is(err, keys.ErrMalformed) {
+			return err
+		}
+		return nil
+	}
+	if _, err := ring.List(ctx); errors.Is(err, keys.ErrMalformed) {
+		logger.Warn("key records that are not used", "error", err.Error())
+	}
 	cfg.Memory = memtool.Options{Overwrite: inv.sf.overwrite}
 	cfg.Logger, cfg.AccessLog = logger, access
 	if o.oauth != nil {
