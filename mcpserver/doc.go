@@ -63,7 +63,10 @@
 // # Transports
 //
 // Over stdio, run the server on NewIOTransport (memtool mcp does this: one
-// process per client, several processes on one store are safe).
+// process per client, several processes on one store are safe). The tool
+// calls of one session run one at a time, in the order the client sent
+// them, even when it sends the next before the answer to the last (a
+// batch's calls, though, may run in any order).
 //
 // Both transports check each message before the MCP SDK reads it (see
 // NewIOTransport): a key given twice or two keys that differ only by case

@@ -35,12 +35,19 @@ func NewIOTransport(r io.ReadCloser, w io.WriteCloser) *mcp.IOTransport {
 type lineWriter struct {
 	mu sync.Mutex
 	w  io.WriteCloser
+	// answered, if set, is told of each message written, once written:
+	// the answers callOrder waits for.
+	answered func(line []byte)
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if l.answered != nil {
+		l.answered(p)
+	}
+	return n, err
 }
 
 func (l *lineWriter) Close() error { return l.w.Close() }
@@ -56,10 +63,13 @@ type messageReader struct {
 	// noBatches: the session's protocol version has no batches (MCP
 	// 2025-06-18 and later), where the SDK would end the session at one.
 	noBatches bool
+	order     *callOrder // holds tool calls back in the order they came (see order.go)
 }
 
 func newMessageReader(src io.ReadCloser, out *lineWriter) *messageReader {
 	m := &messageReader{src: src, in: bufio.NewReader(src), out: out}
+	m.order = newCallOrder(m.next)
+	out.answered = m.order.answered
 	m.restart(nil)
 	return m
 }
@@ -71,10 +81,29 @@ func (m *messageReader) restart(carry []byte) {
 	m.input.dec = m.dec
 }
 
-func (m *messageReader) Close() error { return m.src.Close() }
+func (m *messageReader) Close() error {
+	m.order.close()
+	return m.src.Close()
+}
 
+// Read gives the SDK the next message, in the order callOrder lets it.
 func (m *messageReader) Read(p []byte) (int, error) {
-	for len(m.pending) == 0 {
+	if len(m.pending) == 0 {
+		msg, err := m.order.next()
+		if err != nil {
+			return 0, err
+		}
+		m.pending = append(msg, '\n')
+	}
+	n := copy(p, m.pending)
+	m.pending = m.pending[n:]
+	return n, nil
+}
+
+// next is the next checked message of src: a message the check refuses
+// is answered here and passed over.
+func (m *messageReader) next() ([]byte, error) {
+	for {
 		var raw json.RawMessage
 		err := m.dec.Decode(&raw)
 		var refusal *messageError
@@ -82,7 +111,7 @@ func (m *messageReader) Read(p []byte) (int, error) {
 		case errors.Is(err, errMessageTooLarge):
 			refusal = &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the message is larger than %d bytes", maxBodyBytes)}
 		case err != nil:
-			return 0, err // io.EOF, a broken input, or input that is not JSON
+			return nil, err // io.EOF, a broken input, or input that is not JSON
 		case !m.lineEnds():
 			refusal = &messageError{code: codeParseError, msg: "Parse error: data after the JSON-RPC message on its line"}
 		case m.noBatches && raw[0] == '[':
@@ -92,21 +121,17 @@ func (m *messageReader) Read(p []byte) (int, error) {
 		}
 		if refusal == nil {
 			m.noticeInitialize(raw)
-			m.pending = append(raw, '\n')
-			break
+			return raw, nil
 		}
 		if _, err := m.out.Write(append(refusal.response(), '\n')); err != nil {
-			return 0, err
+			return nil, err
 		}
 		if raw == nil || !m.lineEnds() {
 			if err := m.skipLine(); err != nil {
-				return 0, err
+				return nil, err
 			}
 		}
 	}
-	n := copy(p, m.pending)
-	m.pending = m.pending[n:]
-	return n, nil
 }
 
 // noticeInitialize reads the protocol version an initialize request asks
