@@ -273,6 +273,9 @@ func hasBearer(r *http.Request) bool {
 func callsWriteTool(body []byte) bool {
 	msgs := []json.RawMessage{body}
 	if b := bytes.TrimSpace(body); len(b) > 0 && b[0] == '[' {
+		// Into a new slice: json.Unmarshal would write the first member
+		// over body itself, msgs[0], which the SDK then reads.
+		msgs = nil
 		if json.Unmarshal(b, &msgs) != nil {
 			return false
 		}
