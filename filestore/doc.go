@@ -9,7 +9,14 @@
 // links that lead out, loop or are absolute are refused (memtool.ErrEscapes).
 // As a link makes two names lead to one entry, the Store is a
 // memtool.Resolver: a turn of tool calls orders calls through a link after
-// those on where it leads (ResolveName).
+// those on where it leads (ResolveName). A replace or an update of a link
+// (WriteFile with Replace, Update) writes the file it leads to, resolved
+// under the write lock, and the link stays a link, so both names keep
+// meaning one file; a link to one of the store's own names (below) is not
+// written through (memtool.ErrEscapes). A create (CreateOnly) of a link's
+// name fails with memtool.ErrExist, as it does on anything there, and
+// Rename, Remove and RemoveAll of a link move or remove the link, never
+// what it leads to (TestEditThroughFileLink, TestRenameAndRemoveOfFileLink).
 // FIFOs, sockets, devices and regular files with more than one hard link are
 // never opened for reading and are reported as memtool.ErrIrregular. Where
 // a directory is expected (a file's parent, the tenants' directory), it is
@@ -102,10 +109,8 @@
 // file too large to update, a file where a directory should be, a
 // directory that file keeps from being removed) returns only once that
 // fsync is done, so no answer rests on a change a crash could undo. An
-// Update of a link (which reads the file the link names, in whatever
-// directory, and replaces the link) waits for every directory fsync of
-// the Store under way when it read, as its own covers only the link's
-// directory. Across
+// Update of a link reads and writes the file the link leads to, in its
+// own directory, so the fsync of that directory covers what it read. Across
 // processes, an Update that builds on such a change and writes is durable
 // with it (its own fsync of the same directory covers the earlier rename),
 // but one that writes nothing or fails, and a create, mkdir or rename

@@ -184,23 +184,44 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if st != nil {
 		defer st.Close()
 	}
-	return s.inParent(ctx, "write", name, func(d *os.File, base string) (ticket, error) {
-		if mode == memtool.Replace {
-			// What Stat would report: links followed through the root, several
-			// hard links irregular.
-			fi, err := s.root.Stat(name)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-			case err != nil:
-				return ticket{}, mapErr("write", name, err)
-			case fi.IsDir():
-				return ticket{}, classErr("write", name, memtool.ErrIsDir)
-			case info(base, fi).Type != 0:
-				return ticket{}, classErr("write", name, memtool.ErrIrregular)
-			}
-		}
-		return s.put(d, "write", name, base, data, st, mode == memtool.CreateOnly)
-	})
+	if mode == memtool.CreateOnly {
+		return s.inParent(ctx, "write", name, func(d *os.File, base string) (ticket, error) {
+			return s.put(d, "write", name, base, data, st, true)
+		})
+	}
+	unlock, err := s.acquire(ctx, "write", name, true)
+	if err != nil {
+		return err
+	}
+	// A replace of a link writes the file it leads to (see target).
+	to, err := s.target(ctx, "write", name)
+	if err != nil {
+		return s.settle("write", name, unlock, ticket{}, err)
+	}
+	d, base, err := s.openParent("write", to)
+	if err != nil {
+		return s.settle("write", name, unlock, ticket{}, err)
+	}
+	defer d.Close()
+	t, err := s.replace(d, name, to, base, data, st)
+	return s.settle("write", name, unlock, t, err)
+}
+
+// replace is put of a WriteFile with Replace of name, which writes to
+// (base in d), once it checked what is there as Stat would report it:
+// links followed through the root, several hard links irregular.
+func (s *Store) replace(d *os.File, name, to, base string, data []byte, st *os.File) (ticket, error) {
+	fi, err := s.root.Stat(rootName(to))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return ticket{}, mapErr("write", name, err)
+	case fi.IsDir():
+		return ticket{}, classErr("write", name, memtool.ErrIsDir)
+	case info(base, fi).Type != 0:
+		return ticket{}, classErr("write", name, memtool.ErrIrregular)
+	}
+	return s.put(d, "write", name, base, data, st, false)
 }
 
 // put gives data the name base in d, holding the write lock: it links the
@@ -296,12 +317,17 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 	if err != nil {
 		return true, err
 	}
-	old, direct, err := s.readFileHow("read", name, limit)
+	// An update of a link writes the file it leads to (see target).
+	to, err := s.target(ctx, "update", name)
+	if err != nil {
+		return true, s.settle("update", name, unlock, ticket{}, err)
+	}
+	old, direct, err := s.readFileHow("read", to, limit)
 	if err != nil {
 		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
 	read := bytes.Clone(old) // what the file held, whatever fn does with old
-	d, base, err := s.openParent("update", name)
+	d, base, err := s.openParent("update", to)
 	if err != nil {
 		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
@@ -337,12 +363,16 @@ func (s *Store) update(ctx context.Context, name string, limit int64, fn func([]
 	if err != nil {
 		return true, err
 	}
-	now, nowDirect, err := s.readFileHow("read", name, limit)
+	if now, err := s.target(ctx, "update", name); err != nil || now != to {
+		unlock()
+		return false, nil // a link changed meanwhile
+	}
+	now, nowDirect, err := s.readFileHow("read", to, limit)
 	if err != nil || !bytes.Equal(now, read) {
 		unlock()
 		return false, nil // changed meanwhile
 	}
-	nd, nbase, err := s.openParent("update", name)
+	nd, nbase, err := s.openParent("update", to)
 	if err != nil {
 		return true, s.settle("update", name, unlock, ticket{}, err)
 	}
