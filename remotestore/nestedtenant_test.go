@@ -1,84 +1,26 @@
 package remotestore_test
 
 import (
-	"context"
 	"errors"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/keys"
-	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/remotestore"
 	"github.com/memtool/memtool/server"
-	"github.com/memtool/memtool/server/resource"
 )
 
-// tenantServer is a memtool server as memtool serve runs it: keys in an
-// SQLite keyring, the resource API behind them, a memory per tenant. It
-// returns the server's URL and the token of an admin key of tenant ops.
+// tenantServer is keyedServer without a rate limit; it returns the
+// server's URL and the token of an admin key of tenant ops.
 func tenantServer(t *testing.T) (string, string) {
 	t.Helper()
-	ctx := context.Background()
-	ring, err := keys.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "keys.db"), &keys.Options{Create: true})
+	url, ring, _ := keyedServer(t, func(c *server.Config) { c.Rate = -1 })
+	_, admin, err := ring.Add(t.Context(), keys.NewKey{Tenant: "ops", Scope: keys.Admin})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ring.Close() })
-	_, admin, err := ring.Add(ctx, keys.NewKey{Tenant: "ops", Scope: keys.Admin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	stores := map[string]memtool.Store{}
-	var srv *server.Server
-	api := resource.New(func(r *http.Request) (memtool.Store, bool, error) {
-		mem, canWrite, err := srv.Memory(r)
-		if err != nil {
-			return nil, false, err
-		}
-		return mem.Store(), canWrite, nil
-	}, nil)
-	mounts := map[string]http.Handler{}
-	for _, p := range resource.Patterns() {
-		mounts[p] = api
-	}
-	srv, err = server.New(server.Config{
-		Keys: ring,
-		Open: func(_ context.Context, tenant string) (memtool.Store, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if stores[tenant] == nil {
-				stores[tenant] = memstore.New()
-			}
-			return stores[tenant], nil
-		},
-		Tenants: func(context.Context) ([]string, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			var ids []string
-			for id := range stores {
-				ids = append(ids, id)
-			}
-			slices.Sort(ids)
-			return ids, nil
-		},
-		Rate:   -1,
-		Mount:  mounts,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
-	return ts.URL, admin
+	return url, admin
 }
 
 // TestTenantHasNoTenants: a tenant's store, as any store's Tenant

@@ -4,9 +4,11 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,9 +21,10 @@ import (
 	"github.com/memtool/memtool/server/resource"
 )
 
-// keyedServer is a real memtool server (its keys, its rate limit, the
-// resource API mounted) over one memstore per tenant, with edit applied to
-// its configuration.
+// keyedServer is a real memtool server as memtool serve runs it (keys in
+// an SQLite keyring, its rate limit, the resource API mounted, the list of
+// tenants) over one memstore per tenant, with edit applied to its
+// configuration.
 func keyedServer(t *testing.T, edit func(*server.Config)) (string, *keys.Keyring, map[string]memtool.Store) {
 	t.Helper()
 	ring, err := keys.Open(t.Context(), "sqlite://"+filepath.Join(t.TempDir(), "keys.db"), &keys.Options{Create: true})
@@ -52,6 +55,11 @@ func keyedServer(t *testing.T, edit func(*server.Config)) (string, *keys.Keyring
 				stores[tenant] = memstore.New()
 			}
 			return stores[tenant], nil
+		},
+		Tenants: func(context.Context) ([]string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Sorted(maps.Keys(stores)), nil
 		},
 		Mount:  mount,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
