@@ -1,10 +1,8 @@
 package secretscan
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -38,18 +36,7 @@ func refScan(text []byte) []Finding {
 	s := freshScanner(text)
 	s.ends = ends
 	found = append(found, cards(s)...)
-	if len(found) == 0 {
-		return nil
-	}
-	slices.SortFunc(found, func(a, b Finding) int { return a.Start - b.Start })
-	found = merge(found)
-	line, pos := 1, 0
-	for i := range found {
-		line += bytes.Count(text[pos:found[i].Start], []byte("\n"))
-		pos = found[i].Start
-		found[i].Line = line
-	}
-	return found
+	return ordered(text, found)
 }
 
 // TestScanCachesChangeNoAnswer: the caches and shortcuts that keep a scan

@@ -142,8 +142,14 @@ func scan(text []byte) ([]Finding, int) {
 		}
 	}
 	found = append(found, cards(s)...)
+	return ordered(text, found), s.work
+}
+
+// ordered sorts the findings of text by where they start, merges those
+// that overlap and numbers their lines; nil if there are none.
+func ordered(text []byte, found []Finding) []Finding {
 	if len(found) == 0 {
-		return nil, s.work
+		return nil
 	}
 	slices.SortFunc(found, func(a, b Finding) int { return a.Start - b.Start })
 	found = merge(found)
@@ -153,7 +159,7 @@ func scan(text []byte) ([]Finding, int) {
 		pos = found[i].Start
 		found[i].Line = line
 	}
-	return found, s.work
+	return found
 }
 
 // merge merges overlapping findings, sorted by start, into the first.
