@@ -127,14 +127,22 @@ func (m *Memory) Execute(ctx context.Context, cmd Command) Result {
 	return m.capError(m.execute(ctx, cmd))
 }
 
+// NotStarted is Execute's answer to cmd when its context had already
+// ended with err (ctx.Err()): the command did not start, and nothing was
+// changed. A caller that must tell such an answer from one of a command
+// that ran compares with it.
+func NotStarted(cmd Command, err error) Result {
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Its deadline passed while it waited to start (behind the
+		// calls of its turn that it follows, say).
+		return errorResult(fmt.Sprintf("The %s command on %s did not finish in time (it had not started); nothing was changed", cmd.Name(), cmd.Target()))
+	}
+	return errorResult(fmt.Sprintf("The %s command was cancelled before it ran", cmd.Name()))
+}
+
 func (m *Memory) execute(ctx context.Context, cmd Command) Result {
 	if err := ctx.Err(); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			// Its deadline passed while it waited to start (behind the
-			// calls of its turn that it follows, say).
-			return errorResult(fmt.Sprintf("The %s command on %s did not finish in time (it had not started); nothing was changed", cmd.Name(), cmd.Target()))
-		}
-		return errorResult(fmt.Sprintf("The %s command was cancelled before it ran", cmd.Name()))
+		return NotStarted(cmd, err)
 	}
 	r, err := m.locked(ctx, cmd)
 	if errors.Is(err, errRetryAlone) {

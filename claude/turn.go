@@ -3,7 +3,6 @@ package claude
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 	"time"
 
@@ -109,20 +108,11 @@ func (tr *turn) run(ctx context.Context, t *Tool, i int, id string) memtool.Resu
 }
 
 // notStarted reports whether r is Memory's answer to the command input
-// when its context had ended with err before the command started: the
-// answer Memory gives a context already ended so, which runs nothing.
+// when its context had ended with err before the command started, which
+// runs nothing (memtool.NotStarted).
 func (t *Tool) notStarted(err error, input json.RawMessage, r memtool.Result) bool {
 	cmd, perr := memtool.ParseCommand(input)
-	if perr != nil || !r.IsError {
-		return false
-	}
-	ended, cancel := context.WithCancel(context.Background())
-	if errors.Is(err, context.DeadlineExceeded) {
-		ended, cancel = context.WithDeadline(context.Background(), time.Time{})
-	}
-	cancel()
-	want := t.mem.Execute(ended, cmd)
-	return want.IsError && want.Text == r.Text
+	return perr == nil && r.IsError && r == memtool.NotStarted(cmd, err)
 }
 
 // answered returns what call i answered in an earlier pass, or nil.
