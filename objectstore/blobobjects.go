@@ -4,6 +4,7 @@ package objectstore
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -78,13 +79,31 @@ func (o blobObjects) read(ctx context.Context, key string, limit int64) ([]byte,
 	return readLimited(r, r.Size(), limit)
 }
 
+// A create (createOnly) carries a random ID in its metadata: the
+// services' clients send a request again when its answer is lost (a 5xx,
+// a broken connection), and a create made by the lost request is then
+// refused on its own object. Finding its ID there, the create is made,
+// once, not ErrExist.
 func (o blobObjects) write(ctx context.Context, key string, data []byte, createOnly bool) error {
-	err := o.b.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: "application/octet-stream", IfNotExist: createOnly})
+	opts := &blob.WriterOptions{ContentType: "application/octet-stream", IfNotExist: createOnly}
+	id := ""
+	if createOnly {
+		id = rand.Text()
+		opts.Metadata = map[string]string{blobWriteID: id}
+	}
+	err := o.b.WriteAll(ctx, key, data, opts)
 	if createOnly && gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		if attrs, aerr := o.b.Attributes(context.WithoutCancel(ctx), key); aerr == nil && attrs.Metadata[blobWriteID] == id {
+			return nil
+		}
 		return errExists
 	}
 	return err
 }
+
+// blobWriteID is the metadata of a create's ID (lower case, and without
+// the "-" that Azure refuses in a metadata name).
+const blobWriteID = "memtoolwrite"
 
 func (o blobObjects) remove(ctx context.Context, key string) error {
 	return fromBlob(o.b.Delete(ctx, key))

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
+
+	"github.com/memtool/memtool"
 )
 
 // Rename moves the file or directory at oldname to newname. Object
@@ -47,7 +50,11 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 		if err := s.put(ctx, "rename", newname, s.fileKey(newname), data, true); err != nil {
 			return err
 		}
-		return s.bk.b.remove(ctx, s.fileKey(oldname))
+		err = s.bk.b.remove(ctx, s.fileKey(oldname))
+		if err == nil {
+			return nil
+		}
+		return s.undoCopy(ctx, err, s.fileKey(oldname), []string{s.fileKey(newname)}, true)
 	}
 	keys, err := s.keysBelow(ctx, oldname, 0)
 	if err != nil {
@@ -69,5 +76,34 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 		}
 		copied = append(copied, dst)
 	}
-	return s.deleteTree(ctx, keys)
+	err = s.deleteTree(ctx, keys)
+	if err == nil || errors.Is(err, memtool.ErrOutcomeUnknown) {
+		return err // done, or part of the source deleted
+	}
+	// The first delete failed: unless its answer was lost, the source is
+	// whole, and the copy is taken back.
+	first := slices.Clone(keys)
+	sortForDelete(first)
+	return s.undoCopy(ctx, err, first[0], copied, false)
+}
+
+// undoCopy answers a rename whose first delete of a source, of the object
+// at source, failed with err, after it copied the objects copied: if the
+// source is still there, it deletes the copies and fails with err,
+// having changed nothing. If the source is gone (the delete's answer was
+// lost), a file rename (whole) is done; any other, or one it cannot
+// settle, fails with an error wrapping memtool.ErrOutcomeUnknown, keeping
+// the copies.
+func (s *Store) undoCopy(ctx context.Context, err error, source string, copied []string, whole bool) error {
+	ctx = context.WithoutCancel(ctx)
+	there, xerr := exists(ctx, s.bk.b, source)
+	switch {
+	case xerr == nil && !there && whole:
+		return nil
+	case xerr == nil && there:
+		if derr := s.deleteTree(ctx, copied); derr == nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
 }
