@@ -127,3 +127,29 @@ func TestGocloudRenameSourceDeleteRefused(t *testing.T) {
 		}
 	})
 }
+
+// A delete the service answers "not found" while the object is still
+// there (gocloud's GCS driver reads a 403, as a retention policy or an
+// object hold gives, as NotFound) is not taken for a file someone else
+// removed: Remove does not answer ErrNotExist, and RemoveAll does not
+// answer success, with the file still there.
+func TestGocloudDeleteNotFoundButThere(t *testing.T) {
+	ctx := context.Background()
+	var armed atomic.Bool
+	s := gocloudStore(t, &s3test.Options{Fail: func(r *http.Request) string {
+		if armed.Load() && r.Method == http.MethodDelete {
+			return "NoSuchKey"
+		}
+		return ""
+	}})
+	mkdir(t, s, "d")
+	write(t, s, "d/x.txt", "v1")
+	armed.Store(true)
+	if err := s.Remove(ctx, "d/x.txt"); err == nil || errors.Is(err, memtool.ErrNotExist) {
+		t.Errorf("Remove = %v, want a failure other than ErrNotExist", err)
+	}
+	if err := s.RemoveAll(ctx, "d"); err == nil {
+		t.Errorf("RemoveAll worked")
+	}
+	checkContents(t, s, map[string]string{"d/x.txt": "v1"})
+}

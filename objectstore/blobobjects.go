@@ -105,8 +105,18 @@ func (o blobObjects) write(ctx context.Context, key string, data []byte, createO
 // the "-" that Azure refuses in a metadata name).
 const blobWriteID = "memtoolwrite"
 
+// A delete answered "not found" is one only if the object is gone:
+// gocloud's GCS driver reads a 403 (a missing permission, a retention
+// policy, an object hold) as NotFound, which would make a refused delete
+// look done.
 func (o blobObjects) remove(ctx context.Context, key string) error {
-	return fromBlob(o.b.Delete(ctx, key))
+	err := o.b.Delete(ctx, key)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		if _, aerr := o.b.Attributes(ctx, key); aerr == nil {
+			return fmt.Errorf("the delete was refused, the object is still there: %v", err)
+		}
+	}
+	return fromBlob(err)
 }
 
 func (o blobObjects) list(ctx context.Context, prefix string, delim bool, fn func(listed) bool) error {
