@@ -75,7 +75,16 @@ func (e notBuiltError) Is(target error) bool { return target == ErrNotBuilt }
 func Open(ctx context.Context, rawURL string) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("objectstore: %v", err)
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // without the URL, which may hold a secret
+		}
+		return nil, fmt.Errorf("objectstore: the URL does not parse: %v", err)
+	}
+	if u.User != nil {
+		// Never used (credentials come from the environment, as the
+		// drivers document), and never shown.
+		return nil, fmt.Errorf("objectstore: %s:// URL with a user or password: those are not used and not allowed in a bucket URL; give credentials as the driver documents (environment, credential files)", u.Scheme)
 	}
 	q := u.Query()
 	opts := &Options{Prefix: q.Get("prefix")}
