@@ -34,8 +34,9 @@ type policyFile struct {
 	Encrypt bool   `json:"encrypt"` // keys from $MEMTOOL_KEY, else $MEMTOOL_KEY_FILE
 	Expiry  bool   `json:"expiry"`  // record accesses, for memtool gc
 	History *struct {
-		MaxVersions int    `json:"max_versions"`
-		MaxAge      string `json:"max_age"` // 30d, 12h
+		// Not 0, which the history package reads as its default of 20.
+		MaxVersions int    `json:"max_versions" min:"1" hint:"leave the field out for the default of 20"`
+		MaxAge      string `json:"max_age"` // 30d, 12h; positive
 		// All versions together; absent: see historyMaxBytes. Not 0, which
 		// would read as "no bound" beside the limits' zeros, or as the
 		// default beside max_versions': neither is safe to guess.
@@ -91,8 +92,10 @@ func (p *policyFile) check() error {
 		return fmt.Errorf("secrets: %q: want \"reject\" or \"redact\"", p.Secrets)
 	}
 	if h := p.History; h != nil && h.MaxAge != "" {
-		if _, err := parseDays(h.MaxAge); err != nil {
-			return fmt.Errorf("history.max_age: %q: want a duration such as 30d or 12h", h.MaxAge)
+		// Not 0 or less, which the history package reads as its default
+		// of 30 days, or as "keep versions for ever".
+		if age, err := parseDays(h.MaxAge); err != nil || age <= 0 {
+			return fmt.Errorf("history.max_age: %q: want a duration such as 30d or 12h, more than zero (leave the field out for the default of 30d)", h.MaxAge)
 		}
 	}
 	return nil
