@@ -40,7 +40,8 @@ type cliEnv struct {
 	getenv         func(string) string
 	// stdinTerminal reports whether stdin is a terminal, where create and
 	// insert say that they wait for the text.
-	stdinTerminal bool
+	stdinTerminal  bool
+	stdoutTerminal bool // stdout is a terminal: search escapes controls (terminalSafe)
 }
 
 // A command is one verb of the CLI, as the command table declares it.
@@ -186,7 +187,7 @@ func (inv *invocation) usageError(format string, a ...any) int {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runWithEnv(ctx, args, &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr, getenv: osGetenv, stdinTerminal: isTerminal(stdin)})
+	return runWithEnv(ctx, args, &cliEnv{stdin: stdin, stdout: stdout, stderr: stderr, getenv: osGetenv, stdinTerminal: isTerminal(stdin), stdoutTerminal: isTerminal(stdout)})
 }
 
 func runWithEnv(ctx context.Context, args []string, env *cliEnv) int {

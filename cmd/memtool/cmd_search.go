@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/memtool/memtool"
 )
@@ -44,7 +46,11 @@ func setupSearch(fs *flag.FlagSet) runFunc {
 		}
 		w := bufio.NewWriter(env.stdout)
 		for _, m := range res.Matches {
-			fmt.Fprintf(w, "%s:%d:%s\n", m.Path, m.Line, m.Text)
+			p, text := m.Path, m.Text
+			if env.stdoutTerminal {
+				p, text = terminalSafe(p), terminalSafe(text)
+			}
+			fmt.Fprintf(w, "%s:%d:%s\n", p, m.Line, text)
 		}
 		if err := w.Flush(); err != nil {
 			return exitBrokenIO
@@ -61,4 +67,34 @@ func setupSearch(fs *flag.FlagSet) runFunc {
 		}
 		return exitOK
 	}
+}
+
+// terminalSafe is s with its control characters but tab (C0, DEL, C1)
+// and bidirectional formatting characters written as Go escapes (\x1b,
+// \r, \u202e), for a terminal: the model writes the memories' text, and
+// an escape sequence in it could otherwise set the operator's clipboard
+// or title, or, like a carriage return or a bidi override, hide or
+// reorder what search shows. Piped, search prints the text as stored.
+func terminalSafe(s string) string {
+	if !strings.ContainsFunc(s, shownEscaped) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !shownEscaped(r):
+			b.WriteRune(r)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+func shownEscaped(r rune) bool {
+	return r != '\t' && unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
 }
