@@ -127,13 +127,23 @@ func (st *policyStack) Close() error {
 }
 
 // flagPolicyReady reads the policy of --policy or $MEMTOOL_POLICY (none
-// if neither is set) and, if it encrypts, checks that the keys load: a
-// command checks both before it opens the store, so that a bad policy
-// file or a missing key creates no store and no tenant.
+// if neither is set) and checks that its audit log opens and, if it
+// encrypts, that the keys load: a command checks these before it opens
+// the store, so that a bad policy file, an audit log that cannot be
+// written or a missing key creates no store and no tenant, and records
+// no policy in the store.
 func flagPolicyReady(env *cliEnv, sf *storeFlags) (*policyFile, error) {
 	p, err := flagPolicy(env, sf)
 	if err != nil {
 		return nil, err
+	}
+	if p.Audit != "" && p.Audit != "-" {
+		// Opened as applyPolicy opens it, but without writing to it.
+		f, err := os.OpenFile(p.Audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("policy: audit log: %w", err)
+		}
+		f.Close()
 	}
 	if p.Encrypt {
 		if _, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err != nil {
