@@ -87,6 +87,9 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		if err != nil {
 			return inv.fail(exitStore, "--from: %v", err)
 		}
+		if err := checkTenantsDir(from); err != nil {
+			return inv.fail(exitFailed, "the source %v", err)
+		}
 	}
 	var pairs []*migration
 	defer func() {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/storeurl"
 )
@@ -88,6 +89,48 @@ func checkDiskNames(raw, tenant string) error {
 			plural(n, "entry", "entries"), pick(n, "it", "them"), strings.Join(unseen, ", "), pick(n, "it", "them"))
 	}
 	return nil
+}
+
+// checkTenantsDir refuses, for migrate --all-tenants, a directory store
+// whose tenants directory holds what the file store does not list as a
+// tenant: a name that is no tenant ID, a symbolic link (to a tenant's
+// directory kept elsewhere, say), a file. Copying every tenant listed
+// would leave it behind without a word.
+func checkTenantsDir(raw string) error {
+	dir, ok := storeurl.Dir(raw)
+	if !ok || strings.HasPrefix(raw, "file+blob:") {
+		return nil
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, filestore.TenantsDir))
+	if err != nil {
+		return nil // no tenants directory; or listing the tenants has told what is wrong
+	}
+	var unseen []string
+	for _, e := range entries {
+		why := ""
+		switch {
+		case filestore.OwnName(e.Name()):
+			continue
+		case e.Type()&fs.ModeSymlink != 0:
+			why = "a symbolic link, which the file store does not follow"
+		case !e.IsDir():
+			why = "not a directory"
+		case memtool.ValidateTenant(e.Name()) != nil:
+			why = "not a tenant ID"
+		default:
+			continue
+		}
+		unseen = append(unseen, fmt.Sprintf("%q (%s)", e.Name(), why))
+	}
+	if len(unseen) == 0 {
+		return nil
+	}
+	n := len(unseen)
+	if n > 10 {
+		unseen = append(unseen[:10], fmt.Sprintf("and %d more", n-10))
+	}
+	return fmt.Errorf("holds %s in %s that the file store does not list as %s, so migrate --all-tenants would leave %s behind: %s; move %s out of %s (or rename a directory to its tenant ID), and migrate again",
+		plural(n, "entry", "entries"), filestore.TenantsDir, pick(n, "a tenant", "tenants"), pick(n, "it", "them"), strings.Join(unseen, ", "), pick(n, "it", "them"), filestore.TenantsDir)
 }
 
 func pick(n int, one, many string) string {
