@@ -113,16 +113,17 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		}
 	}
 	// A tenant of the target that the source has not is something the
-	// target holds, which prepareTarget (one tenant at a time) cannot see.
-	if allTenants && !force {
+	// target holds, which prepareTarget (one tenant at a time) cannot see:
+	// refused, or with --force left there and named in the summary.
+	var other []string
+	if allTenants {
 		if ids, err := listTenants(ctx, to); err == nil {
-			var other []string
 			for _, id := range ids {
 				if !slices.Contains(tenants, id) {
 					other = append(other, id)
 				}
 			}
-			if len(other) > 0 {
+			if len(other) > 0 && !force {
 				return inv.fail(exitFailed, "the target is not empty: it holds %s that the source has not (%s); add --force to copy into it anyway", plural(len(other), "tenant"), strings.Join(other, ", "))
 			}
 		}
@@ -172,6 +173,9 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 	prog.done()
 	var kept []string
 	if force {
+		for _, id := range other {
+			kept = append(kept, "tenant "+id)
+		}
 		for _, p := range pairs {
 			kept = append(kept, p.notInSource(ctx)...)
 		}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
 )
 
@@ -61,4 +63,33 @@ func TestMigrateAllTenantsRefusesUnseenTenantEntries(t *testing.T) {
 		}
 	}
 	mustRunCLI(t, nil, "", "migrate", "--from", src, "--to", filepath.Join(tmp, "all"), "--all-tenants")
+}
+
+// TestMigrateAllTenantsForceNamesOtherTenants: --force deletes nothing,
+// and the summary names what the target holds that the source has not
+// (README). migrate --all-tenants --force named the extra entries of the
+// tenants it copied into, but said nothing of a whole tenant of the
+// target that the source has not, which stays there.
+func TestMigrateAllTenantsForceNamesOtherTenants(t *testing.T) {
+	t.Parallel()
+	tmp, src := seededSource(t, "alice")
+	for _, dst := range []string{filepath.Join(tmp, "dst"), "sqlite://" + filepath.Join(tmp, "dst.db")} {
+		if err := openTestStore(t, dst, "zed").WriteFile(context.Background(), "z.md", []byte("zed's"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+		out := migrateOK(t, "--from", src, "--to", dst, "--all-tenants", "--force")
+		if !strings.Contains(out, "the target also holds") || !strings.Contains(out, "tenant zed") {
+			t.Errorf("migrate --all-tenants --force into %s, which holds tenant zed: summary %q does not name tenant zed", dst, out)
+		}
+		checkTenantFile(t, dst, "zed", "z.md", "zed's")
+	}
+}
+
+// checkTenantFile fails t unless the file name of tenant in the store at
+// url holds want.
+func checkTenantFile(t *testing.T, url, tenant, name, want string) {
+	t.Helper()
+	if data, err := openTestStore(t, url, tenant).ReadFile(context.Background(), name, 1<<20); err != nil || string(data) != want {
+		t.Errorf("%s tenant %s %s: %q, %v; want %q", url, tenant, name, data, err, want)
+	}
 }
