@@ -87,7 +87,7 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		if err != nil {
 			return inv.fail(exitStore, "--from: %v", err)
 		}
-		if err := checkTenantsDir(from); err != nil {
+		if err := checkTenantsDir(from, "migrate --all-tenants would leave %s behind"); err != nil {
 			return inv.fail(exitFailed, "the source %v", err)
 		}
 	}

@@ -50,6 +50,10 @@ func runRekey(ctx context.Context, env *cliEnv, inv *invocation, allTenants bool
 		if tenants, err = listTenants(ctx, storeURL(inv.sf.store, env)); err != nil {
 			return inv.fail(exitStore, "%v", err)
 		}
+		// Files that no tenant reaches would stay under the old keys.
+		if err := checkTenantsDir(storeURL(inv.sf.store, env), "rekey --all-tenants would leave %s under the old keys"); err != nil {
+			return inv.fail(exitFailed, "the store %v. Nothing was changed.", err)
+		}
 	}
 	if code := refuseUnencrypted(ctx, env, inv, tenants, allTenants); code != exitOK {
 		return code

@@ -91,12 +91,13 @@ func checkDiskNames(raw, tenant string) error {
 	return nil
 }
 
-// checkTenantsDir refuses, for migrate --all-tenants, a directory store
-// whose tenants directory holds what the file store does not list as a
-// tenant: a name that is no tenant ID, a symbolic link (to a tenant's
-// directory kept elsewhere, say), a file. Copying every tenant listed
-// would leave it behind without a word.
-func checkTenantsDir(raw string) error {
+// checkTenantsDir refuses, for migrate and rekey --all-tenants, a
+// directory store whose tenants directory holds what the file store does
+// not list as a tenant: a name that is no tenant ID, a symbolic link (to
+// a tenant's directory kept elsewhere, say), a file. Copying or rekeying
+// every tenant listed would leave it behind without a word. missed says
+// what the command would do to them, with a %s for "it" or "them".
+func checkTenantsDir(raw, missed string) error {
 	dir, ok := storeurl.Dir(raw)
 	if !ok || strings.HasPrefix(raw, "file+blob:") {
 		return nil
@@ -129,8 +130,8 @@ func checkTenantsDir(raw string) error {
 	if n > 10 {
 		unseen = append(unseen[:10], fmt.Sprintf("and %d more", n-10))
 	}
-	return fmt.Errorf("holds %s in %s that the file store does not list as %s, so migrate --all-tenants would leave %s behind: %s; move %s out of %s (or rename a directory to its tenant ID), and migrate again",
-		plural(n, "entry", "entries"), filestore.TenantsDir, pick(n, "a tenant", "tenants"), pick(n, "it", "them"), strings.Join(unseen, ", "), pick(n, "it", "them"), filestore.TenantsDir)
+	return fmt.Errorf("holds %s in %s that the file store does not list as %s, so %s: %s; move %s out of %s (or put the directory a link points to in its place, or rename a directory to its tenant ID), and run it again",
+		plural(n, "entry", "entries"), filestore.TenantsDir, pick(n, "a tenant", "tenants"), fmt.Sprintf(missed, pick(n, "it", "them")), strings.Join(unseen, ", "), pick(n, "it", "them"), filestore.TenantsDir)
 }
 
 func pick(n int, one, many string) string {
