@@ -31,6 +31,8 @@ func testRenameFile(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "a", "content of a")
 	mustMkdir(t, s, "d")
 	mustMkdir(t, s, "e")
+	// Listed before: a listing the store keeps must not outlive the move.
+	checkEntries(t, s, "", []memtool.FileInfo{file("a", 12), dir("d"), dir("e")})
 	wantNoErr(t, "Rename(a, b)", r.Rename(ctx, "a", "b"))
 	checkMissing(t, s, "a")
 	checkFile(t, s, "b", "content of a")
@@ -56,6 +58,20 @@ func testRenameDir(t *testing.T, s memtool.Store) {
 	if got := snapshot(t, s); !maps.Equal(got, want) {
 		t.Errorf("after Rename(d, other/moved) the store holds\n  %v\nwant\n  %v", got, want)
 	}
+	checkGone(t, s, "d", "d/x", "d/e/y")
+}
+
+// checkGone checks that nothing is left of the directory d, which held the
+// files of names, after it was moved or removed: the names are missing,
+// and a directory made again at d is empty (a store that leaves entries
+// behind, out of sight, must not bring them back).
+func checkGone(t *testing.T, s memtool.Store, d string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		checkMissing(t, s, name)
+	}
+	wantNoErr(t, "Mkdir("+d+") again", s.Mkdir(t.Context(), d))
+	checkEntries(t, s, d, nil)
 }
 
 // "If anything is at newname it fails with ErrExist and changes nothing."
@@ -141,12 +157,14 @@ func testRemoveAllTree(t *testing.T, s memtool.Store) {
 	r := remover(t, s)
 	makeTree(t, s, tree{"d": "dir", "d/x": "file:x", "d/e": "dir", "d/e/y": "file:y", "d/e/empty": "dir",
 		"keep": "dir", "keep/z": "file:z", "d2": "file:prefix sibling", "empty": "dir"})
+	snapshot(t, s) // lists every directory: a listing the store keeps must not outlive the removal
 	wantNoErr(t, "RemoveAll(d)", r.RemoveAll(t.Context(), "d"))
 	wantNoErr(t, "RemoveAll(empty)", r.RemoveAll(t.Context(), "empty"))
 	want := tree{"keep": "dir", "keep/z": "file:z", "d2": "file:prefix sibling"}
 	if got := snapshot(t, s); !maps.Equal(got, want) {
 		t.Errorf("after RemoveAll(d) and RemoveAll(empty) the store holds\n  %v\nwant\n  %v", got, want)
 	}
+	checkGone(t, s, "d", "d/x", "d/e/y", "d/e/empty")
 }
 
 // Names a store that finds a subtree by a key range or a pattern could

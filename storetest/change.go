@@ -47,6 +47,9 @@ func testWriteReplace(t *testing.T, s memtool.Store) {
 	checkFile(t, s, "f", "new")
 	wantNoErr(t, "WriteFile(f, Replace) again", s.WriteFile(ctx, "f", []byte("newer, longer"), memtool.Replace))
 	checkFile(t, s, "f", "newer, longer")
+	// Of the same length: a store must not judge by the size that nothing changed.
+	wantNoErr(t, "WriteFile(f, Replace) of as many bytes", s.WriteFile(ctx, "f", []byte("NEWER; LONGER"), memtool.Replace))
+	checkFile(t, s, "f", "NEWER; LONGER")
 	wantNoErr(t, "WriteFile(g, Replace) of a missing file", s.WriteFile(ctx, "g", []byte("created"), memtool.Replace))
 	checkFile(t, s, "g", "created")
 	checkEntries(t, s, "", []memtool.FileInfo{file("f", 13), file("g", 7)})
@@ -137,6 +140,14 @@ func testUpdateReplaces(t *testing.T, s memtool.Store) {
 		}
 	}
 	checkFile(t, s, "d/f", "LINE 1\nLINE 2")
+	// The store keeps its own copy of fn's result.
+	var result []byte
+	wantNoErr(t, "Update(d/f) again", s.Update(t.Context(), "d/f", noLimit, func(old []byte) ([]byte, error) {
+		result = append([]byte("new "), old...)
+		return result, nil
+	}))
+	copy(result, "XXXX")
+	checkFile(t, s, "d/f", "new LINE 1\nLINE 2")
 	// Shrinking to nothing leaves an empty file.
 	wantNoErr(t, "Update(d/f) to empty", s.Update(t.Context(), "d/f", noLimit, func([]byte) ([]byte, error) { return nil, nil }))
 	checkFile(t, s, "d/f", "")
@@ -302,6 +313,9 @@ func testRemoveFile(t *testing.T, s memtool.Store) {
 	mustWrite(t, s, "sibling", "y")
 	mustMkdir(t, s, "d")
 	mustWrite(t, s, "d/g", "z")
+	// Listed before: a listing the store keeps must not outlive the removal.
+	checkEntries(t, s, "", []memtool.FileInfo{file("f", 1), file("sibling", 1), dir("d")})
+	checkEntries(t, s, "d", []memtool.FileInfo{file("g", 1)})
 	wantNoErr(t, "Remove(f)", s.Remove(t.Context(), "f"))
 	wantNoErr(t, "Remove(d/g)", s.Remove(t.Context(), "d/g"))
 	checkMissing(t, s, "f")
@@ -309,6 +323,9 @@ func testRemoveFile(t *testing.T, s memtool.Store) {
 	checkFile(t, s, "sibling", "y")
 	checkEntries(t, s, "", []memtool.FileInfo{file("sibling", 1), dir("d")})
 	checkEntries(t, s, "d", nil)
+	// A removed name is free again: nothing of the old file is left at it.
+	wantNoErr(t, "WriteFile(f, CreateOnly) after Remove(f)", s.WriteFile(t.Context(), "f", []byte("again"), memtool.CreateOnly))
+	checkFile(t, s, "f", "again")
 }
 
 func testRemoveEmptyDir(t *testing.T, s memtool.Store) {
@@ -320,6 +337,8 @@ func testRemoveEmptyDir(t *testing.T, s memtool.Store) {
 	wantNoErr(t, "Remove(d)", s.Remove(t.Context(), "d"))
 	checkMissing(t, s, "d")
 	checkEntries(t, s, "", nil)
+	wantNoErr(t, "Mkdir(d) after Remove(d)", s.Mkdir(t.Context(), "d"))
+	checkEntries(t, s, "d", nil)
 }
 
 // "a directory with entries: ErrNotEmpty."

@@ -99,6 +99,17 @@ func testReadFileContent(t *testing.T, s memtool.Store) {
 	for name, data := range contents {
 		checkFile(t, s, name, data)
 	}
+	// The caller owns what ReadFile returns: writing over it changes no file.
+	for name, data := range contents {
+		if got, err := s.ReadFile(t.Context(), name, noLimit); err == nil {
+			for i := range got {
+				got[i] = 'X'
+			}
+		}
+		if got, err := s.ReadFile(t.Context(), name, noLimit); err != nil || string(got) != data {
+			t.Errorf("after the caller wrote over what ReadFile(%q) returned, it reads %.40q, %v; want %.40q", name, got, err, data)
+		}
+	}
 }
 
 // "Missing: ErrNotExist."

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,6 +53,11 @@ var brokenStores = []struct {
 	{"create-racy", []string{"Concurrency/CreateOnlyOneWinner"}},
 	{"torn-writes", []string{"Concurrency/ReadersSeeWholeContent"}},
 	{"ignores-cancel", []string{"Cancel/AlreadyCancelled"}},
+	{"replace-same-size-skipped", []string{"WriteFile/Replace"}},
+	{"stale-listing", []string{"Remove/File", "Rename/File", "RemoveAll/Tree"}},
+	{"hidden-orphans", []string{"Rename/Dir", "RemoveAll/Tree"}},
+	{"remove-tombstone", []string{"Remove/File", "Remove/EmptyDir"}},
+	{"shares-buffers", []string{"ReadFile/Content", "Update/Replaces"}},
 }
 
 func TestSuiteCatchesBrokenStores(t *testing.T) {
@@ -105,6 +111,12 @@ func checkCaught(t *testing.T, test, defect string, caught []string) {
 type broken struct {
 	inner  *memstore.Store
 	defect string
+
+	mu      sync.Mutex
+	cache   map[string][]memtool.FileInfo // stale-listing: listings kept
+	orphans map[string][]string           // hidden-orphans: name → its subtree, kept
+	gone    map[string]bool               // remove-tombstone: names removed
+	bufs    map[string][]byte             // shares-buffers: contents, not copied
 }
 
 func newBroken(defect string) *broken {
@@ -152,6 +164,9 @@ func (b *broken) Stat(ctx context.Context, name string) (memtool.FileInfo, error
 }
 
 func (b *broken) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if data, ok := b.shared(name, nil); ok && int64(len(data)) <= limit {
+		return data, nil
+	}
 	switch b.defect {
 	case "ignores-limit":
 		limit = 1 << 40
@@ -161,6 +176,9 @@ func (b *broken) ReadFile(ctx context.Context, name string, limit int64) ([]byte
 		}
 	}
 	data, err := b.inner.ReadFile(b.ctx(ctx), name, limit)
+	if err == nil {
+		b.shared(name, data)
+	}
 	if b.defect == "nil-for-missing" && errors.Is(err, memtool.ErrNotExist) {
 		return nil, nil
 	}
@@ -168,7 +186,18 @@ func (b *broken) ReadFile(ctx context.Context, name string, limit int64) ([]byte
 }
 
 func (b *broken) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if cached, ok := b.cache[name]; ok {
+		return slices.Clone(cached), nil
+	}
 	entries, err := b.inner.ReadDir(b.ctx(ctx), name)
+	if err == nil && b.defect == "stale-listing" {
+		if b.cache == nil {
+			b.cache = map[string][]memtool.FileInfo{}
+		}
+		b.cache[name] = slices.Clone(entries)
+	}
 	switch {
 	case err != nil:
 		return nil, b.plain(err)
@@ -217,6 +246,15 @@ func (b *broken) WriteFile(ctx context.Context, name string, data []byte, mode m
 			mode = memtool.Replace
 		}
 	}
+	if b.defect == "replace-same-size-skipped" && mode == memtool.Replace {
+		if fi, err := b.inner.Stat(ctx, name); err == nil && fi.IsRegular() && fi.Size == int64(len(data)) {
+			return nil // "unchanged", judged by the size alone
+		}
+	}
+	b.forget()
+	if b.defect == "remove-tombstone" && mode == memtool.CreateOnly && b.removed(name) {
+		return &fs.PathError{Op: "write", Path: name, Err: memtool.ErrExist}
+	}
 	return b.plain(b.inner.WriteFile(ctx, name, data, mode))
 }
 
@@ -245,7 +283,16 @@ func (b *broken) Update(ctx context.Context, name string, limit int64, fn func([
 		}
 		return fnErr
 	}
-	err := b.inner.Update(ctx, name, limit, fn)
+	var kept []byte
+	err := b.inner.Update(ctx, name, limit, func(old []byte) ([]byte, error) {
+		updated, err := fn(old)
+		kept = updated
+		return updated, err
+	})
+	if err == nil {
+		b.forget()
+		b.shared(name, kept)
+	}
 	if b.defect == "wraps-fn-error" && err != nil {
 		return fmt.Errorf("update %s: %v", name, err)
 	}
@@ -253,7 +300,12 @@ func (b *broken) Update(ctx context.Context, name string, limit int64, fn func([
 }
 
 func (b *broken) Mkdir(ctx context.Context, name string) error {
+	b.forget()
+	if b.defect == "remove-tombstone" && b.removed(name) {
+		return &fs.PathError{Op: "mkdir", Path: name, Err: memtool.ErrExist}
+	}
 	err := b.inner.Mkdir(b.ctx(ctx), name)
+	b.unhide(ctx, name)
 	if b.defect == "mkdir-existing-ok" && errors.Is(err, memtool.ErrExist) {
 		return nil
 	}
@@ -261,13 +313,19 @@ func (b *broken) Mkdir(ctx context.Context, name string) error {
 }
 
 func (b *broken) Remove(ctx context.Context, name string) error {
+	b.forgetAll()
 	if b.defect == "remove-not-empty" {
 		return b.inner.RemoveAll(b.ctx(ctx), name)
 	}
-	return b.plain(b.inner.Remove(b.ctx(ctx), name))
+	err := b.inner.Remove(b.ctx(ctx), name)
+	if err == nil && b.defect == "remove-tombstone" {
+		b.removed(name, true)
+	}
+	return b.plain(err)
 }
 
 func (b *broken) Rename(ctx context.Context, oldname, newname string) error {
+	b.forgetAll()
 	ctx = b.ctx(ctx)
 	switch b.defect {
 	case "rename-replaces":
@@ -292,10 +350,12 @@ func (b *broken) Rename(ctx context.Context, oldname, newname string) error {
 		}
 		return nil
 	}
+	b.hide(ctx, oldname)
 	return b.plain(b.inner.Rename(ctx, oldname, newname))
 }
 
 func (b *broken) RemoveAll(ctx context.Context, name string) error {
+	b.forgetAll()
 	if b.defect == "removeall-prefix-range" {
 		// Removes every top-level sibling whose name starts with name, as
 		// an over-wide key range would.
@@ -323,6 +383,7 @@ func (b *broken) RemoveAll(ctx context.Context, name string) error {
 		b.inner.Remove(ctx, name)
 		return nil
 	}
+	b.hide(ctx, name)
 	return b.plain(b.inner.RemoveAll(b.ctx(ctx), name))
 }
 
