@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -53,17 +54,58 @@ func Inputs(t testing.TB) [][]byte {
 
 // SameAnswers runs inputs through Memory on wrapped (a policy over a new
 // store) and on a new memstore, and fails t for every input whose results
-// differ: a policy that the inputs do not trip must answer as the bare
-// store does.
+// differ, and if the two stores then hold different trees (read through
+// wrapped): a policy that the inputs do not trip must answer as the bare
+// store does, and keep what it keeps.
 func SameAnswers(t testing.TB, inputs [][]byte, wrapped memtool.Store) {
 	t.Helper()
-	plain, policy := memtool.New(memstore.New(), nil), memtool.New(wrapped, nil)
+	bare := memstore.New()
+	plain, policy := memtool.New(bare, nil), memtool.New(wrapped, nil)
 	for _, in := range inputs {
 		want := plain.Run(context.Background(), in)
 		if got := policy.Run(context.Background(), in); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
 		}
 	}
+	got, want := contents(t, wrapped), contents(t, bare)
+	for name, w := range want {
+		if g, ok := got[name]; !ok {
+			t.Errorf("after the inputs, the policy's store lacks %s (%.40q)", name, w)
+		} else if g != w {
+			t.Errorf("after the inputs, the policy's store holds %s as %.40q, want %.40q", name, g, w)
+		}
+	}
+	for name, g := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("after the inputs, the policy's store holds %s (%.40q), which the bare store does not", name, g)
+		}
+	}
+}
+
+// contents is everything in s: each name mapped to "dir", or to "file:"
+// and the file's content.
+func contents(t testing.TB, s memtool.Store) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]string{}
+	err := memtool.Walk(ctx, s, "", func(name string, fi memtool.FileInfo) error {
+		switch {
+		case name == "":
+		case fi.IsDir():
+			out[name] = "dir"
+		default:
+			data, err := s.ReadFile(ctx, name, math.MaxInt64)
+			if err != nil {
+				return err
+			}
+			out[name] = "file:" + string(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the store after the inputs: %v", err)
+	}
+	return out
 }
 
 // Lines returns the lines of the file name (a JSON-lines file of
