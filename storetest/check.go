@@ -221,9 +221,16 @@ func snapshot(t *testing.T, s memtool.Store) tree {
 // failed and so must have changed nothing.
 func unchanged(t *testing.T, s memtool.Store, before tree, call string) {
 	t.Helper()
-	after := snapshot(t, s)
+	if diffs := changes(before, snapshot(t, s)); diffs != nil {
+		t.Errorf("after %s, which failed, the store changed:\n%s", call, strings.Join(diffs, "\n"))
+	}
+}
+
+// changes lists how after differs from before, one line a name; nil if
+// they are the same.
+func changes(before, after tree) []string {
 	if maps.Equal(before, after) {
-		return
+		return nil
 	}
 	var diffs []string
 	for _, name := range slices.Sorted(maps.Keys(before)) {
@@ -238,7 +245,7 @@ func unchanged(t *testing.T, s memtool.Store, before tree, call string) {
 			diffs = append(diffs, fmt.Sprintf("  %s: added (%.40q)", name, after[name]))
 		}
 	}
-	t.Errorf("after %s, which failed, the store changed:\n%s", call, strings.Join(diffs, "\n"))
+	return diffs
 }
 
 // checkEntries compares ReadDir(dir) with want (name → FileInfo), in any order.

@@ -44,7 +44,8 @@
 // memtool.TenantLister when it has it): tenants are isolated from each
 // other, invalid ids name no tenant, a store is single- or multi-tenant for
 // good, the tenant list, and then the whole suite on one tenant beside a
-// neighbour that holds files of the same names.
+// neighbour that holds files of the same names, which each subtest must
+// leave as they were.
 //
 // # What it does not check
 //

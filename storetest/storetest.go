@@ -101,6 +101,13 @@ var groups = []struct {
 // must return a new, empty store.
 func Run(t *testing.T, newStore func(t *testing.T) memtool.Store) {
 	t.Helper()
+	run(t, newStore, nil)
+}
+
+// run is Run, calling after (if not nil) at the end of each subtest that
+// did not stop early.
+func run(t *testing.T, newStore func(t *testing.T) memtool.Store, after func(t *testing.T)) {
+	t.Helper()
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
 			for _, st := range g.tests {
@@ -110,6 +117,9 @@ func Run(t *testing.T, newStore func(t *testing.T) memtool.Store) {
 						t.Fatal("newStore returned nil")
 					}
 					st.fn(t, s)
+					if after != nil {
+						after(t)
+					}
 				})
 			}
 		})

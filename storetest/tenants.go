@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -13,7 +14,8 @@ import (
 // of a multi-tenant store, then runs the conformance suite (Run) on one
 // tenant of a store whose other tenants hold files. newStore is called for
 // every subtest and must return a new, unused store that implements
-// memtool.Tenanted; TenantLister is checked when the store has it.
+// memtool.Tenanted; TenantLister is checked when the store has it. Each
+// subtest of the suite must leave the tenant's neighbour as it was.
 func RunTenants(t *testing.T, newStore func(t *testing.T) memtool.Store) {
 	t.Helper()
 	tenanted := func(t *testing.T) memtool.Tenanted {
@@ -31,15 +33,34 @@ func RunTenants(t *testing.T, newStore func(t *testing.T) memtool.Store) {
 	t.Run("ReadsClaimNothing", func(t *testing.T) { testReadsClaimNothing(t, newStore(t)) })
 	t.Run("List", func(t *testing.T) { testTenantList(t, tenanted(t)) })
 	t.Run("Conformance", func(t *testing.T) {
-		Run(t, func(t *testing.T) memtool.Store {
+		// The neighbour holds entries of the names the suite uses, and
+		// must hold them still after each subtest: a store whose writes,
+		// updates or removals reach past the tenant loses another
+		// tenant's data even when each tenant reads only its own.
+		var neighbour memtool.Store
+		var before tree
+		run(t, func(t *testing.T) memtool.Store {
 			s := tenanted(t)
-			neighbour := tenant(t, s, "neighbour")
-			mustMkdir(t, neighbour, "d")
-			mustWrite(t, neighbour, "d/a.txt", "the neighbour's")
-			mustWrite(t, neighbour, "a.txt", "the neighbour's")
+			neighbour = tenant(t, s, "neighbour")
+			before = makeTree(t, neighbour, neighbourFiles)
 			return tenant(t, s, "t1")
+		}, func(t *testing.T) {
+			if diffs := changes(before, snapshot(t, neighbour)); diffs != nil {
+				t.Errorf("this subtest's calls on tenant t1 changed tenant neighbour's entries:\n%s", strings.Join(diffs, "\n"))
+			}
 		})
 	})
+}
+
+// neighbourFiles is what the neighbour of the tenant under test holds:
+// entries of the names the suite writes, updates, renames and removes,
+// and of names it expects to be missing.
+var neighbourFiles = tree{
+	"f": "file:the neighbour's f", "g": "file:the neighbour's g", "a": "file:the neighbour's a",
+	"ten": "file:the neighbour's ten", "log": "file:the neighbour's log", "dst": "file:the neighbour's dst",
+	"a.txt": "file:the neighbour's", "d": "dir", "d/x": "file:the neighbour's d/x",
+	"d/f": "file:the neighbour's d/f", "d/g": "file:the neighbour's d/g", "d/a.txt": "file:the neighbour's",
+	"empty": "dir", "nope": "dir", "nope/x": "file:the neighbour's nope/x",
 }
 
 func tenant(t *testing.T, s memtool.Tenanted, id string) memtool.Store {
@@ -104,7 +125,16 @@ func testMultiTenantForGood(t *testing.T, s memtool.Tenanted) {
 	WantErr(t, "tenant-less WriteFile", plain.WriteFile(ctx, "b.txt", []byte("x"), memtool.CreateOnly), memtool.ErrTenancy)
 	WantErr(t, "tenant-less Mkdir", plain.Mkdir(ctx, "d"), memtool.ErrTenancy)
 	WantErr(t, "tenant-less Remove", plain.Remove(ctx, "a.txt"), memtool.ErrTenancy)
+	WantErr(t, "tenant-less WriteFile(Replace)", plain.WriteFile(ctx, "a.txt", []byte("x"), memtool.Replace), memtool.ErrTenancy)
+	WantErr(t, "tenant-less Update", plain.Update(ctx, "a.txt", noLimit, func([]byte) ([]byte, error) { return []byte("x"), nil }), memtool.ErrTenancy)
+	if r, ok := plain.(memtool.Renamer); ok && memtool.Has[memtool.Renamer](plain) {
+		WantErr(t, "tenant-less Rename", r.Rename(ctx, "a.txt", "c.txt"), memtool.ErrTenancy)
+	}
+	if r, ok := plain.(memtool.RemoveAller); ok && memtool.Has[memtool.RemoveAller](plain) {
+		WantErr(t, "tenant-less RemoveAll", r.RemoveAll(ctx, "a.txt"), memtool.ErrTenancy)
+	}
 	checkFile(t, tenant(t, s, "t1"), "a.txt", "t1")
+	checkEntries(t, tenant(t, s, "t1"), "", []memtool.FileInfo{file("a.txt", 2)})
 }
 
 // testSingleTenantForGood: once used without a tenant, a store names none.
