@@ -64,7 +64,7 @@ func TestCrashSafetyUnderPolicies(t *testing.T) {
 	}
 	dir := t.TempDir()
 	key, _ := encrypt.NewKey("k1")
-	env := policyEnv(t, fmt.Sprintf(`{"history":{"max_versions":3},"expiry":true,"limits":{"max_file_size":2097152},"secrets":"reject","audit":%q}`, filepath.Join(t.TempDir(), "audit.jsonl")), key)
+	env := policyEnv(t, fmt.Sprintf(`{"history":{"max_versions":3},"expiry":true,"limits":{"max_file_size":1048576},"secrets":"reject","audit":%q}`, filepath.Join(t.TempDir(), "audit.jsonl")), key)
 	crashSafety(t, dir, kills, 4, env) // the policies make each command slower
 
 	ctx := context.Background()

@@ -22,12 +22,16 @@ import (
 // A policyFile configures the store wrappers every command goes through
 // (--policy FILE, else $MEMTOOL_POLICY). Absent fields are off.
 type policyFile struct {
+	// The engine's own caps (memtool.DefaultMaxFileSize, MaxPathBytes,
+	// MaxDepth) apply first: a limit above one would never be reached,
+	// so it is refused rather than accepted and ignored. The max tags
+	// are those caps (TestPolicyLimitsWithinEngineCaps).
 	Limits *struct {
-		MaxFileSize   int64 `json:"max_file_size"`
+		MaxFileSize   int64 `json:"max_file_size" max:"1048576" hint:"memtool refuses a larger file first; 0 for no limit of the policy's own"`
 		MaxFiles      int64 `json:"max_files"`
 		MaxBytes      int64 `json:"max_bytes"`
-		MaxPathLength int   `json:"max_path_length"`
-		MaxDepth      int   `json:"max_depth"`
+		MaxPathLength int   `json:"max_path_length" max:"1024" hint:"memtool refuses a longer path first; 0 for no limit of the policy's own"`
+		MaxDepth      int   `json:"max_depth" max:"32" hint:"memtool refuses a deeper path first; 0 for no limit of the policy's own"`
 	} `json:"limits"`
 	Secrets string `json:"secrets"` // "reject" or "redact"
 	Audit   string `json:"audit"`   // a file to append to, or "-" for stderr

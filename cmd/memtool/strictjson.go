@@ -119,8 +119,15 @@ func checkJSON(dec *json.Decoder, t reflect.Type, tag reflect.StructTag, where s
 				panic("checkJSON: bad min tag on " + name + ": " + m)
 			}
 		}
-		if i, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil || i < least {
-			msg := fmt.Sprintf("%s: %s: want a whole number from %d to %d", name, n, least, int64(1)<<(t.Bits()-1)-1)
+		most := int64(1)<<(t.Bits()-1) - 1
+		if m := tag.Get("max"); m != "" {
+			var err error
+			if most, err = strconv.ParseInt(m, 10, 64); err != nil {
+				panic("checkJSON: bad max tag on " + name + ": " + m)
+			}
+		}
+		if i, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil || i < least || i > most {
+			msg := fmt.Sprintf("%s: %s: want a whole number from %d to %d", name, n, least, most)
 			if hint := tag.Get("hint"); hint != "" {
 				msg += " (" + hint + ")"
 			}
