@@ -41,7 +41,7 @@ type cliEnv struct {
 	// stdinTerminal reports whether stdin is a terminal, where create and
 	// insert say that they wait for the text.
 	stdinTerminal  bool
-	stdoutTerminal bool // stdout is a terminal: search escapes controls (terminalSafe)
+	stdoutTerminal bool // stdout is a terminal: memory text is shown with its controls escaped (termText)
 }
 
 // A command is one verb of the CLI, as the command table declares it.

@@ -104,7 +104,7 @@ func runDiff(ctx context.Context, inv *invocation, from, to string) int {
 	if err != nil {
 		return historyError(inv, err)
 	}
-	if _, err := fmt.Fprint(inv.env.stdout, versions.Diff(a, b, nameA, nameB)); err != nil {
+	if _, err := fmt.Fprint(inv.env.stdout, inv.env.termText(versions.Diff(a, b, nameA, nameB))); err != nil {
 		return exitBrokenIO
 	}
 	return exitOK

@@ -46,11 +46,7 @@ func setupSearch(fs *flag.FlagSet) runFunc {
 		}
 		w := bufio.NewWriter(env.stdout)
 		for _, m := range res.Matches {
-			p, text := m.Path, m.Text
-			if env.stdoutTerminal {
-				p, text = terminalSafe(p), terminalSafe(text)
-			}
-			fmt.Fprintf(w, "%s:%d:%s\n", p, m.Line, text)
+			fmt.Fprintf(w, "%s:%d:%s\n", env.termText(m.Path), m.Line, env.termText(m.Text))
 		}
 		if err := w.Flush(); err != nil {
 			return exitBrokenIO
@@ -69,12 +65,13 @@ func setupSearch(fs *flag.FlagSet) runFunc {
 	}
 }
 
-// terminalSafe is s with its control characters but tab (C0, DEL, C1)
-// and bidirectional formatting characters written as Go escapes (\x1b,
-// \r, \u202e), for a terminal: the model writes the memories' text, and
-// an escape sequence in it could otherwise set the operator's clipboard
-// or title, or, like a carriage return or a bidi override, hide or
-// reorder what search shows. Piped, search prints the text as stored.
+// terminalSafe is s with its control characters but tab and newline (C0,
+// DEL, C1) and bidirectional formatting characters written as Go escapes
+// (\x1b, \r, \u202e), for a terminal: the model writes the memories'
+// text, and an escape sequence in it could otherwise set the operator's
+// clipboard or title, or, like a carriage return or a bidi override, hide
+// or reorder what search, view or a history diff shows. Piped, they print
+// the text as stored (termText).
 func terminalSafe(s string) string {
 	if !strings.ContainsFunc(s, shownEscaped) {
 		return s
@@ -96,5 +93,14 @@ func terminalSafe(s string) string {
 }
 
 func shownEscaped(r rune) bool {
-	return r != '\t' && unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+	return r != '\t' && r != '\n' && unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+}
+
+// termText is s as it should reach stdout: terminalSafe on a terminal,
+// as it is otherwise.
+func (env *cliEnv) termText(s string) string {
+	if env.stdoutTerminal {
+		return terminalSafe(s)
+	}
+	return s
 }

@@ -66,7 +66,7 @@ func runOne(ctx context.Context, inv *invocation, cmd memtool.Command, create bo
 	if res.Image != nil {
 		_, err = fmt.Fprintf(env.stdout, "[%s image, %d bytes]\n", res.Image.MediaType, len(res.Image.Data))
 	} else {
-		_, err = fmt.Fprintln(env.stdout, res.Text)
+		_, err = fmt.Fprintln(env.stdout, env.termText(res.Text))
 	}
 	if err != nil {
 		return exitBrokenIO
