@@ -16,7 +16,10 @@ import (
 // the same time, and so may two views, which change nothing. An input that
 // does not parse touches nothing. A path is taken both as written and as
 // store resolves it (memtool.ResolveName; store may be nil): through a
-// link in a directory store, two paths can lead to one file.
+// link in a directory store, two paths can lead to one file. In such a
+// store, a rename may move a link (or a directory holding one), so a call
+// at or below the new path of an earlier rename follows every earlier call
+// and every later call follows it (but for two views).
 func Follows(ctx context.Context, store memtool.Store, inputs []json.RawMessage) [][]int {
 	return follows(ctx, store, parse(inputs))
 }
@@ -39,15 +42,56 @@ func follows(ctx context.Context, store memtool.Store, cmds []memtool.Command) [
 	}
 	names := make([][]string, len(cmds))
 	views := make([]bool, len(cmds))
+	// wild[i]: calls[i] names an entry at or below the new path of an
+	// earlier rename in a store with links. The rename may have moved a
+	// link, or a directory holding a relative one, so where that name
+	// leads when the call runs is not where it led before the turn: the
+	// call runs in its order with every call but views of views.
+	wild := make([]bool, len(cmds))
+	var moved []string // the new paths of the renames so far, in a store with links
+	links := resolverOf(store) != nil
 	for i, cmd := range cmds {
 		names[i], views[i] = touchedNames(ctx, store, cmd)
+		wild[i] = overlapsMoved(names[i], moved)
 		for j := range i {
-			if !(views[i] && views[j]) && overlap(names[i], names[j]) {
+			if !(views[i] && views[j]) && (wild[i] || wild[j] || overlap(names[i], names[j])) {
 				after[i] = append(after[i], j)
 			}
 		}
+		if r, ok := cmd.(*memtool.Rename); ok && links {
+			moved = append(moved, pathNames(ctx, store, r.NewPath)...)
+		}
 	}
 	return after
+}
+
+// overlapsMoved reports whether one of names is one of moved or below one.
+func overlapsMoved(names, moved []string) bool {
+	for _, x := range names {
+		for _, m := range moved {
+			if x == m || m == "" || strings.HasPrefix(x, m+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// resolverOf reports the memtool.Resolver at the end of s's chain of
+// wrappers, as memtool.ResolveName asks it, or nil: a store without one
+// has no links.
+func resolverOf(s memtool.Store) memtool.Resolver {
+	for s != nil {
+		if r, ok := s.(memtool.Resolver); ok {
+			return r
+		}
+		w, ok := s.(memtool.Wrapper)
+		if !ok {
+			return nil
+		}
+		s = w.Unwrap()
+	}
+	return nil
 }
 
 // touchedNames returns the store names a command refers to ("" is the
@@ -69,15 +113,24 @@ func touchedNames(ctx context.Context, store memtool.Store, cmd memtool.Command)
 		paths = []string{c.Target()}
 	}
 	for _, p := range paths {
-		if name, _, err := memtool.CleanPath(p); err == nil {
-			names = append(names, fold(name))
-			if to := memtool.ResolveName(ctx, store, name); to != name {
-				names = append(names, fold(to))
-			}
-		}
+		names = append(names, pathNames(ctx, store, p)...)
 	}
 	_, view = cmd.(*memtool.View)
 	return names, view
+}
+
+// pathNames returns the store names of the virtual path p, case-folded:
+// as written and as store resolves it; none if the gate refuses p.
+func pathNames(ctx context.Context, store memtool.Store, p string) []string {
+	name, _, err := memtool.CleanPath(p)
+	if err != nil {
+		return nil
+	}
+	names := []string{fold(name)}
+	if to := memtool.ResolveName(ctx, store, name); to != name {
+		names = append(names, fold(to))
+	}
+	return names
 }
 
 func fold(name string) string { return strings.ToLower(strings.ToUpper(name)) }
