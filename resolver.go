@@ -30,3 +30,8 @@ func ResolveName(ctx context.Context, s Store, name string) string {
 	}
 	return name
 }
+
+// HasResolver reports whether ResolveName asks a Resolver for s: whether
+// two names may lead to one entry there (through a link in a directory
+// store), and a rename of a link may change where a name leads.
+func HasResolver(s Store) bool { return resolverOf(s) != nil }

@@ -49,7 +49,7 @@ func follows(ctx context.Context, store memtool.Store, cmds []memtool.Command) [
 	// call runs in its order with every call but views of views.
 	wild := make([]bool, len(cmds))
 	var moved []string // the new paths of the renames so far, in a store with links
-	links := resolverOf(store) != nil
+	links := memtool.HasResolver(store)
 	for i, cmd := range cmds {
 		names[i], views[i] = touchedNames(ctx, store, cmd)
 		wild[i] = overlapsMoved(names[i], moved)
@@ -75,23 +75,6 @@ func overlapsMoved(names, moved []string) bool {
 		}
 	}
 	return false
-}
-
-// resolverOf reports the memtool.Resolver at the end of s's chain of
-// wrappers, as memtool.ResolveName asks it, or nil: a store without one
-// has no links.
-func resolverOf(s memtool.Store) memtool.Resolver {
-	for s != nil {
-		if r, ok := s.(memtool.Resolver); ok {
-			return r
-		}
-		w, ok := s.(memtool.Wrapper)
-		if !ok {
-			return nil
-		}
-		s = w.Unwrap()
-	}
-	return nil
 }
 
 // touchedNames returns the store names a command refers to ("" is the
