@@ -23,13 +23,18 @@ func TestCreateRacingDeleteKeepsLimits(t *testing.T) {
 			st.mustRun(t, create("/memories/x", "small"))
 			st.mustRun(t, create("/memories/y", strings.Repeat("y", 90)))
 			ctx := context.Background()
+			fired := false
 			h.set(once("stat-after", "x", func() {
+				fired = true
 				if err := st.top.Remove(ctx, "x"); err != nil {
 					t.Errorf("delete x: %v", err)
 				}
 			}))
 			res := st.run(t, create("/memories/x", strings.Repeat("z", 1000)))
 			h.set(nil)
+			if !fired {
+				t.Errorf("the delete of x never landed: nothing raced")
+			}
 			files, size := storetest.Usage(t, st.top)
 			fi, err := st.top.Stat(ctx, "x")
 			t.Logf("create: %v %q; store: %d entries, %d bytes", res.IsError, res.Text, files, size)
@@ -64,7 +69,9 @@ func TestRevertRacingDeleteKeepsMaxBytes(t *testing.T) {
 			if err != nil || len(vs) != 1 || vs[0].Size != 70 {
 				t.Fatalf("versions of x: %v, %v", vs, err)
 			}
+			fired := false
 			h.set(once("stat-after", "x", func() {
+				fired = true
 				if err := st.top.Remove(ctx, "x"); err != nil {
 					t.Errorf("delete x: %v", err)
 				}
@@ -73,6 +80,9 @@ func TestRevertRacingDeleteKeepsMaxBytes(t *testing.T) {
 			// or not (40 + 70, or 40 + 50 - 50 + 70).
 			err = history.Revert(ctx, st.top, st.belowHistory, "/memories/x", vs[0].N)
 			h.set(nil)
+			if !fired {
+				t.Errorf("the delete of x never landed: nothing raced")
+			}
 			files, size := storetest.Usage(t, st.top)
 			t.Logf("revert: %v; store: %d entries, %d bytes", err, files, size)
 			if err == nil || size > 100 {
