@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+
+	"github.com/memtool/memtool"
 )
 
 // This file is in a build with Google Cloud Storage or Azure Blob Storage
@@ -79,42 +81,85 @@ func (o blobObjects) read(ctx context.Context, key string, limit int64) ([]byte,
 	return readLimited(r, r.Size(), limit)
 }
 
-// A create (createOnly) carries a random ID in its metadata: the
-// services' clients send a request again when its answer is lost (a 5xx,
-// a broken connection), and a create made by the lost request is then
-// refused on its own object. Finding its ID there, the create is made,
-// once, not ErrExist.
+// A write carries a random ID in its metadata: the services' clients
+// send a request again when its answer is lost (a 5xx, a broken
+// connection), and a create made by the lost request is then refused on
+// its own object. Finding its ID there, the create is made, once, not
+// ErrExist. A write that fails after its request may have been made (see
+// mayBeMade) is looked for the same way: found, it is made; not found, it
+// may still be (or have been made and then replaced), and the error wraps
+// memtool.ErrOutcomeUnknown, never one that says nothing changed.
 func (o blobObjects) write(ctx context.Context, key string, data []byte, createOnly bool) error {
-	opts := &blob.WriterOptions{ContentType: "application/octet-stream", IfNotExist: createOnly}
-	id := ""
-	if createOnly {
-		id = rand.Text()
-		opts.Metadata = map[string]string{blobWriteID: id}
+	if err := ctx.Err(); err != nil {
+		return err // not sent
+	}
+	id := rand.Text()
+	opts := &blob.WriterOptions{
+		ContentType: "application/octet-stream",
+		IfNotExist:  createOnly,
+		Metadata:    map[string]string{blobWriteID: id},
 	}
 	err := o.b.WriteAll(ctx, key, data, opts)
-	if createOnly && gcerrors.Code(err) == gcerrors.FailedPrecondition {
-		if attrs, aerr := o.b.Attributes(context.WithoutCancel(ctx), key); aerr == nil && attrs.Metadata[blobWriteID] == id {
-			return nil
-		}
+	if err == nil {
+		return nil
+	}
+	refused := createOnly && gcerrors.Code(err) == gcerrors.FailedPrecondition
+	lost := !refused && mayBeMade(ctx, err)
+	if !refused && !lost {
+		return err
+	}
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), confirmTimeout)
+	attrs, aerr := o.b.Attributes(lctx, key)
+	cancel()
+	switch {
+	case aerr == nil && attrs.Metadata[blobWriteID] == id:
+		return nil
+	case refused:
 		return errExists
 	}
-	return err
+	return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
 }
 
-// blobWriteID is the metadata of a create's ID (lower case, and without
+// mayBeMade reports whether err, the failure of a change whose request
+// was sent (ctx had not ended), may come after the service made it: ctx
+// ended while the request was out, or the service (after its client's own
+// retries) answered a 5xx, or no answer came. An answer that refuses the
+// request (a 4xx: a condition, a permission, a missing object) says that
+// nothing was made.
+func mayBeMade(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	switch gcerrors.Code(err) {
+	case gcerrors.Unknown, gcerrors.Internal, gcerrors.Canceled, gcerrors.DeadlineExceeded:
+		// (gocloud reads an unavailable service, and a broken
+		// connection, as Unknown.)
+		return true
+	}
+	return false
+}
+
+// blobWriteID is the metadata of a write's ID (lower case, and without
 // the "-" that Azure refuses in a metadata name).
 const blobWriteID = "memtoolwrite"
 
 // A delete answered "not found" is one only if the object is gone:
 // gocloud's GCS driver reads a 403 (a missing permission, a retention
 // policy, an object hold) as NotFound, which would make a refused delete
-// look done.
+// look done. A delete that fails after its request may have been made
+// (mayBeMade) wraps memtool.ErrOutcomeUnknown.
 func (o blobObjects) remove(ctx context.Context, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err // not sent
+	}
 	err := o.b.Delete(ctx, key)
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		if _, aerr := o.b.Attributes(ctx, key); aerr == nil {
 			return fmt.Errorf("the delete was refused, the object is still there: %v", err)
 		}
+	}
+	if err != nil && gcerrors.Code(err) != gcerrors.NotFound && mayBeMade(ctx, err) {
+		return fmt.Errorf("%w (%v)", memtool.ErrOutcomeUnknown, err)
 	}
 	return fromBlob(err)
 }

@@ -179,6 +179,14 @@
 //
 // # Other services, and other weak points
 //
+//   - On GCS and Azure (gocloud.dev/blob) the services' clients send a
+//     request again themselves. A write, a delete or a mkdir that fails
+//     after its request went out (a 5xx or no answer after those retries,
+//     or ctx ended while it was out) looks for its own write ID (a write)
+//     and, not finding it, fails with an error wrapping
+//     memtool.ErrOutcomeUnknown; a file rename whose source's delete so
+//     failed keeps the file at both names. A refusal (a 4xx) is a plain
+//     failure: nothing changed.
 //   - On GCS and Azure, edits and renames are serialised within a process
 //     only: two processes editing one file at once can lose an update, and
 //     a rename in one process can lose an edit another process makes to the

@@ -89,17 +89,21 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 
 // undoCopy answers a rename whose first delete of a source, of the object
 // at source, failed with err, after it copied the objects copied: if the
-// source is still there, it deletes the copies and fails with err,
-// having changed nothing. If the source is gone (the delete's answer was
-// lost), a file rename (whole) is done; any other, or one it cannot
-// settle, fails with an error wrapping memtool.ErrOutcomeUnknown, keeping
-// the copies.
+// source is still there and the delete was refused, it deletes the copies
+// and fails with err, having changed nothing. If the source is gone (the
+// delete's answer was lost), a file rename (whole) is done; any other, or
+// one it cannot settle, or one whose delete may still be made (err wraps
+// memtool.ErrOutcomeUnknown: deleting the copies would lose the file if it
+// is), fails with an error wrapping memtool.ErrOutcomeUnknown, keeping the
+// copies.
 func (s *Store) undoCopy(ctx context.Context, err error, source string, copied []string, whole bool) error {
 	ctx = context.WithoutCancel(ctx)
 	there, xerr := exists(ctx, s.bk.b, source)
 	switch {
 	case xerr == nil && !there && whole:
 		return nil
+	case errors.Is(err, memtool.ErrOutcomeUnknown):
+		return err
 	case xerr == nil && there:
 		if derr := s.deleteTree(ctx, copied); derr == nil {
 			return err
