@@ -168,7 +168,7 @@ func (c *chat) send(ctx context.Context, text string) (final *anthropic.BetaMess
 	blocks := append(slices.Clone(c.pending), anthropic.NewBetaTextBlock(text))
 	messages := append(slices.Clone(c.history), anthropic.NewBetaUserMessage(blocks...))
 	runner := claude.NewStreamingRunner(&c.client, c.mem, c.af.params(messages), c.opts...)
-	out := &textOut{w: c.env.stdout}
+	out := &textOut{w: c.env.stdout, terminal: c.env.stdoutTerminal}
 turns:
 	for events := range runner.AllStreaming(ctx) {
 		for ev, e := range events {
@@ -294,18 +294,26 @@ func maskUserinfo(s string) string {
 	return b.String()
 }
 
-// textOut writes streamed text, keeping track of where the line is.
+// textOut writes streamed text, keeping track of where the line is. On a
+// terminal the text is shown as terminalText shows it: each delta is
+// whole UTF-8 (decoded from JSON), so escaping it delta by delta escapes
+// every control character however the text was cut.
 type textOut struct {
-	w       io.Writer
-	wrote   bool // anything written in this turn
-	midLine bool
+	w        io.Writer
+	terminal bool
+	wrote    bool // anything written in this turn
+	midLine  bool
 }
 
 func (o *textOut) write(s string) {
 	if s == "" {
 		return
 	}
-	io.WriteString(o.w, s)
+	if o.terminal {
+		io.WriteString(o.w, terminalText(s))
+	} else {
+		io.WriteString(o.w, s)
+	}
 	o.wrote = true
 	o.midLine = !strings.HasSuffix(s, "\n")
 }
