@@ -55,7 +55,8 @@ func runChat(ctx context.Context, inv *invocation, af *agentFlags) int {
 	lines := make(chan string)
 	stop := make(chan struct{})
 	defer close(stop)
-	go readLines(env.stdin, lines, stop)
+	var readErr error // set before lines is closed
+	go readLines(env.stdin, lines, stop, &readErr)
 
 	fmt.Fprintf(env.stderr, "memtool chat with %s; memory in %s. Ctrl-C ends a turn; Ctrl-D or /exit ends the chat.\n",
 		af.model, storeurl.Redact(storeURL(sf.store, env)))
@@ -67,6 +68,9 @@ func runChat(ctx context.Context, inv *invocation, af *agentFlags) int {
 		case l, ok := <-lines:
 			if !ok {
 				fmt.Fprintln(env.stderr)
+				if readErr != nil {
+					return inv.fail(exitBrokenIO, "reading stdin: %v", readErr)
+				}
 				return status
 			}
 			line = l
@@ -98,8 +102,10 @@ func runChat(ctx context.Context, inv *invocation, af *agentFlags) int {
 	}
 }
 
-// readLines sends each line of r to lines and closes it at the end of r.
-func readLines(r io.Reader, lines chan<- string, stop <-chan struct{}) {
+// readLines sends each line of r to lines and closes it at the end of r,
+// or at a line it cannot read (one longer than 1 MiB, or a read error),
+// having set *err to why: not the end of the chat the user asked for.
+func readLines(r io.Reader, lines chan<- string, stop <-chan struct{}, err *error) {
 	defer close(lines)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -109,6 +115,9 @@ func readLines(r io.Reader, lines chan<- string, stop <-chan struct{}) {
 		case <-stop:
 			return
 		}
+	}
+	if *err = sc.Err(); errors.Is(*err, bufio.ErrTooLong) {
+		*err = errors.New("a line longer than 1 MiB")
 	}
 }
 
