@@ -304,7 +304,7 @@ func maskUserinfo(s string) string {
 }
 
 // textOut writes streamed text, keeping track of where the line is. On a
-// terminal the text is shown as terminalText shows it: each delta is
+// terminal the text is shown as terminalSafe shows it: each delta is
 // whole UTF-8 (decoded from JSON), so escaping it delta by delta escapes
 // every control character however the text was cut.
 type textOut struct {
@@ -319,7 +319,7 @@ func (o *textOut) write(s string) {
 		return
 	}
 	if o.terminal {
-		io.WriteString(o.w, terminalText(s))
+		io.WriteString(o.w, terminalSafe(s))
 	} else {
 		io.WriteString(o.w, s)
 	}

@@ -220,28 +220,13 @@ func runTask(ctx context.Context, inv *invocation, af *agentFlags, task string) 
 	}
 	final := runner.LastMessage()
 	if text := claude.Text(final); text != "" {
-		if env.stdoutTerminal {
-			text = terminalText(text)
-		}
-		if _, err := fmt.Fprintln(env.stdout, text); err != nil {
+		// On a terminal, escaped (termText): the model may have been led
+		// by what it read (a memory, a file, a tool) to write escapes.
+		if _, err := fmt.Fprintln(env.stdout, env.termText(text)); err != nil {
 			return exitBrokenIO
 		}
 	}
 	return finished(env, "run", final, runner.IterationCount())
-}
-
-// terminalText is Claude's text as run and chat show it on a terminal:
-// its lines, each with its control and bidi formatting characters shown
-// escaped as search shows memory text (terminalSafe), so that text the
-// model was led to write (from a memory, a file or a tool it read) cannot
-// drive the terminal (set the clipboard, retitle the window, clear the
-// screen) or hide what is shown.
-func terminalText(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, line := range lines {
-		lines[i] = terminalSafe(line)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // startAgent does what run and chat do before the first request: check the

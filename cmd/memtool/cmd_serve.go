@@ -261,15 +261,8 @@ func runServe(ctx context.Context, inv *invocation, o serveOptions) int {
 	if err != nil {
 		return inv.fail(exitUsage, "%v", err)
 	}
-	if policy.Audit != "" && policy.Audit != "-" {
-		// Every tenant would fail to open on it, after recording the
-		// policy in the store: checked as flagPolicyReady checks it, on
-		// the policy read here once.
-		f, err := os.OpenFile(policy.Audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return inv.fail(exitStore, "policy: audit log: %v", err)
-		}
-		f.Close()
+	if err := policy.auditLogOpens(); err != nil {
+		return inv.fail(exitStore, "%v", err)
 	}
 	if policy.Encrypt {
 		// Without the keys every tenant would fail to open, and every

@@ -130,6 +130,21 @@ func (st *policyStack) Close() error {
 	return errors.Join(errs...)
 }
 
+// auditLogOpens checks that the policy's audit log (if it keeps one in a
+// file) opens as applyPolicy opens it, writing nothing to it: a command
+// checks it before it opens the store, since every tenant would fail to
+// open on it after recording its policy in the store.
+func (p *policyFile) auditLogOpens() error {
+	if p.Audit == "" || p.Audit == "-" {
+		return nil
+	}
+	f, err := os.OpenFile(p.Audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("policy: audit log: %w", err)
+	}
+	return f.Close()
+}
+
 // flagPolicyReady reads the policy of --policy or $MEMTOOL_POLICY (none
 // if neither is set) and checks that its audit log opens and, if it
 // encrypts, that the keys load: a command checks these before it opens
@@ -141,13 +156,8 @@ func flagPolicyReady(env *cliEnv, sf *storeFlags) (*policyFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Audit != "" && p.Audit != "-" {
-		// Opened as applyPolicy opens it, but without writing to it.
-		f, err := os.OpenFile(p.Audit, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("policy: audit log: %w", err)
-		}
-		f.Close()
+	if err := p.auditLogOpens(); err != nil {
+		return nil, err
 	}
 	if p.Encrypt {
 		if _, err := encrypt.LoadKeys(env.getenv, "MEMTOOL_KEY", "MEMTOOL_KEY_FILE"); err != nil {
