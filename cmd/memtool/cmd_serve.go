@@ -63,7 +63,7 @@ func serveFlags(fs *flag.FlagSet) func() (serveOptions, error) {
 	fs.DurationVar(&b.CallTimeout, "timeout", defaultCallTimeout, "the deadline of each tool call")
 	fs.DurationVar(&b.ShutdownTimeout, "shutdown-timeout", 30*time.Second, "how long SIGTERM waits for the requests in flight")
 	fs.Float64Var(&b.Rate, "rate", server.DefaultRate, "requests per second each key may make (negative: no limit)")
-	fs.IntVar(&b.Burst, "burst", server.DefaultBurst, "the burst of --rate")
+	fs.IntVar(&b.Burst, "burst", server.DefaultBurst, "the burst of --rate (0: --rate rounded up)")
 	fs.Float64Var(&b.FailRate, "fail-rate", server.DefaultFailRate, "failed authentications per second each client address may make before its requests get 429 (negative: no limit)")
 	fs.IntVar(&b.FailBurst, "fail-burst", server.DefaultFailBurst, "the burst of --fail-rate (0: --fail-rate rounded up)")
 	fs.IntVar(&b.MaxTenants, "max-tenants", server.DefaultMaxTenants, "the most tenants' memories kept open; past it the least recently used is closed")
@@ -90,6 +90,10 @@ func serveFlags(fs *flag.FlagSet) func() (serveOptions, error) {
 			return serveOptions{}, errors.New("--rate 0 would refuse every request; a negative rate means no limit")
 		case b.FailRate == 0:
 			return serveOptions{}, errors.New("--fail-rate 0 would refuse every token after the first failures; a negative rate means no limit")
+		case b.Burst < 0:
+			return serveOptions{}, errors.New("--burst must be 0 or more (0: --rate rounded up)")
+		case b.FailBurst < 0:
+			return serveOptions{}, errors.New("--fail-burst must be 0 or more (0: --fail-rate rounded up)")
 		case b.MaxTenants <= 0 || b.TenantIdle <= 0:
 			return serveOptions{}, errors.New("--max-tenants and --tenant-idle must be positive")
 		}
