@@ -51,11 +51,19 @@ func (g *gates) enter(ctx context.Context, tenant string, timeout time.Duration)
 		}
 		g.mu.Unlock()
 	}
+	leave = func() { <-t.turn; done() }
+	// A free turn is taken first: of a free turn and a timer that has
+	// fired (a short timeout, a busy machine), select picks either.
+	select {
+	case t.turn <- struct{}{}:
+		return leave, nil
+	default:
+	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case t.turn <- struct{}{}:
-		return func() { <-t.turn; done() }, nil
+		return leave, nil
 	case <-ctx.Done():
 		done()
 		return nil, ctx.Err()
