@@ -2,11 +2,13 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/internal/wait"
 )
 
 // gates makes the writes of one tenant take turns within this process
@@ -51,26 +53,17 @@ func (g *gates) enter(ctx context.Context, tenant string, timeout time.Duration)
 		}
 		g.mu.Unlock()
 	}
-	leave = func() { <-t.turn; done() }
-	// A free turn is taken first: of a free turn and a timer that has
-	// fired (a short timeout, a busy machine), select picks either.
-	select {
-	case t.turn <- struct{}{}:
-		return leave, nil
-	default:
-	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case t.turn <- struct{}{}:
-		return leave, nil
-	case <-ctx.Done():
-		done()
-		return nil, ctx.Err()
-	case <-timer.C:
+	// wait.Turn takes a free turn first, even once the timeout has run
+	// out (a short one, on a busy machine).
+	switch err := wait.Turn(ctx, t.turn, time.Now().Add(timeout)); {
+	case errors.Is(err, wait.ErrDeadline):
 		done()
 		return nil, fmt.Errorf("%w: other writes of this tenant in this process held its lock for %v", memtool.ErrBusy, timeout)
+	case err != nil:
+		done()
+		return nil, err
 	}
+	return func() { <-t.turn; done() }, nil
 }
 
 // writersPerTenant is how many writes of one tenant may hold a connection

@@ -29,9 +29,10 @@ func Sleep(ctx context.Context, d time.Duration) error {
 // ErrDeadline is Turn's error when its deadline passed first.
 var ErrDeadline = errors.New("the deadline passed")
 
-// Turn waits for a turn on turn, a channel of capacity 1 that the holder
-// of the turn has sent to and receives from to end it: it sends, waiting
-// until deadline or ctx's end. Waiters get their turns in the order they
+// Turn waits for a turn on turn, a channel of capacity 1 (or n, for n
+// turns) that the holder of a turn has sent to and receives from to end
+// it: it sends, waiting until deadline or ctx's end; a free turn is taken
+// even once the deadline has passed. Waiters get their turns in the order they
 // came (a channel wakes its waiting senders in order). It returns ctx's
 // error if ctx ended first, and ErrDeadline if the deadline passed.
 func Turn(ctx context.Context, turn chan<- struct{}, deadline time.Time) error {
