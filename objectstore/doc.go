@@ -172,7 +172,10 @@
 //     replaced or removed by another process, which may have edited it
 //     (sent again, it would be made twice, or undo that process's
 //     change), or never made: it is not sent again, and the change fails
-//     with an error wrapping memtool.ErrOutcomeUnknown.
+//     with an error wrapping memtool.ErrOutcomeUnknown. A directory
+//     rename whose copy of a file so failed deletes nothing: the new
+//     directory and the copies stay, so that a copy made late is never
+//     left without its directory.
 //   - Any other change that fails after an answer was lost, or when ctx
 //     ended while its request was out, fails with an error wrapping
 //     memtool.ErrOutcomeUnknown, never one that says nothing changed.
@@ -185,8 +188,9 @@
 //     or ctx ended while it was out) looks for its own write ID (a write)
 //     and, not finding it, fails with an error wrapping
 //     memtool.ErrOutcomeUnknown; a file rename whose source's delete so
-//     failed keeps the file at both names. A refusal (a 4xx) is a plain
-//     failure: nothing changed.
+//     failed keeps the file at both names, and a directory rename whose
+//     copy of a file so failed keeps the new directory and its copies. A
+//     refusal (a 4xx) is a plain failure: nothing changed.
 //   - On GCS and Azure, edits and renames are serialised within a process
 //     only: two processes editing one file at once can lose an update, and
 //     a rename in one process can lose an edit another process makes to the

@@ -71,8 +71,18 @@ func (s *Store) rename(ctx context.Context, oldname, newname string) error {
 		}
 		dst := to + strings.TrimPrefix(key, from)
 		if err := duplicate(ctx, s.bk.b, dst, key); err != nil {
-			// Undo the copy (only what it wrote): the source is still whole.
-			return errors.Join(err, s.deleteTree(context.WithoutCancel(ctx), copied))
+			if errors.Is(err, memtool.ErrOutcomeUnknown) {
+				// This copy may still be made after Rename answers: the
+				// new directory and its copies stay, so that it never
+				// lands hidden, without its directory.
+				return err
+			}
+			// Undo the copy (only what it wrote): the source is still
+			// whole. An undo that fails leaves part of the copy.
+			if derr := s.deleteTree(context.WithoutCancel(ctx), copied); derr != nil {
+				return fmt.Errorf("%w (%v; the copies under the new name could not all be deleted: %v)", memtool.ErrOutcomeUnknown, err, derr)
+			}
+			return err
 		}
 		copied = append(copied, dst)
 	}

@@ -214,15 +214,21 @@ func (s *Store) renameDirS3(ctx context.Context, oldname, newname string) error 
 
 	keys, err := s.keysBelow(ctx, oldname, 0)
 	if err != nil {
-		return errors.Join(err, s.undoCopies(ctx, nil, claim, to))
+		return s.undoCopiesFor(ctx, err, nil, claim, to)
 	}
 	keys = slices.DeleteFunc(keys, func(k string) bool { return k == oldMarker })
 	moves, err := s.copyAll(ctx, keys, from, to)
 	if err == nil {
 		err = s.checkMarker(ctx, newMarker, newname)
 	}
+	if errors.Is(err, memtool.ErrOutcomeUnknown) {
+		// A copy may still be made after Rename answers: the new
+		// directory and its copies stay (as after a crash), so that it
+		// never lands hidden, without its directory.
+		return err
+	}
 	if err != nil {
-		return errors.Join(err, s.undoCopies(ctx, moves, claim, to))
+		return s.undoCopiesFor(ctx, err, moves, claim, to)
 	}
 	// Everything is copied: from here the rename deletes sources, and a
 	// cancellation in the middle would leave the tree torn between the
@@ -334,6 +340,18 @@ func (s *Store) undoMoves(ctx context.Context, moves []*move) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// undoCopiesFor is the answer of a directory rename that failed with err
+// before it deleted any source: it takes back the copies (undoCopies) and
+// fails with err, or, if they could not all be deleted, with an error
+// wrapping memtool.ErrOutcomeUnknown, never one that says nothing changed
+// while part of the copy is under the new name.
+func (s *Store) undoCopiesFor(ctx context.Context, err error, moves []*move, claim *move, to string) error {
+	if uerr := s.undoCopies(ctx, moves, claim, to); uerr != nil {
+		return fmt.Errorf("%w (%v; the copies under the new name could not all be deleted: %v)", memtool.ErrOutcomeUnknown, err, uerr)
+	}
+	return err
 }
 
 // undoCopies takes back a directory rename before it deleted any source:
