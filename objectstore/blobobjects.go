@@ -146,15 +146,25 @@ const blobWriteID = "memtoolwrite"
 // A delete answered "not found" is one only if the object is gone:
 // gocloud's GCS driver reads a 403 (a missing permission, a retention
 // policy, an object hold) as NotFound, which would make a refused delete
-// look done. A delete that fails after its request may have been made
-// (mayBeMade) wraps memtool.ErrOutcomeUnknown.
+// look done. It is looked for in a listing, not by reading it, whose 403
+// (a permission denied on that object) reads as NotFound too. A delete
+// that fails after its request may have been made (mayBeMade) wraps
+// memtool.ErrOutcomeUnknown.
 func (o blobObjects) remove(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err // not sent
 	}
 	err := o.b.Delete(ctx, key)
 	if gcerrors.Code(err) == gcerrors.NotFound {
-		if _, aerr := o.b.Attributes(ctx, key); aerr == nil {
+		there := false
+		lerr := o.list(ctx, key, false, func(obj listed) bool {
+			there = obj.key == key // the key comes first if it is there
+			return false
+		})
+		if lerr != nil {
+			return fmt.Errorf("the delete answered %v, and the listing that would show the object gone failed: %v", err, lerr)
+		}
+		if there {
 			return fmt.Errorf("the delete was refused, the object is still there: %v", err)
 		}
 	}
