@@ -146,3 +146,38 @@ func TestS3DirRenameUndoRefused(t *testing.T) {
 	srv := startS3With(t, refuseCopyAndUndo(armed))
 	checkUndoRefused(t, srv.open(t, srv.newBucket(t), nil), armed)
 }
+
+// A file rename on S3 whose check of the destination's directory fails
+// (a 403 on its marker, once the copy is written), and whose undo of the
+// copy is refused too, does not answer an error that says nothing
+// changed while the copy is at the new name.
+func TestS3RenameSettleAndUndoRefused(t *testing.T) {
+	var armed atomic.Bool
+	var heads atomic.Int32
+	srv := startS3With(t, &s3test.Options{Fail: func(r *http.Request) string {
+		switch {
+		case !armed.Load():
+		case r.Method == http.MethodHead && strings.HasSuffix(r.URL.Path, "/f/p/.memtool-dir"):
+			if heads.Add(1) > 1 { // the parent's check before the copy passes
+				return "AccessDenied"
+			}
+		case r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/f/p/new.txt"):
+			return "AccessDenied"
+		}
+		return ""
+	}})
+	s := srv.open(t, srv.newBucket(t), nil)
+	ctx := context.Background()
+	mkdir(t, s, "p")
+	write(t, s, "old.txt", "v1")
+	armed.Store(true)
+	err := s.Rename(ctx, "old.txt", "p/new.txt")
+	armed.Store(false)
+	if err == nil {
+		t.Fatal("Rename worked")
+	}
+	checkContents(t, s, map[string]string{"old.txt": "v1"})
+	if !errors.Is(err, memtool.ErrOutcomeUnknown) && content(t, s, "p/new.txt") != "(missing)" {
+		t.Errorf("Rename = %v (nothing changed), with p/new.txt there", err)
+	}
+}

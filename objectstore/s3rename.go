@@ -144,7 +144,7 @@ func (s *Store) renameFileS3(ctx context.Context, oldname, newname string) error
 		// another process at this moment.
 		where, err := s.settle(ctx, m.dst, m.dstETag, s.markerKey(parent))
 		if err != nil {
-			return errors.Join(err, s.bk.undoMove(ctx, m))
+			return undoneOr(err, s.bk.undoMove(ctx, m))
 		}
 		if where == undone {
 			return pathErr("rename", newname, memtool.ErrNotExist)
@@ -205,7 +205,7 @@ func (s *Store) renameDirS3(ctx context.Context, oldname, newname string) error 
 	if parent := parentOf(newname); parent != "" {
 		where, err := s.settle(ctx, newMarker, claim.dstETag, s.markerKey(parent))
 		if err != nil {
-			return errors.Join(err, s.bk.undoMove(ctx, claim))
+			return undoneOr(err, s.bk.undoMove(ctx, claim))
 		}
 		if where != kept {
 			return pathErr("rename", newname, memtool.ErrNotExist)
@@ -340,6 +340,18 @@ func (s *Store) undoMoves(ctx context.Context, moves []*move) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// undoneOr is the answer of a rename that failed with err before it
+// deleted any source, once the undo of its copy answered uerr: err if the
+// copy is gone (or another process changed it, and it is theirs), else an
+// error wrapping memtool.ErrOutcomeUnknown, never one that says nothing
+// changed while the copy may be at the new name.
+func undoneOr(err, uerr error) error {
+	if uerr == nil || errors.Is(uerr, errCopyChanged) {
+		return errors.Join(err, uerr)
+	}
+	return fmt.Errorf("%w (%v; the copy under the new name could not be deleted: %v)", memtool.ErrOutcomeUnknown, err, uerr)
 }
 
 // undoCopiesFor is the answer of a directory rename that failed with err
