@@ -91,24 +91,27 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 			return inv.fail(exitFailed, "the source %v", err)
 		}
 	}
-	var pairs []*migration
+	// One tenant's stores are open at a time, each closed before the next
+	// is opened: any number of tenants is copied within a few open files.
+	pairs := make([]*migration, len(tenants))
+	for i, id := range tenants {
+		pairs[i] = &migration{tenant: id}
+	}
 	defer func() {
 		for _, p := range pairs {
 			p.close()
 		}
 	}()
-	for _, id := range tenants {
-		src, srcCloser, err := openStore(ctx, from, id, false)
-		if err != nil {
-			return inv.fail(exitStore, "--from: %v", err)
-		}
-		pairs = append(pairs, &migration{tenant: id, src: src, closers: []io.Closer{srcCloser}})
-	}
 
 	// Refuse before anything is written: what the source holds before the
 	// target is opened (which may create it, or claim its tenancy).
 	for _, p := range pairs {
-		if code := p.prepareSource(ctx, env, from, to, turnOn); code != exitOK {
+		if err := p.openSource(ctx, from); err != nil {
+			return inv.fail(exitStore, "--from: %v", err)
+		}
+		code := p.prepareSource(ctx, env, from, to, turnOn)
+		p.close()
+		if code != exitOK {
 			return code
 		}
 	}
@@ -131,23 +134,29 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 	// The targets that exist are checked first, and only then are the
 	// missing ones (a new store, a new tenant) created: a refusal of one
 	// tenant's target claims no other tenant in the target.
+	checked := make([]bool, len(pairs))
 	for _, create := range []bool{false, true} {
-		for _, p := range pairs {
-			if p.dst != nil {
+		for i, p := range pairs {
+			if checked[i] {
 				continue
 			}
-			dst, dstCloser, err := openStore(ctx, to, p.tenant, create)
+			if err := p.openSource(ctx, from); err != nil {
+				return inv.fail(exitStore, "--from: %v", err)
+			}
+			err := p.openTarget(ctx, to, create)
 			if !create && errors.Is(err, fs.ErrNotExist) {
+				p.close()
 				continue
 			}
 			if err != nil {
 				return inv.fail(exitStore, "--to: %v", err)
 			}
-			p.dst = dst
-			p.closers = append(p.closers, dstCloser)
-			if code := p.prepareTarget(ctx, env, force); code != exitOK {
+			code := p.prepareTarget(ctx, env, force)
+			p.close()
+			if code != exitOK {
 				return code
 			}
+			checked[i] = true
 		}
 	}
 	var total plan
@@ -157,8 +166,25 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 	}
 	prog := newProgress(terminal, len(total.files), total.bytes)
 	var sum migrateSummary
+	var kept []string
+	if force {
+		for _, id := range other {
+			kept = append(kept, "tenant "+id)
+		}
+	}
 	for _, p := range pairs {
-		if err := keepPolicy(ctx, p.dst, p.record, p.tenant); err != nil {
+		err := p.openSource(ctx, from)
+		if err != nil {
+			prog.done()
+			return inv.fail(exitStore, "--from: %v", err)
+		}
+		if err = p.openTarget(ctx, to, true); err == nil {
+			err = p.layer()
+		}
+		if err == nil {
+			err = keepPolicy(ctx, p.dst, p.record, p.tenant)
+		}
+		if err != nil {
 			prog.done()
 			return inv.fail(exitStore, "--to: store %s: %v", storeLabel(to, p.tenant), err)
 		}
@@ -169,17 +195,12 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 			fmt.Fprintf(env.stderr, "memtool migrate%s: %v\n", p.label(), err)
 			return exitFailed
 		}
-	}
-	prog.done()
-	var kept []string
-	if force {
-		for _, id := range other {
-			kept = append(kept, "tenant "+id)
-		}
-		for _, p := range pairs {
+		if force {
 			kept = append(kept, p.notInSource(ctx)...)
 		}
+		p.close()
 	}
+	prog.done()
 	what := ""
 	if allTenants {
 		what = " of " + plural(len(pairs), "tenant")
@@ -217,17 +238,18 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 	return exitOK
 }
 
-// migration is one source memory and its target.
+// migration is one source memory and its target. Its stores are open
+// (openSource, openTarget) only while it is checked or copied.
 type migration struct {
 	tenant   string
 	src, dst memtool.Store
 	closers  []io.Closer
+	dstLayer memtool.Store // where the files are written: dst, or dst encrypted (set by layer)
 
-	// Set by prepareSource and prepareTarget:
-	plan     *plan
-	record   policyRecord  // what the target records
-	keys     []encrypt.Key // the keys to encrypt the copy with, if --to-policy turns encryption on
-	dstLayer memtool.Store // where the files are written: dst, or dst encrypted
+	// Set by prepareSource, kept when the stores are closed:
+	plan   *plan
+	record policyRecord  // what the target records
+	keys   []encrypt.Key // the keys to encrypt the copy with, if --to-policy turns encryption on
 }
 
 func (m *migration) label() string {
@@ -237,10 +259,12 @@ func (m *migration) label() string {
 	return " (tenant " + m.tenant + ")"
 }
 
+// close closes the stores of m that are open.
 func (m *migration) close() {
 	for _, c := range m.closers {
 		c.Close()
 	}
+	m.closers, m.src, m.dst, m.dstLayer = nil, nil, nil, nil
 }
 
 // notInSource returns the entries of the target (as walkMemory lists
@@ -337,12 +361,8 @@ func (m *migration) prepareSource(ctx context.Context, env *cliEnv, from, to str
 // the copy's record (m.record) lacks.
 func (m *migration) prepareTarget(ctx context.Context, env *cliEnv, force bool) int {
 	fail := func(code int, format string, args ...any) int { return m.fail(env, code, format, args...) }
-	m.dstLayer = m.dst
-	if m.keys != nil {
-		var err error
-		if m.dstLayer, err = encrypt.New(m.dst, m.keys, &encrypt.Options{Tenant: m.tenant}); err != nil {
-			return fail(exitUsage, "--to-policy encrypts: %v", err)
-		}
+	if err := m.layer(); err != nil {
+		return fail(exitUsage, "--to-policy encrypts: %v", err)
 	}
 	entries, err := (&wholeView{m.dst}).ReadDir(ctx, "")
 	if err != nil {

@@ -11,9 +11,45 @@ import (
 	"unicode/utf8"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/encrypt"
 )
 
 // How memtool migrate plans, copies and verifies one memory.
+
+// openSource opens the source of m, which close closes.
+func (m *migration) openSource(ctx context.Context, from string) error {
+	src, closer, err := openStore(ctx, from, m.tenant, false)
+	if err != nil {
+		return err
+	}
+	m.src = src
+	m.closers = append(m.closers, closer)
+	return nil
+}
+
+// openTarget opens the target of m, which close closes; create creates it
+// if it does not exist.
+func (m *migration) openTarget(ctx context.Context, to string, create bool) error {
+	dst, closer, err := openStore(ctx, to, m.tenant, create)
+	if err != nil {
+		return err
+	}
+	m.dst = dst
+	m.closers = append(m.closers, closer)
+	return nil
+}
+
+// layer sets m.dstLayer over the open target: the target, or, if
+// --to-policy turns encryption on, the target encrypted with m.keys.
+func (m *migration) layer() error {
+	m.dstLayer = m.dst
+	if m.keys != nil {
+		var err error
+		m.dstLayer, err = encrypt.New(m.dst, m.keys, &encrypt.Options{Tenant: m.tenant})
+		return err
+	}
+	return nil
+}
 
 // plan is what a source holds (the memory and its policies' data, as
 // wholeStore shows them): its directories (parents before children) and
