@@ -72,14 +72,15 @@ const errGCNeedsExpiry = `gc needs the expiry policy ("expiry": true in the poli
 // last used then, which the next run takes as true. (A store that records
 // the policy is opened only with it.) With the history policy alone it
 // expires nothing and drops the aged versions. A dry run, which changes
-// nothing, runs without either; it never creates the store, nor records
-// its policy.
+// nothing, runs without either, and never records the policy. No gc
+// creates the store or the tenant: one that is not there (a mistyped
+// --store) has nothing to collect, and is an error.
 func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int {
-	// A gc to be refused neither creates the store nor records a policy.
+	// A gc to be refused records no policy.
 	expiring, aging := gcPolicies(inv)
 	run := !opts.DryRun && (expiring || aging)
 	inv.sf.noRecord = !run
-	st, closer, code := openStackOrFail(ctx, inv, run)
+	st, closer, code := openStackOrFail(ctx, inv, false)
 	if code != exitOK {
 		return code
 	}
