@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/internal/testclock"
@@ -103,6 +104,50 @@ func TestEditsDuringGCKeepEveryAcknowledgedEdit(t *testing.T) {
 				}
 			}
 			t.Logf("%d gc runs; acknowledged %d %d %d %d; trash %v", gcs, len(acked[0]), len(acked[1]), len(acked[2]), len(acked[3]), trash)
+		})
+	}
+}
+
+// An edit that lands after gc has read the index for the last time
+// before its moves, and before it moves the file (as gc makes the
+// trash's directories), is recorded as a use: gc puts the file back with
+// the edit, and leaves nothing of it in the trash. (The test above races
+// at random and may never land an edit there.)
+func TestEditAtGCMoveIsPutBack(t *testing.T) {
+	for name, base := range bases(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			clock := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+			h := newHook(base())
+			st := newStack(t, h, stackOptions{expiry: &expiry.Options{Now: clock.Now}, history: &history.Options{Now: clock.Now}})
+			st.mustRun(t, create("/memories/d/f.md", "start\n"))
+			clock.Add(40 * 24 * time.Hour)
+			var res *memtool.Result
+			h.set(func(op, name string) {
+				if op != "mkdir" || !strings.HasPrefix(name, expiry.TrashName+"/") || res != nil {
+					return
+				}
+				r := st.run(t, map[string]any{"command": "insert", "path": "/memories/d/f.md", "insert_line": 0, "insert_text": "edit"})
+				res = &r
+			})
+			rep, err := expiry.Collect(ctx, st.belowExpiry, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clock.Now})
+			h.set(nil)
+			if err != nil {
+				t.Fatalf("gc: %v", err)
+			}
+			if res == nil {
+				t.Fatal("gc made no directory in the trash: the edit never landed")
+			}
+			if res.IsError {
+				t.Fatalf("the edit during gc: %s", res.Text)
+			}
+			if got, err := st.top.ReadFile(ctx, "d/f.md", 1<<20); err != nil || string(got) != "edit\nstart\n" {
+				trash, _ := expiry.Trash(ctx, st.belowExpiry)
+				t.Errorf("d/f.md after its acknowledged edit during gc: %q, %v; gc's report %+v, trash %v", got, err, rep, trash)
+			}
+			if trash, err := expiry.Trash(ctx, st.belowExpiry); err != nil || len(trash) != 0 || len(rep.Expired) != 0 {
+				t.Errorf("trash %v, %v; report %+v; want nothing expired", trash, err, rep)
+			}
 		})
 	}
 }
