@@ -36,13 +36,36 @@ func TestSecretNeverReachesStoreOrLogThroughRevertOrRename(t *testing.T) {
 				if redact != (err == nil) {
 					t.Errorf("revert (redact %v): %v", redact, err)
 				}
-				got, _ := st.top.ReadFile(ctx, "x", 1<<20)
-				if strings.Contains(string(got), token) {
-					t.Errorf("x holds the token after revert: %q", got)
+				got, err := st.top.ReadFile(ctx, "x", 1<<20)
+				if err != nil || strings.Contains(string(got), token) {
+					t.Errorf("x holds the token after revert: %q, %v", got, err)
+				}
+				// Refused, x is as it was; redacted, x is the version with
+				// only the token cut out.
+				ok := string(got) == "clean\n"
+				if redact {
+					ok = strings.HasPrefix(string(got), "key ") && strings.HasSuffix(string(got), "\n") && len(got) > len("key \n")
+				}
+				if !ok {
+					t.Errorf("x after revert (redact %v): %q", redact, got)
 				}
 				res := st.run(t, map[string]any{"command": "rename", "old_path": "/memories/x", "new_path": "/memories/" + token})
 				if !res.IsError {
 					t.Errorf("rename to the token: %q", res.Text)
+				}
+				// Refused, the rename moved nothing: x is in place, and no
+				// name in the store holds the token.
+				if after, err := st.top.ReadFile(ctx, "x", 1<<20); err != nil || string(after) != string(got) {
+					t.Errorf("x after the refused rename: %q, %v; want %q", after, err, got)
+				}
+				err = memtool.Walk(ctx, st.base, "", func(name string, _ memtool.FileInfo) error {
+					if strings.Contains(name, token) {
+						t.Errorf("the store holds the name %q", name)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
 				st.run(t, map[string]any{"command": "view", "path": "/memories/" + token + "/y"})
 				if strings.Contains(st.log.String(), token) || strings.Contains(res.Text, token) {
