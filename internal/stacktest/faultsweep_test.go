@@ -103,7 +103,7 @@ func faultScenarios() []faultScenario {
 		{name: "rename file", cmd: map[string]any{"command": "rename", "old_path": "/memories/notes.md", "new_path": "/memories/moved/notes.md"}, fallback: true, limits: counting},
 		{name: "rename dir", cmd: map[string]any{"command": "rename", "old_path": "/memories/dir", "new_path": "/memories/dir2"}, fallback: true},
 		{name: "create overwrite", cmd: create("/memories/notes.md", "other\n"), overwrite: true},
-		{name: "str_replace pruning", cmd: strReplace("/memories/notes.md", "one", "1"), history: &history.Options{MaxVersions: 1}},
+		{name: "str_replace pruning", cmd: strReplace("/memories/notes.md", "one", "1"), history: &history.Options{MaxVersions: 1, MaxAge: -1}},
 		{name: "revert", op: func(ctx context.Context, st *stack) error {
 			return history.Revert(ctx, st.top, st.belowHistory, "/memories/notes.md", 1)
 		}},
@@ -618,6 +618,7 @@ func TestFaultSweep(t *testing.T) {
 				if len(ref.followups) > 0 {
 					t.Fatalf("without a fault, the next commands: %q", ref.followups)
 				}
+				checkReference(t, sc, ref)
 				probe, closeProbe := b.open(t, t.TempDir())
 				atomic := !sc.partial && (!sc.fallback || memtool.Has[memtool.Renamer](probe) && memtool.Has[memtool.RemoveAller](probe))
 				closeProbe()
