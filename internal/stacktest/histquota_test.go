@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/limits"
+	"github.com/memtool/memtool/pgstore"
+	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/sqlitestore"
 )
 
@@ -126,9 +129,9 @@ func TestHostileLoopKeepsVersionsUnderMaxBytes(t *testing.T) {
 }
 
 // sharedBases opens one store twice, as two processes do: a directory
-// and an SQLite file.
+// and an SQLite file, and a PostgreSQL database as bases does.
 func sharedBases(t *testing.T) map[string]func() (memtool.Store, memtool.Store) {
-	return map[string]func() (memtool.Store, memtool.Store){
+	m := map[string]func() (memtool.Store, memtool.Store){
 		"filestore": func() (memtool.Store, memtool.Store) {
 			dir := t.TempDir()
 			open := func() memtool.Store {
@@ -153,6 +156,21 @@ func sharedBases(t *testing.T) map[string]func() (memtool.Store, memtool.Store) 
 			return open(), open()
 		},
 	}
+	if os.Getenv(pgtest.EnvVar) != "" || os.Getenv("CI") != "" { // under CI, a missing server fails
+		m["pgstore"] = func() (memtool.Store, memtool.Store) {
+			url := pgtest.URL(t)
+			open := func() memtool.Store {
+				s, err := pgstore.Open(context.Background(), url, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				return s
+			}
+			return open(), open()
+		}
+	}
+	return m
 }
 
 // Two processes, each with its own stack over one store, run the hostile
