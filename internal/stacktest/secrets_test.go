@@ -7,6 +7,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/secrets"
 )
 
 const token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
@@ -70,6 +71,39 @@ func TestSecretNeverReachesStoreOrLogThroughRevertOrRename(t *testing.T) {
 				st.run(t, map[string]any{"command": "view", "path": "/memories/" + token + "/y"})
 				if strings.Contains(st.log.String(), token) || strings.Contains(res.Text, token) {
 					t.Errorf("the token reached the audit log or the answer:\n%s\n%s", st.log.String(), res.Text)
+				}
+			})
+		}
+	}
+}
+
+// A rename through the stack whose new path is clean, but which would
+// give an entry below it a name holding a secret (a Slack webhook URL
+// spans path components), is refused and moves nothing.
+func TestRenameOfTreeKeepsSecretsOutOfNames(t *testing.T) {
+	const rest = "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
+	for _, redact := range []bool{false, true} {
+		for name, base := range bases(t) {
+			t.Run(name, func(t *testing.T) {
+				ctx := context.Background()
+				st := newStack(t, base(), stackOptions{redact: redact})
+				st.mustRun(t, create("/memories/x/"+rest, "text"))
+				st.mustRun(t, create("/memories/hooks.slack.com/keep.md", "k"))
+				res := st.run(t, map[string]any{"command": "rename", "old_path": "/memories/x", "new_path": "/memories/hooks.slack.com/services"})
+				if !res.IsError {
+					t.Errorf("rename x hooks.slack.com/services (redact %v): %q", redact, res.Text)
+				}
+				if got, err := st.top.ReadFile(ctx, "x/"+rest, 1<<20); err != nil || string(got) != "text" {
+					t.Errorf("x/%s after the refused rename: %q, %v", rest, got, err)
+				}
+				err := memtool.Walk(ctx, st.base, "", func(name string, _ memtool.FileInfo) error {
+					if f := secrets.Scan([]byte(name)); f != nil {
+						t.Errorf("the store holds the name %q, with %s", name, f[0].Kind)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
 			})
 		}
