@@ -623,11 +623,19 @@ func TestFaultSweep(t *testing.T) {
 				atomic := !sc.partial && (!sc.fallback || memtool.Has[memtool.Renamer](probe) && memtool.Has[memtool.RemoveAller](probe))
 				closeProbe()
 				for _, mode := range b.modes {
+					fired := 0
 					for at := 1; ; at++ {
 						r := f.run(t, mode, at)
 						if r.hit == "" {
+							// Every command makes a call, and one that
+							// changes the store a change: a sweep that
+							// failed none checked nothing.
+							if fired == 0 && (mode == failBefore || mode == cancel || mode == loseAnswer && !ref.after.same(ref.before)) {
+								t.Errorf("%s: no fault fired", mode)
+							}
 							break
 						}
+						fired++
 						checkFaultRun(t, fmt.Sprintf("%s fault at %s", mode, r.hit), sc, ref, r, atomic)
 						if at > 1000 {
 							t.Fatal("no end of calls")
