@@ -129,11 +129,26 @@ func hideOwn(entries []memtool.FileInfo) []memtool.FileInfo {
 
 // ReadFile records the read as a use of name, unless a search made it
 // (memtool.IsSearchRead): finding a file is not using it, and a search
-// without an index reads every file.
+// without an index reads every file. Like a write, it records the use
+// before it reads, if a file is there (one Stat, when the use is to be
+// recorded): a Collect that moves the file to the trash after the read
+// then finds the use recorded and puts the file back, so a file whose
+// content was answered is never expired under the reader. A use whose
+// recording before failed is recorded after a read that succeeds.
 func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if memtool.IsSearchRead(ctx) {
+		return s.inner.ReadFile(ctx, name, limit)
+	}
+	if !s.fresh(name) {
+		// Only a file that is there: a read of a missing name records
+		// nothing, so hostile reads cannot fill the index.
+		if fi, err := s.inner.Stat(ctx, name); err == nil && fi.IsRegular() {
+			s.touch(ctx, name)
+		}
+	}
 	data, err := s.inner.ReadFile(ctx, name, limit)
-	if err == nil && !memtool.IsSearchRead(ctx) {
-		s.touch(ctx, name)
+	if err == nil {
+		s.touch(ctx, name) // one map lookup if recorded above
 	}
 	return data, err
 }
@@ -302,11 +317,7 @@ func (s *Store) touch(ctx context.Context, name string) {
 		return
 	}
 	now := s.opts.now().Unix()
-	s.mu.Lock()
-	last, ok := s.seen[name]
-	fresh := ok && now-last < int64(s.opts.Resolution/time.Second) && now >= last
-	s.mu.Unlock()
-	if fresh {
+	if s.freshAt(name, now) {
 		return
 	}
 	if !s.record(ctx, func(ix *index) { ix.use(name, now) }) {
@@ -315,6 +326,19 @@ func (s *Store) touch(ctx context.Context, name string) {
 	s.mu.Lock()
 	s.seen[name] = now
 	s.mu.Unlock()
+}
+
+// fresh reports whether this process recorded a use of name less than
+// Resolution ago, so that a use now need not be recorded.
+func (s *Store) fresh(name string) bool {
+	return reserved(name) || s.freshAt(name, s.opts.now().Unix())
+}
+
+func (s *Store) freshAt(name string, now int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last, ok := s.seen[name]
+	return ok && now-last < int64(s.opts.Resolution/time.Second) && now >= last
 }
 
 // record changes the index, atomically in the inner store, and reports
