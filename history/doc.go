@@ -112,21 +112,23 @@
 //     in one step with the inner store's atomic rename (memtool.Renamer):
 //     the move is the save, so the content there at that instant is kept,
 //     whoever wrote it. Its files then move from the trash into their
-//     versions' places. If the process dies in between, the next delete
-//     through any wrapper on the store finishes the job; until then those
-//     versions are missing from listings, not lost. What a failure leaves
+//     versions' places. If the process dies in between, the next delete,
+//     edit or write over a file through any wrapper on the store finishes
+//     the job; until then those versions are missing from listings, not
+//     lost. What a failure leaves
 //     in the trash with nothing of a delete in it (a lost answer to the
 //     creation of the trash's directory for a delete, a failed removal
-//     of it once its files became versions) is removed by a delete an
-//     hour later or more; a delete still in progress that another
+//     of it once its files became versions) is removed by a delete or an
+//     edit an hour later or more; a delete still in progress that another
 //     process's clock takes for so old starts over and loses nothing.
 //
 // Version numbers come from a counter per path, advanced with an atomic
 // update: two processes never get the same number, and a number is never
 // handed out twice, also after its version was pruned. The versions of
 // the changes that took effect are numbered in the order they took effect
-// (a delete numbers its versions after the move); a change that failed, or
-// lost a race, leaves a gap. One exception: an edit that finds the file
+// (a delete numbers its versions after the move, and a change keeping a
+// version first numbers those of the deletes waiting in the trash); a
+// change that failed, or lost a race, leaves a gap. One exception: an edit that finds the file
 // changed and changed back to the content it saved keeps the number it
 // took first, so pruning treats that version as older than it is (the
 // same content is also kept under the higher number of the change that
@@ -185,7 +187,8 @@
 // TenantLister), answering errors.ErrUnsupported for those the inner store
 // lacks, and Tenant returns the inner tenant's store under the same policy,
 // whose versions are kept inside that tenant. An edit costs a read of the old
-// content, an update of the version counter, a write of the version, a
+// content, a listing of the trash (with the inner store's rename), an
+// update of the version counter, a write of the version, a
 // read of the usage counter and, once for each 256th of MaxBytes of new
 // versions, an update of it (with MaxBytes on), and a
 // conditional update instead of a write. A delete costs two renames, an

@@ -47,8 +47,8 @@ type Options struct {
 	Now func() time.Time
 	// OnError receives failures of the work that follows a change that
 	// has succeeded: pruning old versions, and turning deleted files into
-	// versions (what is left waits in the trash for the next delete to
-	// finish the job). Default: ignored.
+	// versions (what is left waits in the trash for the next delete or
+	// edit to finish the job). Default: ignored.
 	OnError func(error)
 }
 
@@ -267,7 +267,16 @@ func content(data []byte) func([]byte) ([]byte, error) {
 // saveThen keeps old as a version of name, then runs change; if change
 // fails, or panics (an edit's function may), the version is removed again
 // (see failed), so that a failed operation leaves nothing behind.
+//
+// It first finishes the deletes waiting in the trash (sweep): a delete
+// takes effect with its move into the trash and numbers its versions
+// after, so one that another process has moved and not yet numbered (or
+// that died in between) replaced its content before this change, and
+// must number it before this change takes its number.
 func (s *Store) saveThen(ctx context.Context, name string, old []byte, op string, change func() error) error {
+	if s.renamer != nil {
+		s.sweep(ctx)
+	}
 	v, err := s.save(ctx, name, old, op)
 	if err != nil {
 		return err
