@@ -57,12 +57,12 @@
 // the machines sharing a store synchronized, well within UnusedFor.
 //
 // A file written or read while Collect runs stays, with what was
-// written: the wrapper records a write (or an edit, a rename, or a read
-// of a file that is there) before it makes it, and Collect reads the
-// index again after its moves (also when it stops early, cancelled or
-// failing) and puts back every file used since it first read it. A read
-// that reaches the file after Collect moved it answers that there is no
-// such file (it may be back once Collect has put it back).
+// written: the wrapper records a write (or an edit, or a rename) before
+// it makes it, and a read before it answers (it then looks whether the
+// file is still there, and if Collect moved it meanwhile answers that
+// there is none), and Collect reads the index again after its moves
+// (also when it stops early, cancelled or failing) and puts back every
+// file used since it first read it.
 //
 // A file with no recorded access (written before tracking began, or
 // around the wrapper) counts as used at the first Collect that sees it.
@@ -92,8 +92,9 @@
 // lacks, and Tenant returns the inner tenant's store under the same policy,
 // whose index and trash are inside that tenant. Within the resolution a read costs
 // one map lookup; recording an access is one Update of the index (on the
-// file store an fsynced write), and for a read a Stat before it, at most
-// once an hour per file and process;
+// file store an fsynced write), and for a read a look at the file after
+// it (a read of none of its bytes), at most once an hour per file and
+// process;
 // a removal is one Update of the index too, which writes it only if it
 // held an access of what was removed; so is a delete under package
 // history over the wrapper (a rename into history's own files), whose

@@ -129,28 +129,23 @@ func hideOwn(entries []memtool.FileInfo) []memtool.FileInfo {
 
 // ReadFile records the read as a use of name, unless a search made it
 // (memtool.IsSearchRead): finding a file is not using it, and a search
-// without an index reads every file. Like a write, it records the use
-// before it reads, if a file is there (one Stat, when the use is to be
-// recorded): a Collect that moves the file to the trash after the read
-// then finds the use recorded and puts the file back, so a file whose
-// content was answered is never expired under the reader. A use whose
-// recording before failed is recorded after a read that succeeds.
+// without an index reads every file. A read that records a use then
+// looks whether the file is still there (a read of none of its bytes),
+// and answers memtool.ErrNotExist if it is not: a Collect that moved it
+// to the trash meanwhile may have missed the use, and keeps it there. If
+// it is there, any Collect that moves it later finds the use recorded and
+// puts it back, so a file whose content was answered is never expired
+// under the reader.
 func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte, error) {
-	if memtool.IsSearchRead(ctx) {
-		return s.inner.ReadFile(ctx, name, limit)
-	}
-	if !s.fresh(name) {
-		// Only a file that is there: a read of a missing name records
-		// nothing, so hostile reads cannot fill the index.
-		if fi, err := s.inner.Stat(ctx, name); err == nil && fi.IsRegular() {
-			s.touch(ctx, name)
-		}
-	}
 	data, err := s.inner.ReadFile(ctx, name, limit)
-	if err == nil {
-		s.touch(ctx, name) // one map lookup if recorded above
+	if err != nil || memtool.IsSearchRead(ctx) || !s.touch(ctx, name) {
+		return data, err
 	}
-	return data, err
+	_, perr := s.inner.ReadFile(ctx, name, 0)
+	if errors.Is(perr, memtool.ErrNotExist) || errors.Is(perr, memtool.ErrIsDir) || errors.Is(perr, memtool.ErrIrregular) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: memtool.ErrNotExist}
+	}
+	return data, nil
 }
 
 // WriteFile records the write as a use of name before it writes, so that
@@ -311,29 +306,27 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 func reserved(name string) bool { return strings.HasPrefix(name, reservedPrefix) }
 
 // touch records an access of name now, unless this process recorded one
-// less than Resolution ago: the index is as precise as Resolution.
-func (s *Store) touch(ctx context.Context, name string) {
+// less than Resolution ago: the index is as precise as Resolution. It
+// reports whether it recorded one now.
+func (s *Store) touch(ctx context.Context, name string) bool {
 	if reserved(name) {
-		return
+		return false
 	}
 	now := s.opts.now().Unix()
 	if s.freshAt(name, now) {
-		return
+		return false
 	}
 	if !s.record(ctx, func(ix *index) { ix.use(name, now) }) {
-		return // not recorded: the next use tries again
+		return false // not recorded: the next use tries again
 	}
 	s.mu.Lock()
 	s.seen[name] = now
 	s.mu.Unlock()
+	return true
 }
 
-// fresh reports whether this process recorded a use of name less than
-// Resolution ago, so that a use now need not be recorded.
-func (s *Store) fresh(name string) bool {
-	return reserved(name) || s.freshAt(name, s.opts.now().Unix())
-}
-
+// freshAt reports whether this process recorded a use of name less than
+// Resolution before now, so that a use now need not be recorded.
 func (s *Store) freshAt(name string, now int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
