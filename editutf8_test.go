@@ -39,3 +39,28 @@ func TestEditKeepsFileUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestNotUniqueTextIsUTF8 checks that an old_str given through Execute
+// that is a piece of a character (one byte of "é") and occurs in several
+// places is echoed in the refusal with that piece shown as U+FFFD, as the
+// not-found refusal does, not as its raw bytes: the answer is always
+// valid UTF-8 text, and the file is unchanged.
+func TestNotUniqueTextIsUTF8(t *testing.T) {
+	ctx := context.Background()
+	const text = "é\né\n"
+	for _, oldStr := range []string{"\xc3", "\xa9\n"} {
+		s := memstore.New()
+		m := memtool.New(s, nil)
+		if r := m.Execute(ctx, &memtool.Create{Path: "/memories/a.md", FileText: text}); r.IsError {
+			t.Fatal(r.Text)
+		}
+		r := m.Execute(ctx, &memtool.StrReplace{Path: "/memories/a.md", OldStr: oldStr, NewStr: "x"})
+		data, err := s.ReadFile(ctx, "a.md", 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.IsError || !utf8.ValidString(r.Text) || !strings.Contains(r.Text, "\uFFFD") || string(data) != text {
+			t.Errorf("old_str %q: answered %q (valid UTF-8: %v), file now %q; want a refusal in valid UTF-8 and the file unchanged", oldStr, r.Text, utf8.ValidString(r.Text), data)
+		}
+	}
+}

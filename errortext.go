@@ -68,10 +68,12 @@ func validText(s string) string {
 }
 
 // notUnique refuses an old_str that occurs on several lines of the file at
-// p. When both are long, old_str and the lines share the room equally.
+// p, shown as notFound shows it (validText). When both are long, old_str
+// and the lines share the room equally.
 func (m *Memory) notUnique(oldStr, p string, lines []int) error {
 	head, mid, tail := "No replacement was performed. Multiple occurrences of old_str `", "` in lines: ", ". Please ensure it is unique"
 	room := m.room(head, mid, tail)
+	oldStr = validText(oldStr) // a piece of a character, given through Execute
 	all := joinLines(lines)
 	n := utf8.RuneCountInString(oldStr)
 	lineRoom := len(all)
