@@ -285,7 +285,7 @@ func decodeObject(input string) (members, error) {
 // or holds anything unprintable, and cut if it is long.
 func showCommand(name string) string {
 	if len(name) > 64 {
-		name = name[:64] + "…"
+		name = strings.ToValidUTF8(name[:64], "") + "…" // not inside a character
 	}
 	if name == "" || strings.IndexFunc(name, func(r rune) bool { return !strconv.IsPrint(r) || r == ' ' }) >= 0 {
 		return strconv.Quote(name)

@@ -291,6 +291,8 @@ var parseCases = []struct {
 	{"unknown command", `{"command":"foo","path":"/memories"}`, `Unknown command: foo`, true},
 	{"command case", `{"command":"VIEW","path":"/memories"}`, `Unknown command: VIEW`, true},
 	{"command toString", `{"command":"toString"}`, `Unknown command: toString`, true},
+	// Cut at 64 bytes, the name is not cut inside a character: the answer stays UTF-8.
+	{"long command cut in a character", `{"command":"` + strings.Repeat("a", 63) + `ééé"}`, "Unknown command: " + strings.Repeat("a", 63) + "…", true},
 	{"missing command", `{"path":"/memories"}`, `Missing required parameter 'command'`, true},
 	{"command null", `{"command":null,"path":"/memories"}`, `Invalid parameter 'command': expected a string, got null`, true},
 	{"command number", `{"command":1}`, `Invalid parameter 'command': expected a string, got the number 1`, true},
