@@ -257,11 +257,11 @@ func decodeObject(input string) (members, error) {
 			return nil, inputErrorf("Tool input is not valid JSON: %s", jsonError(err))
 		}
 		if seen[key] {
-			return nil, inputErrorf("Duplicate parameter '%s' in tool input", key)
+			return nil, inputErrorf("Duplicate parameter '%s' in tool input", showKey(key))
 		}
 		fold := FoldKey(key)
 		if other, ok := folded[fold]; ok {
-			return nil, inputErrorf("Parameters '%s' and '%s' differ only by case", other, key)
+			return nil, inputErrorf("Parameters '%s' and '%s' differ only by case", showKey(other), showKey(key))
 		}
 		if known, ok := knownByFold[fold]; ok && known != key {
 			return nil, inputErrorf("Unknown parameter '%s' (did you mean '%s'?)", key, known)

@@ -328,6 +328,8 @@ var parseCases = []struct {
 	{"case variant key", `{"command":"view","Path":"/memories"}`, `Unknown parameter 'Path' (did you mean 'path'?)`, true},
 	{"case variant command key", `{"COMMAND":"view","path":"/memories"}`, `Unknown parameter 'COMMAND' (did you mean 'command'?)`, true},
 	{"two case variants", `{"command":"view","path":"/memories","PATH":"/x"}`, `Parameters 'path' and 'PATH' differ only by case`, true},
+	{"duplicate key of control characters", `{"command":"view","path":"/memories","a\u001b[2J\u202e":1,"a\u001b[2J\u202e":2}`, `Duplicate parameter '"a\x1b[2J\u202e"' in tool input`, true},
+	{"case variants of control characters", `{"command":"view","path":"/memories","x\u0007":1,"X\u0007":2}`, `Parameters '"x\a"' and '"X\a"' differ only by case`, true},
 }
 
 func TestParseCommandMessages(t *testing.T) {

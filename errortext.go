@@ -45,6 +45,16 @@ func (m *Memory) notFound(oldStr, p string) error {
 	return Refusal(head + shown + tail + note)
 }
 
+// showKey prints a key of the tool input as sent, quoted if it holds
+// anything unprintable, as paths are: no control or invisible character
+// reaches the model's text raw.
+func showKey(key string) string {
+	if strings.IndexFunc(key, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(key)
+	}
+	return key
+}
+
 // validText is s with each lone surrogate that unquoteSurrogates kept,
 // and each other byte that is not UTF-8, shown as one U+FFFD.
 func validText(s string) string {
