@@ -327,10 +327,10 @@ func jsonKind(raw string) string {
 	return "the number " + s
 }
 
-// jsonShow prints a short JSON value as sent, for error messages.
+// jsonShow prints a short, printable JSON value as sent, else its kind, for error messages.
 func jsonShow(raw string) string {
 	s := strings.TrimSpace(raw)
-	if len(s) > 64 {
+	if len(s) > 64 || showKey(s) != s { // long, or not printable UTF-8
 		return jsonKind(raw)
 	}
 	return s

@@ -319,6 +319,8 @@ var parseCases = []struct {
 	{"view_range three", `{"command":"view","path":"/memories/a","view_range":[1,2,3]}`, `Invalid parameter 'view_range' for command 'view': expected a list of two integers [start_line, end_line], got [1,2,3]`, true},
 	{"view_range fraction", `{"command":"view","path":"/memories/a","view_range":[1,1.5]}`, `Invalid parameter 'view_range' for command 'view': expected a list of two integers [start_line, end_line], got [1,1.5]`, true},
 	{"view_range string", `{"command":"view","path":"/memories/a","view_range":"1,2"}`, `Invalid parameter 'view_range' for command 'view': expected a list of two integers [start_line, end_line], got "1,2"`, true},
+	{"view_range of bytes not UTF-8", "{\"command\":\"view\",\"path\":\"/memories/a\",\"view_range\":\"\xff\"}", `Invalid parameter 'view_range' for command 'view': expected a list of two integers [start_line, end_line], got a string`, true},
+	{"view_range with a bidi override", "{\"command\":\"view\",\"path\":\"/memories/a\",\"view_range\":[\"\u202e\",1]}", `Invalid parameter 'view_range' for command 'view': expected a list of two integers [start_line, end_line], got an array`, true},
 	{"not an object", `["view","/memories"]`, `Tool input must be a JSON object`, true},
 	{"a string", `"view"`, `Tool input must be a JSON object`, true},
 	{"two objects", `{"command":"view","path":"/memories"} {}`, `Tool input must be a single JSON object`, true},

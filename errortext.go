@@ -46,10 +46,10 @@ func (m *Memory) notFound(oldStr, p string) error {
 }
 
 // showKey prints a key of the tool input as sent, quoted if it holds
-// anything unprintable, as paths are: no control or invisible character
-// reaches the model's text raw.
+// anything unprintable or is not UTF-8, as paths are: no control or
+// invisible character, and no stray byte, reaches the model's text raw.
 func showKey(key string) string {
-	if strings.IndexFunc(key, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+	if !utf8.ValidString(key) || strings.IndexFunc(key, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
 		return strconv.Quote(key)
 	}
 	return key
