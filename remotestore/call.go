@@ -99,11 +99,21 @@ func (s *Store) do(ctx context.Context, c call) (int, http.Header, []byte, error
 		return 0, nil, nil, s.wrap(c, lostAnswer(ctx, c, err, sent.Load()))
 	}
 	defer resp.Body.Close()
-	if loc, err := resp.Location(); err == nil && resp.StatusCode/100 == 3 {
+	if resp.StatusCode/100 == 3 {
 		// Not followed (see Open), and not the API's answer: the API
-		// never redirects. A change it answers was not made.
-		where := url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path} // not the query, which may hold a secret
-		return 0, nil, nil, s.wrap(c, fmt.Errorf("the server redirected the request (%d, to %s) instead of answering it: check the store URL (a proxy's sign-in page?)", resp.StatusCode, where.String()))
+		// never redirects. Something in front may give one after it
+		// forwarded a change (nginx's error_page with a URL turns the
+		// 502 or 504 it gives then into a 302), so a change it answers
+		// may have been made.
+		err := fmt.Errorf("the server answered %d %s instead of the API's answer: check the store URL (a proxy's sign-in page?)", resp.StatusCode, http.StatusText(resp.StatusCode))
+		if loc, lerr := resp.Location(); lerr == nil {
+			where := url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path} // not the query, which may hold a secret
+			err = fmt.Errorf("the server redirected the request (%d, to %s) instead of answering it: check the store URL (a proxy's sign-in page?)", resp.StatusCode, where.String())
+		}
+		if c.method != http.MethodGet {
+			err = fmt.Errorf("%w: %w", memtool.ErrOutcomeUnknown, err)
+		}
+		return 0, nil, nil, s.wrap(c, err)
 	}
 	if resp.StatusCode >= 300 {
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))

@@ -92,7 +92,9 @@
 // The token is sent only in the Authorization header; it is never logged,
 // and it is not part of any error. A redirect is never followed, so the
 // token (and the tenant) go to the store URL's server only, and a change
-// goes nowhere else: it fails, naming where the server pointed. A plain http:// URL is accepted only
+// goes nowhere else: it fails, naming where the server pointed (for a
+// change, with an error wrapping memtool.ErrOutcomeUnknown: a proxy may
+// redirect after it forwarded the change). A plain http:// URL is accepted only
 // for a loopback host, so that the token never crosses a network in the
 // clear; anything else takes https://.
 package remotestore
