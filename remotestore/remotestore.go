@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -205,7 +206,8 @@ func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte,
 	return data, etag, nil
 }
 
-// ReadDir returns the entries of the directory at name.
+// ReadDir returns the entries of the directory at name, without a name
+// the path gate refuses (as the server leaves them out).
 func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
 	_, _, data, err := s.do(ctx, call{op: "readdir", name: name, method: "GET", route: "/v1/dir", query: pathQuery(name), want: http.StatusOK, list: true})
 	if err != nil {
@@ -229,6 +231,13 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 		}
 		if err != nil {
 			return nil, pathError("readdir", name, err)
+		}
+		if reachable(path.Join(name, e.Name)) != nil {
+			// A name the path gate refuses (a line break, a bidi
+			// control, a name the storage layer keeps), which the
+			// server leaves out: every request about it is refused,
+			// and the model's view would show it raw.
+			continue
 		}
 		out = append(out, fi)
 	}
