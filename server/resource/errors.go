@@ -106,6 +106,13 @@ func errorFor(err error, path string) (e *Error, ok bool) {
 	var ref memtool.Refusal
 	var pe *memtool.PathError
 	var tooBig *http.MaxBytesError
+	if errors.Is(err, memtool.ErrOutcomeUnknown) && !errors.As(err, &ref) {
+		// Before an upstream's answer that the change may have been
+		// made behind (a proxy's 502 page, decoded with no code):
+		// passed on, it would name no code of the API. A refusal says
+		// itself what was left where, as Memory reads it.
+		return &Error{http.StatusInternalServerError, "outcome_unknown", memtool.ErrOutcomeUnknown.Error() + ": " + path}, true
+	}
 	if errors.As(err, &re) && re != err {
 		// A store's: the answer of a server upstream (a remote store).
 		// Its refusal of this server's own key, or that key's rate
@@ -116,6 +123,10 @@ func errorFor(err error, path string) (e *Error, ok bool) {
 		case http.StatusTooManyRequests:
 			return &Error{http.StatusServiceUnavailable, "busy", memtool.ErrBusy.Error() + ": " + path}, true
 		case http.StatusUnauthorized:
+			return &Error{http.StatusInternalServerError, CodeInternal, "internal error on " + path}, false
+		}
+		if re.Code == "" {
+			// Not the API's answer (a proxy's page): none of its codes.
 			return &Error{http.StatusInternalServerError, CodeInternal, "internal error on " + path}, false
 		}
 	}
