@@ -80,9 +80,11 @@
 // policy's text for the model; precondition_failed 412; bad_path,
 // bad_request and invalid 400; outcome_unknown 500, for a change whose
 // store lost its answer (it may or may not have been made); internal
-// 500. Over a remote store, the upstream server's rate limit (429) is busy
-// and its refusal of this server's key (401) internal: neither is about
-// the caller's key. Messages name only virtual paths: a store's own error text (a host
+// 500. Over a remote store, the upstream server's rate limit (429) is busy,
+// its refusal of this server's key (401) internal, and its forbidden (that
+// key may only read) read_only: none is about the caller's key; an
+// upstream answer with none of the API's codes (a proxy's page) is
+// internal, or outcome_unknown for a change. Messages name only virtual paths: a store's own error text (a host
 // path, a database message) is never sent; an unexpected one is logged to
 // Options.Logger.
 //

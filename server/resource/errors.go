@@ -118,12 +118,18 @@ func errorFor(err error, path string) (e *Error, ok bool) {
 		// Its refusal of this server's own key, or that key's rate
 		// limit, is no answer about the caller's key: passed on as it
 		// came, the caller would read 401 as if its key were refused,
-		// or 429 without Retry-After.
+		// or 429 without Retry-After, or 403 forbidden as if its
+		// key might only read.
 		switch re.Status {
 		case http.StatusTooManyRequests:
 			return &Error{http.StatusServiceUnavailable, "busy", memtool.ErrBusy.Error() + ": " + path}, true
 		case http.StatusUnauthorized:
 			return &Error{http.StatusInternalServerError, CodeInternal, "internal error on " + path}, false
+		}
+		if re.Code == CodeForbidden {
+			// That key may only read: to this server, the store is
+			// read-only, whatever the caller's key may do.
+			return &Error{http.StatusForbidden, "read_only", memtool.ErrReadOnly.Error() + ": " + path}, true
 		}
 		if re.Code == "" {
 			// Not the API's answer (a proxy's page): none of its codes.

@@ -14,7 +14,9 @@ import (
 // came: the caller read 401, as if its own key were refused, without a
 // WWW-Authenticate challenge, and 429 without Retry-After. Now the
 // upstream's rate limit is busy (503, Retry-After), and its refusal of
-// the server's key an internal error, logged.
+// the server's key an internal error, logged. Its forbidden (the server's
+// key may only read) was passed on too, telling a caller whose key may
+// write that it may only read: now it is read_only.
 func TestUpstreamRefusalIsNotTheCallers(t *testing.T) {
 	for _, c := range []struct {
 		name             string
@@ -25,6 +27,9 @@ func TestUpstreamRefusalIsNotTheCallers(t *testing.T) {
 	}{
 		{"rate limit", http.StatusTooManyRequests, "Retry-After", `{"error":"rate limit of this API key exceeded"}`, http.StatusServiceUnavailable, "busy", "1"},
 		{"key refused", http.StatusUnauthorized, "WWW-Authenticate", `{"error":"invalid, expired or revoked API key"}`, http.StatusInternalServerError, "internal", ""},
+		// The server's own key may only read: the store is read-only
+		// to it, which is no word on the caller's key.
+		{"key reads only", http.StatusForbidden, "X-Other", `{"error":{"code":"forbidden","message":"this key may only read"}}`, http.StatusForbidden, "read_only", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
