@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -132,7 +133,33 @@ func (l *listing) room(prefix string) int {
 	return (l.m.opts.MaxViewChars-l.used)/(6+utf8.RuneCountInString(prefix)) + 1
 }
 
-func visible(name string) bool { return !strings.HasPrefix(name, ".") && name != "node_modules" }
+// visible reports whether a listing shows name: not hidden (a dot first,
+// node_modules), as the reference handler lists, and showable as one
+// line's name (D22).
+func visible(name string) bool {
+	return !strings.HasPrefix(name, ".") && name != "node_modules" && showable(name)
+}
+
+// showable reports whether name can be shown in a listing's line as it is:
+// UTF-8, without a control character (a line break would forge a line of
+// the listing, a tab a size) or an invisible formatting character (a bidi
+// override reorders what the line says). The path gate refuses such names,
+// so the model cannot make them; one put in a store by other means (a file
+// an operator's program left in a directory store) is left out of
+// listings, as the server's resource API leaves it out, and is out of the
+// model's reach whatever a listing says.
+func showable(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if b := name[i]; b < 0x20 || b == 0x7f {
+			return false
+		} else if b >= utf8.RuneSelf {
+			return utf8.ValidString(name[i:]) && strings.IndexFunc(name[i:], func(r rune) bool {
+				return isControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+			}) < 0
+		}
+	}
+	return true
+}
 
 // walk lists the directory dir, whose entries are shown under prefix, and
 // below it, while depth < 2, its subdirectories.
