@@ -116,13 +116,16 @@ func TestFrozenServer(t *testing.T) {
 		}
 	}
 	// Open connects anew: ConnectTimeout bounds it, or the URL's
-	// connect_timeout when the Options leave it out.
+	// connect_timeout when the Options leave it out, or else
+	// DefaultConnectTimeout (the README's promise: 10 seconds, within
+	// Answer's 30).
 	for _, o := range []struct {
 		url  string
 		opts pgstore.Options
 	}{
 		{proxied, short},
 		{proxied + "&connect_timeout=1", pgstore.Options{OpTimeout: time.Hour}},
+		{proxied, pgstore.Options{OpTimeout: time.Hour}},
 	} {
 		err := storetest.Answer(t, "Open", func() error {
 			_, err := pgstore.Open(ctx, o.url, &o.opts)
