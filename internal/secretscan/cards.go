@@ -40,11 +40,12 @@ func cards(s *scanner) []Finding {
 			break
 		}
 		s.work += j - i + 1
+		groups := nc // the cuts between groups
 		if !(end < len(text) && (isWord(text[end]) || text[end] == '.' && end+1 < len(text) && isDigit(text[end+1]))) {
 			cuts[nc] = [2]int{n, end}
 			nc++
 		}
-		next := end
+		next := restart(text, cuts[:groups], end)
 		for k := nc - 1; k >= 0; k-- {
 			if m := cuts[k][0]; m >= 13 && m <= 19 && cardBrand(digits[:m]) && luhn(digits[:m]) {
 				found = append(found, Finding{Kind: "a payment card number", Start: i, End: cuts[k][1]})
@@ -56,6 +57,26 @@ func cards(s *scanner) []Finding {
 		i = next
 	}
 	return found
+}
+
+// restart returns where the search for a card goes on after a run of
+// digit groups in which none starts: before its first group after a blank
+// that could begin a card (four digits or more, or the last group, which
+// may go on past the digits collected), so that a card written after
+// another number ("Order 58213 4111 1111 1111 1111") is found; else the
+// run's end. A group after a dash goes on the number before it, as the
+// start of a run does not. Restarting only at groups of four digits or
+// more walks each byte a bounded number of times.
+func restart(text []byte, cuts [][2]int, end int) int {
+	for k, c := range cuts {
+		if text[c[1]] != ' ' {
+			continue
+		}
+		if k == len(cuts)-1 || cuts[k+1][0]-c[0] >= 4 {
+			return c[1]
+		}
+	}
+	return end
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

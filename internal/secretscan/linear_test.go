@@ -39,6 +39,9 @@ var adversarial = map[string]string{
 	"GitLab prefixes":                 "glpat-",
 	"card groups":                     "4111 ",
 	"cards":                           "4111111111111111-",
+	"digit groups":                    "1 ",
+	"number groups":                   "1234 ",
+	"numbers and groups":              "12 3456 ",
 }
 
 // keyEndLine ends each adversarial text: the one END line that every
