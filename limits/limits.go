@@ -296,8 +296,20 @@ func (s *Store) Mkdir(ctx context.Context, name string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.inner.Stat(ctx, name); err == nil {
+	switch _, err := s.inner.Stat(ctx, name); {
+	case err == nil:
 		return s.inner.Mkdir(ctx, name) // the inner store's ErrExist
+	case !errors.Is(err, memtool.ErrNotExist):
+		return err
+	}
+	// A parent that is missing or a file is what to fix, not the quota.
+	if i := strings.LastIndexByte(name, '/'); i > 0 {
+		switch fi, err := s.inner.Stat(ctx, name[:i]); {
+		case errors.Is(err, memtool.ErrNotExist), err == nil && !fi.IsDir():
+			return s.inner.Mkdir(ctx, name) // the inner store's ErrNotExist or ErrNotDir
+		case err != nil:
+			return err
+		}
 	}
 	if err := s.checkUsage(ctx, name, 1, 0); err != nil {
 		return err
