@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -20,9 +21,19 @@ const maxLimiters = 100000
 func limiterIdle(r float64, burst int) time.Duration {
 	idle := 10 * time.Minute
 	if r > 0 {
-		idle = max(idle, time.Duration(float64(burst)/r*float64(time.Second)))
+		idle = max(idle, seconds(float64(burst)/r))
 	}
 	return idle
+}
+
+// seconds is the duration of s seconds (s ≥ 0), the longest duration if
+// s is longer: a conversion past it would overflow into a negative or
+// tiny duration, and a very slow limit would wait for nothing.
+func seconds(s float64) time.Duration {
+	if d := s * float64(time.Second); d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
 }
 
 // limiter returns the limiter of id in c, made on first use.
@@ -68,7 +79,7 @@ func (s *Server) failuresAllowed(r *http.Request) (time.Duration, bool) {
 	now := time.Now()
 	l := s.limiter(s.failures, clientAddress(r), s.cfg.FailRate, s.cfg.FailBurst, now)
 	if tokens := l.TokensAt(now); tokens < 1 {
-		return max(time.Duration((1-tokens)/s.cfg.FailRate*float64(time.Second)), time.Second), false
+		return max(seconds((1-tokens)/s.cfg.FailRate), time.Second), false
 	}
 	return 0, true
 }
