@@ -209,6 +209,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Keys == nil || cfg.Open == nil {
 		return nil, errors.New("server: Config.Keys and Config.Open are required")
 	}
+	if math.IsNaN(cfg.Rate) || math.IsNaN(cfg.FailRate) {
+		// The limiter takes NaN for no limit at all.
+		return nil, errors.New("server: Config.Rate and Config.FailRate must be numbers")
+	}
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = 2 * time.Minute
 	}
