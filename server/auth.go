@@ -79,7 +79,8 @@ func (s *Server) challenge(route, code string) string {
 }
 
 // authenticate finds the request's principal, or answers 401, 403, 429 or
-// 503 itself.
+// 503 itself (and returns false, with the principal of the verified key
+// it refused, if any).
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route string) (Principal, bool) {
 	token, ok := bearer(r.Header.Get("Authorization"))
 	if !ok {
@@ -122,28 +123,30 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 		writeError(w, http.StatusServiceUnavailable, "the key store cannot be reached")
 		return Principal{}, false
 	}
+	// From here on a refusal still returns p, unused but for the access
+	// log, which names the key it refused.
 	p := Principal{KeyID: key.ID, Tenant: key.Tenant, Scope: key.Scope}
 	if n := len(r.Header.Values(TenantHeader)); n > 1 {
 		// Get would read the first, perhaps empty, and act on a tenant
 		// the request does not name alone.
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s is given %d times", TenantHeader, n))
-		return Principal{}, false
+		return p, false
 	}
 	if named := r.Header.Get(TenantHeader); named != "" && named != key.Tenant {
 		if key.Scope < Admin {
 			writeError(w, http.StatusForbidden, "only an admin key may name a tenant in "+TenantHeader)
-			return Principal{}, false
+			return p, false
 		}
 		if err := memtool.ValidateTenant(named); err != nil {
 			writeError(w, http.StatusBadRequest, TenantHeader+": "+err.Error())
-			return Principal{}, false
+			return p, false
 		}
 		p.Tenant = named
 	}
 	if wait, ok := s.allow(key.ID); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		writeError(w, http.StatusTooManyRequests, "rate limit of this API key exceeded")
-		return Principal{}, false
+		return p, false
 	}
 	return p, true
 }
