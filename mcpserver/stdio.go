@@ -9,6 +9,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -64,6 +65,7 @@ type messageReader struct {
 	// 2025-06-18 and later), where the SDK would end the session at one.
 	noBatches bool
 	order     *callOrder // holds tool calls back in the order they came (see order.go)
+	split     [][]byte   // the rest of a batch taken apart (see splitBatch)
 }
 
 func newMessageReader(src io.ReadCloser, out *lineWriter) *messageReader {
@@ -103,6 +105,11 @@ func (m *messageReader) Read(p []byte) (int, error) {
 // next is the next checked message of src: a message the check refuses
 // is answered here and passed over.
 func (m *messageReader) next() ([]byte, error) {
+	if len(m.split) > 0 {
+		msg := m.split[0]
+		m.split = m.split[1:]
+		return msg, nil
+	}
 	for {
 		var raw json.RawMessage
 		err := m.dec.Decode(&raw)
@@ -121,6 +128,11 @@ func (m *messageReader) next() ([]byte, error) {
 		}
 		if refusal == nil {
 			m.noticeInitialize(raw)
+			if raw[0] == '[' {
+				msgs := splitBatch(raw)
+				m.split = msgs[1:]
+				return msgs[0], nil
+			}
 			return raw, nil
 		}
 		if _, err := m.out.Write(append(refusal.response(), '\n')); err != nil {
@@ -132,6 +144,42 @@ func (m *messageReader) next() ([]byte, error) {
 			}
 		}
 	}
+}
+
+// splitBatch takes the notifications out of a batch, checked: each is a
+// message of its own, before the batch of the rest, if any. The SDK takes
+// every notification of a batch for a request awaiting its answer, all
+// under one empty id: a batch with two notifications ended the session,
+// and one with a notification and a tools/call was never answered (the
+// call ran all the same, and the calls after it waited for its answer).
+// A batch's members may run in any order, and notifications get no
+// answer, so nothing else changes; and a notifications/cancelled of a
+// held call, alone now, drops it (see callOrder).
+func splitBatch(raw json.RawMessage) [][]byte {
+	var members []json.RawMessage
+	if json.Unmarshal(raw, &members) != nil {
+		return [][]byte{raw}
+	}
+	var alone [][]byte
+	var rest []json.RawMessage
+	for _, member := range members {
+		// Read as the SDK reads it (names in their case).
+		if msg, err := jsonrpc.DecodeMessage(member); err == nil {
+			if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() {
+				alone = append(alone, member)
+				continue
+			}
+		}
+		rest = append(rest, member)
+	}
+	if len(alone) == 0 {
+		return [][]byte{raw}
+	}
+	if len(rest) > 0 {
+		batch, _ := json.Marshal(rest) // RawMessages already checked: never fails
+		alone = append(alone, batch)
+	}
+	return alone
 }
 
 // noticeInitialize reads the protocol version an initialize request asks
