@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -86,6 +87,8 @@ func serveFlags(fs *flag.FlagSet) func() (serveOptions, error) {
 			return serveOptions{}, errors.New("--tls-cert and --tls-key go together")
 		case b.CallTimeout <= 0 || b.ShutdownTimeout <= 0:
 			return serveOptions{}, errors.New("--timeout and --shutdown-timeout must be positive")
+		case math.IsNaN(b.Rate) || math.IsNaN(b.FailRate):
+			return serveOptions{}, errors.New("--rate and --fail-rate must be numbers (NaN would be no limit)")
 		case b.Rate == 0:
 			return serveOptions{}, errors.New("--rate 0 would refuse every request; a negative rate means no limit")
 		case b.FailRate == 0:

@@ -42,7 +42,7 @@ func TestServeFlagBounds(t *testing.T) {
 	if cfg, _ = parse("--fail-rate", "-1"); cfg.FailRate >= 0 {
 		t.Errorf("--fail-rate -1: %v, want no limit (negative)", cfg.FailRate)
 	}
-	for _, bad := range [][]string{{"--max-tenants", "0"}, {"--max-tenants", "-3"}, {"--tenant-idle", "0s"}, {"--fail-rate", "0"}, {"--burst", "-1"}, {"--fail-burst", "-2"}} {
+	for _, bad := range [][]string{{"--max-tenants", "0"}, {"--max-tenants", "-3"}, {"--tenant-idle", "0s"}, {"--fail-rate", "0"}, {"--burst", "-1"}, {"--fail-burst", "-2"}, {"--rate", "NaN"}, {"--fail-rate", "nan"}} {
 		if _, err := parse(bad...); err == nil {
 			t.Errorf("serve %s: no error", strings.Join(bad, " "))
 		}
