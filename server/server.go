@@ -367,6 +367,13 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 		s.metrics.inFlight.Add(1)
 		var p Principal
 		defer func() {
+			// A panic ends the answer (net/http closes the connection, or
+			// the request's stream): a server error, whatever was written,
+			// logged and counted, then passed on to net/http.
+			panicked := recover()
+			if panicked != nil {
+				rec.status, rec.outcome = http.StatusInternalServerError, ""
+			}
 			s.metrics.inFlight.Add(-1)
 			d := time.Since(start)
 			command := rec.command
@@ -394,6 +401,9 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 				line := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 				line.AddAttrs(attrs...)
 				log.Handle(r.Context(), line)
+			}
+			if panicked != nil {
+				panic(panicked)
 			}
 		}()
 		if auth {
