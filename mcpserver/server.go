@@ -24,7 +24,9 @@ type Options struct {
 	Version string
 	// CallTimeout is the deadline of one tool call, and of one
 	// resources/read or resources/list; default DefaultCallTimeout. A call
-	// past it is cancelled and changes nothing.
+	// past it is cancelled: the model is told it changed nothing, or, when
+	// the deadline came after the store was sent the change, that it may
+	// or may not have been made (ErrOutcomeUnknown), as the store says.
 	CallTimeout time.Duration
 	// Logger receives the MCP SDK's log of the session; nil discards it.
 	// (Store failures go to the Memory's own logger.)
