@@ -5,8 +5,8 @@
 //
 // It checks requests as the API does where a memory-tool agent can get them
 // wrong, and answers 400 invalid_request_error when they are wrong: every
-// tool_use must be answered by a tool_result in the next user message,
-// every called tool must be declared, tool names must be unique (and a
+// tool_use must be answered by exactly one tool_result in the next user
+// message, the tool_results coming before any other block, every called tool must be declared, tool names must be unique (and a
 // client tool's must match the API's pattern, with an object input_schema
 // that has no top-level oneOf, allOf or anyOf), context-management edits
 // need their beta headers, a text block (in a tool_result too) may not be

@@ -53,6 +53,8 @@ func TestRefusals(t *testing.T) {
 		{"top-level anyOf", "", `{"model":"m","max_tokens":10,"tools":[{"name":"x","input_schema":{"type":"object","anyOf":[{"required":["a"]},{"required":["b"]}]}}],"messages":[` + user + `]}`, "does not support oneOf, allOf, or anyOf at the top level"},
 		{"empty text block", "", `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":""}]}]}`, "text content blocks must be non-empty"},
 		{"empty text in a tool_result", "", `{"model":"m","max_tokens":10,"tools":` + memoryTools + `,"messages":[` + user + `,` + callTurn + `,{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":""}]}]}]}`, "text content blocks must be non-empty"},
+		{"tool_use answered twice", "", `{"model":"m","max_tokens":10,"tools":` + memoryTools + `,"messages":[` + user + `,` + callTurn + `,{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"},{"type":"tool_result","tool_use_id":"t1","content":"again"}]}]}`, "each tool_use must have a single result"},
+		{"text before a tool_result", "", `{"model":"m","max_tokens":10,"tools":` + memoryTools + `,"messages":[` + user + `,` + callTurn + `,{"role":"user","content":[{"type":"text","text":"here"},{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`, "tool_result blocks must come first"},
 		{"schema not an object", "", `{"model":"m","max_tokens":10,"tools":[{"name":"x","input_schema":{"type":"string"}}],"messages":[` + user + `]}`, "input_schema"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

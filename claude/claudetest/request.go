@@ -215,7 +215,8 @@ func checkConversation(msgs []json.RawMessage) string {
 		}
 		var answered []string
 		var uses []string
-		for _, braw := range m.blocks() {
+		other := false // a block that is not a tool_result has come
+		for j, braw := range m.blocks() {
 			var b wireBlock
 			_ = json.Unmarshal(braw, &b)
 			if emptyText(b) {
@@ -228,7 +229,15 @@ func checkConversation(msgs []json.RawMessage) string {
 				if m.Role != "user" || !slices.Contains(pending, b.ToolUseID) {
 					return fmt.Sprintf("claudetest: messages[%d]: tool_result for %q answers no tool_use of the previous message", i, b.ToolUseID)
 				}
+				if slices.Contains(answered, b.ToolUseID) {
+					return fmt.Sprintf("claudetest: messages[%d].content[%d]: each tool_use must have a single result. Found multiple `tool_result` blocks with id: %s", i, j, b.ToolUseID)
+				}
+				if other {
+					return fmt.Sprintf("claudetest: messages[%d].content[%d]: tool_result blocks must come first in the content, before any text", i, j)
+				}
 				answered = append(answered, b.ToolUseID)
+			default:
+				other = true
 			}
 		}
 		for _, id := range pending {
