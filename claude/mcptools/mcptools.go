@@ -136,12 +136,24 @@ var topLevelOnly = []string{"allOf", "anyOf", "oneOf"}
 
 // declaration returns the input schema and description that a tool is
 // declared with: its own, but for its schema's top-level allOf, anyOf
-// and oneOf, which a request may not carry; they move to the end of the
-// description, so the model still learns what they ask. The server
-// checks the input against its whole schema.
+// and oneOf, which a request may not carry, and a top-level type other
+// than "object" (a server's "string", or ["object","null"]), which the
+// API refuses, failing every request of the run; the schema is declared
+// an object schema, and what was moved goes to the end of the
+// description, so the model still learns what it asks. The server checks
+// the input against its whole schema.
 func declaration(tool anthropic.BetaTool) (anthropic.BetaToolInputSchemaParam, string) {
 	schema, description := tool.InputSchema(), tool.Description()
 	moved := map[string]any{}
+	if typ := string(schema.Type); typ != "" && typ != "object" {
+		// The SDK keeps a type that is not a string as its JSON text.
+		var v any = typ
+		if json.Valid([]byte(typ)) {
+			_ = json.Unmarshal([]byte(typ), &v)
+		}
+		moved["type"] = v
+		schema.Type = "object"
+	}
 	for _, k := range topLevelOnly {
 		if v, ok := schema.ExtraFields[k]; ok {
 			moved[k] = v
