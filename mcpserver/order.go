@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // A callOrder keeps the tool calls of a stdio session in the order the
@@ -171,7 +173,10 @@ func (o *callOrder) answered(line []byte) {
 
 // toolCalls are the canonical ids of the tools/call requests of msg, a
 // checked message or batch; cancelled is the request a
-// notifications/cancelled in it names, if any.
+// notifications/cancelled in it names, if any. Each message is read as
+// the SDK reads it, with names in their case: {"METHOD":"tools/call",
+// "id":1} is no call to the SDK, which never answers it, so counting it
+// would hold every later call of the session back for good.
 func toolCalls(msg []byte) (ids []string, cancelled string) {
 	msgs := []json.RawMessage{msg}
 	if msg[0] == '[' {
@@ -183,23 +188,24 @@ func toolCalls(msg []byte) (ids []string, cancelled string) {
 		}
 	}
 	for _, m := range msgs {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				RequestID json.RawMessage `json:"requestId"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(m, &req) != nil {
+		decoded, err := jsonrpc.DecodeMessage(m)
+		req, ok := decoded.(*jsonrpc.Request)
+		if err != nil || !ok {
 			continue
 		}
 		switch {
-		case req.Method == "tools/call" && len(req.ID) > 0 && string(req.ID) != "null":
-			if id := canonicalID(req.ID); id != nil {
+		case req.Method == "tools/call" && req.IsCall():
+			if id, err := json.Marshal(req.ID.Raw()); err == nil {
 				ids = append(ids, string(id))
 			}
-		case req.Method == "notifications/cancelled" && len(req.Params.RequestID) > 0 && msg[0] == '{':
-			if id := canonicalID(req.Params.RequestID); id != nil {
+		case req.Method == "notifications/cancelled" && !req.IsCall() && msg[0] == '{':
+			// A map keeps each key in its case (checkMessage refused a
+			// key given twice or in two cases).
+			var params map[string]json.RawMessage
+			if json.Unmarshal(req.Params, &params) != nil || len(params["requestId"]) == 0 {
+				continue
+			}
+			if id := canonicalID(params["requestId"]); id != nil {
 				cancelled = string(id)
 			}
 		}
