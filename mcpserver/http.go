@@ -113,6 +113,9 @@ const maxBodyBytes = 2 * memtool.MaxInputBytes
 // NewIOTransport) is answered 400 with a JSON-RPC error response. A
 // request whose identity may not write sees memory_view and memory_search
 // alone, and its call of another tool is answered 403 (see OpenFunc).
+// When a request's context ends (its client went away, or the server is
+// shutting down), its calls are cancelled, and each is answered with what
+// it did, as a call cancelled over stdio is.
 //
 // Mount it where clients reach it, conventionally /mcp:
 //
@@ -147,6 +150,8 @@ type grantKey struct{}
 type grant struct {
 	mem      *memtool.Memory
 	canWrite bool
+	// done is the request's own context: see ServeHTTP.
+	done context.Context
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -217,7 +222,16 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	ctx := context.WithValue(r.Context(), grantKey{}, grant{mem, canWrite})
+	// The SDK runs each call on a context of its own, not the request's,
+	// and stops waiting for the answers when the request's context ends,
+	// then waits for the calls all the same: a call cut off (as memtool
+	// serve cuts the requests still running shortly before a shutdown
+	// gives up) ran on to its end, and its answer, even that it was done,
+	// was lost, the request answered 200 with no body. So the SDK is
+	// given a context that does not end, and each call (see server) one
+	// that ends with the request's: a call cut off is cancelled and
+	// answered with what it did.
+	ctx := context.WithValue(context.WithoutCancel(r.Context()), grantKey{}, grant{mem, canWrite, r.Context()})
 	h.mcp.ServeHTTP(w, r.WithContext(ctx))
 }
 
@@ -233,7 +247,21 @@ func (h *httpHandler) server(r *http.Request) *mcp.Server {
 	if o.Logger == nil {
 		o.Logger = h.opts.Logger
 	}
-	return newServer(g.mem, o, noSessionID)
+	s := newServer(g.mem, o, noSessionID)
+	s.AddReceivingMiddleware(endWith(g.done))
+	return s
+}
+
+// endWith makes each request of the session end when done ends.
+func endWith(done context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(done, cancel)()
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // noSessionID issues no Mcp-Session-Id, so clients have no session to
