@@ -37,20 +37,32 @@ func parse(rawURL string) (scheme, target, error) {
 }
 
 // absPath is the path of a file:, sqlite: or file+blob: URL, which must be
-// absolute (or start at the home directory: scheme://~/path).
+// absolute (or start at the home directory: scheme://~/path). Such a URL
+// takes no user, no fragment and (but for file+blob:, whose query
+// objectstore reads and checks) no query: none of them would be used, so
+// one written expecting it to do something (?tenant=, a pragma) fails
+// rather than opening the store without it.
 func absPath(row scheme, raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", fmt.Errorf("store URL %q: %v", raw, err)
 	}
+	what := "a " + u.Scheme
+	if u.Scheme == "sqlite" {
+		what = "an SQLite"
+	}
+	switch {
+	case u.User != nil:
+		return "", fmt.Errorf("store URL %q: %s URL takes no user or password, as in %s", raw, what, row.form)
+	case u.Fragment != "" || strings.HasSuffix(raw, "#"):
+		return "", fmt.Errorf("store URL %q: %s URL takes no fragment (#…), as in %s", raw, what, row.form)
+	case u.RawQuery != "" && u.Scheme != "file+blob" || u.ForceQuery:
+		return "", fmt.Errorf("store URL %q: %s URL takes no query (?…), as in %s", raw, what, row.form)
+	}
 	if u.Host == "~" {
 		return expandHome("~" + u.Path)
 	}
-	if u.Host != "" && u.Host != "localhost" || !filepath.IsAbs(u.Path) || row.local == file && u.RawQuery != "" {
-		what := "a " + u.Scheme
-		if u.Scheme == "sqlite" {
-			what = "an SQLite"
-		}
+	if u.Host != "" && u.Host != "localhost" || !filepath.IsAbs(u.Path) {
 		return "", fmt.Errorf("store URL %q: %s URL needs an absolute path, as in %s", raw, what, row.form)
 	}
 	return u.Path, nil

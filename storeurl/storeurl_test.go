@@ -125,7 +125,7 @@ func TestBadURLs(t *testing.T) {
 		"ftp://x/y":                `unknown scheme "ftp" (known: file, helper, mem, sqlite, postgres, s3, gs, azblob, mem+blob, file+blob, https, or a plain directory path)`,
 		"mem:x":                    "mem: takes nothing after the colon",
 		"sqlite://host/m.db":       "an SQLite URL needs an absolute path, as in sqlite:///abs/path.db",
-		"sqlite:///m.db?mode=ro":   "an SQLite URL needs an absolute path",
+		"sqlite:///m.db?mode=ro":   "an SQLite URL takes no query",
 		"sqlite:relative.db":       "an SQLite URL needs an absolute path",
 		"file://host/dir":          "a file URL needs an absolute path, as in file:///abs/dir",
 		"file+blob://relative/dir": "a file+blob URL needs an absolute path, as in file+blob:///abs/dir",
