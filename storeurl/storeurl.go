@@ -39,6 +39,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/durable"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/objectstore"
 	"github.com/memtool/memtool/pgstore"
@@ -307,8 +308,9 @@ func openRaw(ctx context.Context, rawURL string, create bool) (memtool.Store, io
 		case errors.Is(err, fs.ErrNotExist) && !create:
 			return nil, nil, missingError{rawURL}
 		case errors.Is(err, fs.ErrNotExist) && row.local == file:
-			// As a directory store creates its directory.
-			if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
+			// As a directory store creates its directory: durably, lest
+			// a power loss take the folder, and the database, away.
+			if err := mkdirAll(filepath.Dir(t.path), 0o700); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -316,6 +318,9 @@ func openRaw(ctx context.Context, rawURL string, create bool) (memtool.Store, io
 	t.create = create
 	return row.open(ctx, t)
 }
+
+// mkdirAll makes the folders of a new SQLite file; a test watches it.
+var mkdirAll = durable.MkdirAll
 
 func openDir(_ context.Context, t target) (memtool.Store, io.Closer, error) {
 	s, err := filestore.Open(t.path, nil)
