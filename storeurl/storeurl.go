@@ -51,6 +51,8 @@ import (
 // tenant-less memory of a store that exists.
 type Options struct {
 	// Tenant, if set, opens that tenant's memory of a multi-tenant store.
+	// An id memtool.ValidateTenant refuses fails Open with its error,
+	// before the store is opened or made.
 	Tenant string
 
 	// Create lets Open create a local target that is missing: a directory
@@ -223,6 +225,13 @@ func Open(ctx context.Context, rawURL string, opts *Options) (memtool.Store, io.
 	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if o.Tenant != "" {
+		// Before the store is opened, or made: no store has such a
+		// tenant, and the id is quoted, whatever it holds.
+		if err := memtool.ValidateTenant(o.Tenant); err != nil {
+			return nil, nil, err
+		}
 	}
 	s, closer, err := openRaw(ctx, rawURL, o.Create)
 	if err == nil && !o.Create && o.Tenant != "" {
