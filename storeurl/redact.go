@@ -106,7 +106,8 @@ func maskPasswords(s string) string {
 // Redact returns s with the secrets it holds masked: the password of every
 // URL's userinfo, the values of credential parameters, and, wherever they
 // occur, the secrets of the given store URLs (so that a driver's error
-// that quotes a password outside of any URL, or decoded, is masked too;
+// that quotes a password outside of any URL, or decoded, or the head of
+// one that a URL parser took for a port, is masked too;
 // secrets shorter than 4 bytes are masked only in those URL and key=value
 // forms, lest every "ab" of a message go).
 func Redact(s string, urls ...string) string {
@@ -123,6 +124,12 @@ func Redact(s string, urls ...string) string {
 				if secret != "" {
 					s = strings.ReplaceAll(s, secret+"@", Masked+"@")
 				}
+			}
+		}
+		for _, head := range passwordHeads(u) {
+			s = strings.ReplaceAll(s, ":"+head+`"`, ":"+Masked+`"`)
+			if len(head) >= 4 {
+				s = strings.ReplaceAll(s, head, Masked)
 			}
 		}
 	}
@@ -154,6 +161,20 @@ func urlSecrets(raw string) []string {
 	}
 	for _, m := range secretKey().FindAllStringSubmatch(raw, -1) {
 		add(strings.Trim(secretValue(m), "'"))
+	}
+	return out
+}
+
+// passwordHeads returns, for each password of raw's userinfo that holds
+// an unescaped '/', '?', '#' or blank, what comes before it: a URL parser
+// ends the authority there, takes that head for a port and quotes it
+// (invalid port ":HEAD" after host), or quotes the URL cut there.
+func passwordHeads(raw string) []string {
+	var out []string
+	for _, p := range passwords(raw) {
+		if i := strings.IndexAny(raw[p[0]:p[1]], "/?# \t"); i > 0 {
+			out = append(out, raw[p[0]:p[0]+i])
+		}
 	}
 	return out
 }
