@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/memstore"
 )
 
 // openMemory opens the store named by the flags, with its policies, and
@@ -53,16 +54,25 @@ func openStack(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*
 // command that writes may create the store.
 func runOne(ctx context.Context, inv *invocation, cmd memtool.Command, create bool) int {
 	env := inv.env
-	mem, closer, err := openMemory(ctx, env, &inv.sf, create)
-	if err != nil {
-		return inv.fail(exitStore, "%v", err)
+	var res memtool.Result
+	if refused(cmd) {
+		// The path gate refuses it before any store is touched: answered
+		// without opening the store, so a command that can only fail does
+		// not create one (nor record a policy in it).
+		res = memtool.New(memstore.New(), &memtool.Options{Overwrite: inv.sf.overwrite}).Execute(ctx, cmd)
+	} else {
+		mem, closer, err := openMemory(ctx, env, &inv.sf, create)
+		if err != nil {
+			return inv.fail(exitStore, "%v", err)
+		}
+		defer closer.Close()
+		res = mem.Execute(ctx, cmd)
 	}
-	defer closer.Close()
-	res := mem.Execute(ctx, cmd)
 	if res.IsError {
 		fmt.Fprintln(env.stderr, res.Text)
 		return exitFailed
 	}
+	var err error
 	if res.Image != nil {
 		_, err = fmt.Fprintf(env.stdout, "[%s image, %d bytes]\n", res.Image.MediaType, len(res.Image.Data))
 	} else {
@@ -72,6 +82,30 @@ func runOne(ctx context.Context, inv *invocation, cmd memtool.Command, create bo
 		return exitBrokenIO
 	}
 	return exitOK
+}
+
+// refused reports whether the path gate refuses a path of a command that
+// writes. (A view opens the store all the same: it never creates one.)
+func refused(cmd memtool.Command) bool {
+	var paths []string
+	switch c := cmd.(type) {
+	case *memtool.Create:
+		paths = []string{c.Path}
+	case *memtool.StrReplace:
+		paths = []string{c.Path}
+	case *memtool.Insert:
+		paths = []string{c.Path}
+	case *memtool.Delete:
+		paths = []string{c.Path}
+	case *memtool.Rename:
+		paths = []string{c.OldPath, c.NewPath}
+	}
+	for _, p := range paths {
+		if _, _, err := memtool.CleanPath(p); err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // openStackOrFail is openStack for a verb: a store that cannot be opened
