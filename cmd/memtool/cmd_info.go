@@ -15,6 +15,16 @@ import (
 // creates the store.
 func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 	url := storeURL(inv.sf.store, env)
+	// The policy file is read first: a bad one is an error whatever the
+	// store turns out to be.
+	policyName := cmp.Or(inv.sf.policy, env.getenv("MEMTOOL_POLICY"))
+	p := &policyFile{}
+	if policyName != "" {
+		var err error
+		if p, err = loadPolicy(policyName); err != nil {
+			return inv.fail(exitUsage, "%v", err)
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "store:      %s (%s)\n", storeurl.Redact(url), storeurl.Kind(url))
 	noTenants := false // the store lists no tenants: single-tenant, or unused
@@ -25,14 +35,6 @@ func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 			return writeOut(env, b.String())
 		}
 		noTenants = err == nil
-	}
-	policyName := cmp.Or(inv.sf.policy, env.getenv("MEMTOOL_POLICY"))
-	p := &policyFile{}
-	if policyName != "" {
-		var err error
-		if p, err = loadPolicy(policyName); err != nil {
-			return inv.fail(exitUsage, "%v", err)
-		}
 	}
 	inv.sf.noRecord = true // describing a store records no policy in it
 	_, st, closer, err := openStack(ctx, env, &inv.sf, false)
