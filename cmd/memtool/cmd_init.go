@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/claude/template"
 	"github.com/memtool/memtool/storeurl"
 )
@@ -38,15 +39,22 @@ func runInit(ctx context.Context, inv *invocation, name string) int {
 	}
 	defer closer.Close()
 	seeded, err := t.Seed(ctx, mem.Store())
+	var inTheWay []string // directories where a file of the template belongs
 	for _, s := range seeded {
-		if s.Created {
+		switch {
+		case s.Created:
 			fmt.Fprintf(env.stdout, "created %s\n", s.Path)
-		} else {
+		case isDir(ctx, mem.Store(), s.Path):
+			inTheWay = append(inTheWay, s.Path)
+		default:
 			fmt.Fprintf(env.stdout, "kept    %s (already there)\n", s.Path)
 		}
 	}
 	if err != nil {
 		return inv.fail(exitFailed, "%v", err)
+	}
+	if len(inTheWay) > 0 {
+		return inv.fail(exitFailed, "%s is a directory, where the template's file belongs; move it away and run init again", strings.Join(inTheWay, ", "))
 	}
 	// The flags that open this memory again: the same store, tenant and
 	// policy file.
@@ -66,6 +74,16 @@ func runInit(ctx context.Context, inv *invocation, name string) int {
 		return exitBrokenIO
 	}
 	return exitOK
+}
+
+// isDir reports whether the virtual path p is a directory in store.
+func isDir(ctx context.Context, store memtool.Store, p string) bool {
+	name, _, err := memtool.CleanPath(p)
+	if err != nil {
+		return false
+	}
+	fi, err := store.Stat(ctx, name)
+	return err == nil && fi.IsDir()
 }
 
 // shellWord is s as one word of a POSIX shell command line: as it is when
