@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 
 	"github.com/memtool/memtool"
@@ -21,6 +23,31 @@ func openMemory(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (
 // openStack is openMemory that also returns the layers of the policies, for
 // the commands that administer them (gc, restore, history, diff, revert).
 func openStack(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*memtool.Memory, *policyStack, io.Closer, error) {
+	return openStackWith(ctx, env, sf, func(url string) (memtool.Store, io.Closer, error) {
+		return openStore(ctx, url, sf.tenant, create)
+	})
+}
+
+// openEditMemory is openMemory for a command that changes a file that must
+// be there already (str_replace, insert, delete, rename). On a store or a
+// tenant that is not there yet such a command can only fail, so it runs
+// on an empty memory instead, with the same policies, and gets the same
+// answer without leaving a new, empty store or tenant behind.
+func openEditMemory(ctx context.Context, env *cliEnv, sf *storeFlags) (*memtool.Memory, io.Closer, error) {
+	mem, _, closer, err := openStackWith(ctx, env, sf, func(url string) (memtool.Store, io.Closer, error) {
+		store, closer, err := openStore(ctx, url, sf.tenant, false)
+		switch {
+		case err == nil:
+			return store, closer, nil
+		case errors.Is(err, fs.ErrNotExist):
+			return memstore.New(), io.NopCloser(nil), nil
+		}
+		return openStore(ctx, url, sf.tenant, true) // says what is wrong, as before
+	})
+	return mem, closer, err
+}
+
+func openStackWith(ctx context.Context, env *cliEnv, sf *storeFlags, open func(url string) (memtool.Store, io.Closer, error)) (*memtool.Memory, *policyStack, io.Closer, error) {
 	url := storeURL(sf.store, env)
 	// The tenant id is checked, and the policy read and its keys loaded,
 	// before the store opens: a bad one creates nothing.
@@ -33,7 +60,7 @@ func openStack(ctx context.Context, env *cliEnv, sf *storeFlags, create bool) (*
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	store, closer, err := openStore(ctx, url, sf.tenant, create)
+	store, closer, err := open(url)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -61,7 +88,12 @@ func runOne(ctx context.Context, inv *invocation, cmd memtool.Command, create bo
 		// not create one (nor record a policy in it).
 		res = memtool.New(memstore.New(), &memtool.Options{Overwrite: inv.sf.overwrite}).Execute(ctx, cmd)
 	} else {
-		mem, closer, err := openMemory(ctx, env, &inv.sf, create)
+		open := func() (*memtool.Memory, io.Closer, error) { return openMemory(ctx, env, &inv.sf, create) }
+		switch cmd.(type) {
+		case *memtool.StrReplace, *memtool.Insert, *memtool.Delete, *memtool.Rename:
+			open = func() (*memtool.Memory, io.Closer, error) { return openEditMemory(ctx, env, &inv.sf) }
+		}
+		mem, closer, err := open()
 		if err != nil {
 			return inv.fail(exitStore, "%v", err)
 		}
