@@ -81,30 +81,33 @@ func openStackWith(ctx context.Context, env *cliEnv, sf *storeFlags, open func(u
 // command that writes may create the store.
 func runOne(ctx context.Context, inv *invocation, cmd memtool.Command, create bool) int {
 	env := inv.env
-	var res memtool.Result
+	open := func() (*memtool.Memory, io.Closer, error) { return openMemory(ctx, env, &inv.sf, create) }
+	switch cmd.(type) {
+	case *memtool.StrReplace, *memtool.Insert, *memtool.Delete, *memtool.Rename:
+		open = func() (*memtool.Memory, io.Closer, error) { return openEditMemory(ctx, env, &inv.sf) }
+	}
 	if refused(cmd) {
 		// The path gate refuses it before any store is touched: answered
-		// without opening the store, so a command that can only fail does
-		// not create one (nor record a policy in it).
-		res = memtool.New(memstore.New(), &memtool.Options{Overwrite: inv.sf.overwrite}).Execute(ctx, cmd)
-	} else {
-		open := func() (*memtool.Memory, io.Closer, error) { return openMemory(ctx, env, &inv.sf, create) }
-		switch cmd.(type) {
-		case *memtool.StrReplace, *memtool.Insert, *memtool.Delete, *memtool.Rename:
-			open = func() (*memtool.Memory, io.Closer, error) { return openEditMemory(ctx, env, &inv.sf) }
+		// on an empty memory, the flags and the policy checked as ever, so
+		// a command that can only fail does not create a store (nor
+		// record a policy in one).
+		open = func() (*memtool.Memory, io.Closer, error) {
+			mem, _, closer, err := openStackWith(ctx, env, &inv.sf, func(string) (memtool.Store, io.Closer, error) {
+				return memstore.New(), io.NopCloser(nil), nil
+			})
+			return mem, closer, err
 		}
-		mem, closer, err := open()
-		if err != nil {
-			return inv.fail(exitStore, "%v", err)
-		}
-		defer closer.Close()
-		res = mem.Execute(ctx, cmd)
 	}
+	mem, closer, err := open()
+	if err != nil {
+		return inv.fail(exitStore, "%v", err)
+	}
+	defer closer.Close()
+	res := mem.Execute(ctx, cmd)
 	if res.IsError {
 		fmt.Fprintln(env.stderr, res.Text)
 		return exitFailed
 	}
-	var err error
 	if res.Image != nil {
 		_, err = fmt.Fprintf(env.stdout, "[%s image, %d bytes]\n", res.Image.MediaType, len(res.Image.Data))
 	} else {

@@ -82,3 +82,18 @@ func TestEditOfMissingStoreCreatesNoStore(t *testing.T) {
 		t.Errorf("tenants after a failed delete: %q", out)
 	}
 }
+
+// A refused path is answered after the flags and the policy file are
+// checked, as any other command's: a bad policy is still reported as one.
+func TestRefusedPathStillChecksPolicy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-policy.json")
+	_, stderr, code := runCLI(t, nil, "", "create", "--store", filepath.Join(dir, "m"), "--policy", missing, "--text", "x", "/memories/../x")
+	if code == exitOK || code == exitFailed || !strings.Contains(stderr, "no-such-policy.json") {
+		t.Errorf("a refused path with a missing policy file: exit %d, stderr %q; want the policy's error", code, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v", entries)
+	}
+}
