@@ -21,7 +21,10 @@ import (
 //
 //   - Entries hidden from listings (a name starting with "." and
 //     node_modules) are skipped below the path searched; the path itself
-//     may name one, as view may.
+//     may name one, as view may. So are names a listing leaves out as no
+//     answer may show them (a line break, a control or bidi character,
+//     bytes not UTF-8: the path gate refuses them, but a program that
+//     writes the store directly may not).
 //   - Only files memtool can show as text are searched: not images (the
 //     files view answers with an image block), not binary files (holding
 //     a NUL byte), not files larger than the read limit or with more lines

@@ -72,14 +72,16 @@ func (sr *search) dir(ctx context.Context, s Store, name string) error {
 }
 
 // hiddenBelow reports whether the file name, below the directory dir,
-// is or lies in an entry hidden from listings.
+// is or lies in an entry hidden from listings: a hidden name, or one a
+// listing leaves out because no answer may show it (a line break in it
+// would forge a line of the answer; see showable).
 func hiddenBelow(dir, name string) bool {
 	rel := name
 	if dir != "" {
 		rel = strings.TrimPrefix(name, dir+"/")
 	}
 	for c := range strings.SplitSeq(rel, "/") {
-		if hiddenName(c) {
+		if !visible(c) {
 			return true
 		}
 	}

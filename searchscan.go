@@ -238,8 +238,8 @@ func (w *scanWalk) walk(ctx context.Context, dir, real string) error {
 		return err
 	}
 	for _, fi := range infos {
-		if hiddenName(fi.Name) {
-			continue
+		if !visible(fi.Name) {
+			continue // hidden, or a name no answer may show (see showable)
 		}
 		name := path.Join(dir, fi.Name)
 		switch {
