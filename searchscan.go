@@ -136,35 +136,80 @@ func (sr *search) mayMatch(data []byte) bool {
 }
 
 // containsFoldASCII reports whether data holds t, an ASCII string, with
-// its letters in either case.
+// its letters in either case, in time linear in len(data): it jumps from
+// one place holding t's first letter (in either case) to the next, each
+// found once; if those places fail to begin t so often that comparing
+// them costs more than the bytes passed over, it goes on with a rolling
+// hash of the text folded to lower case.
 func containsFoldASCII(data []byte, t string) bool {
 	first := t[0]
 	other := first ^ 0x20
 	if !isASCIILetter(first) {
 		other = first
 	}
-	for i := 0; i+len(t) <= len(data); i++ {
-		c := data[i]
-		if c != first && c != other {
-			j := bytes.IndexByte(data[i:], first)
-			if other != first {
-				if k := bytes.IndexByte(data[i:], other); k >= 0 && (j < 0 || k < j) {
-					j = k
-				}
-			}
-			if j < 0 {
-				return false
-			}
-			i += j
-			if i+len(t) > len(data) {
-				return false
-			}
+	// nextFirst and nextOther are where first and other are next found at
+	// or after i, len(data) if nowhere; -1 until looked for.
+	nextFirst, nextOther, cost := -1, -1, 0
+	for i := 0; ; {
+		if nextFirst < i {
+			nextFirst = indexFrom(data, i, first)
 		}
-		if equalFoldASCII(data[i:i+len(t)], t) {
+		if nextOther < i {
+			nextOther = indexFrom(data, i, other)
+		}
+		j := min(nextFirst, nextOther)
+		if j+len(t) > len(data) {
+			return false
+		}
+		if equalFoldASCII(data[j:j+len(t)], t) {
 			return true
 		}
+		i = j + 1
+		if cost += len(t); cost > i+64 {
+			return indexFoldHash(data[i:], t)
+		}
 	}
-	return false
+}
+
+// indexFrom returns the index of the first c in data at or after i, or
+// len(data) if there is none.
+func indexFrom(data []byte, i int, c byte) int {
+	if k := bytes.IndexByte(data[i:], c); k >= 0 {
+		return i + k
+	}
+	return len(data)
+}
+
+// indexFoldHash reports whether data holds t, ASCII letters in either
+// case, by a Rabin-Karp rolling hash of the bytes folded to lower case.
+func indexFoldHash(data []byte, t string) bool {
+	const prime = 16777619
+	n := len(t)
+	if n > len(data) {
+		return false
+	}
+	var want, h, pow uint32 = 0, 0, 1
+	for i := range n {
+		want = want*prime + uint32(lowerASCII(t[i]))
+		h = h*prime + uint32(lowerASCII(data[i]))
+		pow *= prime
+	}
+	for i := n; ; i++ {
+		if h == want && equalFoldASCII(data[i-n:i], t) {
+			return true
+		}
+		if i == len(data) {
+			return false
+		}
+		h = h*prime + uint32(lowerASCII(data[i])) - pow*uint32(lowerASCII(data[i-n]))
+	}
+}
+
+func lowerASCII(c byte) byte {
+	if isASCIILetter(c) {
+		return c | 0x20
+	}
+	return c
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
