@@ -149,6 +149,9 @@ func Search(ctx context.Context, s Store, q SearchQuery, readLimit int64) (Searc
 	switch {
 	case errors.Is(err, ErrNotExist):
 		return SearchResult{}, searchErrorf(missingPath, p)
+	case errors.Is(err, ErrEscapes):
+		// Refused as view refuses it: no retry will reach it.
+		return SearchResult{}, searchErrorf("Path would escape %s directory via symlink", Root)
 	case err != nil:
 		return SearchResult{}, err
 	case fi.IsRegular() && wantDir:

@@ -38,8 +38,13 @@ func (m *Memory) SearchTool(ctx context.Context, input []byte) Result {
 		return errorResult("invalid memory_search input: " + msg)
 	}
 	res, err := m.Search(ctx, SearchQuery{Query: *in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive, Path: in.Path, Limit: in.Limit})
+	var ref Refusal
 	if se := (*SearchError)(nil); errors.As(err, &se) {
 		return errorResult(se.Reason)
+	} else if errors.Is(err, ErrBusy) {
+		return errorResult("the memory store is busy (another process holds it); try the search again")
+	} else if errors.As(err, &ref) {
+		return errorResult(string(ref)) // a store's or policy's refusal, worded for the model
 	} else if errors.Is(err, context.DeadlineExceeded) {
 		return errorResult("the search did not finish in time; narrow it with path and try again")
 	} else if err != nil {
