@@ -27,8 +27,10 @@ type SearchInput struct {
 // SearchTool runs one memory_search call, input being its JSON
 // arguments, and returns what the model reads: SearchText of the result,
 // or an error Result for an input or query it refuses (unknown members,
-// no query, a bad regular expression, a path outside /memories) and for
-// a store that fails (without its detail).
+// no query, a bad regular expression, a path outside /memories or
+// leading out of the store through a link), for a store or policy that
+// refuses it with a reason for the model (a Refusal: that reason) and
+// for a store that fails (without its detail).
 func (m *Memory) SearchTool(ctx context.Context, input []byte) Result {
 	if err := searchKeys(input); err != nil {
 		return errorResult(fmt.Sprintf("invalid memory_search input: %v", err))
