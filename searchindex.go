@@ -59,7 +59,10 @@ func (sr *search) dir(ctx context.Context, s Store, name string) error {
 	if len(sr.terms) > 0 && Has[Searcher](s) {
 		err := s.(Searcher).SearchFiles(ctx, name, IndexQuery{Terms: sr.terms, FoldCase: sr.foldCase, Limit: sr.readLimit},
 			func(fname string, data []byte) error {
-				if !hiddenBelow(name, fname) {
+				// Only files below the directory searched: an index
+				// that names another (a pattern that also matches a
+				// sibling's name) must not put it in the answer.
+				if isBelow(fname, name) && !hiddenBelow(name, fname) {
 					sr.file(ctx, fname, data)
 				}
 				return ctx.Err()
