@@ -1,8 +1,10 @@
 package memtool_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +79,27 @@ func TestReviewYSearchToolStoreRefusal(t *testing.T) {
 		if !r.IsError || !strings.Contains(r.Text, c.want) {
 			t.Errorf("memory_search with Stat failing with %v: %q, want %q", c.err, r.Text, c.want)
 		}
+	}
+}
+
+// A search its caller cancelled is answered as cancelled, not as a store
+// that did not answer (to be tried again), and is no store failure in
+// the log.
+func TestReviewYSearchToolCancelled(t *testing.T) {
+	s, err := filestore.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var log bytes.Buffer
+	m := memtool.New(s, &memtool.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := m.SearchTool(ctx, []byte(`{"query":"zebra"}`))
+	if !r.IsError || !strings.Contains(r.Text, "cancelled") || strings.Contains(r.Text, "did not answer") {
+		t.Errorf("memory_search cancelled: %q", r.Text)
+	}
+	if strings.Contains(log.String(), "store failure") {
+		t.Errorf("a cancelled search is logged as a store failure: %s", log.String())
 	}
 }

@@ -49,6 +49,8 @@ func (m *Memory) SearchTool(ctx context.Context, input []byte) Result {
 		return errorResult(string(ref)) // a store's or policy's refusal, worded for the model
 	} else if errors.Is(err, context.DeadlineExceeded) {
 		return errorResult("the search did not finish in time; narrow it with path and try again")
+	} else if errors.Is(err, context.Canceled) {
+		return errorResult("the search was cancelled")
 	} else if err != nil {
 		m.opts.Logger.ErrorContext(ctx, "memtool: store failure", "command", "memory_search", "path", in.Path, "err", err)
 		return errorResult("the search failed (the memory store did not answer); try again")
