@@ -103,3 +103,20 @@ func TestReviewYSearchToolCancelled(t *testing.T) {
 		t.Errorf("a cancelled search is logged as a store failure: %s", log.String())
 	}
 }
+
+// A limit too large is refused naming the limit the model gave: 1e20 was
+// refused as "The search limit 2147483647 is out of range".
+func TestReviewYSearchToolHugeLimit(t *testing.T) {
+	s, err := filestore.Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m := memtool.New(s, nil)
+	for _, limit := range []string{"1e20", "3000000000", "10001"} {
+		r := m.SearchTool(context.Background(), []byte(`{"query":"zebra","limit":`+limit+`}`))
+		if !r.IsError || !strings.Contains(r.Text, " "+limit+" ") || strings.Contains(r.Text, "2147483647") {
+			t.Errorf("memory_search with limit %s: %q", limit, r.Text)
+		}
+	}
+}

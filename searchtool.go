@@ -95,8 +95,10 @@ func decodeSearchInput(input []byte) (SearchInput, string) {
 			return SearchInput{}, fmt.Sprintf("limit must be a whole number, not %.20s", limit)
 		case f < 0:
 			return SearchInput{}, fmt.Sprintf("limit %s is less than 1", limit)
+		case f > MaxSearchLimit:
+			return SearchInput{}, fmt.Sprintf("limit %s is more than %d", limit, MaxSearchLimit)
 		}
-		in.SearchInput.Limit = int(min(f, math.MaxInt32)) // Search says what is out of range
+		in.SearchInput.Limit = int(f)
 	}
 	return in.SearchInput, ""
 }
