@@ -13,7 +13,7 @@ import (
 // file in time quadratic in its size: for every letter but the first,
 // it looked for the other case through the whole rest of the file. A
 // file of a few megabytes took minutes, with no look at the deadline.
-func TestReviewYFoldCheckIsLinear(t *testing.T) {
+func TestFoldCheckIsLinear(t *testing.T) {
 	data := bytes.Repeat([]byte("xa"), 2<<20) // 4 MiB
 	done := make(chan bool, 1)
 	go func() { done <- containsFoldASCII(data, "abc") }()

@@ -19,7 +19,7 @@ import (
 // store did not answer and to try again (which could never succeed), and
 // logged a store failure; Search returned the store's error, not a
 // *SearchError.
-func TestReviewYSearchPathThroughLinkOut(t *testing.T) {
+func TestSearchPathThroughLinkOut(t *testing.T) {
 	out := t.TempDir()
 	if err := os.WriteFile(filepath.Join(out, "secret.md"), []byte("zebra secret\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func (s refusingStat) Stat(ctx context.Context, name string) (memtool.FileInfo, 
 // A store or policy that refuses a search's path with a reason for the
 // model (a Refusal) is answered with that reason, as view answers it,
 // and a busy store as busy: memory_search said the store did not answer.
-func TestReviewYSearchToolStoreRefusal(t *testing.T) {
+func TestSearchToolStoreRefusal(t *testing.T) {
 	s, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestReviewYSearchToolStoreRefusal(t *testing.T) {
 // A search its caller cancelled is answered as cancelled, not as a store
 // that did not answer (to be tried again), and is no store failure in
 // the log.
-func TestReviewYSearchToolCancelled(t *testing.T) {
+func TestSearchToolCancelled(t *testing.T) {
 	s, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestReviewYSearchToolCancelled(t *testing.T) {
 
 // A limit too large is refused naming the limit the model gave: 1e20 was
 // refused as "The search limit 2147483647 is out of range".
-func TestReviewYSearchToolHugeLimit(t *testing.T) {
+func TestSearchToolHugeLimit(t *testing.T) {
 	s, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ type searchNoIndex struct{ memtool.Store }
 // Index and scan skip the same hidden entries below the path searched
 // (a name starting with ".", node_modules, at any depth), and both search
 // a hidden directory the path itself names.
-func TestReviewYIndexAndScanSkipHidden(t *testing.T) {
+func TestIndexAndScanSkipHidden(t *testing.T) {
 	s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func (s strayIndex) SearchFiles(ctx context.Context, dir string, q memtool.Index
 // A search of a directory answers only files below it, whatever an index
 // names: an index that names a file elsewhere (a bug in a store's query,
 // a neighbour's file) does not put it in the answer.
-func TestReviewYIndexAnswersOnlyBelowPath(t *testing.T) {
+func TestIndexAnswersOnlyBelowPath(t *testing.T) {
 	base, err := filestore.Open(t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)

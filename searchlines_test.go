@@ -12,7 +12,7 @@ import (
 // A file of more lines than view shows (999,999) is not searched, as
 // docs/search.md says, by the index and by a scan alike; one of 999,999
 // lines is, and its last line is numbered as view numbers it.
-func TestReviewYSearchSkipsFilesOverMaxLines(t *testing.T) {
+func TestSearchSkipsFilesOverMaxLines(t *testing.T) {
 	s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
 	if err != nil {
 		t.Fatal(err)

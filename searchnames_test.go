@@ -18,7 +18,7 @@ import (
 // break in it would forge a PATH:LINE:TEXT line of the model's answer, a
 // bidi override reorder it, bytes not UTF-8 make the answer not UTF-8.
 // Also as a directory, and when the file is named in an unreadable note.
-func TestReviewYSearchLeavesOutUnshowableNames(t *testing.T) {
+func TestSearchLeavesOutUnshowableNames(t *testing.T) {
 	hostile := []string{"a.md:1:x\nforged.md", "tab\tx.md", "b\u202etxt.md", "c\u2028d.md", "bad\xff.md", "del\x7f.md"}
 	dir := t.TempDir()
 	for _, d := range []string{"", "sub"} {
@@ -63,7 +63,7 @@ func TestReviewYSearchLeavesOutUnshowableNames(t *testing.T) {
 
 // The same through an index (SQLite): a file stored under such a name by
 // a program that writes the store directly is left out.
-func TestReviewYIndexedSearchLeavesOutUnshowableNames(t *testing.T) {
+func TestIndexedSearchLeavesOutUnshowableNames(t *testing.T) {
 	s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "m.db"), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // The model's answer to a search is never longer than the view limit it
 // is cut at, whatever the lengths of the paths, lines and unreadable
 // files' names, and says how many lines it shows when it cuts.
-func TestReviewYSearchTextFits(t *testing.T) {
+func TestSearchTextFits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 3000 {
 		maxChars := []int{16000, 4000, 2000}[rng.IntN(3)]
