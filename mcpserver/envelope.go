@@ -61,6 +61,8 @@ const maxExactID = 1 << 53
 //     front of it may read the first, or fold case. The arguments of a
 //     tools/call are left to the tool's own strict parser, which refuses
 //     the same and tells the model so;
+//   - a message whose "jsonrpc" is not "2.0" (the SDK's reader fails
+//     on it, ending a stdio session);
 //   - an id that is neither a string nor an integer of at most 2^53 in
 //     size (1.5 would be answered as 1);
 //   - a batch that is empty, holds anything but objects, or gives one id
@@ -146,6 +148,7 @@ type message struct {
 	id        json.RawMessage // canonical (see canonicalID), nil if none
 	rawID     json.RawMessage // as sent
 	method    string
+	version   json.RawMessage // "jsonrpc", as sent
 	arguments json.RawMessage // params.arguments, checked once method is known
 }
 
@@ -157,6 +160,8 @@ func (m *message) readObject(dec *json.Decoder) *messageError {
 		switch key {
 		case "id":
 			err = dec.Decode(&m.rawID)
+		case "jsonrpc":
+			err = dec.Decode(&m.version)
 		case "method":
 			var raw json.RawMessage
 			if err = dec.Decode(&raw); err == nil {
@@ -194,13 +199,18 @@ func (m *message) readParams(dec *json.Decoder) *messageError {
 	})
 }
 
-// check checks the id, and the arguments of any method but tools/call,
-// whose tool checks its own; a refusal carries the id if it is sound.
+// check checks the id, the version, and the arguments of any method but
+// tools/call, whose tool checks its own; a refusal carries the id if it
+// is sound.
 func (m *message) check() *messageError {
 	if m.rawID != nil && string(m.rawID) != "null" {
 		if m.id = canonicalID(m.rawID); m.id == nil {
 			return &messageError{code: codeInvalidRequest, msg: fmt.Sprintf("Invalid Request: the id %.40s is not a string or an integer of at most 2^53", m.rawID)}
 		}
+	}
+	if string(m.version) != `"2.0"` {
+		// The SDK's reader fails on it, ending the session.
+		return &messageError{code: codeInvalidRequest, id: m.id, msg: `Invalid Request: a message must have "jsonrpc": "2.0"`}
 	}
 	if m.arguments != nil && m.method != "tools/call" {
 		if refusal := checkValue(json.NewDecoder(bytes.NewReader(m.arguments))); refusal != nil {

@@ -82,8 +82,10 @@ func WriteNew(name string, data []byte, perm os.FileMode) error {
 
 // Replace puts data in name atomically: a new file (mode 0600) beside it
 // is written and fsynced, renamed over name, and the directory fsynced.
-// Readers see the old content or the new. It does not lock: callers that
-// may replace the same file at once must take turns themselves.
+// Readers see the old content or the new. An error from the directory's
+// fsync comes after the rename: the new content is in place, but a crash
+// may still take it back. It does not lock: callers that may replace the
+// same file at once must take turns themselves.
 func Replace(name string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp-*")
 	if err != nil {
