@@ -60,7 +60,15 @@ func runKeygen(inv *invocation, id, out, rotate string) int {
 // under a lock on its directory, so that rotations at the same time (in
 // any processes) each keep the others' keys: a key lost after rekey used
 // it would leave the files it sealed unreadable.
+//
+// A name that is a symbolic link is followed: the file it leads to gets
+// the key, keeping its mode, and the link stays, so that whatever reads
+// that file (a service, through its group) sees the new key.
 func rotateKeyFile(name string, key encrypt.Key) error {
+	name, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return err
+	}
 	dir, err := os.Open(filepath.Dir(name))
 	if err != nil {
 		return err
@@ -68,6 +76,10 @@ func rotateKeyFile(name string, key encrypt.Key) error {
 	defer dir.Close() // drops the lock
 	if err := flock(dir); err != nil {
 		return fmt.Errorf("locking the key file's directory: %w", err)
+	}
+	fi, err := os.Stat(name)
+	if err != nil {
+		return err
 	}
 	old, err := os.ReadFile(name)
 	if err != nil {
@@ -87,6 +99,11 @@ func rotateKeyFile(name string, key encrypt.Key) error {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s is in the way (a keygen that did not finish?); remove it", tmp)
 		}
+		return err
+	}
+	// The file's own mode, which the umask may have narrowed at creation.
+	if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	if err := os.Rename(tmp, name); err != nil {

@@ -132,3 +132,44 @@ func TestKeygenRotateAtOnce(t *testing.T) {
 		t.Errorf("the key file's directory holds %d entries, want the key file alone", len(entries))
 	}
 }
+
+// TestKeygenRotateThroughLink: --rotate of a key file named through a
+// symbolic link (a secrets mount, a shared config) adds the key to the
+// file the link leads to, and keeps the link, and the file's mode: a
+// service that reads the file (through its group's permission) sees the
+// new key, where a rotation that replaced the link with a file of its own
+// would leave it the old keys alone.
+func TestKeygenRotateThroughLink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "secrets", "keys")
+	if err := os.Mkdir(filepath.Dir(real), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runBinary(t, "", "keygen", "--id", "old", "--out", real); code != 0 {
+		t.Fatalf("keygen: exit %d, %q", code, stderr)
+	}
+	if err := os.Chmod(real, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "keys")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runBinary(t, "", "keygen", "--id", "new", "--rotate", link); code != 0 {
+		t.Fatalf("--rotate: exit %d, %q", code, stderr)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is no longer a link: %v, %v", fi.Mode(), err)
+	}
+	data, _ := os.ReadFile(real)
+	if keys, err := encrypt.ParseKeys(string(data)); err != nil || len(keys) != 2 {
+		t.Errorf("the file the link leads to holds %d keys (%v), want 2", len(keys), err)
+	}
+	if fi, err := os.Stat(real); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("the key file's mode after --rotate: %v, %v; want 0640 kept", fi.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(real)); len(entries) != 1 {
+		t.Errorf("left beside the key file: %v", entries)
+	}
+}
