@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
@@ -203,6 +204,10 @@ func storeLabel(url, tenant string) string {
 func applyPolicy(base memtool.Store, p *policyFile, keys []encrypt.Key, tenant string, env *cliEnv) (*policyStack, error) {
 	st := &policyStack{}
 	s := base
+	if p.record().on() {
+		// The store holds a policy record, or will: not the model's.
+		s = hideRecord(s)
+	}
 	if p.Encrypt {
 		var err error
 		if s, err = encrypt.New(s, keys, &encrypt.Options{Tenant: tenant}); err != nil {
@@ -289,4 +294,37 @@ func (s changesAudited) Rename(ctx context.Context, oldname, newname string) err
 
 func (s changesAudited) RemoveAll(ctx context.Context, name string) error {
 	return memtool.ForwardRemoveAll(ctx, s.audited, name)
+}
+
+// recordHidden is a store that leaves its policy record (recordName) out
+// of the listings of its root, for the policies over it: a store that
+// lists it (SQLite, say) would otherwise have the limits policy count it
+// against max_files and max_bytes, and memtool info count it as a file
+// of the memory. Everything else passes through.
+type recordHidden struct {
+	memtool.Store
+	memtool.Forwarder
+}
+
+func hideRecord(s memtool.Store) memtool.Store {
+	return recordHidden{s, memtool.Forward(s, func(t memtool.Store, _ string) memtool.Store { return hideRecord(t) })}
+}
+
+func (s recordHidden) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, error) {
+	fis, err := s.Store.ReadDir(ctx, name)
+	if name == "" {
+		fis = slices.DeleteFunc(fis, func(fi memtool.FileInfo) bool { return fi.Name == recordName })
+	}
+	return fis, err
+}
+
+// SearchFiles keeps the store's index for the policies over it that
+// search with it.
+func (s recordHidden) SearchFiles(ctx context.Context, dir string, q memtool.IndexQuery, fn func(name string, data []byte) error) error {
+	return memtool.ForwardSearchFiles(ctx, s.Store, dir, q, func(name string, data []byte) error {
+		if name == recordName {
+			return nil
+		}
+		return fn(name, data)
+	})
 }
