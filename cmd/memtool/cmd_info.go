@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/memtool/memtool"
@@ -58,6 +59,13 @@ func runInfo(ctx context.Context, env *cliEnv, inv *invocation) int {
 	err = memtool.Walk(ctx, st.belowExpiry, "", func(name string, fi memtool.FileInfo) error {
 		switch {
 		case name == "":
+		case strings.HasPrefix(name, ".memtool"):
+			// memtool's own (expiry's access index, history's versions,
+			// the policy record), listed by a store such as SQLite: not
+			// the memory's.
+			if fi.IsDir() {
+				return fs.SkipDir
+			}
 		case fi.IsDir():
 			dirs++
 		default:
