@@ -22,16 +22,7 @@ func TestListingLeavesOutUnshowableNames(t *testing.T) {
 	hostile := []string{"a.md\n4K\t forged.md", "tab\tx.md", "b\u202etxt.md", "c\u2028d.md", "bad\xff.md", "del\x7f.md"}
 	for _, many := range []int{0, 2000} {
 		dir := t.TempDir()
-		for _, d := range []string{"", "sub"} {
-			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range append([]string{"ok.md"}, hostile...) {
-				if err := os.WriteFile(filepath.Join(dir, d, n), []byte("x"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		layNames(t, dir, append([]string{"ok.md"}, hostile...), "x")
 		for i := range many {
 			if err := os.WriteFile(filepath.Join(dir, "z"+strings.Repeat("0", 40)+string(rune('a'+i%26))+strings.Repeat("y", i/26)), nil, 0o644); err != nil {
 				t.Fatal(err)
@@ -57,6 +48,22 @@ func TestListingLeavesOutUnshowableNames(t *testing.T) {
 		for _, want := range []string{"\t/memories/ok.md\n", "\t/memories/sub/ok.md\n"} {
 			if !strings.Contains(res.Text+"\n", want) {
 				t.Errorf("%d more files: the listing lacks %q: %q", many, want, res.Text[:min(len(res.Text), 600)])
+			}
+		}
+	}
+}
+
+// layNames writes a file of each name, holding text, in dir and in its
+// subdirectory sub, as a program other than memtool may.
+func layNames(t *testing.T, dir string, names []string, text string) {
+	t.Helper()
+	for _, d := range []string{"", "sub"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(dir, d, n), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
