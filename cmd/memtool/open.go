@@ -122,18 +122,12 @@ func runOne(ctx context.Context, inv *invocation, cmd memtool.Command, create bo
 // refused reports whether the path gate refuses a path of a command that
 // writes. (A view opens the store all the same: it never creates one.)
 func refused(cmd memtool.Command) bool {
-	var paths []string
-	switch c := cmd.(type) {
-	case *memtool.Create:
-		paths = []string{c.Path}
-	case *memtool.StrReplace:
-		paths = []string{c.Path}
-	case *memtool.Insert:
-		paths = []string{c.Path}
-	case *memtool.Delete:
-		paths = []string{c.Path}
-	case *memtool.Rename:
-		paths = []string{c.OldPath, c.NewPath}
+	if _, ok := cmd.(*memtool.View); ok {
+		return false
+	}
+	paths := []string{cmd.Target()}
+	if r, ok := cmd.(*memtool.Rename); ok {
+		paths = append(paths, r.NewPath)
 	}
 	for _, p := range paths {
 		if _, _, err := memtool.CleanPath(p); err != nil {
