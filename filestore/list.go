@@ -63,7 +63,7 @@ func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name 
 		complete, changed, err = s.readSnapshot(ctx, d, limit, func(n string) bool {
 			names = append(names, n)
 			return true
-		})
+		}, fn)
 		if err == nil && complete && len(names) <= max {
 			entries, vanished = s.examine(d, name, names)
 		}
@@ -80,15 +80,9 @@ func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name 
 				break
 			}
 		}
-		return nil, true, nil
 	}
-	// More than limit bytes of entries: more than max names.
-	if _, err := d.Seek(0, io.SeekStart); err != nil {
-		return nil, false, mapErr("readdir", name, err)
-	}
-	if err := readNames(ctx, d, fn); err != nil {
-		return nil, false, mapErr("readdir", name, err)
-	}
+	// Else more than limit bytes of entries, more than max names: fn has
+	// had them all.
 	return nil, true, nil
 }
 

@@ -42,10 +42,12 @@ func readOn(ctx context.Context, d *os.File, special bool, fn func(string) bool)
 
 // readSnapshot calls fn with the names of the directory d, as readNames
 // gives them, if their entries take at most limit bytes (limit <= 0: any
-// number); else it answers complete = false without calling fn. See
-// snapshot, and changed there.
-func (s *Store) readSnapshot(ctx context.Context, d *os.File, limit int, fn func(string) bool) (complete, changed bool, err error) {
-	return s.snapshot(ctx, d, limit, false, fn)
+// number). Otherwise it answers complete = false and calls rest with
+// every name instead, as readNames would from the start, reading on from
+// what it has read rather than reading that again. See snapshot, and
+// changed there.
+func (s *Store) readSnapshot(ctx context.Context, d *os.File, limit int, fn, rest func(string) bool) (complete, changed bool, err error) {
+	return s.snapshot(ctx, d, limit, false, fn, rest)
 }
 
 // dirNames returns the names in the directory d but for the store's own,
@@ -54,14 +56,15 @@ func (s *Store) dirNames(ctx context.Context, d *os.File) (names []string, chang
 	_, changed, err = s.snapshot(ctx, d, 0, true, func(n string) bool {
 		names = append(names, n)
 		return true
-	})
+	}, nil)
 	return names, changed, err
 }
 
 // snapshot reads the names of d in one getdents call, which holds the
 // directory's lock against the renames, links and unlinks in it: from the
-// start, with a buffer it doubles until they fit (up to limit bytes, if
-// limit > 0). A listing read in several calls is of no moment: tmpfs
+// start, with a buffer of firstRead bytes that it doubles until they fit
+// (up to limit bytes, if limit > 0; past it, the names go to rest, read
+// on as readOn reads). A listing read in several calls is of no moment: tmpfs
 // gives a name renamed into a directory a new place in it, so such a
 // listing may pass over a file replaced meanwhile, or list a renamed one
 // under both its names. So changed reports a read that came in parts
@@ -75,14 +78,17 @@ func (s *Store) dirNames(ctx context.Context, d *os.File) (names []string, chang
 // catches (between clock ticks; timestamps are coarse) a change that one
 // call may miss where the seek to the start fixes where a listing ends
 // (tmpfs in some kernels).
-func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special bool, fn func(string) bool) (complete, changed bool, err error) {
+func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special bool, fn, rest func(string) bool) (complete, changed bool, err error) {
 	var (
 		probe         [2 * maxDirent]byte
 		before, after unix.Stat_t
 	)
-	for size := 16 << 10; ; size *= 2 {
+	for size := 0; ; size *= 2 {
 		if err := withFd(d, func(fd int) error { return fstat(fd, &before) }); err != nil {
 			return false, false, err
+		}
+		if size == 0 {
+			size = firstRead(before.Size, limit)
 		}
 		if _, err := d.Seek(0, io.SeekStart); err != nil {
 			return false, false, err
@@ -102,7 +108,7 @@ func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special boo
 			return false, false, err
 		case m > 0 && n > size-maxDirent: // they did not fit
 			if limit > 0 && size >= limit {
-				return false, false, nil
+				return false, false, readRest(ctx, d, special, rest, buf[:n], probe[:m])
 			}
 			continue
 		case m <= 0: // the first call read them all
@@ -111,14 +117,34 @@ func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special boo
 		}
 		// Answered in parts, or changed between the calls: read on, but
 		// the names are of no one moment.
-		changed = true
-		for _, b := range [][]byte{buf[:n], probe[:m]} {
-			if more, err := emitNames(b, special, fn); err != nil || !more {
-				return true, changed, err
-			}
-		}
-		return true, changed, readOn(ctx, d, special, fn)
+		return true, true, readRest(ctx, d, special, fn, buf[:n], probe[:m])
 	}
+}
+
+// firstRead is the buffer snapshot first reads a directory with: the
+// directory's size as fstat gives it (on ext4 its blocks, on tmpfs 20
+// bytes an entry) and half again, as an entry read takes more room than
+// one stored, within 16 KiB and limit (without a limit, 1 MiB). It is a
+// guess: too small, snapshot reads again with twice the room; but most
+// directories' entries fit at once, and the names of a large one, more
+// than limit bytes, are read once, not a part of them once per doubling.
+func firstRead(size int64, limit int) int {
+	ceiling := int64(1 << 20)
+	if limit > 0 {
+		ceiling = int64(limit)
+	}
+	return int(max(min(size+size/2, ceiling), 16<<10))
+}
+
+// readRest calls fn with the names in the reads done, then with those of
+// the rest of d, as readOn reads them.
+func readRest(ctx context.Context, d *os.File, special bool, fn func(string) bool, done ...[]byte) error {
+	for _, b := range done {
+		if more, err := emitNames(b, special, fn); err != nil || !more {
+			return err
+		}
+	}
+	return readOn(ctx, d, special, fn)
 }
 
 func getdents(d *os.File, buf []byte) (n int, err error) {
@@ -130,8 +156,15 @@ func getdents(d *os.File, buf []byte) (n int, err error) {
 			}
 		}
 	})
+	if readHook != nil && n > 0 {
+		readHook(n)
+	}
 	return n, err
 }
+
+// readHook, set by a test, is given the bytes of entries each read of a
+// directory returned.
+var readHook func(n int)
 
 // emitNames calls fn with the names of the entries in b, what one
 // getdents call read, but for "." and "..", the store's own and, unless

@@ -14,9 +14,10 @@ func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 
 // readSnapshot reads the names as readNames does, then calls fn with
 // them if they are at most limit/maxDirent (limit <= 0: any number);
-// else it answers complete = false without calling fn. It cannot tell
-// whether the directory changed meanwhile.
-func (s *Store) readSnapshot(ctx context.Context, d *os.File, limit int, fn func(string) bool) (complete, changed bool, err error) {
+// else it answers complete = false and calls rest with every name, read
+// again from the start. It cannot tell whether the directory changed
+// meanwhile.
+func (s *Store) readSnapshot(ctx context.Context, d *os.File, limit int, fn, rest func(string) bool) (complete, changed bool, err error) {
 	if _, err := d.Seek(0, io.SeekStart); err != nil {
 		return false, false, err
 	}
@@ -29,7 +30,10 @@ func (s *Store) readSnapshot(ctx context.Context, d *os.File, limit int, fn func
 	case err != nil:
 		return false, false, err
 	case limit > 0 && len(names)*maxDirent > limit:
-		return false, false, nil
+		if _, err := d.Seek(0, io.SeekStart); err != nil {
+			return false, false, err
+		}
+		return false, false, readNamesPortable(ctx, d, rest)
 	}
 	for _, n := range names {
 		if !fn(n) {
