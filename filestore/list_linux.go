@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -169,38 +170,64 @@ var readHook func(n int)
 // emitNames calls fn with the names of the entries in b, what one
 // getdents call read, but for "." and "..", the store's own and, unless
 // special, FIFOs, sockets and devices (by d_type). The names go into one
-// string. more is false once fn has returned false.
+// string, allocated to their size. more is false once fn has returned
+// false.
 func emitNames(b []byte, special bool, fn func(string) bool) (more bool, err error) {
-	arena := make([]byte, 0, len(b))
-	var ends []int
-	// struct linux_dirent64: ino u64, off s64, reclen u16, type u8,
-	// then the name, NUL-terminated.
-	for len(b) >= 19 {
-		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-		if reclen < 19 || reclen > len(b) {
-			return false, unix.EIO
+	size, count := 0, 0
+	for rest := b; len(rest) > 0; {
+		name, listed, next, err := nextEntry(rest, special)
+		if err != nil {
+			return false, err
 		}
-		typ, name := b[18], b[19:reclen]
-		if i := bytes.IndexByte(name, 0); i >= 0 {
-			name = name[:i]
+		if listed {
+			size += len(name)
+			count++
 		}
-		b = b[reclen:]
-		switch {
-		case string(name) == "." || string(name) == "..", ownEntry(string(name)):
-			continue
-		case special:
-		case typ == unix.DT_FIFO, typ == unix.DT_SOCK, typ == unix.DT_CHR, typ == unix.DT_BLK:
-			continue
-		}
-		arena = append(arena, name...)
-		ends = append(ends, len(arena))
+		rest = next
 	}
-	all, start := string(arena), 0
+	var all strings.Builder
+	all.Grow(size)
+	ends := make([]int, 0, count)
+	for rest := b; len(rest) > 0; {
+		name, listed, next, _ := nextEntry(rest, special)
+		if listed {
+			all.Write(name)
+			ends = append(ends, all.Len())
+		}
+		rest = next
+	}
+	names, start := all.String(), 0
 	for _, end := range ends {
-		if !fn(all[start:end]) {
+		if !fn(names[start:end]) {
 			return false, nil
 		}
 		start = end
 	}
 	return true, nil
+}
+
+// nextEntry reads the entry at the start of b (struct linux_dirent64:
+// ino u64, off s64, reclen u16, type u8, then the name, NUL-terminated)
+// and reports whether emitNames lists it, and what follows it. A
+// trailing part shorter than an entry is nothing.
+func nextEntry(b []byte, special bool) (name []byte, listed bool, rest []byte, err error) {
+	if len(b) < 19 {
+		return nil, false, nil, nil
+	}
+	reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+	if reclen < 19 || reclen > len(b) {
+		return nil, false, nil, unix.EIO
+	}
+	typ, name := b[18], b[19:reclen]
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	switch {
+	case string(name) == "." || string(name) == "..", ownEntry(string(name)):
+		return name, false, b[reclen:], nil
+	case special:
+	case typ == unix.DT_FIFO, typ == unix.DT_SOCK, typ == unix.DT_CHR, typ == unix.DT_BLK:
+		return name, false, b[reclen:], nil
+	}
+	return name, true, b[reclen:], nil
 }
