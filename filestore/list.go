@@ -58,6 +58,12 @@ func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name 
 	)
 	complete := true
 	err = s.stable(ctx, func() (bool, error) {
+		if !complete {
+			// fn has had every name: stable may try once more (an older
+			// memtool's lock file appeared), but fn must not have them
+			// again.
+			return true, nil
+		}
 		names = names[:0]
 		var changed, vanished bool
 		complete, changed, err = s.readSnapshot(ctx, d, limit, func(n string) bool {
