@@ -6,7 +6,6 @@ package filestore
 import (
 	"context"
 	"io"
-	"math"
 	"os"
 	"strings"
 
@@ -48,9 +47,8 @@ func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name 
 		return nil, false, err
 	}
 	defer d.Close()
-	limit := 0 // enough for more than max entries, however long their names
-	if max < math.MaxInt/maxDirent-3 {
-		limit = (max + 3) * maxDirent
+	if max < 0 {
+		max = 0 // no names are at most max
 	}
 	var (
 		names   []string
@@ -66,7 +64,7 @@ func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name 
 		}
 		names = names[:0]
 		var changed, vanished bool
-		complete, changed, err = s.readSnapshot(ctx, d, limit, func(n string) bool {
+		complete, changed, err = s.readSnapshot(ctx, d, max, func(n string) bool {
 			names = append(names, n)
 			return true
 		}, fn)
@@ -87,8 +85,7 @@ func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name 
 			}
 		}
 	}
-	// Else more than limit bytes of entries, more than max names: fn has
-	// had them all.
+	// Else a read found more than max names: fn has had them all.
 	return nil, true, nil
 }
 

@@ -42,19 +42,19 @@ func readOn(ctx context.Context, d *os.File, special bool, fn func(string) bool)
 }
 
 // readSnapshot calls fn with the names of the directory d, as readNames
-// gives them, if their entries take at most limit bytes (limit <= 0: any
-// number). Otherwise it answers complete = false and calls rest with
-// every name instead, as readNames would from the start, reading on from
-// what it has read rather than reading that again. See snapshot, and
-// changed there.
-func (s *Store) readSnapshot(ctx context.Context, d *os.File, limit int, fn, rest func(string) bool) (complete, changed bool, err error) {
-	return s.snapshot(ctx, d, limit, false, fn, rest)
+// gives them, unless a read of them finds more than max (max < 0: any
+// number). Then it answers complete = false and calls rest with every
+// name instead, as readNames would from the start, reading on from what
+// it has read rather than reading that again. See snapshot, and changed
+// there.
+func (s *Store) readSnapshot(ctx context.Context, d *os.File, max int, fn, rest func(string) bool) (complete, changed bool, err error) {
+	return s.snapshot(ctx, d, max, false, fn, rest)
 }
 
 // dirNames returns the names in the directory d but for the store's own,
 // for ReadDir. See snapshot, and changed there.
 func (s *Store) dirNames(ctx context.Context, d *os.File) (names []string, changed bool, err error) {
-	_, changed, err = s.snapshot(ctx, d, 0, true, func(n string) bool {
+	_, changed, err = s.snapshot(ctx, d, -1, true, func(n string) bool {
 		names = append(names, n)
 		return true
 	}, nil)
@@ -64,8 +64,9 @@ func (s *Store) dirNames(ctx context.Context, d *os.File) (names []string, chang
 // snapshot reads the names of d in one getdents call, which holds the
 // directory's lock against the renames, links and unlinks in it: from the
 // start, with a buffer of firstRead bytes that it doubles until they fit
-// (up to limit bytes, if limit > 0; past it, the names go to rest, read
-// on as readOn reads). A listing read in several calls is of no moment: tmpfs
+// or, if max >= 0, until a read that did not hold them all holds more
+// than max of the names it lists (the entries it leaves out take room
+// too): then the names go to rest, read on as readOn reads. A listing read in several calls is of no moment: tmpfs
 // gives a name renamed into a directory a new place in it, so such a
 // listing may pass over a file replaced meanwhile, or list a renamed one
 // under both its names. So changed reports a read that came in parts
@@ -79,7 +80,7 @@ func (s *Store) dirNames(ctx context.Context, d *os.File) (names []string, chang
 // catches (between clock ticks; timestamps are coarse) a change that one
 // call may miss where the seek to the start fixes where a listing ends
 // (tmpfs in some kernels).
-func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special bool, fn, rest func(string) bool) (complete, changed bool, err error) {
+func (s *Store) snapshot(ctx context.Context, d *os.File, max int, special bool, fn, rest func(string) bool) (complete, changed bool, err error) {
 	var (
 		probe         [2 * maxDirent]byte
 		before, after unix.Stat_t
@@ -89,7 +90,7 @@ func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special boo
 			return false, false, err
 		}
 		if size == 0 {
-			size = firstRead(before.Size, limit)
+			size = firstRead(before.Size, max)
 		}
 		if _, err := d.Seek(0, io.SeekStart); err != nil {
 			return false, false, err
@@ -108,8 +109,12 @@ func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special boo
 		case err != nil:
 			return false, false, err
 		case m > 0 && n > size-maxDirent: // they did not fit
-			if limit > 0 && size >= limit {
-				return false, false, readRest(ctx, d, special, rest, buf[:n], probe[:m])
+			more, err := listedMore(buf[:n], special, max)
+			if err == nil && more {
+				err = readRest(ctx, d, special, rest, buf[:n], probe[:m])
+			}
+			if err != nil || more {
+				return false, false, err
 			}
 			continue
 		case m <= 0: // the first call read them all
@@ -125,16 +130,38 @@ func (s *Store) snapshot(ctx context.Context, d *os.File, limit int, special boo
 // firstRead is the buffer snapshot first reads a directory with: the
 // directory's size as fstat gives it (on ext4 its blocks, on tmpfs 20
 // bytes an entry) and half again, as an entry read takes more room than
-// one stored, within 16 KiB and limit (without a limit, 1 MiB). It is a
-// guess: too small, snapshot reads again with twice the room; but most
-// directories' entries fit at once, and the names of a large one, more
-// than limit bytes, are read once, not a part of them once per doubling.
-func firstRead(size int64, limit int) int {
+// one stored, within 16 KiB and the room of names+3 entries of the longest
+// names (names < 0: 1 MiB). It is a guess: too small, snapshot reads again
+// with twice the room; but most directories' entries fit at once, and the
+// names of a large one, more than names, are read once, not a part of them
+// once per doubling.
+func firstRead(size int64, names int) int {
 	ceiling := int64(1 << 20)
-	if limit > 0 {
-		ceiling = int64(limit)
+	if names >= 0 && names < (1<<20)/maxDirent-3 {
+		ceiling = int64(names+3) * maxDirent
 	}
 	return int(max(min(size+size/2, ceiling), 16<<10))
+}
+
+// listedMore reports whether the entries in b, what one getdents call
+// read, hold more than max names that emitNames lists (max < 0: never).
+func listedMore(b []byte, special bool, max int) (bool, error) {
+	if max < 0 {
+		return false, nil
+	}
+	for count := 0; len(b) > 0; {
+		_, listed, rest, err := nextEntry(b, special)
+		if err != nil {
+			return false, err
+		}
+		if listed {
+			if count++; count > max {
+				return true, nil
+			}
+		}
+		b = rest
+	}
+	return false, nil
 }
 
 // readRest calls fn with the names in the reads done, then with those of

@@ -13,23 +13,22 @@ func readNames(ctx context.Context, d *os.File, fn func(string) bool) error {
 }
 
 // readSnapshot reads the names as readNames does, then calls fn with
-// them if they are at most limit/maxDirent (limit <= 0: any number);
-// else it answers complete = false and calls rest with every name, read
-// again from the start. It cannot tell whether the directory changed
-// meanwhile.
-func (s *Store) readSnapshot(ctx context.Context, d *os.File, limit int, fn, rest func(string) bool) (complete, changed bool, err error) {
+// them if they are at most max (max < 0: any number); else it answers
+// complete = false and calls rest with every name, read again from the
+// start. It cannot tell whether the directory changed meanwhile.
+func (s *Store) readSnapshot(ctx context.Context, d *os.File, max int, fn, rest func(string) bool) (complete, changed bool, err error) {
 	if _, err := d.Seek(0, io.SeekStart); err != nil {
 		return false, false, err
 	}
 	var names []string
 	err = readNamesPortable(ctx, d, func(n string) bool {
 		names = append(names, n)
-		return limit <= 0 || len(names)*maxDirent <= limit
+		return max < 0 || len(names) <= max
 	})
 	switch {
 	case err != nil:
 		return false, false, err
-	case limit > 0 && len(names)*maxDirent > limit:
+	case max >= 0 && len(names) > max:
 		if _, err := d.Seek(0, io.SeekStart); err != nil {
 			return false, false, err
 		}
