@@ -18,12 +18,7 @@ import (
 // directory types and ListDir does not list.
 func TestListDirAtMostMaxBesideUnlisted(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "memories")
-	s, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	dir, s := openTemp(t)
 	for _, max := range []int{10, 100, 1000} {
 		sub := fmt.Sprint("d", max)
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {

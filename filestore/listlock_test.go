@@ -23,12 +23,7 @@ import (
 // lock, as an older memtool makes it.
 func TestListDirHandsNamesOnceUnderTheLock(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "memories")
-	s, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	dir, s := openTemp(t)
 	write := func(name string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {

@@ -17,12 +17,7 @@ import (
 // the buffer. Every name is given once.
 func TestListDirReadsManyNamesOnce(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "memories")
-	s, err := Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	dir, s := openTemp(t)
 	var want []string
 	for i := range 3000 {
 		name := fmt.Sprintf("note-%06d.md", i)
@@ -67,4 +62,16 @@ func TestListDirReadsManyNamesOnce(t *testing.T) {
 			t.Errorf("ListDir(max %d) read at least %d bytes of entries; one pass over the directory is %d", max, least, onePass)
 		}
 	}
+}
+
+// openTemp opens a store in a new directory, closed when t ends.
+func openTemp(t *testing.T) (string, *Store) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "memories")
+	s, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return dir, s
 }
