@@ -57,6 +57,10 @@ type Error struct {
 	Path  string // the virtual path
 	KeyID string // the key the file names, if it could be read
 	Err   error  // ErrNotEncrypted, ErrUnknownKey or ErrAuth
+
+	// later is the magic of a later format than this package reads
+	// (ErrNotEncrypted), "" for bytes in no format of it.
+	later string
 }
 
 func (e *Error) Error() string { return e.reason() }
@@ -75,6 +79,9 @@ func (e *Error) reason() string {
 func (e *Error) cause() string {
 	switch e.Err {
 	case ErrNotEncrypted:
+		if e.later != "" {
+			return fmt.Sprintf("it is encrypted in a format this memtool does not read (%s: written by a newer memtool, or damaged)", e.later)
+		}
 		return "it is not encrypted in memtool's format (written without encryption, or damaged)"
 	case ErrUnknownKey:
 		return fmt.Sprintf("it was encrypted with key %q, which is not configured", e.KeyID)
@@ -210,7 +217,7 @@ func (s *Store) seal(plain []byte) ([]byte, error) {
 func (s *Store) open(name string, data []byte) ([]byte, error) {
 	vp := memtool.VirtualPath(name)
 	if len(data) < Overhead || !isSealed(data) {
-		return nil, &Error{Path: vp, Err: ErrNotEncrypted}
+		return nil, &Error{Path: vp, Err: ErrNotEncrypted, later: laterMagic(data)}
 	}
 	id := string(bytes.TrimRight(data[len(magic):len(magic)+MaxKeyIDLen], "\x00"))
 	k, ok := s.keys[id]
@@ -235,6 +242,18 @@ func (s *Store) open(name string, data []byte) ([]byte, error) {
 // isSealed reports whether data starts with the magic of either format.
 func isSealed(data []byte) bool {
 	return bytes.HasPrefix(data, []byte(magic)) || bytes.HasPrefix(data, []byte(magicV1))
+}
+
+// laterMagic returns the magic data starts with if it is that of a later
+// format than mte2 ("mte" and a digit from 3), and "" otherwise.
+func laterMagic(data []byte) string {
+	if len(data) < len(magic) || !bytes.HasPrefix(data, []byte("mte")) {
+		return ""
+	}
+	if d := data[len(magic)-1]; d < '3' || d > '9' {
+		return ""
+	}
+	return string(data[:len(magic)])
 }
 
 // plainSize is the size of a stored file's plaintext.
