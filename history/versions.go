@@ -51,19 +51,36 @@ func (s *Store) claim(ctx context.Context, name, op string) (string, error) {
 	return path.Join(dir, fmt.Sprintf("%06d-%d-%s", n, s.opts.Now().UnixNano(), op)), nil
 }
 
-// next advances the counter of dir and returns its new value.
+// next advances the counter of dir and returns its new value, which is
+// above every version in dir too: a memtool from before counters (it
+// numbered a version one above the highest there and left the counter as
+// it was) may share the store, and a number from a counter behind its
+// versions would be one already kept.
 func (s *Store) next(ctx context.Context, dir string) (int, error) {
 	counter := path.Join(dir, counterFile)
+	kept, err := highest(ctx, s.inner, dir)
+	if err != nil {
+		return 0, err
+	}
 	var n int
-	err := s.inner.Update(ctx, counter, 32, func(old []byte) ([]byte, error) {
+	err = s.inner.Update(ctx, counter, 32, func(old []byte) ([]byte, error) {
 		last, err := strconv.Atoi(string(old))
 		if err != nil || last < 0 {
 			return nil, fmt.Errorf("history: %s holds %q, not a version number", counter, old)
 		}
-		n = last + 1 // the call whose result is stored is the last one
+		n = max(last, kept) + 1 // the call whose result is stored is the last one
 		return strconv.AppendInt(nil, int64(n), 10), nil
 	})
 	return n, err
+}
+
+// highest is the highest number of a version in dir, 0 if none.
+func highest(ctx context.Context, inner memtool.Store, dir string) (int, error) {
+	versions, err := listVersions(ctx, inner, dir)
+	if err != nil || len(versions) == 0 {
+		return 0, err
+	}
+	return versions[len(versions)-1].N, nil
 }
 
 // initDir creates the directory of name's versions with its path file and
@@ -77,13 +94,9 @@ func (s *Store) initDir(ctx context.Context, dir, name string) error {
 	if err != nil && !errors.Is(err, memtool.ErrExist) {
 		return err
 	}
-	versions, err := listVersions(ctx, s.inner, dir)
+	last, err := highest(ctx, s.inner, dir)
 	if err != nil {
 		return err
-	}
-	last := 0
-	if len(versions) > 0 {
-		last = versions[len(versions)-1].N
 	}
 	err = s.inner.WriteFile(ctx, path.Join(dir, counterFile), strconv.AppendInt(nil, int64(last), 10), memtool.CreateOnly)
 	if err != nil && !errors.Is(err, memtool.ErrExist) {
