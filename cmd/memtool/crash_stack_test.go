@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool/encrypt"
+)
+
+// TestCrashStackExec kills `memtool exec` with SIGKILL at random moments
+// while it runs lines of single commands and of arrays (one turn each) under
+// every policy stacked (encryption, history, expiry, limits, secrets, audit),
+// on a directory, SQLite and PostgreSQL, and checks after each kill, on the
+// reopened store, what csCheck checks: every acknowledged change is there
+// with exactly its content, nothing refused was made, history kept a version
+// of every content an acknowledged change replaced, every file and version
+// decrypts, and the audit log names every acknowledged change. After the
+// kills, gc collects nothing (every file was used within the hour) and info
+// counts the files there are. TestCrashSafetyUnderPolicies runs a directory
+// store without encryption; this runs the whole stack on every database.
+func TestCrashStackExec(t *testing.T) {
+	t.Parallel()
+	rounds := 8
+	if testing.Short() {
+		rounds = 3
+	}
+	for _, be := range tenantBackends() {
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			url := be.URL(t)
+			auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
+			key, _ := encrypt.NewKey("k1")
+			env := policyEnv(t, csPolicy(auditLog), key)
+			seed := uint64(time.Now().UnixNano())
+			t.Logf("seed %d", seed)
+			rng := rand.New(rand.NewPCG(seed, 1))
+			var files []*csFile
+			for i := range 10 {
+				files = append(files, newCSFile(fmt.Sprintf("/memories/cs/d%d/f%d.md", i%3, i)))
+			}
+			var refused []string
+			for round := range rounds {
+				refused = append(refused, csExecRound(t, url, env, files, rng, round)...)
+				csCheck(t, url, "", env, files, refused, auditLog, false)
+				if t.Failed() {
+					t.Fatalf("round %d failed (seed %d)", round, seed)
+				}
+			}
+			csAfter(t, url, env, files, "")
+		})
+	}
+}
+
+// csExecRound sends one memtool exec many lines, kills it after a random
+// number of answers, and returns the paths of the secrets it sent, whose
+// creates were all refused.
+func csExecRound(t *testing.T, url string, env []string, files []*csFile, rng *rand.Rand, round int) (refusedPaths []string) {
+	t.Helper()
+	type sent struct {
+		f       *csFile
+		k       int
+		refused bool
+	}
+	var lines []string
+	var plan [][]sent
+	for i := range 150 {
+		var cmds []map[string]any
+		var line []sent
+		for _, j := range rng.Perm(len(files))[:1+rng.IntN(3)] {
+			f := files[j]
+			cmd, refused := f.next(rng)
+			cmds, line = append(cmds, cmd), append(line, sent{f, len(f.states) - 1, refused})
+		}
+		if i%17 == 0 {
+			p := fmt.Sprintf("/memories/cs/refused/r%d-%d.md", round, i)
+			refusedPaths = append(refusedPaths, p)
+			cmds = append(cmds, map[string]any{"command": "create", "path": p, "file_text": "token ghp_" + strings.Repeat("A1b2", 9)})
+			line = append(line, sent{refused: true})
+		}
+		var b []byte
+		if len(cmds) == 1 {
+			b, _ = json.Marshal(cmds[0])
+		} else {
+			b, _ = json.Marshal(cmds)
+		}
+		lines, plan = append(lines, string(b)), append(plan, line)
+	}
+	cmd := exec.Command(plainBinary(t), "exec", "--store", url)
+	cmd.Env = childEnv(env...)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(stdin, l); err != nil {
+				return
+			}
+		}
+		stdin.Close()
+	}()
+	killAt := rng.IntN(len(lines))
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 16<<20)
+	answered := 0
+	for answered < len(lines) && sc.Scan() {
+		as, err := csAnswers(sc.Text())
+		if err != nil || len(as) != len(plan[answered]) {
+			t.Fatalf("line %d: answer %q: %v", answered, sc.Text(), err)
+		}
+		for i, s := range plan[answered] {
+			if s.f != nil {
+				csJudge(t, s.f, s.k, s.refused, as[i])
+			} else if !as[i].IsError {
+				t.Errorf("a secret was stored: %s", as[i].Content)
+			}
+		}
+		answered++
+		if answered == killAt {
+			cmd.Process.Kill()
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if answered < killAt {
+		t.Fatalf("memtool exec ended after %d answers, before its kill: %s", answered, stderr.String())
+	}
+	return refusedPaths
+}
+
+// csAfter runs gc and info on the store after the kills: gc must collect
+// nothing, since every file was used within the hour, and info must count
+// the files there are. With tenant set, both act on that tenant.
+func csAfter(t *testing.T, url string, env []string, files []*csFile, tenant string) {
+	t.Helper()
+	args := func(a ...string) []string {
+		if tenant != "" {
+			a = append(a, "--tenant", tenant)
+		}
+		return a
+	}
+	if out, errOut, code := runOn(t, env, url, args("gc", "--unused-for", "1h")...); code != 0 {
+		t.Fatalf("gc: %d %s %s", code, out, errOut)
+	}
+	n, size := 0, 0
+	for _, f := range files {
+		if f.cur() != csAbsent {
+			n, size = n+1, size+len(f.cur())
+		}
+	}
+	csCheck(t, url, tenant, env, files, nil, csAuditLog(env), false)
+	out, errOut, code := runOn(t, env, url, args("info")...)
+	if code != 0 {
+		t.Fatalf("info: %d %s", code, errOut)
+	}
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	if want := fmt.Sprintf("memory:     %d file%s, ", n, plural); !strings.Contains(out, want) || !strings.Contains(out, fmt.Sprintf(" %d bytes", size)) {
+		t.Errorf("info says\n%s\nwant %d files of %d bytes", out, n, size)
+	}
+}
+
+// csAuditLog is the audit log named by the policy file of env.
+func csAuditLog(env []string) string {
+	for _, kv := range env {
+		if name, ok := strings.CutPrefix(kv, "MEMTOOL_POLICY="); ok {
+			data, _ := os.ReadFile(name)
+			var p struct{ Audit string }
+			json.Unmarshal(data, &p)
+			return p.Audit
+		}
+	}
+	return ""
+}
