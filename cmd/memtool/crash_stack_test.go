@@ -2,17 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memtool/memtool/encrypt"
+	versions "github.com/memtool/memtool/history"
 )
 
 // TestCrashStackExec kills `memtool exec` with SIGKILL at random moments
@@ -153,6 +156,7 @@ func csAfter(t *testing.T, url string, env []string, files []*csFile, tenant str
 	if out, errOut, code := runOn(t, env, url, args("gc", "--unused-for", "1h")...); code != 0 {
 		t.Fatalf("gc: %d %s %s", code, out, errOut)
 	}
+	csRevert(t, url, env, files, tenant, args)
 	n, size := 0, 0
 	for _, f := range files {
 		if f.cur() != csAbsent {
@@ -184,4 +188,34 @@ func csAuditLog(env []string) string {
 		}
 	}
 	return ""
+}
+
+// csRevert reverts the first file with a version to its newest version,
+// with memtool revert, and checks that the file then holds it.
+func csRevert(t *testing.T, url string, env []string, files []*csFile, tenant string, args func(...string) []string) {
+	t.Helper()
+	ctx := context.Background()
+	st, closer := csOpen(t, url, tenant, env)
+	defer closer.Close()
+	for _, f := range files {
+		vs, err := versions.Versions(ctx, st.belowHistory, f.path)
+		if err != nil || len(vs) == 0 {
+			continue
+		}
+		n := vs[len(vs)-1].N
+		want, err := versions.Read(ctx, st.belowHistory, f.path, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, errOut, code := runOn(t, env, url, args("revert", f.path, "--to", strconv.Itoa(n))...); code != 0 {
+			t.Fatalf("revert %s --to %d: %d %s %s", f.path, n, code, out, errOut)
+		}
+		got, err := st.top.ReadFile(ctx, f.name(), 1<<20)
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("after revert %s --to %d it holds %s (%v), want %s", f.path, n, csShow(string(got)), err, csShow(string(want)))
+		}
+		f.states, f.ever[string(want)] = []string{string(want)}, true
+		return
+	}
+	t.Log("no file has a version to revert to: revert not tried")
 }
