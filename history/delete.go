@@ -250,6 +250,14 @@ func (s *Store) sweep(ctx context.Context) {
 	}
 }
 
+// Settle finishes the deletes left in the trash, as every change through
+// s does first. A delete cut off after it moved a file out of the way and
+// before it numbered the file's version (its process killed) leaves that
+// version out of Versions and Read until then: call Settle before them.
+// What it cannot finish (on a read-only store, say) stays for the next
+// change, and its failures go to Options.OnError.
+func (s *Store) Settle(ctx context.Context) { s.sweep(ctx) }
+
 // isStale reports whether the slot named so was made more than
 // staleSlot ago. A name without a time (from a memtool that named slots
 // at random only) is never stale: its age is unknown.

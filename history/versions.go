@@ -214,7 +214,9 @@ func parseVersion(entry string) (v Version, ok bool) {
 }
 
 // Versions lists the kept versions of the file at the virtual path p in
-// inner (the store the wrapper wraps), oldest first.
+// inner (the store the wrapper wraps), oldest first. The version of a
+// delete that a crash cut off part way is listed once the wrapper has
+// finished it (Store.Settle, or any change through it).
 func Versions(ctx context.Context, inner memtool.Store, p string) ([]Version, error) {
 	name, err := fileName(p)
 	if err != nil {

@@ -24,6 +24,7 @@ func runHistory(ctx context.Context, env *cliEnv, inv *invocation) int {
 		return code
 	}
 	defer closer.Close()
+	st.settleHistory(ctx)
 	vs, err := versions.Versions(ctx, st.belowHistory, inv.args[0])
 	if err != nil {
 		return historyError(inv, err)
@@ -37,6 +38,15 @@ func runHistory(ctx context.Context, env *cliEnv, inv *invocation) int {
 		}
 	}
 	return exitOK
+}
+
+// settleHistory finishes the deletes that a process cut off part way
+// left in history's trash, so that their versions are listed and read
+// (versions.Store.Settle); it does nothing without the history policy.
+func (st *policyStack) settleHistory(ctx context.Context) {
+	if h, ok := st.history.(*versions.Store); ok {
+		h.Settle(ctx)
+	}
 }
 
 // noVersions says that the file p has no kept versions, and why there
@@ -66,6 +76,7 @@ func runDiff(ctx context.Context, inv *invocation, from, to string) int {
 		return code
 	}
 	defer closer.Close()
+	st.settleHistory(ctx)
 	inner := st.belowHistory
 	read := func(v string) (string, string, error) {
 		if v == "current" {
@@ -145,6 +156,7 @@ func runRevert(ctx context.Context, inv *invocation, name string, to int) int {
 	if st.history == nil {
 		return inv.fail(exitUsage, `revert needs the history policy in force: give --policy FILE (or $MEMTOOL_POLICY) with "history"`)
 	}
+	st.settleHistory(ctx)
 	if err := versions.Revert(ctx, st.top, st.belowHistory, name, to); err != nil {
 		return historyError(inv, err)
 	}

@@ -193,6 +193,7 @@ func csCheck(t *testing.T, url, tenant string, env []string, files []*csFile, re
 func csVersions(t *testing.T, st *policyStack, f *csFile) (missing []string) {
 	t.Helper()
 	ctx := context.Background()
+	st.settleHistory(ctx) // as memtool history does
 	vs, err := versions.Versions(ctx, st.belowHistory, f.path)
 	if err != nil {
 		t.Errorf("versions of %s: %v", f.path, err)

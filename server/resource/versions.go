@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"context"
 	"errors"
 	"math"
 	"net/http"
@@ -25,11 +26,14 @@ type Versions struct {
 }
 
 // belowHistory returns the store the history policy keeps its versions
-// in: the store that the history wrapper in s's chain of wrappers wraps.
-// Without one (the policy is off) it fails with unsupported.
-func belowHistory(s memtool.Store) (memtool.Store, error) {
+// in: the store that the history wrapper in s's chain of wrappers wraps,
+// once the wrapper has finished the deletes a crash cut off part way
+// (history.Store.Settle), whose versions are listed only then. Without
+// one (the policy is off) it fails with unsupported.
+func belowHistory(ctx context.Context, s memtool.Store) (memtool.Store, error) {
 	for {
 		if h, ok := s.(*history.Store); ok {
+			h.Settle(ctx)
 			return h.Unwrap(), nil
 		}
 		w, ok := s.(memtool.Wrapper)
@@ -61,7 +65,7 @@ func versionArgs(r *http.Request, s memtool.Store, wantN bool) (name, virtual st
 		}
 		n = int(v)
 	}
-	inner, err = belowHistory(s)
+	inner, err = belowHistory(r.Context(), s)
 	return name, memtool.VirtualPath(name), n, inner, err
 }
 
