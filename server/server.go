@@ -294,7 +294,7 @@ func (s *Server) unrouted(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	writeError(w, http.StatusMethodNotAllowed, "method not allowed: "+strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, r.Method+" is not served here; this route takes "+strings.Join(allow, ", "))
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
