@@ -21,6 +21,8 @@ func setupKeys(fs *flag.FlagSet) runFunc {
 	scope := fs.String("scope", "write", "what the key may do: read, write or admin (admin: any tenant, named in X-Memtool-Tenant)")
 	name := fs.String("name", "", "a name for the key, to tell keys apart")
 	expires := fs.String("expires", "", "how long the key works, such as 90d or 12h (default: until revoked)")
+	// The shared --tenant flag names the key's tenant here, not a memory to use.
+	fs.Lookup("tenant").Usage = "the tenant whose memory the new key reaches (add)"
 	return func(ctx context.Context, env *cliEnv, inv *invocation) int {
 		action, rest := inv.args[0], inv.args[1:]
 		url := storeURL(inv.sf.store, env)
