@@ -96,7 +96,9 @@
 // one short) or the directory changed meanwhile; a
 // directory changed all the time is read, after a few tries, holding the
 // write lock (so such a listing can wait for it, and fail with
-// memtool.ErrBusy). ListNames gives the names as the directory holds them.
+// memtool.ErrBusy). ListNames gives the names as the directory holds them,
+// and so does ListDir once a read finds more than its max: such a
+// directory is read once, in whatever parts the reads come.
 // What a reader may observe before a write's method returns: the new
 // content (or new entry) from the moment of the rename (or link), which
 // comes before the fsync of the directory completes. Until that fsync

@@ -53,40 +53,51 @@ func (s *Store) ListDir(ctx context.Context, name string, max int, fn func(name 
 	var (
 		names   []string
 		entries []memtool.FileInfo
+		handed  bool // fn has had the names, more than max of them
 	)
-	complete := true
+	// collect keeps the names while they are at most max. Past max, no
+	// listing of one moment is owed: fn has them all, those kept and
+	// those read on, and the directory is not read again, however the
+	// reads came (a signal cuts one short).
+	collect := func(n string) bool {
+		if handed {
+			return fn(n)
+		}
+		if names = append(names, n); len(names) <= max {
+			return true
+		}
+		handed = true
+		for _, n := range names {
+			if !fn(n) {
+				return false
+			}
+		}
+		return true
+	}
 	err = s.stable(ctx, func() (bool, error) {
-		if !complete {
-			// fn has had every name: stable may try once more (an older
-			// memtool's lock file appeared), but fn must not have them
-			// again.
+		if handed {
+			// stable may try once more (an older memtool's lock file
+			// appeared), but fn must not have the names again.
 			return true, nil
 		}
 		names = names[:0]
-		var changed, vanished bool
-		complete, changed, err = s.readSnapshot(ctx, d, max, func(n string) bool {
-			names = append(names, n)
-			return true
-		}, fn)
-		if err == nil && complete && len(names) <= max {
+		complete, changed, err := s.readSnapshot(ctx, d, max, collect, fn)
+		if !complete {
+			handed = true // fn had every name from the start
+		}
+		var vanished bool
+		if err == nil && !handed {
 			entries, vanished = s.examine(d, name, names)
 		}
-		return !complete || !changed && !vanished, err
+		return handed || !changed && !vanished, err
 	})
 	switch {
 	case err != nil:
 		return nil, false, mapErr("readdir", name, err)
-	case complete && len(names) <= max:
-		return entries, false, nil
-	case complete:
-		for _, n := range names {
-			if !fn(n) {
-				break
-			}
-		}
+	case handed:
+		return nil, true, nil
 	}
-	// Else a read found more than max names: fn has had them all.
-	return nil, true, nil
+	return entries, false, nil
 }
 
 // maxDirent bounds the room one entry takes in a read of a directory:
