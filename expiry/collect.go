@@ -61,7 +61,8 @@ var ErrBelowResolution = errors.New("below the resolution of the access index")
 // trash, where Restore can bring them back, and removes trash batches older
 // than the grace period. A file with no recorded access (written before
 // tracking began, or by something else) counts as used now: it is recorded
-// and expires only after UnusedFor from now. Directories are left in place.
+// (at the latest access in the index if that is later, written by a clock
+// ahead of this one) and expires only after UnusedFor from now. Directories are left in place.
 //
 // A wrapper records a use only if it recorded none within its Resolution,
 // and in whole seconds, so a file may have been used up to Resolution and
@@ -142,7 +143,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 	// file before its move is in the index after the move, and the file
 	// goes back. The index is read before the moves too, to leave the
 	// files used during the walk where they are.
-	batch := path.Join(trashName, now.Format(stampLayout))
+	batch := path.Join(trashName, batchTime(now, ix, batches).Format(stampLayout))
 	var moved []string
 	unused := func(ix index, name string) bool {
 		t, ok := ix.Access[name]
@@ -210,9 +211,10 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 				delete(ix.Access, name)
 			}
 		}
+		first := laterOf(now, *ix).Unix()
 		for _, name := range unseen {
 			if _, ok := ix.Access[name]; !ok {
-				ix.Access[name] = now.Unix()
+				ix.Access[name] = first
 			}
 		}
 	})
@@ -230,6 +232,35 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		rep.Purged = append(rep.Purged, p)
 	}
 	return rep, nil
+}
+
+// laterOf returns now, or the latest access recorded in ix if that is
+// later: recorded by a process whose clock was ahead of this one's. It is
+// the time Collect records as a first use, so that a gc whose clock is
+// behind does not record one that the next gc takes for older than it is
+// and expires early. It only ever makes a time later: the expiring and
+// the purging are decided by now.
+func laterOf(now time.Time, ix index) time.Time {
+	for _, t := range ix.Access {
+		if u := time.Unix(t, 0).UTC(); u.After(now) {
+			now = u
+		}
+	}
+	return now
+}
+
+// batchTime names the batch of a run at now: now, or later (see laterOf),
+// and a second after the newest batch of the trash (oldest first) if that
+// is not before, so that the last batch made is the newest, the one
+// Restore brings a file back from, and a gc whose clock is behind names
+// no batch that the next gc takes for older than it is and purges before
+// the grace period ends.
+func batchTime(now time.Time, ix index, batches []trashBatch) time.Time {
+	now = laterOf(now, ix)
+	if n := len(batches); n > 0 && !batches[n-1].when.Before(now) {
+		now = batches[n-1].when.Add(time.Second)
+	}
+	return now
 }
 
 // putBack moves the files that Collect moved into batch back to their

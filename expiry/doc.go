@@ -40,7 +40,8 @@
 // # Collecting
 //
 // Collect expires the regular files that were not used for UnusedFor,
-// moving each to .memtool-expiry-trash/<time of the run>/<its path>;
+// moving each to .memtool-expiry-trash/<time of the run>/<its path> (a
+// later time if the store holds one; see below);
 // directories stay. It counts the index's coarseness in: a file expires
 // only once its recorded access is UnusedFor + Resolution + 1s old, so a
 // file used less than UnusedFor ago never expires, and one unused for
@@ -53,8 +54,14 @@
 // clocks of the processes: one whose clock is behind by X records its
 // uses X early (a recorded access only moves forward, so it never
 // replaces a later use another process recorded), and a Collect whose
-// clock is ahead by X expires files up to X early. Keep the clocks of
-// the machines sharing a store synchronized, well within UnusedFor.
+// clock is ahead by X expires files up to X early, and purges trash
+// batches up to X early, for good. A Collect whose clock is behind
+// records no time before the latest access in the index (a file it sees
+// first, the name of its batch), nor names a batch before the newest one
+// in the trash: its batch stays for Grace, and is the one Restore takes.
+// A time recorded by a clock far ahead thus keeps those files, and the
+// batches after it, until that time has passed. Keep the clocks of the
+// machines sharing a store synchronized, well within UnusedFor.
 //
 // A file written or read while Collect runs stays, with what was
 // written: the wrapper records a write (or an edit, or a rename) before
