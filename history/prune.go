@@ -19,7 +19,9 @@ type Pruned struct {
 // PruneAged drops, under every path, the versions older than the store's
 // MaxAge (none if MaxAge is negative). A change of a path drops its own old versions, so what this
 // finds are the versions of files that were not changed since: deleted
-// ones above all, whose versions would otherwise stay for good. With
+// ones above all, whose versions would otherwise stay for good. A
+// version's age counts from its time, or from that of a version numbered
+// before it if later (see settled): a clock behind does not age one. With
 // dryRun it drops nothing and returns what it would drop. Versions are
 // dropped one by one; one that another process dropped first is skipped,
 // and a version younger than MaxAge is never touched, so a version being
@@ -33,9 +35,9 @@ func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
 	var out []Pruned
 	err := s.eachPath(ctx, func(dir string, versions []Version) error {
 		var old []Version
-		for _, v := range versions {
-			if now.Sub(v.Time) > s.opts.MaxAge {
-				old = append(old, v)
+		for i, t := range settled(versions) {
+			if now.Sub(t) > s.opts.MaxAge {
+				old = append(old, versions[i])
 			}
 		}
 		if len(old) == 0 {
@@ -64,6 +66,24 @@ func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
 		return nil
 	})
 	return out, err
+}
+
+// settled returns the time from which the age of each of versions (a
+// path's, by number) counts: its own, or the latest of those numbered
+// before it if that is later. Versions are numbered in the order they
+// were made, so a version made after another is no older than it, also
+// when its own time is earlier: the clock of the process that made it
+// was behind. Dropping it by its own time would drop, say, a delete's
+// version, the deleted file's only copy, at the first gc after it.
+func settled(versions []Version) []time.Time {
+	out := make([]time.Time, len(versions))
+	for i, v := range versions {
+		out[i] = v.Time
+		if i > 0 && out[i-1].After(v.Time) {
+			out[i] = out[i-1]
+		}
+	}
+	return out
 }
 
 // eachPath calls fn with the directory and the versions of every path
