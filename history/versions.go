@@ -153,10 +153,10 @@ func (s *Store) prune(ctx context.Context, name, entry string) {
 	for len(versions) > 0 && versions[len(versions)-1].N > own {
 		versions = versions[:len(versions)-1]
 	}
-	now := s.opts.Now()
+	now, ages := s.opts.Now(), settled(versions)
 	for i, v := range versions {
 		tooMany := len(versions)-i > s.opts.MaxVersions
-		tooOld := s.opts.MaxAge > 0 && now.Sub(v.Time) > s.opts.MaxAge
+		tooOld := s.opts.MaxAge > 0 && now.Sub(ages[i]) > s.opts.MaxAge
 		if tooMany || tooOld {
 			if err := s.inner.Remove(ctx, path.Join(dir, v.entry)); !errors.Is(err, memtool.ErrNotExist) {
 				s.report(err) // ErrNotExist: another process pruned it first
