@@ -12,6 +12,7 @@ import (
 	"github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/battery"
+	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
 	"github.com/memtool/memtool/storetest"
 )
@@ -137,5 +138,19 @@ func TestBattery(t *testing.T) {
 // without and with the wrapper (which reads and keeps the old version).
 func BenchmarkEdit(b *testing.B) {
 	storetest.BenchmarkEdit(b, func() memtool.Store { return memstore.New() }, []byte(strings.Repeat("abcdefghijklmno\n", 256)), "history",
+		func(_ *testing.B, s memtool.Store) memtool.Store { return history.New(s, nil) })
+}
+
+// BenchmarkEditFile is BenchmarkEdit on a directory store, where each
+// change is made durable (fsync) and the version's too.
+func BenchmarkEditFile(b *testing.B) {
+	storetest.BenchmarkEdit(b, func() memtool.Store {
+		s, err := filestore.Open(b.TempDir(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	}, []byte(strings.Repeat("abcdefghijklmno\n", 256)), "history",
 		func(_ *testing.B, s memtool.Store) memtool.Store { return history.New(s, nil) })
 }
