@@ -35,7 +35,9 @@
 // Fixed-length tokens must stand alone (not inside a longer word), so that
 // near misses such as a 35-character ghp_ string, a timestamp or a phone
 // number pass. Names are scanned too: a path that holds a secret is refused
-// under either policy.
+// under either policy, for an edit as for a write (whether the file
+// exists or not: the stores below may keep the name of an edit that finds
+// none, as package expiry does in its index).
 //
 // There is no allow marker: nothing the model can write into a file turns
 // the scan off.

@@ -186,7 +186,14 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	return s.inner.WriteFile(ctx, name, data, mode)
 }
 
+// Update refuses a name that holds a secret, as a write does, before
+// the inner store sees it: the policies below may keep the name even of
+// an edit that finds no file (expiry records the use in its index
+// before the edit runs).
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
+	if err := admit(ctx, name); err != nil {
+		return err
+	}
 	return s.inner.Update(ctx, name, limit, func(old []byte) ([]byte, error) {
 		data, err := fn(old)
 		if err != nil {
