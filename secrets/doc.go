@@ -63,8 +63,12 @@
 // Reject does, a file it cannot redact safely: one with a private key
 // header that no END line closes (redacting to the end would cut lines the
 // write never touched; keeping the lines after it may keep the key's
-// body), saying so, and one whose redaction does not settle within a bound
-// (a long chain of glued tokens).
+// body), saying so, one whose redaction does not settle within a bound
+// (a long chain of glued tokens), and one within Options.MaxFileSize
+// (default memtool.DefaultMaxFileSize, the largest file a command may
+// write) that redaction would take over it: a placeholder may be longer
+// than its secret, and a file of short card numbers would otherwise grow
+// to twice the size any command may write.
 //
 // # Limits
 //

@@ -26,6 +26,11 @@ const (
 // Options configure the wrapper. The zero value (or nil) rejects.
 type Options struct {
 	Policy Policy
+	// MaxFileSize is the size that Redact takes no file over that was
+	// within it as sent (a placeholder can be longer than its secret):
+	// the largest file the memory's commands may write, default
+	// memtool.DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 // An Error is a write refused because the resulting file, or a name, would
@@ -101,6 +106,7 @@ type Store struct {
 	memtool.ReadThrough // reads pass through unchanged (Stat, ReadFile, ReadDir and the cheap ways)
 	inner               memtool.Store
 	policy              Policy
+	maxSize             int64 // Options.MaxFileSize
 	// moving is held by a rename from its scan of the names it moves
 	// until they are moved, and shared by the operations that make
 	// entries, so that none is made in the tree unscanned (see Rename).
@@ -112,17 +118,20 @@ type Store struct {
 // memtool.Wrapper: it forwards the optional capabilities of inner, and
 // Tenant returns the tenant's store under the same policy.
 func New(inner memtool.Store, opts *Options) memtool.Store {
-	var policy Policy
+	var o Options
 	if opts != nil {
-		policy = opts.Policy
+		o = *opts
 	}
-	return newStore(inner, policy, new(sync.RWMutex), tenantlock.New[sync.RWMutex]())
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = memtool.DefaultMaxFileSize
+	}
+	return newStore(inner, o, new(sync.RWMutex), tenantlock.New[sync.RWMutex]())
 }
 
-func newStore(inner memtool.Store, policy Policy, moving *sync.RWMutex, tenants *tenantlock.Locks[sync.RWMutex]) *Store {
-	s := &Store{inner: inner, policy: policy, moving: moving}
+func newStore(inner memtool.Store, o Options, moving *sync.RWMutex, tenants *tenantlock.Locks[sync.RWMutex]) *Store {
+	s := &Store{inner: inner, policy: o.Policy, maxSize: o.MaxFileSize, moving: moving}
 	s.Forwarder = memtool.Forward(inner, func(t memtool.Store, id string) memtool.Store {
-		return newStore(t, policy, tenants.Get(id), tenants)
+		return newStore(t, o, tenants.Get(id), tenants)
 	})
 	s.ReadThrough = memtool.PassReads(inner)
 	return s
@@ -155,7 +164,8 @@ func admit(ctx context.Context, name string) error {
 // filter applies the policy to the whole content a file would get. Redact
 // refuses too where redacting would cut text that is no secret (a private
 // key header without its END line: the text after it cannot be told from
-// the key's body), or would not end (see secretscan.Redact).
+// the key's body), or would not end (see secretscan.Redact), or would take
+// a file within the largest size a command may write over it.
 func (s *Store) filter(name string, data []byte) ([]byte, error) {
 	f := Scan(data)
 	if f == nil {
@@ -167,6 +177,10 @@ func (s *Store) filter(name string, data []byte) ([]byte, error) {
 			return nil, &Error{Path: vp, Findings: f, msg: fmt.Sprintf("Refused: %s would contain what looks like a private key on line %d without an END line that closes it (none follows its header, or text that is no key's comes first), so it cannot be redacted without cutting the text after it. Do not store credentials in memory; nothing was changed.", vp, open.Line)}
 		}
 		if out, ok := secretscan.Redact(data, f); ok {
+			if n := int64(len(out)); n > s.maxSize && int64(len(data)) <= s.maxSize {
+				vp := memtool.VirtualPath(name)
+				return nil, &Error{Path: vp, Findings: f, msg: fmt.Sprintf("Refused: %s would contain what looks like %s on line %d; redacted, it would be %d bytes, more than the limit of %d bytes. Do not store credentials in memory; nothing was changed.", vp, f[0].Kind, f[0].Line, n, s.maxSize)}
+			}
 			return out, nil
 		}
 	}
