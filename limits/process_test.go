@@ -12,6 +12,7 @@ import (
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/childproc"
 	"github.com/memtool/memtool/limits"
+	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/storetest"
 	"github.com/memtool/memtool/storeurl"
 )
@@ -50,12 +51,13 @@ func startChild(t *testing.T, spec childSpec) *childproc.Child {
 }
 
 // processStores are the stores several processes share in the tests
-// below: a directory and an SQLite file.
-func processStores(t *testing.T) map[string]string {
-	dir := t.TempDir()
-	return map[string]string{
-		"dir":    filepath.Join(dir, "store"),
-		"sqlite": "sqlite://" + filepath.Join(dir, "m.db"),
+// below: a directory, an SQLite file and a PostgreSQL schema. Each
+// call of a kind's function gives a new, empty store.
+func processStores() map[string]func(t *testing.T) string {
+	return map[string]func(t *testing.T) string{
+		"dir":      func(t *testing.T) string { return filepath.Join(t.TempDir(), "store") },
+		"sqlite":   func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "m.db") },
+		"postgres": func(t *testing.T) string { return pgtest.URL(t) },
 	}
 }
 
@@ -77,14 +79,14 @@ const racers = 4
 // process writing then. Every acknowledged create is in the store.
 func TestStoreLimitsAcrossProcesses(t *testing.T) {
 	const maxFiles, fileSize = 40, 100
-	for kind, url := range processStores(t) {
+	for kind, newURL := range processStores() {
 		for _, limit := range []string{limits.Files, limits.Bytes} {
 			t.Run(kind+"/"+limit, func(t *testing.T) {
 				opts := limits.Options{MaxFiles: maxFiles}
 				if limit == limits.Bytes {
 					opts = limits.Options{MaxBytes: maxFiles * fileSize}
 				}
-				url := url + "-" + strings.ReplaceAll(limit, " ", "")
+				url := newURL(t)
 				var kids []*childproc.Child
 				for range racers {
 					kids = append(kids, startChild(t, childSpec{Store: url, Limits: opts}))
@@ -136,8 +138,9 @@ func TestStoreLimitsAcrossProcesses(t *testing.T) {
 // every acknowledged edit is in it.
 func TestFileSizeAcrossProcesses(t *testing.T) {
 	const maxSize, ops = 600, 40
-	for kind, url := range processStores(t) {
+	for kind, newURL := range processStores() {
 		t.Run(kind, func(t *testing.T) {
+			url := newURL(t)
 			opts := limits.Options{MaxFileSize: maxSize}
 			var kids []*childproc.Child
 			for range racers {
