@@ -47,7 +47,9 @@
 // other process (or wrapper) writing then. What is written below the
 // wrapper is not checked either: expiry's gc putting back a file used
 // during its run, and memtool restore, can take a store past MaxFiles or
-// MaxBytes (the trash, which expiry hides, is not counted). The walk
+// MaxBytes. What the policies below keep for themselves, and hide, is not
+// counted: expiry's trash and access index, and history's versions (which
+// history bounds with its own MaxBytes). The walk
 // costs time proportional to the store's entries;
 // MaxFileSize, MaxPathLength and MaxDepth need no walk of the store (a
 // rename walks the tree it moves).
