@@ -159,13 +159,20 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	return s.inner.WriteFile(ctx, name, data, mode)
 }
 
-// Update records the edit as a use of name before it edits (see WriteFile).
+// Update records the edit as a use of name before it edits (see
+// WriteFile). An edit that finds no file there takes the use back, where
+// no one has recorded another since: edits of names that hold no file
+// would otherwise fill the index, which no quota counts.
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.touch(ctx, name)
-	return s.inner.Update(ctx, name, limit, fn)
+	undo := s.recordUse(ctx, name)
+	err := s.inner.Update(ctx, name, limit, fn)
+	if undo != nil && errors.Is(err, memtool.ErrNotExist) {
+		undo()
+	}
+	return err
 }
 
 func (s *Store) Mkdir(ctx context.Context, name string) error { return s.inner.Mkdir(ctx, name) }
@@ -309,20 +316,49 @@ func reserved(name string) bool { return strings.HasPrefix(name, reservedPrefix)
 // less than Resolution ago: the index is as precise as Resolution. It
 // reports whether it recorded one now.
 func (s *Store) touch(ctx context.Context, name string) bool {
+	return s.recordUse(ctx, name) != nil
+}
+
+// recordUse is touch, returning, if it recorded a use, what takes it
+// back: the access name had before, unless another was recorded since.
+func (s *Store) recordUse(ctx context.Context, name string) (undo func()) {
 	if reserved(name) {
-		return false
+		return nil
 	}
 	now := s.opts.now().Unix()
 	if s.freshAt(name, now) {
-		return false
+		return nil
 	}
-	if !s.record(ctx, func(ix *index) { ix.use(name, now) }) {
-		return false // not recorded: the next use tries again
+	var last, recorded int64 // last is -1 if name had none
+	if !s.record(ctx, func(ix *index) {
+		var ok bool
+		if last, ok = ix.Access[name]; !ok {
+			last = -1
+		}
+		ix.use(name, now)
+		recorded = ix.Access[name]
+	}) {
+		return nil // not recorded: the next use tries again
 	}
 	s.mu.Lock()
 	s.seen[name] = now
 	s.mu.Unlock()
-	return true
+	return func() {
+		s.mu.Lock()
+		if s.seen[name] == now {
+			delete(s.seen, name)
+		}
+		s.mu.Unlock()
+		s.record(ctx, func(ix *index) {
+			switch {
+			case ix.Access[name] != recorded: // used again since
+			case last < 0:
+				delete(ix.Access, name)
+			default:
+				ix.Access[name] = last
+			}
+		})
+	}
 }
 
 // freshAt reports whether this process recorded a use of name less than

@@ -40,3 +40,32 @@ func TestFailedRenameRecordsNoUse(t *testing.T) {
 		t.Errorf("expired %q, want only /memories/d/x.md (unused for 31 days; a.md for 21)", got)
 	}
 }
+
+// An edit that finds no file (another program removed it) takes back the
+// use it recorded before it ran: the name keeps the use it had, 31 days
+// old, not one renewed by an edit that used nothing.
+func TestFailedEditKeepsLastUse(t *testing.T) {
+	ctx := context.Background()
+	inner := memstore.New()
+	clk := testclock.New(time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC))
+	s := expiry.New(inner, &expiry.Options{Now: clk.Now})
+	must.Succeed(t, s.WriteFile(ctx, "gone.md", []byte("x"), memtool.CreateOnly))
+	must.Succeed(t, s.WriteFile(ctx, "kept.md", []byte("y"), memtool.CreateOnly))
+	must.Succeed(t, inner.Remove(ctx, "gone.md")) // around the wrapper
+	clk.Add(31 * 24 * time.Hour)
+	edit := func(old []byte) ([]byte, error) { return append(old, '!'), nil }
+	if err := s.Update(ctx, "gone.md", 100, edit); !errors.Is(err, memtool.ErrNotExist) {
+		t.Fatalf("edit of a removed file: %v, want ErrNotExist", err)
+	}
+	must.Succeed(t, inner.WriteFile(ctx, "gone.md", []byte("back"), memtool.CreateOnly)) // around the wrapper again
+	clk.Add(time.Hour)
+	rep, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, DryRun: true, Now: clk.Now})
+	must.Succeed(t, err)
+	var got []string
+	for _, e := range rep.Expired {
+		got = append(got, e.Path)
+	}
+	if len(got) != 2 {
+		t.Errorf("expired %q, want both files (the failed edit of gone.md used nothing)", got)
+	}
+}

@@ -86,20 +86,13 @@ func TestBypassSecretInEditedPathStaysOut(t *testing.T) {
 // Edits of files that do not exist must not grow the store: the limits
 // policy counts the memory's files, not the expiry index, which holds a
 // name for every file used. An edit records its use before it runs (see
-// expiry.Store.Update) and keeps it when the store finds no file, so a
-// model sending str_replace to ever new paths of 1,000 bytes adds near
-// that many bytes to the index each time, past max_bytes, up to the index's 64
-// MiB cap, after which expiry records nothing and gc fails (a model can
-// so turn expiry off for the whole store). Here 100 such edits under a
-// quota of 1,000 bytes leave an index of some 75 KB naming 100 files
-// that never were.
-//
-// The fix belongs in package expiry: an Update that fails with
-// memtool.ErrNotExist takes back the use it recorded, where no one has
-// recorded another since, as a failed Rename already does (its index
-// then names only files that were there).
+// expiry.Store.Update); one that finds no file takes it back. Before it
+// did, a model sending str_replace to ever new paths of 1,000 bytes added
+// near that many bytes to the index each time, past max_bytes, up to the
+// index's 64 MiB cap, after which expiry records nothing and gc fails:
+// 100 such edits under a quota of 1,000 bytes left an index of some 75 KB
+// naming 100 files that never were.
 func TestBypassExpiryIndexNamesOnlyFiles(t *testing.T) {
-	t.Skip("bug: expiry.Store.Update records the use of a file that does not exist, growing the index past limits.max_bytes (fix in package expiry: take the use back on ErrNotExist)")
 	t.Parallel()
 	store := filepath.Join(t.TempDir(), "memories")
 	vars := map[string]string{"MEMTOOL_POLICY": writePolicy(t, `{"limits":{"max_files":5,"max_bytes":1000,"max_path_length":1024},"expiry":true}`)}
