@@ -168,9 +168,17 @@
 //     writing one's: a writer whose clock runs ahead takes a tombstone
 //     for stale sooner. A write that replaces the tombstone of a delete
 //     still in progress (stalled, or judged by such a clock) counts as
-//     made after the delete, and stays; one that lands in the instant
-//     between the delete's last look at its tombstone and its removal
-//     is removed without being kept.
+//     made after the delete, and stays, unless it lands between the
+//     delete's last look at its tombstone and its removal: the delete
+//     then removes it. Either way nothing is lost, however clocks
+//     disagree: a write that replaces a tombstone first keeps its own
+//     content as a version ("delete"), since no process can tell a dead
+//     delete from a stalled one, and a store without rename removes
+//     nothing conditionally. When the delete is dead, or saw the write
+//     and left it, that version repeats the file's content. What stays
+//     open: a further change to that write, made before a delete stalled
+//     past its last look removes the file, is removed unkept (the
+//     change keeps only what it replaced).
 //   - A directory delete turns each file into a tombstone and then removes
 //     the tree: a file that another process creates in the tree between
 //     the two steps is removed without being kept.

@@ -92,7 +92,8 @@ func TestCounterAfterOldVersions(t *testing.T) {
 // TestTombstone: on a store without rename, a delete whose process died
 // between its two steps leaves a tombstone. Every wrapper treats it as
 // gone; a write in its place reports the store busy until the tombstone is
-// stale, and then replaces it. Its content was kept by the delete.
+// stale, and then replaces it. Its content was kept by the delete; the
+// write keeps its own (a delete that is only stalled would remove it).
 func TestTombstone(t *testing.T) {
 	ctx := context.Background()
 	key, err := encrypt.NewKey("")
@@ -140,7 +141,7 @@ func TestTombstone(t *testing.T) {
 	if data, err := s.ReadFile(ctx, "d/f", 1<<20); string(data) != "new" || err != nil {
 		t.Errorf("after the write: %q, %v", data, err)
 	}
-	if got := texts(t, inner, "d/f"); !reflect.DeepEqual(got, []string{"1 delete kept"}) {
+	if got := texts(t, inner, "d/f"); !reflect.DeepEqual(got, []string{"1 delete kept", "2 delete new"}) {
 		t.Errorf("versions %q", got)
 	}
 	if err := s.WriteFile(ctx, "d/g", tombstone(now), memtool.CreateOnly); !errors.Is(err, errTombstoneContent) {
