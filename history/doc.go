@@ -170,7 +170,7 @@
 //     still in progress (stalled, or judged by such a clock) counts as
 //     made after the delete, and stays, unless it lands between the
 //     delete's last look at its tombstone and its removal: the delete
-//     then removes it. Either way nothing is lost, however clocks
+//     then removes it. Either way the write is not lost, however clocks
 //     disagree: a write that replaces a tombstone first keeps its own
 //     content as a version ("delete"), since no process can tell a dead
 //     delete from a stalled one, and a store without rename removes
