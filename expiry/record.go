@@ -7,68 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/memtool/memtool"
 )
-
-// touch records an access of name now, unless this process recorded one
-// less than Resolution ago: the index is as precise as Resolution. It
-// reports whether it recorded one now.
-func (s *Store) touch(ctx context.Context, name string) bool {
-	return s.recordUse(ctx, name) != nil
-}
-
-// recordUse is touch, returning, if it recorded a use, what takes it
-// back: the access name had before, unless another was recorded since.
-func (s *Store) recordUse(ctx context.Context, name string) (undo func()) {
-	if reserved(name) {
-		return nil
-	}
-	now := s.opts.now().Unix()
-	if s.freshAt(name, now) {
-		return nil
-	}
-	var last, recorded int64 // last is -1 if name had none
-	if !s.record(ctx, func(ix *index) {
-		var ok bool
-		if last, ok = ix.Access[name]; !ok {
-			last = -1
-		}
-		ix.use(name, now)
-		recorded = ix.Access[name]
-	}) {
-		return nil // not recorded: the next use tries again
-	}
-	s.mu.Lock()
-	s.seen[name] = now
-	s.mu.Unlock()
-	return func() {
-		s.mu.Lock()
-		if s.seen[name] == now {
-			delete(s.seen, name)
-		}
-		s.mu.Unlock()
-		s.record(ctx, func(ix *index) {
-			switch {
-			case ix.Access[name] != recorded: // used again since
-			case last < 0:
-				delete(ix.Access, name)
-			default:
-				ix.Access[name] = last
-			}
-		})
-	}
-}
-
-// freshAt reports whether this process recorded a use of name less than
-// Resolution before now, so that a use now need not be recorded.
-func (s *Store) freshAt(name string, now int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	last, ok := s.seen[name]
-	return ok && now-last < int64(s.opts.Resolution/time.Second) && now >= last
-}
 
 // record changes the index, atomically in the inner store, and reports
 // whether it did. A failure goes to OnError: the operation it records has

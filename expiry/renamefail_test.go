@@ -1,6 +1,7 @@
 package expiry_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -41,9 +42,12 @@ func TestFailedRenameRecordsNoUse(t *testing.T) {
 	}
 }
 
-// An edit that finds no file (another program removed it) takes back the
-// use it recorded before it ran: the name keeps the use it had, 31 days
-// old, not one renewed by an edit that used nothing.
+// An edit that finds no file takes back the use it recorded before it ran
+// where the index held none for the name (never.md), so that edits of
+// names that hold nothing leave the index as it was. Where it held one
+// (gone.md, removed by another program), the edit keeps its use: the
+// older one cannot be given back safely (TestFailedEditLeavesNewFilesUse),
+// and the file written there since is kept the longer for it.
 func TestFailedEditKeepsLastUse(t *testing.T) {
 	ctx := context.Background()
 	inner := memstore.New()
@@ -54,8 +58,15 @@ func TestFailedEditKeepsLastUse(t *testing.T) {
 	must.Succeed(t, inner.Remove(ctx, "gone.md")) // around the wrapper
 	clk.Add(31 * 24 * time.Hour)
 	edit := func(old []byte) ([]byte, error) { return append(old, '!'), nil }
-	if err := s.Update(ctx, "gone.md", 100, edit); !errors.Is(err, memtool.ErrNotExist) {
-		t.Fatalf("edit of a removed file: %v, want ErrNotExist", err)
+	for _, name := range []string{"gone.md", "never.md"} {
+		if err := s.Update(ctx, name, 100, edit); !errors.Is(err, memtool.ErrNotExist) {
+			t.Fatalf("edit of %s, which holds no file: %v, want ErrNotExist", name, err)
+		}
+	}
+	index, err := inner.ReadFile(ctx, expiry.IndexName, 1<<20)
+	must.Succeed(t, err)
+	if bytes.Contains(index, []byte("never.md")) {
+		t.Errorf("index %s names never.md, which never held a file", index)
 	}
 	must.Succeed(t, inner.WriteFile(ctx, "gone.md", []byte("back"), memtool.CreateOnly)) // around the wrapper again
 	clk.Add(time.Hour)
@@ -65,7 +76,7 @@ func TestFailedEditKeepsLastUse(t *testing.T) {
 	for _, e := range rep.Expired {
 		got = append(got, e.Path)
 	}
-	if len(got) != 2 {
-		t.Errorf("expired %q, want both files (the failed edit of gone.md used nothing)", got)
+	if len(got) != 1 || got[0] != "/memories/kept.md" {
+		t.Errorf("expired %q, want only /memories/kept.md", got)
 	}
 }
