@@ -1,4 +1,4 @@
-// This file holds the recording of uses in the access index.
+// This file holds the reading and writing of the access index.
 
 package expiry
 
