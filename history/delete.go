@@ -227,8 +227,12 @@ func (s *Store) gone(ctx context.Context, name string, err error) error {
 
 // sweep finishes the deletes that other processes left in the
 // trash (they died, or failed to record some files), and reclaims the
-// slots without a tree that are stale (see staleSlot).
+// slots without a tree that are stale (see staleSlot). Over a store
+// without rename it does nothing: it finishes deletes by moves.
 func (s *Store) sweep(ctx context.Context) {
+	if s.renamer == nil {
+		return
+	}
 	entries, err := s.inner.ReadDir(ctx, trashDir)
 	if err != nil {
 		return
@@ -252,8 +256,9 @@ func (s *Store) sweep(ctx context.Context) {
 // s does first. A delete cut off after it moved a file out of the way and
 // before it numbered the file's version (its process killed) leaves that
 // version out of Versions and Read until then: call Settle before them.
-// What it cannot finish (on a read-only store, say) stays for the next
-// change, and its failures go to Options.OnError.
+// What it cannot finish (on a read-only store, say; all of it on a store
+// without rename) stays for the next change, and its failures go to
+// Options.OnError.
 func (s *Store) Settle(ctx context.Context) { s.sweep(ctx) }
 
 // isStale reports whether the slot named so was made more than

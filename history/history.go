@@ -274,9 +274,7 @@ func content(data []byte) func([]byte) ([]byte, error) {
 // that died in between) replaced its content before this change, and
 // must number it before this change takes its number.
 func (s *Store) saveThen(ctx context.Context, name string, old []byte, op string, change func() error) error {
-	if s.renamer != nil {
-		s.sweep(ctx)
-	}
+	s.sweep(ctx)
 	v, err := s.save(ctx, name, old, op)
 	if err != nil {
 		return err

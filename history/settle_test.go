@@ -8,6 +8,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/must"
+	"github.com/memtool/memtool/memstore"
 )
 
 // TestSettleNumbersCutOffDelete: a delete cut off after it moved the file
@@ -51,3 +52,27 @@ func TestSettleNumbersCutOffDelete(t *testing.T) {
 		t.Errorf("the trash still holds %v once settled", left)
 	}
 }
+
+// Settle on a store without rename (objectstore's stores have none where
+// the service cannot move; a store a renaming process shared, or its
+// policy before, left a delete's slot) leaves the trash as it is, as a
+// change through such a store does: the deletes there are finished by
+// moves, which it cannot make. It panicked on the missing renamer,
+// failing memtool history and the server's versions routes.
+func TestSettleWithoutRenameLeavesTrash(t *testing.T) {
+	ctx := context.Background()
+	plain := memstore.New()
+	stale := trashDir + "/1000-LEFTBYACRASH"
+	_, err := memtool.MkdirAll(ctx, plain, stale)
+	must.Succeed(t, err)
+	must.Succeed(t, plain.WriteFile(ctx, stale+"/"+pathFile, []byte("notes.md"), memtool.CreateOnly))
+	must.Succeed(t, plain.WriteFile(ctx, stale+"/"+treeName, []byte("kept words\n"), memtool.CreateOnly))
+	s := newStore(withoutRename{plain}, nil)
+	s.Settle(ctx)
+	if data, err := plain.ReadFile(ctx, stale+"/"+treeName, 100); err != nil || string(data) != "kept words\n" {
+		t.Errorf("the delete left in the trash: %q, %v; want it kept for a store that renames", data, err)
+	}
+}
+
+// withoutRename is a store that has no Rename (nor RemoveAll).
+type withoutRename struct{ memtool.Store }
