@@ -209,6 +209,11 @@ func newSearch(q SearchQuery, readLimit int64) (*search, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
+		// Say what is wrong with the query as it was given, not with the
+		// (?i) put before it.
+		if _, own := regexp.Compile(q.Query); own != nil {
+			err = own
+		}
 		return nil, searchErrorf("The search query is not a valid regular expression: %v", err)
 	}
 	if !q.Regex && q.CaseSensitive {

@@ -29,7 +29,7 @@ func TestSearchCommand(t *testing.T) {
 		{[]string{"--path", "/memories/d", "tea"}, exitOK, "/memories/d/b.md:2:tea (green)\n", ""},
 		{[]string{"--limit", "1", "coffee"}, exitOK, "/memories/a.md:2:no coffee\n", "1 of 2 matching lines shown"},
 		{[]string{"milk"}, exitNoMatch, "", ""},
-		{[]string{"--regex", "(tea"}, exitSearchError, "", "not a valid regular expression"},
+		{[]string{"--regex", "(tea"}, exitSearchError, "", "not a valid regular expression: error parsing regexp: missing closing ): `(tea`"},
 		{[]string{"--path", "/etc", "tea"}, exitSearchError, "", "Path must be /memories"},
 		{[]string{"--path", "/memories/none", "tea"}, exitSearchError, "", "does not exist"},
 		{[]string{"--limit", "0", "tea"}, exitSearchError, "", "--limit"},
