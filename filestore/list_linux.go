@@ -69,8 +69,9 @@ func (s *Store) dirNames(ctx context.Context, d *os.File) (names []string, chang
 // too): then the names go to rest, read on as readOn reads. A listing
 // read in several calls is of no moment: tmpfs gives a name renamed into
 // a directory a new place in it, so such a listing may pass over a file
-// replaced meanwhile, or list a renamed one under both its names. So changed reports a read that came in parts
-// although the buffer had room, and the caller reads again (see stable).
+// replaced meanwhile, or list a renamed one under both its names. So
+// changed reports a read that came in parts although the buffer had
+// room, and the caller reads again (see stable).
 // That is common: a call ends after its first entry when a signal is
 // pending, as Go's preemption signals often are under load, on any file
 // system. A file system that answers a few entries a call whatever the

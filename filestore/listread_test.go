@@ -18,14 +18,7 @@ import (
 func TestListDirReadsManyNamesOnce(t *testing.T) {
 	ctx := context.Background()
 	dir, s := openTemp(t)
-	var want []string
-	for i := range 3000 {
-		name := fmt.Sprintf("note-%06d.md", i)
-		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, name)
-	}
+	want := layNotes(t, dir, 3000)
 	read := 0
 	readHook = func(n int) { read += n }
 	defer func() { readHook = nil }()
@@ -74,4 +67,19 @@ func openTemp(t *testing.T) (string, *Store) {
 	}
 	t.Cleanup(func() { s.Close() })
 	return dir, s
+}
+
+// layNotes writes n empty files into dir, around the store, and returns
+// their names in order.
+func layNotes(t *testing.T, dir string, n int) []string {
+	t.Helper()
+	var names []string
+	for i := range n {
+		name := fmt.Sprintf("note-%06d.md", i)
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
 }

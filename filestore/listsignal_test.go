@@ -4,9 +4,7 @@ package filestore
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"syscall"
@@ -21,14 +19,7 @@ import (
 func TestListDirInPartsReadsManyNamesOnce(t *testing.T) {
 	ctx := context.Background()
 	dir, s := openTemp(t)
-	var want []string
-	for i := range 3000 {
-		name := fmt.Sprintf("note-%06d.md", i)
-		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, name)
-	}
+	want := layNotes(t, dir, 3000)
 	read, calls := 0, 0
 	readHook = func(n int) { read += n; calls++ }
 	defer func() { readHook = nil }()
