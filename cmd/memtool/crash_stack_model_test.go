@@ -9,12 +9,15 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/audit"
+	"github.com/memtool/memtool/encrypt"
 	versions "github.com/memtool/memtool/history"
+	"github.com/memtool/memtool/internal/backendtest"
 )
 
 // The model of TestCrashStack*: files that one client changes one command
@@ -138,6 +141,16 @@ func csShow(s string) string {
 	}
 	head, _, _ := strings.Cut(s, "\n")
 	return fmt.Sprintf("%q… (%d bytes)", head, len(s))
+}
+
+// csStore makes be's store for a crash test of the whole policy stack:
+// its URL, the audit log's path, and the environment that gives the
+// policy (csPolicy) and its key.
+func csStore(t *testing.T, be backendtest.Backend) (url, auditLog string, env []string) {
+	url = be.URL(t)
+	auditLog = filepath.Join(t.TempDir(), "audit.jsonl")
+	key, _ := encrypt.NewKey("k1")
+	return url, auditLog, policyEnv(t, csPolicy(auditLog), key)
 }
 
 // csCheck opens the store as memtool does, with the policy in env, and

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/memtool/memtool/encrypt"
 )
 
 // TestCrashStackServe is TestCrashStackExec through `memtool serve`: several
@@ -43,10 +40,7 @@ func csServe(t *testing.T, listed bool) {
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
 			t.Parallel()
-			url := be.URL(t)
-			auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
-			key, _ := encrypt.NewKey("k1")
-			env := policyEnv(t, csPolicy(auditLog), key)
+			url, auditLog, env := csStore(t, be)
 			token := addKey(t, url, "alice", "write")
 			servers := 1
 			if be.Name == "postgres" {

@@ -8,13 +8,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/memtool/memtool/encrypt"
 	versions "github.com/memtool/memtool/history"
 )
 
@@ -38,10 +36,7 @@ func TestCrashStackExec(t *testing.T) {
 	for _, be := range tenantBackends() {
 		t.Run(be.Name, func(t *testing.T) {
 			t.Parallel()
-			url := be.URL(t)
-			auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
-			key, _ := encrypt.NewKey("k1")
-			env := policyEnv(t, csPolicy(auditLog), key)
+			url, auditLog, env := csStore(t, be)
 			seed := uint64(time.Now().UnixNano())
 			t.Logf("seed %d", seed)
 			rng := rand.New(rand.NewPCG(seed, 1))
