@@ -6,11 +6,14 @@ package filestore
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/memtool/memtool"
@@ -113,8 +116,11 @@ var (
 )
 
 // Open opens the store in dir, creating the directory (0700) and its
-// missing parents if it is missing, each fsynced into its parent. opts may be nil, which means the defaults. It fails only if the
-// directory cannot be created or opened: on a read-only file system, or a
+// missing parents if it is missing, each fsynced into its parent; a
+// directory no writer has used yet is fsynced into its parent all the same
+// (see syncFresh). opts may be nil, which means the defaults. It fails
+// only if the directory cannot be created, opened or so fsynced: on a
+// read-only file system, or a
 // directory this process may not write, it opens for reading (writes fail
 // with memtool.ErrReadOnly).
 //
@@ -141,7 +147,40 @@ func Open(dir string, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filestore: %w", err)
 	}
+	if err := syncFresh(dir, root); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("filestore: %w", err)
+	}
 	return newStore(dir, root, o)
+}
+
+// syncFresh fsyncs the parent of dir if no writer has used the store yet
+// (it has no lock file). Such a directory may be another process's,
+// made a moment ago, whose fsync into its parent is still under way or
+// failed: durable.MkdirAll, finding it there, fsyncs nothing, and this
+// process's writes must not count before the directory is durable. Every
+// writer makes the lock file after its Open, so a store that has one
+// costs no fsync. A parent this process may not open, or whose file
+// system takes no fsync, is left as MkdirAll leaves it.
+func syncFresh(dir string, root *os.Root) error {
+	if _, err := root.Lstat(lockName); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	err := syncParent(filepath.Dir(filepath.Clean(dir)))
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EINVAL) {
+		return nil
+	}
+	return err
+}
+
+// syncParent fsyncs the directory parent; a test counts its calls.
+var syncParent = func(parent string) error {
+	d, err := os.Open(parent)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // newStore opens the store whose directory root is open on, taking root
