@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/memtool/memtool/internal/durable"
 	"github.com/memtool/memtool/storeurl"
 	"modernc.org/sqlite"
 )
@@ -73,7 +74,7 @@ func openBackend(ctx context.Context, raw string, create bool) (backend, error) 
 	if dir, ok := storeurl.Dir(raw); ok {
 		// The key file is beside the directory: its folder must exist.
 		if create {
-			if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o700); err != nil {
+			if err := durable.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o700); err != nil {
 				return nil, err
 			}
 		}
@@ -159,7 +160,7 @@ func sqlitePath(raw string, create bool) (string, error) {
 		return "", fmt.Errorf("store URL %q: an SQLite URL needs an absolute path, as in sqlite:///abs/path.db", raw)
 	}
 	if create {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		if err := durable.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return "", err
 		}
 		// Private, as sqlitestore creates it (SQLite would make it 0644,
@@ -172,7 +173,11 @@ func sqlitePath(raw string, create bool) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return p, f.Close()
+		if err := f.Close(); err != nil {
+			return "", err
+		}
+		// The new file's name is durable before a key is added to it.
+		return p, durable.SyncDir(filepath.Dir(p))
 	}
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("store %s: %w", raw, err)
