@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memtool/memtool/encrypt"
+	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/pgstore/pgtest"
+)
+
+// TestExpiryRacesOnSharedBackends races 8 memtool exec processes with
+// the expiry policy (alone, and under all policies) on a directory,
+// PostgreSQL and S3, each creating, editing, renaming and deleting files
+// of its own: every Update of the shared access index must land on the
+// one before, so at the end the index parses and holds an access for
+// every file there is, and none for a file that was deleted.
+func TestExpiryRacesOnSharedBackends(t *testing.T) {
+	t.Parallel()
+	key, _ := encrypt.NewKey("k1")
+	policies := map[string]string{
+		"expiry": `{"expiry":true}`,
+		"all":    `{"encrypt":true,"history":{},"expiry":true,"limits":{"max_file_size":65536,"max_files":1000},"secrets":"redact","audit":%q}`,
+	}
+	for _, backend := range []string{"dir", "postgres", "s3"} {
+		for name, policy := range policies {
+			t.Run(backend+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				tmp := t.TempDir()
+				url := filepath.Join(tmp, "store")
+				switch backend {
+				case "postgres":
+					url = pgtest.URL(t)
+				case "s3":
+					url = s3URL(t, "")
+				}
+				if strings.Contains(policy, "%q") {
+					policy = fmt.Sprintf(policy, filepath.Join(tmp, "audit.jsonl"))
+				}
+				expiryRace(t, url, policyEnv(t, policy, key))
+			})
+		}
+	}
+}
+
+func expiryRace(t *testing.T, url string, env []string) {
+	const procs, files = 8, 6
+	st := openVia(t, url, env)
+	p := &racePool{t: t, store: st.top}
+	for range procs {
+		p.kids = append(p.kids, startChildEnv(t, env, "--store", url))
+	}
+	defer func() {
+		for _, c := range p.kids {
+			c.stop(t)
+		}
+	}()
+	lines := make([][]string, procs)
+	want := map[string]bool{} // name → whether it must be in the index
+	for w := range procs {
+		for j := range files {
+			name := fmt.Sprintf("/memories/e%d/f%d.txt", w, j)
+			lines[w] = append(lines[w], jsonLine(createInput(name, "text")))
+			want[name] = true
+		}
+		for j := range files {
+			name := fmt.Sprintf("/memories/e%d/f%d.txt", w, j)
+			switch j % 3 {
+			case 0:
+				lines[w] = append(lines[w], jsonLine(map[string]any{"command": "delete", "path": name}))
+				want[name] = false
+			case 1:
+				to := fmt.Sprintf("/memories/e%d/g%d.txt", w, j)
+				lines[w] = append(lines[w], jsonLine(renameInput(name, to)))
+				delete(want, name) // the doc promises nothing for the old name
+				want[to] = true
+			default:
+				lines[w] = append(lines[w], jsonLine(map[string]any{"command": "str_replace", "path": name, "old_str": "text", "new_str": "edited"}))
+			}
+		}
+	}
+	for w, as := range p.ask(lines) {
+		for j, a := range as {
+			if a.IsError {
+				t.Errorf("process %d, command %d: %s", w, j, a.Text())
+			}
+		}
+	}
+	data, err := st.belowExpiry.ReadFile(context.Background(), expiry.IndexName, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx struct {
+		Version int              `json:"version"`
+		Access  map[string]int64 `json:"access"`
+	}
+	if err := json.Unmarshal(data, &idx); err != nil {
+		t.Fatalf("the index does not parse: %v\n%s", err, data)
+	}
+	for name, in := range want {
+		key := strings.TrimPrefix(name, "/memories/")
+		if _, ok := idx.Access[key]; ok != in {
+			t.Errorf("%s: in the index %v, want %v", key, ok, in)
+		}
+	}
+	t.Logf("index: %d entries", len(idx.Access))
+}
