@@ -20,6 +20,7 @@ import (
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/filestore"
 	"github.com/memtool/memtool/memstore"
+	"github.com/memtool/memtool/pgstore/pgtest"
 	"github.com/memtool/memtool/storetest"
 )
 
@@ -612,8 +613,10 @@ var racePolicies = []struct{ name, policy string }{
 // TestRacesUnderPolicies runs the many-process races of the tests above
 // (edits of one file, creates onto one name, renames onto one name) and
 // renames racing edits and a create, with 4 memtool exec processes under
-// each policy of racePolicies, on the directory store, and under all
-// policies on SQLite: no acknowledged change is lost, and exactly one
+// each policy of racePolicies, on the directory store, PostgreSQL and S3
+// (where the policies' own files, history's versions and expiry's index,
+// live in the shared backend too), and under all policies on SQLite: no
+// acknowledged change is lost, and exactly one
 // racer wins each name. Each race runs once per stack, to keep the time
 // down; the tests above race more rounds without policies.
 func TestRacesUnderPolicies(t *testing.T) {
@@ -625,13 +628,25 @@ func TestRacesUnderPolicies(t *testing.T) {
 		stacks = append(stacks, stack{"dir", p.name, p.policy})
 	}
 	stacks = append(stacks, stack{"sqlite", "all", racePolicies[len(racePolicies)-1].policy})
+	for _, backend := range []string{"postgres", "s3"} {
+		for _, p := range racePolicies {
+			stacks = append(stacks, stack{backend, p.name, p.policy})
+		}
+	}
 	for _, s := range stacks {
 		t.Run(s.backend+"/"+s.name, func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
-			url := filepath.Join(tmp, "store")
-			if s.backend == "sqlite" {
+			var url string
+			switch s.backend {
+			case "dir":
+				url = filepath.Join(tmp, "store")
+			case "sqlite":
 				url = "sqlite://" + filepath.Join(tmp, "m.db")
+			case "postgres":
+				url = pgtest.URL(t)
+			case "s3":
+				url = s3URL(t, "")
 			}
 			policy := s.policy
 			if strings.Contains(policy, "%q") {
@@ -845,13 +860,19 @@ func (p *racePool) renameRacingEdits(round int) {
 // (its policy and keys), in this process, until t ends.
 func openVia(t *testing.T, url string, env []string) *policyStack {
 	t.Helper()
+	return openViaTenant(t, url, "", env)
+}
+
+// openViaTenant is openVia on the tenant's store ("" for none).
+func openViaTenant(t *testing.T, url, tenant string, env []string) *policyStack {
+	t.Helper()
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
 	cli := &cliEnv{stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
-	_, st, closer, err := openStack(context.Background(), cli, &storeFlags{store: url}, true)
+	_, st, closer, err := openStack(context.Background(), cli, &storeFlags{store: url, tenant: tenant}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,66 +1,15 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/pgstore/pgtest"
 )
-
-// startServeEnv is startServe with extra environment variables (a policy
-// and its key).
-func startServeEnv(t *testing.T, env []string, url string) *serveProcess {
-	t.Helper()
-	cmd := exec.Command(plainBinary(t), "serve", "--store", url, "--listen", "127.0.0.1:0", "--rate", "-1")
-	cmd.Env = childEnv(env...)
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &serveProcess{cmd: cmd, done: make(chan error, 1)}
-	listening := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(errPipe)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.stderr.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			var l struct{ Msg, URL string }
-			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "serving" {
-				listening <- l.URL
-			}
-		}
-		io.Copy(io.Discard, errPipe)
-		p.done <- cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-p.done
-		checkNoRace(t, p.log())
-	})
-	select {
-	case p.url = <-listening:
-	case <-p.done:
-		t.Fatalf("memtool serve ended before serving:\n%s", p.log())
-	case <-time.After(hangGuard):
-		t.Fatalf("memtool serve did not start:\n%s", p.log())
-	}
-	return p
-}
 
 // TestServeReplicasUnderAllPolicies runs two memtool serve processes on
 // one PostgreSQL database under every policy (each replica with its own
@@ -78,7 +27,7 @@ func TestServeReplicasUnderAllPolicies(t *testing.T) {
 		return policyEnv(t, fmt.Sprintf(all, filepath.Join(tmp, fmt.Sprintf("audit%d.jsonl", i))), key)
 	}
 	token := addKeyEnv(t, env(9), url)
-	bases := []string{startServeEnv(t, env(0), url).url, startServeEnv(t, env(1), url).url}
+	bases := []string{startServeEnv(t, plainBinary(t), url, env(0), "--rate", "-1").url, startServeEnv(t, plainBinary(t), url, env(1), "--rate", "-1").url}
 	send := func(c int, body map[string]any) (bool, string) {
 		status, answer, err := post(bases[c%2], token, jsonLine(body))
 		if err != nil || status != 200 {
@@ -155,21 +104,4 @@ func addKeyEnv(t *testing.T, env []string, url string) string {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	return lines[len(lines)-1]
-}
-
-// openViaTenant is openVia for one tenant of the store.
-func openViaTenant(t *testing.T, url, tenant string, env []string) *policyStack {
-	t.Helper()
-	vars := map[string]string{}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
-	cli := &cliEnv{stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
-	_, st, closer, err := openStack(context.Background(), cli, &storeFlags{store: url, tenant: tenant}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closer.Close() })
-	return st
 }

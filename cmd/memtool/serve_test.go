@@ -37,8 +37,15 @@ type serveProcess struct {
 // loopback port, and returns once it serves. It is killed when t ends.
 func startServe(t *testing.T, bin, url string, args ...string) *serveProcess {
 	t.Helper()
+	return startServeEnv(t, bin, url, nil, args...)
+}
+
+// startServeEnv is startServe with extra environment variables env (a
+// policy and its key).
+func startServeEnv(t *testing.T, bin, url string, env []string, args ...string) *serveProcess {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--store", url, "--listen", "127.0.0.1:0"}, args...)...)
-	cmd.Env = childEnv()
+	cmd.Env = childEnv(env...)
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
