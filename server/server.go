@@ -197,6 +197,11 @@ type Server struct {
 	metrics *metrics
 
 	ids *requestIDs
+	// answerGrace is how long a request whose context ended has to
+	// write its answer: a quarter of what a shutdown leaves it after
+	// the contexts end (see turnBudget), so that its connection closes
+	// (net/http waits half a second before) before the shutdown ends.
+	answerGrace time.Duration
 
 	mu       sync.Mutex
 	tenants  *lru.Cache[*tenantMemory]
@@ -259,9 +264,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), metrics: new(metrics), ids: newRequestIDs(),
-		tenants:  lru.New[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
-		limits:   lru.New[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)),
-		failures: lru.New[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst)),
+		answerGrace: (cfg.ShutdownTimeout - turnBudget(cfg.ShutdownTimeout)) / 4,
+		tenants:     lru.New[*tenantMemory](cfg.MaxTenants, cfg.TenantIdle),
+		limits:      lru.New[*rate.Limiter](maxLimiters, limiterIdle(cfg.Rate, cfg.Burst)),
+		failures:    lru.New[*rate.Limiter](maxLimiters, limiterIdle(cfg.FailRate, cfg.FailBurst)),
 	}
 	for _, rt := range ownRoutes {
 		h := func(w http.ResponseWriter, r *http.Request) { rt.serve(s, w, r) }
@@ -365,6 +371,17 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 		rec := &recorder{ResponseWriter: w, start: start, status: http.StatusOK}
 		rec.Header()["X-Request-Id"] = []string{id}
 		s.metrics.inFlight.Add(1)
+		// Once the request's context ends (its client left, or a
+		// shutdown is about to give up on it), a read of its body stops
+		// waiting, and its answer has answerGrace left to be written, so
+		// that a client gone silent part way (sending or reading) does
+		// not hold the request for the read or write timeout, past the
+		// shutdown's.
+		rc := http.NewResponseController(w)
+		defer context.AfterFunc(r.Context(), func() {
+			rc.SetReadDeadline(time.Now())
+			rc.SetWriteDeadline(time.Now().Add(s.answerGrace))
+		})()
 		var p Principal
 		defer func() {
 			// A panic ends the answer (net/http closes the connection, or
