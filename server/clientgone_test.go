@@ -65,4 +65,17 @@ func TestClientGoneIsNoStoreError(t *testing.T) {
 	if log := f.log.String(); strings.Contains(log, `"level":"ERROR"`) {
 		t.Errorf("clients hanging up were logged as errors:\n%s", log)
 	}
+	// Nor are their requests counted as server errors, on which an
+	// operator alerts too: their outcome is "cancelled".
+	fams := scrape(t, f)
+	for _, m := range fams["memtool_http_requests_total"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "outcome" && l.GetValue() == "server_error" {
+				t.Errorf("a request counted as a server error after clients hung up: %v", m)
+			}
+		}
+	}
+	if n := one(t, fams, "memtool_http_requests_total", "route", "/v1/memory", "outcome", "cancelled"); n != 2 {
+		t.Errorf("requests of clients that hung up counted cancelled: %v, want 2", n)
+	}
 }

@@ -85,7 +85,7 @@ func (m *metrics) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 
 func (m *metrics) appendTo(b []byte) []byte {
 	b = appendHeader(b, "memtool_http_requests_total", "counter",
-		"HTTP requests by route, tool command (turn for an array, - for none) and outcome (ok, tool_error, unauthorized, forbidden, rate_limited, client_error, server_error).")
+		"HTTP requests by route, tool command (turn for an array, - for none) and outcome (ok, tool_error, unauthorized, forbidden, rate_limited, client_error, server_error, cancelled: a failure answered after the client left or a shutdown gave up on the request).")
 	var reqs []requestLabels
 	m.requests.Range(func(k, _ any) bool { reqs = append(reqs, k.(requestLabels)); return true })
 	slices.SortFunc(reqs, func(a, b requestLabels) int {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -52,8 +53,13 @@ func (r *requestIDs) next() string {
 	return string(out[:])
 }
 
-func outcomeOf(status int) string {
+// outcomeOf is the outcome of a request answered status, whose context
+// is ctx: a failure answered once the context ended (its client left, or
+// a shutdown gave up on it) is "cancelled", not a failure of the server.
+func outcomeOf(ctx context.Context, status int) string {
 	switch {
+	case status >= 500 && ctx.Err() != nil:
+		return "cancelled"
 	case status < 400:
 		return "ok"
 	case status == http.StatusUnauthorized:

@@ -389,7 +389,7 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 			// logged and counted, then passed on to net/http.
 			panicked := recover()
 			if panicked != nil {
-				rec.status, rec.outcome = http.StatusInternalServerError, ""
+				rec.status, rec.outcome = http.StatusInternalServerError, "server_error"
 			}
 			s.metrics.inFlight.Add(-1)
 			d := time.Since(start)
@@ -399,7 +399,7 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 			}
 			outcome := rec.outcome
 			if outcome == "" {
-				outcome = outcomeOf(rec.status)
+				outcome = outcomeOf(r.Context(), rec.status)
 			}
 			s.metrics.request(route, command, outcome)
 			latency.Observe(d.Seconds())
