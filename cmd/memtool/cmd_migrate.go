@@ -227,6 +227,7 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		}
 		also = fmt.Sprintf("; the target also holds %s the source has not, left there (--force replaces, it does not delete): %s", plural(n, "entry", "entries"), strings.Join(kept, ", "))
 	}
+	also += keysLeft(ctx, from, to, tenant, allTenants)
 	if mf.memoryOnly {
 		also += "; only the files and directories the server serves were copied, as text: the server's policies and their data (history versions, the access index and trash, encryption, the policy record) were not"
 	}
