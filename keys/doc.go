@@ -25,6 +25,10 @@
 //   - any other store keeps no keys, and Open says so: give the server a
 //     keyring of its own (memtool serve --keys URL).
 //
+// Copy moves keys, hashes and all, from one keyring to another of any
+// kind (memtool migrate copies a store's keys with it): each token opens
+// the copy as it opens the original.
+//
 // # Revocation
 //
 // Verify trusts what it read of a key for Options.CacheFor (2 s by

@@ -249,11 +249,16 @@ func (k *Keyring) Revoke(ctx context.Context, id string) error {
 	if err := k.b.revoke(ctx, id, k.now().UTC().Truncate(time.Millisecond)); err != nil {
 		return fmt.Errorf("keys: revoke %s: %w", id, err)
 	}
+	k.forget(id)
+	return nil
+}
+
+// forget drops what the cache holds of the key id, just revoked.
+func (k *Keyring) forget(id string) {
 	k.mu.Lock()
 	k.revoked++
 	k.cache.Remove(id, func(cached) bool { return true })
 	k.mu.Unlock()
-	return nil
 }
 
 // Verify returns the key a token belongs to, if it may be used now. A

@@ -87,8 +87,8 @@ func (s *sqlKeys) insert(ctx context.Context, r record) error {
 		}
 	}
 	return s.execOne(ctx, errIDTaken, `INSERT INTO memtool_keys (id, name, tenant, scope, hash, created, expires, revoked)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, 0) ON CONFLICT (id) DO NOTHING`,
-		r.ID, r.Name, r.Tenant, r.Scope.String(), hex.EncodeToString(r.hash), millis(r.Created), millis(r.Expires))
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+		r.ID, r.Name, r.Tenant, r.Scope.String(), hex.EncodeToString(r.hash), millis(r.Created), millis(r.Expires), millis(r.Revoked))
 }
 
 const columns = `id, name, tenant, scope, hash, created, expires, revoked`

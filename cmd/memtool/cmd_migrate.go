@@ -227,7 +227,8 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		}
 		also = fmt.Sprintf("; the target also holds %s the source has not, left there (--force replaces, it does not delete): %s", plural(n, "entry", "entries"), strings.Join(kept, ", "))
 	}
-	also += keysLeft(ctx, from, to, tenant, allTenants)
+	said, keysErr := migrateKeys(ctx, from, to, tenant, allTenants)
+	also += said
 	if mf.memoryOnly {
 		also += "; only the files and directories the server serves were copied, as text: the server's policies and their data (history versions, the access index and trash, encryption, the policy record) were not"
 	}
@@ -235,6 +236,10 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		plural(sum.files, "file"), humanBytes(sum.bytes), plural(sum.dirs, "directory", "directories"), with, what, from, to, also)
 	if err != nil {
 		return exitBrokenIO
+	}
+	if keysErr != nil {
+		fmt.Fprintf(env.stderr, "memtool migrate: the memory was copied, the API keys of memtool serve not all: %v; run it again with --force to finish\n", keysErr)
+		return exitFailed
 	}
 	return exitOK
 }
