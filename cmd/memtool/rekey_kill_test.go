@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -106,9 +108,21 @@ func TestRekeyKilled(t *testing.T) {
 		if err := rekey.Start(); err != nil {
 			t.Fatal(err)
 		}
+		done := make(chan struct{})
+		go func() { rekey.Wait(); close(done) }()
+		// A random moment, but not before this rekey has sealed more
+		// files with the new key than the writer's edits can (a loaded
+		// machine may take longer to start it than the moment drawn).
 		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
+		for guard := time.Now().Add(hangGuard); sealedOld(t, dir) >= before-20 && time.Now().Before(guard); {
+			select {
+			case <-done:
+				guard = time.Time{}
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
 		rekey.Process.Kill()
-		rekey.Wait()
+		<-done
 		if err := writer.Wait(); err != nil {
 			t.Fatalf("writer: %v: %s", err, werr.String())
 		}
@@ -140,4 +154,26 @@ func TestRekeyKilled(t *testing.T) {
 	if len(want) < 300+8*20 {
 		t.Fatalf("only %d files checked", len(want))
 	}
+}
+
+// sealedOld is how many of the files of the store in dir are sealed with
+// the key "old" (whose id their header names).
+func sealedOld(t *testing.T, dir string) (n int) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		raw := make([]byte, 4+encrypt.MaxKeyIDLen)
+		f, err := os.Open(p)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		if _, err := io.ReadFull(f, raw); err == nil && string(bytes.TrimRight(raw[4:], "\x00")) == "old" {
+			n++
+		}
+		return nil
+	})
+	return n
 }
