@@ -23,8 +23,9 @@ import (
 // beside it from a read. A WAL database without its -wal file (closed by
 // its last user, so all of it is in the file) is therefore read as
 // immutable, which opens neither. If a writer made the -wal meanwhile
-// (a store being created), the tables may be only in it: a file that
-// seemed to have none is then read again, with SQLite's locks.
+// (a store being created), the tables may be only in it, or its
+// checkpoint may be writing the pages read: a file that seemed to have
+// none, or could not be read so, is then read again, with SQLite's locks.
 func (d *db) existing() error {
 	fi, err := os.Stat(d.path)
 	switch {
@@ -35,7 +36,7 @@ func (d *db) existing() error {
 	}
 	immutable := walMode(d.path) && !exists(d.path+"-wal")
 	err = d.hasTables(immutable)
-	if immutable && errors.Is(err, ErrNoTables) && exists(d.path+"-wal") {
+	if immutable && err != nil && exists(d.path+"-wal") {
 		err = d.hasTables(false)
 	}
 	return err
