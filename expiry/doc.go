@@ -26,7 +26,12 @@
 // if this process recorded none for the file within Options.Resolution
 // (default one hour), and in whole seconds, so a file may have been used
 // up to Resolution and a second after its recorded access. A failure to
-// record goes to Options.OnError and never fails the command.
+// record goes to Options.OnError and does not fail a read. It fails a
+// write, an edit or a rename, changing nothing, where the index holds an
+// earlier use of the name (a full disk may have room for a file and none
+// for the index): Collect would take that use for the last one of what
+// the change puts there, and expire it early. Elsewhere the change goes
+// on: a file without a recorded use counts as used at the next Collect.
 //
 // The index is read and written whole, up to 64 MiB: some half a million
 // files of 100-byte paths. An index past that, or one that does not

@@ -40,8 +40,10 @@ type Options struct {
 	// the index every time. Default one hour (DefaultResolution). Collect
 	// must be told the largest Resolution of the wrappers on a store.
 	Resolution time.Duration
-	// OnError receives failures to record an access; the operation itself
-	// has succeeded. Default: ignored.
+	// OnError receives failures to record an access. The operation
+	// itself goes on, but for a change whose failure to record would
+	// leave an earlier use of its name (see the package doc). Default:
+	// ignored.
 	OnError func(error)
 }
 
@@ -149,17 +151,21 @@ func (s *Store) ReadFile(ctx context.Context, name string, limit int64) ([]byte,
 
 // WriteFile records the write as a use of name before it writes, so that
 // a Collect that moves the file to the trash after the write finds the
-// use recorded (and puts the file back), however the two interleave.
+// use recorded (and puts the file back), however the two interleave. A
+// write whose use cannot be recorded over an earlier one fails, writing
+// nothing (see unrecorded).
 func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode memtool.WriteMode) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.touch(ctx, name)
+	if _, err := s.recordUse(ctx, name); err != nil {
+		return err // see unrecorded
+	}
 	return s.inner.WriteFile(ctx, name, data, mode)
 }
 
 // Update records the edit as a use of name before it edits (see
-// WriteFile). An edit that finds no file there takes the use back if it
+// WriteFile, also for one that cannot be recorded). An edit that finds no file there takes the use back if it
 // was the name's first and no one has recorded another since (see
 // recordUse): edits of names that hold no file would otherwise fill the
 // index, which no quota counts.
@@ -167,8 +173,11 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	undo := s.recordUse(ctx, name)
-	err := s.inner.Update(ctx, name, limit, fn)
+	undo, err := s.recordUse(ctx, name)
+	if err != nil {
+		return err // see unrecorded
+	}
+	err = s.inner.Update(ctx, name, limit, fn)
 	if undo != nil && errors.Is(err, memtool.ErrNotExist) {
 		undo()
 	}
@@ -247,7 +256,9 @@ var errNothingToForget = errors.New("no access to forget")
 // newname taken) do not count as used. A rename into a policy's own files
 // (package history's delete) forgets what it moved, as a removal does,
 // and one among them (history moving a deleted file into its versions)
-// leaves the index alone: it records none of them.
+// leaves the index alone: it records none of them. A rename whose use
+// cannot be recorded fails, moving nothing, where the index holds a use
+// at or below newname (see unrecorded).
 func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -261,7 +272,7 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 	}
 	now := s.opts.now().Unix()
 	var before, after map[string]int64 // the recorded uses, and what they were (absent: -1)
-	s.record(ctx, func(ix *index) {
+	err := s.record(ctx, func(ix *index) {
 		before, after = map[string]int64{}, map[string]int64{}
 		use := func(name string) {
 			last, ok := ix.Access[name]
@@ -278,7 +289,13 @@ func (s *Store) Rename(ctx context.Context, oldname, newname string) error {
 		}
 		use(newname)
 	})
-	err := memtool.ForwardRename(ctx, s.inner, oldname, newname)
+	if err != nil {
+		if err := s.unrecorded(ctx, newname, err); err != nil {
+			return err
+		}
+		before, after = nil, nil // nothing to take back
+	}
+	err = memtool.ForwardRename(ctx, s.inner, oldname, newname)
 	if err != nil {
 		if len(after) > 0 {
 			s.record(ctx, func(ix *index) {

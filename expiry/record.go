@@ -11,15 +11,14 @@ import (
 	"github.com/memtool/memtool"
 )
 
-// record changes the index, atomically in the inner store, and reports
-// whether it did. A failure goes to OnError: the operation it records has
-// happened.
-func (s *Store) record(ctx context.Context, change func(*index)) bool {
+// record changes the index, atomically in the inner store, and returns
+// the failure to, which also goes to OnError.
+func (s *Store) record(ctx context.Context, change func(*index)) error {
 	err := updateIndex(context.WithoutCancel(ctx), s.inner, change)
 	if err != nil && s.opts.OnError != nil {
 		s.opts.OnError(err)
 	}
-	return err == nil
+	return err
 }
 
 // updateIndex applies change to the stored index, creating it if needed.

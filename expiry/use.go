@@ -2,14 +2,19 @@ package expiry
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
+
+	"github.com/memtool/memtool"
 )
 
 // touch records an access of name now, unless this process recorded one
 // less than Resolution ago: the index is as precise as Resolution. It
 // reports whether it recorded one now.
 func (s *Store) touch(ctx context.Context, name string) bool {
-	return s.recordUse(ctx, name) != nil
+	undo, _ := s.recordUse(ctx, name)
+	return undo != nil
 }
 
 // recordUse is touch, returning, if it recorded the first use of name in
@@ -21,30 +26,34 @@ func (s *Store) touch(ctx context.Context, name string) bool {
 // older one back, it would be expired as unused for that long. Taken
 // back, a use that was another's leaves the file with none, and Collect
 // counts it as used at its run.
-func (s *Store) recordUse(ctx context.Context, name string) (undo func()) {
+//
+// err is not nil if the use could not be recorded and the index holds an
+// older one of name (see unrecorded): a change of the file would then
+// leave it to expire as unused since that one.
+func (s *Store) recordUse(ctx context.Context, name string) (undo func(), err error) {
 	if reserved(name) {
-		return nil
+		return nil, nil
 	}
 	now := s.opts.now().Unix()
 	if s.freshAt(name, now) {
-		return nil
+		return nil, nil
 	}
 	var last, recorded int64 // last is -1 if name had none
-	if !s.record(ctx, func(ix *index) {
+	if err := s.record(ctx, func(ix *index) {
 		var ok bool
 		if last, ok = ix.Access[name]; !ok {
 			last = -1
 		}
 		ix.use(name, now)
 		recorded = ix.Access[name]
-	}) {
-		return nil // not recorded: the next use tries again
+	}); err != nil {
+		return nil, s.unrecorded(ctx, name, err) // the next use tries again
 	}
 	s.mu.Lock()
 	s.seen[name] = now
 	s.mu.Unlock()
 	if last >= 0 {
-		return func() {}
+		return func() {}, nil
 	}
 	return func() {
 		s.mu.Lock()
@@ -57,7 +66,32 @@ func (s *Store) recordUse(ctx context.Context, name string) (undo func()) {
 				delete(ix.Access, name)
 			}
 		})
+	}, nil
+}
+
+// unrecorded is the answer to a change of name (a write, an edit, a
+// rename to it) whose use could not be recorded (err, such as a full
+// disk, which may leave room for the file and none for the index): err,
+// so that nothing changes, if the index holds a use of name or of a name
+// below it, which Collect would take for the last use of what the change
+// puts there, expiring it early; else nil, and the change goes on: a file
+// without a recorded use counts as used at the next Collect. An index
+// that does not read as one (damaged, too large, of a newer format) makes
+// Collect fail, expiring nothing, and the change goes on too.
+func (s *Store) unrecorded(ctx context.Context, name string, err error) error {
+	ix, rerr := readIndex(context.WithoutCancel(ctx), s.inner)
+	switch {
+	case errors.Is(rerr, errIndexDamaged) || errors.Is(rerr, errIndexNewer) || errors.Is(rerr, memtool.ErrTooLarge):
+		return nil
+	case rerr != nil:
+		return err // what the index holds is unknown
 	}
+	for n := range ix.Access {
+		if n == name || strings.HasPrefix(n, name+"/") {
+			return err
+		}
+	}
+	return nil
 }
 
 // freshAt reports whether this process recorded a use of name less than

@@ -1,0 +1,116 @@
+//go:build linux
+
+package expiry_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memtool/memtool"
+	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/filestore"
+	"github.com/memtool/memtool/internal/hostfault"
+	"github.com/memtool/memtool/internal/must"
+	"github.com/memtool/memtool/internal/testclock"
+)
+
+// fullExt4 fills the ext4 at mnt to its last block (a big file, then
+// small ones until not one more byte fits), then frees free bytes of it,
+// and returns what frees the rest.
+func fullExt4(t *testing.T, mnt string, free int64) (freeAll func()) {
+	t.Helper()
+	name := filepath.Join(mnt, "fill")
+	f, err := os.Create(name)
+	must.Succeed(t, err)
+	defer f.Close()
+	for _, chunk := range []int{1 << 20, 64 << 10, 1 << 10} {
+		for {
+			if _, err := f.Write(make([]byte, chunk)); err != nil {
+				break
+			}
+		}
+		f.Sync()
+	}
+	ballast := []string{name}
+	for i := 0; ; i++ {
+		small := filepath.Join(mnt, fmt.Sprintf("fill-%d", i))
+		ballast = append(ballast, small)
+		if err := os.WriteFile(small, []byte("x"), 0o600); err != nil {
+			break
+		}
+	}
+	fi, err := f.Stat()
+	must.Succeed(t, err)
+	must.Succeed(t, f.Truncate(fi.Size()-free))
+	must.Succeed(t, f.Sync())
+	return func() {
+		for _, b := range ballast {
+			os.Remove(b)
+		}
+	}
+}
+
+// A write whose use the wrapper cannot record, on a disk with room for the
+// file but not for the access index, must not leave the file with the
+// access recorded before it: a Collect would then expire the file as
+// unused since then, days after it was written.
+func TestDiskFullWriteKeepsNoStaleAccess(t *testing.T) {
+	mnt := hostfault.Ext4(t, 4<<20, "-b", "1024", "-m", "0")
+	inner, err := filestore.Open(filepath.Join(mnt, "store"), nil)
+	must.Succeed(t, err)
+	t.Cleanup(func() { inner.Close() }) // before the unmount
+	ctx := t.Context()
+	clk := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	var failures []error
+	s := expiry.New(inner, &expiry.Options{Now: clk.Now, OnError: func(err error) { failures = append(failures, err) }})
+	// An index of some 100 KiB: other files' accesses.
+	access := map[string]int64{}
+	for i := range 2000 {
+		access[fmt.Sprintf("other/%s-%04d.md", strings.Repeat("x", 30), i)] = clk.Now().Unix()
+	}
+	ix, _ := json.Marshal(map[string]any{"version": 1, "access": access})
+	must.Succeed(t, inner.WriteFile(ctx, expiry.IndexName, ix, memtool.CreateOnly))
+	for _, op := range []string{"write", "update"} {
+		must.Succeed(t, s.WriteFile(ctx, op+".md", []byte("first"), memtool.CreateOnly))
+	}
+
+	clk.Add(29 * 24 * time.Hour)
+	freeAll := fullExt4(t, mnt, 16<<10) // room for a small file, not for the index
+	errW := s.WriteFile(ctx, "write.md", []byte("written on day 29"), memtool.Replace)
+	errU := s.Update(ctx, "update.md", 1<<20, func([]byte) ([]byte, error) { return []byte("edited on day 29"), nil })
+	t.Logf("write: %v; update: %v; failures to record: %v", errW, errU, failures)
+	if len(failures) == 0 {
+		t.Fatal("the index was written: the disk had room for it")
+	}
+	freeAll()
+
+	clk.Add(2 * 24 * time.Hour)
+	rep, err := expiry.Collect(ctx, inner, expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now})
+	must.Succeed(t, err)
+	expired := map[string]bool{}
+	for _, e := range rep.Expired {
+		expired[e.Path] = true
+	}
+	for _, c := range []struct {
+		name, text string
+		err        error
+	}{{"write.md", "written on day 29", errW}, {"update.md", "edited on day 29", errU}} {
+		switch {
+		case c.err == nil && expired[memtool.VirtualPath(c.name)]:
+			t.Errorf("%s expired two days after a change answered as done", c.name)
+		case c.err == nil:
+			if data, err := s.ReadFile(ctx, c.name, 1<<20); string(data) != c.text {
+				t.Errorf("%s reads %q, %v; want %q", c.name, data, err, c.text)
+			}
+		case !expired[memtool.VirtualPath(c.name)]:
+			if data, err := s.ReadFile(ctx, c.name, 1<<20); string(data) != "first" {
+				t.Errorf("%s, whose change failed, reads %q, %v", c.name, data, err)
+			}
+		}
+	}
+}
