@@ -137,6 +137,21 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 	if opts.DryRun {
 		return Report{Expired: found, Purged: purge}, nil
 	}
+	// The batches past their grace go first: on a full disk, removing
+	// them frees the space that the moves and the index need, and no
+	// failure of those keeps them.
+	var purgeErr error
+	for i, p := range purge {
+		err := memtool.RemoveAll(ctx, inner, purgeDirs[i])
+		if errors.Is(err, memtool.ErrNotExist) {
+			continue // purged by another run meanwhile
+		}
+		if err != nil {
+			purgeErr = fmt.Errorf("expiry: purging the trash: %w", err)
+			break
+		}
+		rep.Purged = append(rep.Purged, p)
+	}
 
 	// A file used since the index was read is not expired: a wrapper
 	// records a write before it writes, so a use that may have reached a
@@ -160,7 +175,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 	}
 	again, err := readIndex(ctx, inner)
 	if err != nil {
-		return rep, fmt.Errorf("expiry: reading the index: %w", err)
+		return rep, errors.Join(purgeErr, fmt.Errorf("expiry: reading the index: %w", err))
 	}
 	var moveErr error // the moves stop here; those made are checked still
 	for _, name := range expired {
@@ -195,7 +210,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 	left, err := putBack(ctx, inner, batch, used)
 	moved = append(kept, left...)
 	report(moved)
-	if err := errors.Join(moveErr, err); err != nil {
+	if err := errors.Join(purgeErr, moveErr, err); err != nil {
 		return rep, err
 	}
 	err = updateIndex(ctx, inner, func(ix *index) {
@@ -219,19 +234,9 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		}
 	})
 	if err != nil {
-		return rep, fmt.Errorf("expiry: writing the index: %w", err)
+		return rep, errors.Join(purgeErr, fmt.Errorf("expiry: writing the index: %w", err))
 	}
-	for i, p := range purge {
-		err := memtool.RemoveAll(ctx, inner, purgeDirs[i])
-		if errors.Is(err, memtool.ErrNotExist) {
-			continue // purged by another run meanwhile
-		}
-		if err != nil {
-			return rep, fmt.Errorf("expiry: purging the trash: %w", err)
-		}
-		rep.Purged = append(rep.Purged, p)
-	}
-	return rep, nil
+	return rep, purgeErr
 }
 
 // laterOf returns now, or the latest access recorded in ix if that is

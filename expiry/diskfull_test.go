@@ -114,3 +114,61 @@ func TestDiskFullWriteKeepsNoStaleAccess(t *testing.T) {
 		}
 	}
 }
+
+// gc on a disk full to its last block purges the trash batches past
+// their grace period, which frees the space, whatever else it cannot do
+// there (write the access index, make the directory of its own batch):
+// the disk would otherwise stay full, every gc failing before the purge.
+func TestDiskFullCollectPurges(t *testing.T) {
+	mnt := hostfault.Ext4(t, 4<<20, "-b", "1024", "-m", "0")
+	inner, err := filestore.Open(filepath.Join(mnt, "store"), nil)
+	must.Succeed(t, err)
+	t.Cleanup(func() { inner.Close() })
+	ctx := t.Context()
+	clk := testclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	s := expiry.New(inner, &expiry.Options{Now: clk.Now})
+	big := strings.Repeat("old notes\n", 20000)
+	must.Succeed(t, s.WriteFile(ctx, "old.md", []byte(big), memtool.CreateOnly))
+	must.Succeed(t, s.WriteFile(ctx, "later.md", []byte("later"), memtool.CreateOnly))
+	clk.Add(31 * 24 * time.Hour)
+	must.Succeed(t, s.WriteFile(ctx, "kept.md", []byte("kept"), memtool.CreateOnly))
+	opts := expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: clk.Now}
+	rep, err := expiry.Collect(ctx, inner, opts)
+	must.Succeed(t, err)
+	if len(rep.Expired) != 2 {
+		t.Fatalf("expired %v, want old.md and later.md", rep.Expired)
+	}
+	_, err = expiry.Restore(ctx, inner, "/memories/later.md", clk.Now())
+	must.Succeed(t, err)
+
+	clk.Add(31 * 24 * time.Hour) // later.md is due, old.md's batch past its grace
+	freeAll := fullExt4(t, mnt, 0)
+	defer freeAll()
+	rep, err = expiry.Collect(ctx, inner, opts)
+	t.Logf("gc on a full disk: %+v, %v", rep, err)
+	if len(rep.Purged) != 1 || len(rep.Purged[0].Paths) != 1 || rep.Purged[0].Paths[0] != "/memories/old.md" {
+		t.Errorf("gc on a full disk purged %+v, want the batch of old.md", rep.Purged)
+	}
+	trash, terr := expiry.Trash(ctx, inner)
+	must.Succeed(t, terr)
+	for _, tr := range trash {
+		if tr.Path == "/memories/old.md" {
+			t.Errorf("old.md is still in the trash, past its grace")
+		}
+	}
+	// What gc answered as expired is in the trash; the rest is in place.
+	in := map[string]bool{}
+	for _, tr := range trash {
+		in[tr.Path] = true
+	}
+	for _, e := range rep.Expired {
+		if !in[e.Path] {
+			t.Errorf("%s answered as expired is not in the trash", e.Path)
+		}
+	}
+	for _, name := range []string{"later.md", "kept.md"} {
+		if _, err := inner.Stat(ctx, name); err != nil && !in[memtool.VirtualPath(name)] {
+			t.Errorf("%s is neither in place nor in the trash: %v", name, err)
+		}
+	}
+}

@@ -78,7 +78,9 @@
 //
 // A file with no recorded access (written before tracking began, or
 // around the wrapper) counts as used at the first Collect that sees it.
-// Trash batches older than Grace (default 7 days) are removed for good.
+// Trash batches older than Grace (default 7 days) are removed for good,
+// first, so that a Collect on a full disk frees their space whatever else
+// it cannot do there.
 // With DryRun, Collect reports the same and changes nothing. The index
 // and the trash start with ".memtool", which the path gate refuses, so the
 // model cannot read, list, change or restore them; the wrapper leaves them
