@@ -117,8 +117,8 @@ var (
 
 // Open opens the store in dir, creating the directory (0700) and its
 // missing parents if it is missing, each fsynced into its parent; a
-// directory no writer has used yet is fsynced into its parent all the same
-// (see syncFresh). opts may be nil, which means the defaults. It fails
+// directory no writer has used yet is fsynced into its parent, and its
+// parents into theirs, all the same (see syncFresh). opts may be nil, which means the defaults. It fails
 // only if the directory cannot be created, opened or so fsynced: on a
 // read-only file system, or a
 // directory this process may not write, it opens for reading (writes fail
@@ -154,23 +154,48 @@ func Open(dir string, opts *Options) (*Store, error) {
 	return newStore(dir, root, o)
 }
 
-// syncFresh fsyncs the parent of dir if no writer has used the store yet
-// (it has no lock file). Such a directory may be another process's,
-// made a moment ago, whose fsync into its parent is still under way or
-// failed: durable.MkdirAll, finding it there, fsyncs nothing, and this
-// process's writes must not count before the directory is durable. Every
-// writer makes the lock file after its Open, so a store that has one
-// costs no fsync. A parent this process may not open, or whose file
-// system takes no fsync, is left as MkdirAll leaves it.
+// syncFresh fsyncs the parent of dir, and each directory above it on the
+// same file system, if no writer has used the store yet (it has no lock
+// file). Such a directory may be another process's, made a moment ago
+// with its missing parents, whose fsyncs into their parents are still
+// under way or failed (the process was killed): durable.MkdirAll, finding
+// it there, fsyncs nothing, and this process's writes must not count
+// before the directory and those parents are durable. Every writer makes
+// the lock file after its Open, so a store that has one costs no fsync.
+// A directory this process may not open, or whose file system takes no
+// fsync, is left as MkdirAll leaves it.
 func syncFresh(dir string, root *os.Root) error {
 	if _, err := root.Lstat(lockName); !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	err := syncParent(filepath.Dir(filepath.Clean(dir)))
-	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EINVAL) {
-		return nil
+	d, err := filepath.Abs(dir)
+	if err == nil {
+		d, err = filepath.EvalSymlinks(d) // the parents of the directory itself
 	}
-	return err
+	if err != nil {
+		d = filepath.Clean(dir)
+	}
+	for {
+		parent := filepath.Dir(d)
+		if parent == d || !sameDevice(d, parent) {
+			return nil // the root of its file system: in no parent of it
+		}
+		err := syncParent(parent)
+		if err != nil && !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) && !errors.Is(err, syscall.EINVAL) {
+			return err
+		}
+		d = parent
+	}
+}
+
+// sameDevice reports whether a and b are on one file system, or either
+// cannot be looked at.
+func sameDevice(a, b string) bool {
+	var sa, sb syscall.Stat_t
+	if syscall.Stat(a, &sa) != nil || syscall.Stat(b, &sb) != nil {
+		return true
+	}
+	return sa.Dev == sb.Dev
 }
 
 // syncParent fsyncs the directory parent; a test counts its calls.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/memtool/memtool"
@@ -32,8 +31,8 @@ func TestOpenFreshDirSyncsParent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{base}; !slices.Equal(synced, want) {
-		t.Errorf("Open of a fresh directory fsynced %q, want %q", synced, want)
+	if len(synced) == 0 || synced[0] != base {
+		t.Errorf("Open of a fresh directory fsynced %q, want %s first", synced, base)
 	}
 	if err := s.WriteFile(context.Background(), "a.md", []byte("a"), memtool.CreateOnly); err != nil {
 		t.Fatal(err)
