@@ -158,7 +158,7 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if _, err := s.recordUse(ctx, name); err != nil {
+	if _, err := s.recordChange(ctx, name); err != nil {
 		return err // see unrecorded
 	}
 	return s.inner.WriteFile(ctx, name, data, mode)
@@ -173,7 +173,7 @@ func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(ol
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	undo, err := s.recordUse(ctx, name)
+	undo, err := s.recordChange(ctx, name)
 	if err != nil {
 		return err // see unrecorded
 	}

@@ -27,9 +27,8 @@ func (s *Store) touch(ctx context.Context, name string) bool {
 // back, a use that was another's leaves the file with none, and Collect
 // counts it as used at its run.
 //
-// err is not nil if the use could not be recorded and the index holds an
-// older one of name (see unrecorded): a change of the file would then
-// leave it to expire as unused since that one.
+// err is the failure to record the use. A read goes on; a change asks
+// recordChange.
 func (s *Store) recordUse(ctx context.Context, name string) (undo func(), err error) {
 	if reserved(name) {
 		return nil, nil
@@ -47,7 +46,7 @@ func (s *Store) recordUse(ctx context.Context, name string) (undo func(), err er
 		ix.use(name, now)
 		recorded = ix.Access[name]
 	}); err != nil {
-		return nil, s.unrecorded(ctx, name, err) // the next use tries again
+		return nil, err // the next use tries again
 	}
 	s.mu.Lock()
 	s.seen[name] = now
@@ -67,6 +66,17 @@ func (s *Store) recordUse(ctx context.Context, name string) (undo func(), err er
 			}
 		})
 	}, nil
+}
+
+// recordChange is recordUse for a change of name: err is not nil if the
+// use could not be recorded and the index holds an older one of name
+// (see unrecorded), which the change would leave its file to expire by.
+func (s *Store) recordChange(ctx context.Context, name string) (undo func(), err error) {
+	undo, err = s.recordUse(ctx, name)
+	if err != nil {
+		return nil, s.unrecorded(ctx, name, err)
+	}
+	return undo, nil
 }
 
 // unrecorded is the answer to a change of name (a write, an edit, a
