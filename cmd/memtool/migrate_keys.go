@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,9 +15,12 @@ import (
 // target's keyring, so that every token opens the copy as it opens the
 // source: a whole store's keys (with --all-tenants or without --tenant),
 // else the tenant's own read and write keys (an admin key reaches every
-// tenant of the target, so it is not copied with one tenant). Revoked
-// and expired keys are copied as they are; a key the target holds from
-// an earlier run is revoked there if the source has revoked it since.
+// tenant of the target, so it is not copied with one tenant). Onto a
+// target that holds tenants the source has not (--force), no admin key
+// nor key of such a tenant is copied: it would open their memories.
+// Revoked and expired keys are copied as they are; a key the target
+// holds from an earlier run is revoked there if the source has revoked
+// it since.
 //
 // It returns what migrate's summary says of them ("" if the source keeps
 // none). A target that cannot keep keys (object storage) is told by
@@ -36,16 +40,41 @@ func migrateKeys(ctx context.Context, from, to, tenant string, allTenants bool) 
 	if keys.Kept(to) != nil {
 		return keysLeft(ctx, src, keep)
 	}
+	// With --force the target may hold tenants the source has not, left
+	// there: someone else's memories, which no key of the source opened.
+	// An admin key reaches them, as does a key of such a tenant that the
+	// source holds no memory of: neither is copied.
+	others, err := otherTenants(ctx, from, to, allTenants)
+	if err != nil {
+		return "", err
+	}
+	foreign := func(k keys.Key) bool {
+		return len(others) > 0 && (k.Scope == keys.Admin || slices.Contains(others, k.Tenant))
+	}
+	var withheld []string
+	if len(others) > 0 {
+		list, _ := src.List(ctx) // its errors are Copy's below
+		for _, k := range list {
+			if keep(k) && foreign(k) && k.Usable(time.Now()) == nil {
+				withheld = append(withheld, k.ID+" ("+k.Tenant+", "+k.Scope.String()+")")
+			}
+		}
+	}
 	dst, err := keys.Open(ctx, to, &keys.Options{Create: true})
 	if err != nil {
 		return "", fmt.Errorf("the target's keyring: %w", err)
 	}
 	defer dst.Close()
-	added, revoked, err := keys.Copy(ctx, dst, src, keep)
+	added, revoked, err := keys.Copy(ctx, dst, src, func(k keys.Key) bool { return keep(k) && !foreign(k) })
 	if err != nil {
 		return "", err
 	}
 	var said []string
+	var also string
+	if len(withheld) > 0 {
+		also = fmt.Sprintf("; the source's %s of memtool serve %s not copied, since %s would open the target's tenants that the source has not (%s): %s",
+			plural(len(withheld), "API key"), pick(len(withheld), "was", "were"), pick(len(withheld), "it", "they"), strings.Join(others, ", "), strings.Join(withheld, ", "))
+	}
 	if len(added) > 0 {
 		said = append(said, fmt.Sprintf("%s of memtool serve (their tokens open the copy)", plural(len(added), "API key")))
 	}
@@ -53,9 +82,32 @@ func migrateKeys(ctx context.Context, from, to, tenant string, allTenants bool) 
 		said = append(said, fmt.Sprintf("the revocation of %s since the last copy", plural(len(revoked), "API key")))
 	}
 	if len(said) == 0 {
-		return "", nil
+		return also, nil
 	}
-	return "; also copied " + strings.Join(said, ", and "), nil
+	return "; also copied " + strings.Join(said, ", and ") + also, nil
+}
+
+// otherTenants returns, for migrate --all-tenants, the tenants of the
+// target that the source has not; none otherwise.
+func otherTenants(ctx context.Context, from, to string, allTenants bool) ([]string, error) {
+	if !allTenants {
+		return nil, nil
+	}
+	have, err := listTenants(ctx, from)
+	if err != nil {
+		return nil, fmt.Errorf("the source's tenants: %w", err)
+	}
+	there, err := listTenants(ctx, to)
+	if err != nil {
+		return nil, fmt.Errorf("the target's tenants: %w", err)
+	}
+	var others []string
+	for _, id := range there {
+		if !slices.Contains(have, id) {
+			others = append(others, id)
+		}
+	}
+	return others, nil
 }
 
 // keysLeft names the usable keys of src that keep accepts, for a target
