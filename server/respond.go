@@ -84,9 +84,11 @@ type recorder struct {
 	bytes            int64
 	wrote            bool
 	command, outcome string
+	late             lateAnswer
 }
 
 func (r *recorder) WriteHeader(status int) {
+	r.late.begin()
 	if !r.wrote {
 		r.status, r.wrote = status, true
 	}
@@ -94,6 +96,7 @@ func (r *recorder) WriteHeader(status int) {
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
+	r.late.begin()
 	r.wrote = true
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += int64(n)
@@ -102,3 +105,43 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// lateAnswer bounds the writing of an answer once its request's context
+// has ended (end): its write deadline is grace after the context ended,
+// if the answer had begun (begin), else grace after it begins. An answer
+// whose handler is still making its change when the context ends (a
+// store that cannot stop part way) is not cut off before it is written:
+// its client would take a change made for one failed.
+type lateAnswer struct {
+	rc                *http.ResponseController
+	grace             time.Duration
+	ended, begun, set atomic.Bool
+}
+
+// end is called once the request's context ends: a read of the body
+// stops waiting at once.
+func (l *lateAnswer) end() {
+	l.ended.Store(true)
+	l.rc.SetReadDeadline(time.Now())
+	if l.begun.Load() {
+		l.arm()
+	}
+}
+
+// begin is called as the handler writes its answer.
+func (l *lateAnswer) begin() {
+	if !l.begun.Load() {
+		l.begun.Store(true)
+	}
+	if l.ended.Load() {
+		l.arm()
+	}
+}
+
+// arm sets the write deadline, once: end and begin may both see the
+// other done.
+func (l *lateAnswer) arm() {
+	if l.set.CompareAndSwap(false, true) {
+		l.rc.SetWriteDeadline(time.Now().Add(l.grace))
+	}
+}

@@ -198,7 +198,8 @@ type Server struct {
 
 	ids *requestIDs
 	// answerGrace is how long a request whose context ended has to
-	// write its answer: a quarter of what a shutdown leaves it after
+	// write its answer, from then or from when the answer begins (see
+	// lateAnswer): a quarter of what a shutdown leaves it after
 	// the contexts end (see turnBudget), so that its connection closes
 	// (net/http waits half a second before) before the shutdown ends.
 	answerGrace time.Duration
@@ -369,19 +370,16 @@ func (s *Server) handle(pattern, route string, auth bool, h http.HandlerFunc) {
 		start := time.Now()
 		id := s.ids.next()
 		rec := &recorder{ResponseWriter: w, start: start, status: http.StatusOK}
+		rec.late = lateAnswer{rc: http.NewResponseController(w), grace: s.answerGrace}
 		rec.Header()["X-Request-Id"] = []string{id}
 		s.metrics.inFlight.Add(1)
 		// Once the request's context ends (its client left, or a
 		// shutdown is about to give up on it), a read of its body stops
-		// waiting, and its answer has answerGrace left to be written, so
-		// that a client gone silent part way (sending or reading) does
-		// not hold the request for the read or write timeout, past the
-		// shutdown's.
-		rc := http.NewResponseController(w)
-		defer context.AfterFunc(r.Context(), func() {
-			rc.SetReadDeadline(time.Now())
-			rc.SetWriteDeadline(time.Now().Add(s.answerGrace))
-		})()
+		// waiting, and its answer has answerGrace to be written from
+		// then or, if it has not begun, from when it begins, so that a
+		// client gone silent part way (sending or reading) does not hold
+		// the request for the read or write timeout, past the shutdown's.
+		defer context.AfterFunc(r.Context(), rec.late.end)()
 		var p Principal
 		defer func() {
 			// A panic ends the answer (net/http closes the connection, or
