@@ -238,7 +238,7 @@ func runMigrate(ctx context.Context, inv *invocation, mf *migrateFlags) int {
 		return exitBrokenIO
 	}
 	if keysErr != nil {
-		fmt.Fprintf(env.stderr, "memtool migrate: the memory was copied, the API keys of memtool serve not all: %v; run it again with --force to finish\n", keysErr)
+		fmt.Fprintf(env.stderr, "memtool migrate: the memory was copied, the API keys of memtool serve not all: %v; once that is mended, run it again with --force to finish\n", keysErr)
 		return exitFailed
 	}
 	return exitOK
