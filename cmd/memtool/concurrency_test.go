@@ -636,24 +636,46 @@ func TestRacesUnderPolicies(t *testing.T) {
 	for _, s := range stacks {
 		t.Run(s.backend+"/"+s.name, func(t *testing.T) {
 			t.Parallel()
-			tmp := t.TempDir()
-			var url string
-			switch s.backend {
-			case "dir":
-				url = filepath.Join(tmp, "store")
-			case "sqlite":
-				url = "sqlite://" + filepath.Join(tmp, "m.db")
-			case "postgres":
-				url = pgtest.URL(t)
-			case "s3":
-				url = s3URL(t, "")
-			}
-			policy := s.policy
-			if strings.Contains(policy, "%q") {
-				policy = fmt.Sprintf(policy, filepath.Join(tmp, "audit.jsonl"))
-			}
-			racePolicy(t, url, policyEnv(t, policy, key))
+			url, env := raceStore(t, s.backend, s.policy, key)
+			racePolicy(t, url, env)
 		})
+	}
+}
+
+// raceStore makes a new store of backend ("dir", "sqlite", "postgres" or
+// "s3") for a race under policy (a %q in it is the audit log's path), and
+// returns its URL and the environment that names the policy and key.
+func raceStore(t *testing.T, backend, policy string, key encrypt.Key) (string, []string) {
+	tmp := t.TempDir()
+	var url string
+	switch backend {
+	case "dir":
+		url = filepath.Join(tmp, "store")
+	case "sqlite":
+		url = "sqlite://" + filepath.Join(tmp, "m.db")
+	case "postgres":
+		url = pgtest.URL(t)
+	case "s3":
+		url = s3URL(t, "")
+	}
+	if strings.Contains(policy, "%q") {
+		policy = fmt.Sprintf(policy, filepath.Join(tmp, "audit.jsonl"))
+	}
+	return url, policyEnv(t, policy, key)
+}
+
+// raceOnSharedBackends runs race under each of policies (by name) on a
+// new store of a directory, PostgreSQL and S3, each in a parallel subtest.
+func raceOnSharedBackends(t *testing.T, policies map[string]string, race func(t *testing.T, url string, env []string)) {
+	key, _ := encrypt.NewKey("k1")
+	for _, backend := range []string{"dir", "postgres", "s3"} {
+		for name, policy := range policies {
+			t.Run(backend+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				url, env := raceStore(t, backend, policy, key)
+				race(t, url, env)
+			})
+		}
 	}
 }
 

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/memtool/memtool/encrypt"
 	"github.com/memtool/memtool/expiry"
-	"github.com/memtool/memtool/pgstore/pgtest"
 )
 
 // TestExpiryRacesOnSharedBackends races 8 memtool exec processes with
@@ -21,30 +18,11 @@ import (
 // every file there is, and none for a file that was deleted.
 func TestExpiryRacesOnSharedBackends(t *testing.T) {
 	t.Parallel()
-	key, _ := encrypt.NewKey("k1")
 	policies := map[string]string{
 		"expiry": `{"expiry":true}`,
 		"all":    `{"encrypt":true,"history":{},"expiry":true,"limits":{"max_file_size":65536,"max_files":1000},"secrets":"redact","audit":%q}`,
 	}
-	for _, backend := range []string{"dir", "postgres", "s3"} {
-		for name, policy := range policies {
-			t.Run(backend+"/"+name, func(t *testing.T) {
-				t.Parallel()
-				tmp := t.TempDir()
-				url := filepath.Join(tmp, "store")
-				switch backend {
-				case "postgres":
-					url = pgtest.URL(t)
-				case "s3":
-					url = s3URL(t, "")
-				}
-				if strings.Contains(policy, "%q") {
-					policy = fmt.Sprintf(policy, filepath.Join(tmp, "audit.jsonl"))
-				}
-				expiryRace(t, url, policyEnv(t, policy, key))
-			})
-		}
-	}
+	raceOnSharedBackends(t, policies, expiryRace)
 }
 
 func expiryRace(t *testing.T, url string, env []string) {

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/memtool/memtool/encrypt"
 	versions "github.com/memtool/memtool/history"
-	"github.com/memtool/memtool/pgstore/pgtest"
 )
 
 // histFile is the file the history races edit, delete and create.
@@ -51,30 +48,11 @@ func parseHist(text, from string) histState {
 // generation's last content, which a delete kept unless it is current.
 func TestHistoryRacesOnSharedBackends(t *testing.T) {
 	t.Parallel()
-	key, _ := encrypt.NewKey("k1")
 	policies := map[string]string{
 		"history": `{"history":{"max_versions":1000}}`,
 		"all":     `{"encrypt":true,"history":{"max_versions":1000},"expiry":true,"limits":{"max_file_size":65536,"max_files":1000},"secrets":"redact","audit":%q}`,
 	}
-	for _, backend := range []string{"dir", "postgres", "s3"} {
-		for name, policy := range policies {
-			t.Run(backend+"/"+name, func(t *testing.T) {
-				t.Parallel()
-				tmp := t.TempDir()
-				url := filepath.Join(tmp, "store")
-				switch backend {
-				case "postgres":
-					url = pgtest.URL(t)
-				case "s3":
-					url = s3URL(t, "")
-				}
-				if strings.Contains(policy, "%q") {
-					policy = fmt.Sprintf(policy, filepath.Join(tmp, "audit.jsonl"))
-				}
-				historyRace(t, url, policyEnv(t, policy, key))
-			})
-		}
-	}
+	raceOnSharedBackends(t, policies, historyRace)
 }
 
 func historyRace(t *testing.T, url string, env []string) {

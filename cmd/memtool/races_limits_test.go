@@ -2,12 +2,8 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/memtool/memtool/encrypt"
-	"github.com/memtool/memtool/pgstore/pgtest"
 )
 
 // TestLimitsRacesOnSharedBackends races 8 memtool exec processes with
@@ -18,31 +14,12 @@ import (
 // same moment, and a file never pass max_file_size.
 func TestLimitsRacesOnSharedBackends(t *testing.T) {
 	t.Parallel()
-	key, _ := encrypt.NewKey("k1")
 	const limits = `"limits":{"max_file_size":1200,"max_files":12,"max_bytes":6000}`
 	policies := map[string]string{
 		"limits": `{` + limits + `}`,
 		"all":    `{"encrypt":true,"history":{},"expiry":true,` + limits + `,"secrets":"redact","audit":%q}`,
 	}
-	for _, backend := range []string{"dir", "postgres", "s3"} {
-		for name, policy := range policies {
-			t.Run(backend+"/"+name, func(t *testing.T) {
-				t.Parallel()
-				tmp := t.TempDir()
-				url := filepath.Join(tmp, "store")
-				switch backend {
-				case "postgres":
-					url = pgtest.URL(t)
-				case "s3":
-					url = s3URL(t, "")
-				}
-				if strings.Contains(policy, "%q") {
-					policy = fmt.Sprintf(policy, filepath.Join(tmp, "audit.jsonl"))
-				}
-				limitsRace(t, url, policyEnv(t, policy, key))
-			})
-		}
-	}
+	raceOnSharedBackends(t, policies, limitsRace)
 }
 
 func limitsRace(t *testing.T, url string, env []string) {
