@@ -165,10 +165,10 @@ func (s *Store) WriteFile(ctx context.Context, name string, data []byte, mode me
 }
 
 // Update records the edit as a use of name before it edits (see
-// WriteFile, also for one that cannot be recorded). An edit that finds no file there takes the use back if it
-// was the name's first and no one has recorded another since (see
-// recordUse): edits of names that hold no file would otherwise fill the
-// index, which no quota counts.
+// WriteFile, also for one that cannot be recorded). An edit that finds
+// no file there takes the use back if it was the name's first and no one
+// has recorded another since (see recordUse): edits of names that hold
+// no file would otherwise fill the index, which no quota counts.
 func (s *Store) Update(ctx context.Context, name string, limit int64, fn func(old []byte) ([]byte, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -118,11 +118,11 @@ var (
 // Open opens the store in dir, creating the directory (0700) and its
 // missing parents if it is missing, each fsynced into its parent; a
 // directory no writer has used yet is fsynced into its parent, and its
-// parents into theirs, all the same (see syncFresh). opts may be nil, which means the defaults. It fails
-// only if the directory cannot be created, opened or so fsynced: on a
-// read-only file system, or a
-// directory this process may not write, it opens for reading (writes fail
-// with memtool.ErrReadOnly).
+// parents into theirs, all the same (see syncFresh). opts may be nil,
+// which means the defaults. It fails only if the directory cannot be
+// created, opened or so fsynced: on a read-only file system, or a
+// directory this process may not write, it opens for reading (writes
+// fail with memtool.ErrReadOnly).
 //
 // If a writer was interrupted (its mark is still in the lock file) and no
 // writer holds the lock now, Open sweeps the temp files and trash it
