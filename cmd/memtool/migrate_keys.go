@@ -38,7 +38,11 @@ func migrateKeys(ctx context.Context, from, to, tenant string, allTenants bool) 
 	whole := allTenants || tenant == ""
 	keep := func(k keys.Key) bool { return whole || k.Tenant == tenant && k.Scope != keys.Admin }
 	if keys.Kept(to) != nil {
-		return keysLeft(ctx, src, keep)
+		left, err := usableKeys(ctx, src, keep)
+		if err != nil {
+			return "", fmt.Errorf("the source's API keys: %w", err)
+		}
+		return notCopied(left, "the target keeps no keys"), nil
 	}
 	// With --force the target may hold tenants the source has not, left
 	// there: someone else's memories, which no key of the source opened.
@@ -51,15 +55,7 @@ func migrateKeys(ctx context.Context, from, to, tenant string, allTenants bool) 
 	foreign := func(k keys.Key) bool {
 		return len(others) > 0 && (k.Scope == keys.Admin || slices.Contains(others, k.Tenant))
 	}
-	var withheld []string
-	if len(others) > 0 {
-		list, _ := src.List(ctx) // its errors are Copy's below
-		for _, k := range list {
-			if keep(k) && foreign(k) && k.Usable(time.Now()) == nil {
-				withheld = append(withheld, k.ID+" ("+k.Tenant+", "+k.Scope.String()+")")
-			}
-		}
-	}
+	withheld, _ := usableKeys(ctx, src, func(k keys.Key) bool { return keep(k) && foreign(k) }) // its errors are Copy's below
 	dst, err := keys.Open(ctx, to, &keys.Options{Create: true})
 	if err != nil {
 		return "", fmt.Errorf("the target's keyring: %w", err)
@@ -70,17 +66,13 @@ func migrateKeys(ctx context.Context, from, to, tenant string, allTenants bool) 
 		return "", err
 	}
 	var said []string
-	var also string
-	if len(withheld) > 0 {
-		also = fmt.Sprintf("; the source's %s of memtool serve %s not copied, since %s would open the target's tenants that the source has not (%s): %s",
-			plural(len(withheld), "API key"), pick(len(withheld), "was", "were"), pick(len(withheld), "it", "they"), strings.Join(others, ", "), strings.Join(withheld, ", "))
-	}
 	if len(added) > 0 {
 		said = append(said, fmt.Sprintf("%s of memtool serve (their tokens open the copy)", plural(len(added), "API key")))
 	}
 	if len(revoked) > 0 {
 		said = append(said, fmt.Sprintf("the revocation of %s since the last copy", plural(len(revoked), "API key")))
 	}
+	also := notCopied(withheld, fmt.Sprintf("%s would open the target's tenants that the source has not (%s)", pick(len(withheld), "it", "they"), strings.Join(others, ", ")))
 	if len(said) == 0 {
 		return also, nil
 	}
@@ -110,27 +102,33 @@ func otherTenants(ctx context.Context, from, to string, allTenants bool) ([]stri
 	return others, nil
 }
 
-// keysLeft names the usable keys of src that keep accepts, for a target
-// that keeps no keys: a server on it would refuse their tokens.
-func keysLeft(ctx context.Context, src *keys.Keyring, keep func(keys.Key) bool) (string, error) {
+// usableKeys names the keys of src that keep accepts and that can be
+// used now, each as "ID (tenant, scope)".
+func usableKeys(ctx context.Context, src *keys.Keyring, keep func(keys.Key) bool) ([]string, error) {
 	list, err := src.List(ctx)
 	if err != nil {
-		return "", fmt.Errorf("the source's API keys: %w", err)
+		return nil, err
 	}
 	now := time.Now()
-	var left []string
+	var names []string
 	for _, k := range list {
 		if keep(k) && k.Usable(now) == nil {
-			left = append(left, k.ID+" ("+k.Tenant+", "+k.Scope.String()+")")
+			names = append(names, k.ID+" ("+k.Tenant+", "+k.Scope.String()+")")
 		}
 	}
-	if len(left) == 0 {
-		return "", nil
+	return names, nil
+}
+
+// notCopied is what migrate's summary says of the keys named, not
+// copied since why: "" if there are none; the first ten of them.
+func notCopied(names []string, why string) string {
+	n := len(names)
+	if n == 0 {
+		return ""
 	}
-	n := len(left)
 	if n > 10 {
-		left = append(left[:10], "...")
+		names = append(names[:10], "...")
 	}
-	return fmt.Sprintf("; the source's %s of memtool serve %s not copied, since the target keeps no keys: %s",
-		plural(n, "API key"), pick(n, "was", "were"), strings.Join(left, ", ")), nil
+	return fmt.Sprintf("; the source's %s of memtool serve %s not copied, since %s: %s",
+		plural(n, "API key"), pick(n, "was", "were"), why, strings.Join(names, ", "))
 }
