@@ -133,7 +133,11 @@ func faultScenarios() []faultScenario {
 	}
 }
 
-// sweepKeys: the stack writes with the first; rekey moves to the second.
+// sweepKeys: the stack writes with the first and reads with both, as the
+// processes of a store being rekeyed are given them; rekey moves to the
+// second. (A process without the second cannot read the access index
+// rekey sealed with it, and the expiry policy then refuses a change it
+// cannot record.)
 var sweepKeys = func() []encrypt.Key {
 	k1, err1 := encrypt.NewKey("k1")
 	k2, err2 := encrypt.NewKey("k2")
@@ -491,7 +495,7 @@ func (f *sweepFixture) opts(now func() time.Time) stackOptions {
 		h = *f.sc.history
 		h.Now = now
 	}
-	return stackOptions{keys: sweepKeys[:1], limits: f.sc.limits, history: &h, expiry: &expiry.Options{Now: now}}
+	return stackOptions{keys: sweepKeys, limits: f.sc.limits, history: &h, expiry: &expiry.Options{Now: now}}
 }
 
 func (f *sweepFixture) setup(t *testing.T, s memtool.Store) {
