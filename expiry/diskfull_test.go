@@ -5,7 +5,6 @@ package expiry_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,42 +17,6 @@ import (
 	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/internal/testclock"
 )
-
-// fullExt4 fills the ext4 at mnt to its last block (a big file, then
-// small ones until not one more byte fits), then frees free bytes of it,
-// and returns what frees the rest.
-func fullExt4(t *testing.T, mnt string, free int64) (freeAll func()) {
-	t.Helper()
-	name := filepath.Join(mnt, "fill")
-	f, err := os.Create(name)
-	must.Succeed(t, err)
-	defer f.Close()
-	for _, chunk := range []int{1 << 20, 64 << 10, 1 << 10} {
-		for {
-			if _, err := f.Write(make([]byte, chunk)); err != nil {
-				break
-			}
-		}
-		f.Sync()
-	}
-	ballast := []string{name}
-	for i := 0; ; i++ {
-		small := filepath.Join(mnt, fmt.Sprintf("fill-%d", i))
-		ballast = append(ballast, small)
-		if err := os.WriteFile(small, []byte("x"), 0o600); err != nil {
-			break
-		}
-	}
-	fi, err := f.Stat()
-	must.Succeed(t, err)
-	must.Succeed(t, f.Truncate(fi.Size()-free))
-	must.Succeed(t, f.Sync())
-	return func() {
-		for _, b := range ballast {
-			os.Remove(b)
-		}
-	}
-}
 
 // A write whose use the wrapper cannot record, on a disk with room for the
 // file but not for the access index, must not leave the file with the
@@ -80,7 +43,7 @@ func TestDiskFullWriteKeepsNoStaleAccess(t *testing.T) {
 	}
 
 	clk.Add(29 * 24 * time.Hour)
-	freeAll := fullExt4(t, mnt, 16<<10) // room for a small file, not for the index
+	freeAll := hostfault.Fill(t, mnt, 16<<10) // room for a small file, not for the index
 	errW := s.WriteFile(ctx, "write.md", []byte("written on day 29"), memtool.Replace)
 	errU := s.Update(ctx, "update.md", 1<<20, func([]byte) ([]byte, error) { return []byte("edited on day 29"), nil })
 	t.Logf("write: %v; update: %v; failures to record: %v", errW, errU, failures)
@@ -142,7 +105,7 @@ func TestDiskFullCollectPurges(t *testing.T) {
 	must.Succeed(t, err)
 
 	clk.Add(31 * 24 * time.Hour) // later.md is due, old.md's batch past its grace
-	freeAll := fullExt4(t, mnt, 0)
+	freeAll := hostfault.Fill(t, mnt, 0)
 	defer freeAll()
 	rep, err = expiry.Collect(ctx, inner, opts)
 	t.Logf("gc on a full disk: %+v, %v", rep, err)

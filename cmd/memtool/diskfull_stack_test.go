@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -187,7 +186,7 @@ func TestDiskFullStack(t *testing.T) {
 				d.check("readonly", false)
 				hostfault.Remount(t, d.mnt, false)
 			}
-			freeAll := fullExt4(t, d.mnt, free<<10)
+			freeAll := hostfault.Fill(t, d.mnt, free<<10)
 			d.round("full")
 			d.check("full", false)
 			freeAll()
@@ -247,48 +246,6 @@ func (d *dfStack) round(when string) {
 		t.Logf("%s: %v: error %v: %.200s", when, calls[i]["command"], a.IsError, a.Text())
 		if !a.IsError {
 			cs[i].apply()
-		}
-	}
-}
-
-// fullExt4 fills the ext4 at mnt to its last block (a big file, then
-// small ones until not one more byte fits), then frees free bytes of it,
-// and returns what frees the rest.
-func fullExt4(t *testing.T, mnt string, free int64) (freeAll func()) {
-	t.Helper()
-	name := filepath.Join(mnt, "fill")
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, chunk := range []int{1 << 20, 64 << 10, 1 << 10} {
-		for {
-			if _, err := f.Write(make([]byte, chunk)); err != nil {
-				break
-			}
-		}
-		f.Sync()
-	}
-	ballast := []string{name}
-	for i := 0; ; i++ {
-		small := filepath.Join(mnt, fmt.Sprintf("fill-%d", i))
-		ballast = append(ballast, small)
-		if err := os.WriteFile(small, []byte("x"), 0o600); err != nil {
-			break
-		}
-	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = f.Truncate(fi.Size() - free)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Sync()
-	return func() {
-		for _, b := range ballast {
-			os.Remove(b)
 		}
 	}
 }

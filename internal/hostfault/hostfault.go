@@ -128,3 +128,47 @@ func Overlay(t testing.TB, lower string) string {
 	Mount(t, dirs["merged"], "-t", "overlay", "-o", opts, "overlay")
 	return dirs["merged"]
 }
+
+// Fill fills the file system at mnt to its last block (a big file, then
+// small ones until not one more byte fits), then frees free bytes of it,
+// and returns what frees the rest.
+func Fill(t testing.TB, mnt string, free int64) (freeAll func()) {
+	t.Helper()
+	name := filepath.Join(mnt, "fill")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, chunk := range []int{1 << 20, 64 << 10, 1 << 10} {
+		for {
+			if _, err := f.Write(make([]byte, chunk)); err != nil {
+				break
+			}
+		}
+		f.Sync()
+	}
+	ballast := []string{name}
+	for i := 0; ; i++ {
+		small := filepath.Join(mnt, fmt.Sprintf("fill-%d", i))
+		ballast = append(ballast, small)
+		if err := os.WriteFile(small, []byte("x"), 0o600); err != nil {
+			break
+		}
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = f.Truncate(fi.Size() - free)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		for _, b := range ballast {
+			os.Remove(b)
+		}
+	}
+}
