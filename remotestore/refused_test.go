@@ -42,10 +42,7 @@ func keyedServer(t *testing.T, edit func(*server.Config)) (string, *keys.Keyring
 		}
 		return mem.Store(), canWrite, nil
 	}, nil)
-	mount := map[string]http.Handler{}
-	for _, p := range resource.Patterns() {
-		mount[p] = res
-	}
+	mount := res.Mount()
 	cfg := server.Config{
 		Keys: ring,
 		Open: func(ctx context.Context, tenant string) (memtool.Store, error) {

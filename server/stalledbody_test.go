@@ -41,10 +41,7 @@ func TestShutdownCutsOffStalledBodies(t *testing.T) {
 		}
 		return mem.Store(), canWrite, nil
 	}, nil)
-	mount := map[string]http.Handler{}
-	for _, p := range resource.Patterns() {
-		mount[p] = res
-	}
+	mount := res.Mount()
 	srv, err := server.New(server.Config{Keys: f.ring, Mount: mount, ShutdownTimeout: 12 * time.Second,
 		ReadTimeout: time.Hour, WriteTimeout: time.Hour, // only the shutdown may end them
 		Logger: slog.New(slog.DiscardHandler),

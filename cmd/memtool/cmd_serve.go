@@ -213,10 +213,8 @@ func mounts(srv **server.Server, inv *invocation, o serveOptions, p *policyFile,
 		}
 		return mem.Store(), canWrite, nil
 	}, opts)
-	m := map[string]http.Handler{"/mcp": mcpHandler(open, o, logger)}
-	for _, p := range resource.Patterns() {
-		m[p] = res
-	}
+	m := res.Mount()
+	m["/mcp"] = mcpHandler(open, o, logger)
 	return m
 }
 

@@ -679,19 +679,30 @@ func raceOnSharedBackends(t *testing.T, policies map[string]string, race func(t 
 	}
 }
 
+// newRacePool starts n memtool exec processes on the store at url in the
+// environment env (p.stop stops them), with store the same
+// store in this process, to read the results through.
+func newRacePool(t *testing.T, store memtool.Store, url string, env []string, n int) *racePool {
+	p := &racePool{t: t, store: store}
+	for range n {
+		p.kids = append(p.kids, startChildEnv(t, env, "--store", url))
+	}
+	return p
+}
+
+// stop stops the pool's processes.
+func (p *racePool) stop() {
+	for _, c := range p.kids {
+		c.stop(p.t)
+	}
+}
+
 // racePolicy runs the races on the store at url, with 4 memtool exec
 // processes in the environment env (which names a policy and a key), and
 // reads the results through the same policy in this process.
 func racePolicy(t *testing.T, url string, env []string) {
-	p := &racePool{t: t, store: openVia(t, url, env).top}
-	for range racers {
-		p.kids = append(p.kids, startChildEnv(t, env, "--store", url))
-	}
-	defer func() {
-		for _, c := range p.kids {
-			c.stop(t)
-		}
-	}()
+	p := newRacePool(t, openVia(t, url, env).top, url, env, racers)
+	defer p.stop()
 	lines := make([][]string, racers)
 	for i := range lines {
 		lines[i] = []string{jsonLine(map[string]any{"command": "view", "path": "/memories"})}

@@ -28,15 +28,8 @@ func TestExpiryRacesOnSharedBackends(t *testing.T) {
 func expiryRace(t *testing.T, url string, env []string) {
 	const procs, files = 8, 6
 	st := openVia(t, url, env)
-	p := &racePool{t: t, store: st.top}
-	for range procs {
-		p.kids = append(p.kids, startChildEnv(t, env, "--store", url))
-	}
-	defer func() {
-		for _, c := range p.kids {
-			c.stop(t)
-		}
-	}()
+	p := newRacePool(t, st.top, url, env, procs)
+	defer p.stop()
 	lines := make([][]string, procs)
 	want := map[string]bool{} // name → whether it must be in the index
 	for w := range procs {

@@ -58,15 +58,8 @@ func TestHistoryRacesOnSharedBackends(t *testing.T) {
 func historyRace(t *testing.T, url string, env []string) {
 	const inserters, deleters, inserts, cycles, pause = 6, 2, 30, 5, 4
 	st := openVia(t, url, env)
-	p := &racePool{t: t, store: st.top}
-	for range inserters + deleters {
-		p.kids = append(p.kids, startChildEnv(t, env, "--store", url))
-	}
-	defer func() {
-		for _, c := range p.kids {
-			c.stop(t)
-		}
-	}()
+	p := newRacePool(t, st.top, url, env, inserters+deleters)
+	defer p.stop()
 	p.one(jsonLine(createInput(histFile, "GEN 0\nEND")))
 	lines := make([][]string, inserters+deleters)
 	for w := range inserters {

@@ -25,15 +25,8 @@ func TestLimitsRacesOnSharedBackends(t *testing.T) {
 func limitsRace(t *testing.T, url string, env []string) {
 	const procs, maxFiles, maxBytes, maxFileSize, line = 8, 12, 6000, 1200, 100
 	st := openVia(t, url, env)
-	p := &racePool{t: t, store: st.top}
-	for range procs {
-		p.kids = append(p.kids, startChildEnv(t, env, "--store", url))
-	}
-	defer func() {
-		for _, c := range p.kids {
-			c.stop(t)
-		}
-	}()
+	p := newRacePool(t, st.top, url, env, procs)
+	defer p.stop()
 	// Files: each process creates 4 of its own, then all insert lines of
 	// 100 bytes into the first 4 files until refused.
 	lines := make([][]string, procs)

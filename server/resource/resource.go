@@ -141,6 +141,16 @@ func Patterns() []string {
 	return out
 }
 
+// Mount returns h under each of Patterns, as a server's Config.Mount
+// takes its handlers.
+func (h *Handler) Mount() map[string]http.Handler {
+	m := map[string]http.Handler{}
+	for _, p := range Patterns() {
+		m[p] = h
+	}
+	return m
+}
+
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
 // serve runs one route: resolve, check the right to write, run.
