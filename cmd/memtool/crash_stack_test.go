@@ -37,24 +37,35 @@ func TestCrashStackExec(t *testing.T) {
 		t.Run(be.Name, func(t *testing.T) {
 			t.Parallel()
 			url, auditLog, env := csStore(t, be)
-			seed := uint64(time.Now().UnixNano())
-			t.Logf("seed %d", seed)
-			rng := rand.New(rand.NewPCG(seed, 1))
-			var files []*csFile
-			for i := range 10 {
-				files = append(files, newCSFile(fmt.Sprintf("/memories/cs/d%d/f%d.md", i%3, i)))
-			}
-			var refused []string
-			for round := range rounds {
-				refused = append(refused, csExecRound(t, url, env, files, rng, round)...)
-				csCheck(t, url, "", env, files, refused, auditLog, false)
-				if t.Failed() {
-					t.Fatalf("round %d failed (seed %d)", round, seed)
-				}
-			}
-			csAfter(t, url, env, files, "")
+			csRounds(t, url, auditLog, env, rounds, csExecRound, nil)
 		})
 	}
+}
+
+// csRounds runs rounds of round on ten files under the whole stack, and
+// after each, once crash (if not nil) has made the crash, checks what the
+// reopened store holds (csCheck); then csAfter.
+func csRounds(t *testing.T, url, auditLog string, env []string, rounds int, round func(t *testing.T, url string, env []string, files []*csFile, rng *rand.Rand, round int) (refusedPaths []string), crash func()) {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var files []*csFile
+	for i := range 10 {
+		files = append(files, newCSFile(fmt.Sprintf("/memories/cs/d%d/f%d.md", i%3, i)))
+	}
+	var refused []string
+	for n := range rounds {
+		refused = append(refused, round(t, url, env, files, rng, n)...)
+		if crash != nil {
+			crash()
+		}
+		csCheck(t, url, "", env, files, refused, auditLog, false)
+		if t.Failed() {
+			t.Fatalf("round %d failed (seed %d)", n, seed)
+		}
+	}
+	csAfter(t, url, env, files, "")
 }
 
 // csExecRound sends one memtool exec many lines, kills it after a random
@@ -62,35 +73,7 @@ func TestCrashStackExec(t *testing.T) {
 // creates were all refused.
 func csExecRound(t *testing.T, url string, env []string, files []*csFile, rng *rand.Rand, round int) (refusedPaths []string) {
 	t.Helper()
-	type sent struct {
-		f       *csFile
-		k       int
-		refused bool
-	}
-	var lines []string
-	var plan [][]sent
-	for i := range 150 {
-		var cmds []map[string]any
-		var line []sent
-		for _, j := range rng.Perm(len(files))[:1+rng.IntN(3)] {
-			f := files[j]
-			cmd, refused := f.next(rng)
-			cmds, line = append(cmds, cmd), append(line, sent{f, len(f.states) - 1, refused})
-		}
-		if i%17 == 0 {
-			p := fmt.Sprintf("/memories/cs/refused/r%d-%d.md", round, i)
-			refusedPaths = append(refusedPaths, p)
-			cmds = append(cmds, map[string]any{"command": "create", "path": p, "file_text": "token ghp_" + strings.Repeat("A1b2", 9)})
-			line = append(line, sent{refused: true})
-		}
-		var b []byte
-		if len(cmds) == 1 {
-			b, _ = json.Marshal(cmds[0])
-		} else {
-			b, _ = json.Marshal(cmds)
-		}
-		lines, plan = append(lines, string(b)), append(plan, line)
-	}
+	lines, plan, refusedPaths := csPlan(files, rng, round)
 	cmd := exec.Command(plainBinary(t), "exec", "--store", url)
 	cmd.Env = childEnv(env...)
 	stdin, _ := cmd.StdinPipe()
@@ -113,17 +96,7 @@ func csExecRound(t *testing.T, url string, env []string, files []*csFile, rng *r
 	sc.Buffer(nil, 16<<20)
 	answered := 0
 	for answered < len(lines) && sc.Scan() {
-		as, err := csAnswers(sc.Text())
-		if err != nil || len(as) != len(plan[answered]) {
-			t.Fatalf("line %d: answer %q: %v", answered, sc.Text(), err)
-		}
-		for i, s := range plan[answered] {
-			if s.f != nil {
-				csJudge(t, s.f, s.k, s.refused, as[i])
-			} else if !as[i].IsError {
-				t.Errorf("a secret was stored: %s", as[i].Content)
-			}
-		}
+		csJudgeLine(t, plan[answered], answered, sc.Text())
 		answered++
 		if answered == killAt {
 			cmd.Process.Kill()
@@ -135,6 +108,60 @@ func csExecRound(t *testing.T, url string, env []string, files []*csFile, rng *r
 		t.Fatalf("memtool exec ended after %d answers, before its kill: %s", answered, stderr.String())
 	}
 	return refusedPaths
+}
+
+// A csSent is one command of a line of csPlan: the k-th command of f's
+// round, or (f nil) a create of a secret.
+type csSent struct {
+	f       *csFile
+	k       int
+	refused bool
+}
+
+// csPlan makes a round's 150 lines of exec input, each one command or an
+// array of a few, with what each command is for csJudgeLine, and the
+// paths of the secrets among them, whose creates must all be refused.
+func csPlan(files []*csFile, rng *rand.Rand, round int) (lines []string, plan [][]csSent, refusedPaths []string) {
+	for i := range 150 {
+		var cmds []map[string]any
+		var line []csSent
+		for _, j := range rng.Perm(len(files))[:1+rng.IntN(3)] {
+			f := files[j]
+			cmd, refused := f.next(rng)
+			cmds, line = append(cmds, cmd), append(line, csSent{f, len(f.states) - 1, refused})
+		}
+		if i%17 == 0 {
+			p := fmt.Sprintf("/memories/cs/refused/r%d-%d.md", round, i)
+			refusedPaths = append(refusedPaths, p)
+			cmds = append(cmds, map[string]any{"command": "create", "path": p, "file_text": "token ghp_" + strings.Repeat("A1b2", 9)})
+			line = append(line, csSent{refused: true})
+		}
+		var b []byte
+		if len(cmds) == 1 {
+			b, _ = json.Marshal(cmds[0])
+		} else {
+			b, _ = json.Marshal(cmds)
+		}
+		lines, plan = append(lines, string(b)), append(plan, line)
+	}
+	return lines, plan, refusedPaths
+}
+
+// csJudgeLine judges the answer to the n-th line, whose commands sent
+// says.
+func csJudgeLine(t *testing.T, sent []csSent, n int, answer string) {
+	t.Helper()
+	as, err := csAnswers(answer)
+	if err != nil || len(as) != len(sent) {
+		t.Fatalf("line %d: answer %q: %v", n, answer, err)
+	}
+	for i, s := range sent {
+		if s.f != nil {
+			csJudge(t, s.f, s.k, s.refused, as[i])
+		} else if !as[i].IsError {
+			t.Errorf("a secret was stored: %s", as[i].Content)
+		}
+	}
 }
 
 // csAfter runs gc and info on the store after the kills: gc must collect

@@ -14,7 +14,6 @@ import (
 	"github.com/memtool/memtool/encrypt"
 	versions "github.com/memtool/memtool/history"
 	"github.com/memtool/memtool/internal/hostfault"
-	"github.com/memtool/memtool/storeurl"
 )
 
 // dfStack is a directory store on a small ext4 under the whole policy
@@ -70,15 +69,7 @@ func (d *dfStack) exec(calls []map[string]any) []answer {
 
 // sealed opens the store below the policies, through the encryption.
 func (d *dfStack) sealed() (memtool.Store, func()) {
-	raw, closer, err := storeurl.Open(d.t.Context(), d.dir, nil)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	s, err := encrypt.New(raw, []encrypt.Key{d.key}, nil)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	return s, func() { closer.Close() }
+	return openSealed(d.t, d.dir, d.key)
 }
 
 // check compares the memory with the model: the same files, each with
