@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/secretscan"
@@ -360,7 +361,9 @@ func Read(r io.Reader, f Filter, fn func(Entry) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for line := 1; sc.Scan(); line++ {
-		text := bytes.TrimSpace(sc.Bytes())
+		// Zero bytes: a power loss's, where the log's size reached the
+		// disk before its data (package doc).
+		text := bytes.TrimFunc(sc.Bytes(), func(r rune) bool { return r == 0 || unicode.IsSpace(r) })
 		if len(text) == 0 {
 			continue
 		}

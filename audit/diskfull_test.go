@@ -85,16 +85,7 @@ func TestOpenLogEndsACutOffLine(t *testing.T) {
 		}
 		f.Close()
 	}
-	r, err := os.Open(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var read []string
-	if err := audit.Read(r, audit.Filter{}, func(e audit.Entry) error { read = append(read, e.Path); return nil }); err != nil {
-		t.Fatalf("reading the log: %v", err)
-	}
-	if want := []string{"/memories/a.md", "/memories/d0", "/memories/d1"}; !slices.Equal(read, want) {
+	if read, want := logPaths(t, name), []string{"/memories/a.md", "/memories/d0", "/memories/d1"}; !slices.Equal(read, want) {
 		t.Errorf("read %q, want %q", read, want)
 	}
 	if info, err := os.Stat(name); err != nil || info.Mode().Perm() != 0o600 {

@@ -34,6 +34,11 @@
 // its own, and Read skips the cut-off part, also where another writer of
 // the same log (another process, or another tenant's store of memtool
 // serve, which opens the log for each) put its next line right after it.
+// Lines are written, not fsynced: a line outlives a crash of the process
+// that wrote it, but a power loss can take the last lines of changes that
+// were made durable, and can leave zero bytes where they were (a file
+// system that made the log's new size durable before its data), which
+// Read skips (TestReadSkipsZerosOfAPowerLoss).
 //
 // # Reading
 //
