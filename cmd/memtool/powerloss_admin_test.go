@@ -283,3 +283,31 @@ func TestPowerLossAfterKeys(t *testing.T) {
 		ring.Close()
 	}
 }
+
+// TestPowerLossAfterTenants loses the power right after the first writes
+// of two tenants were answered, on a directory store and a SQLite file:
+// each tenant's files are there, the store is still multi-tenant (memtool
+// refuses it without --tenant, so the tenant-less view cannot see into a
+// tenant), and memtool tenants lists both.
+func TestPowerLossAfterTenants(t *testing.T) {
+	t.Parallel()
+	p := hostfault.NewPowerLoss(t, 64<<20)
+	for _, url := range []string{filepath.Join(p.Dir, "store"), "sqlite://" + filepath.Join(p.Dir, "memory.db")} {
+		for _, tenant := range []string{"alice", "bob"} {
+			execMemtool(t, jsonLine(map[string]any{"command": "create", "path": "/memories/" + tenant + ".md", "file_text": "of " + tenant}), "--store", url, "--tenant", tenant)
+		}
+		p.Crash()
+		for _, tenant := range []string{"alice", "bob"} {
+			out := execMemtool(t, jsonLine(map[string]any{"command": "view", "path": "/memories/" + tenant + ".md"}), "--store", url, "--tenant", tenant)
+			if !strings.Contains(out, "of "+tenant) {
+				t.Errorf("%s: after the power loss, %s's file reads %s", url, tenant, out)
+			}
+		}
+		if out, _, code := runBinary(t, jsonLine(map[string]any{"command": "view", "path": "/memories"}), "exec", "--store", url); code == 0 && !strings.Contains(out, `"is_error":true`) {
+			t.Errorf("%s: after the power loss, the store opens without a tenant: %s", url, out)
+		}
+		if out, stderr, code := runBinary(t, "", "tenants", "--store", url); code != 0 || out != "alice\nbob\n" {
+			t.Errorf("%s: after the power loss, memtool tenants: exit %d, %q, %q", url, code, out, stderr)
+		}
+	}
+}
