@@ -50,7 +50,10 @@ type Report struct {
 }
 
 // stampLayout names a trash batch by the time of the run that made it.
+// Its year has four digits: lastStamp is the latest time it names.
 const stampLayout = "20060102T150405Z"
+
+var lastStamp = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 
 // ErrBelowResolution: CollectOptions.UnusedFor is shorter than the
 // resolution of the access index, which cannot tell such ages apart.
@@ -244,10 +247,11 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 // the time Collect records as a first use, so that a gc whose clock is
 // behind does not record one that the next gc takes for older than it is
 // and expires early. It only ever makes a time later: the expiring and
-// the purging are decided by now.
+// the purging are decided by now. A time past lastStamp is no clock's
+// (a damaged index): a batch named by it would not read back as one.
 func laterOf(now time.Time, ix index) time.Time {
 	for _, t := range ix.Access {
-		if u := time.Unix(t, 0).UTC(); u.After(now) {
+		if u := time.Unix(t, 0).UTC(); u.After(now) && !u.After(lastStamp) {
 			now = u
 		}
 	}
@@ -264,6 +268,9 @@ func batchTime(now time.Time, ix index, batches []trashBatch) time.Time {
 	now = laterOf(now, ix)
 	if n := len(batches); n > 0 && !batches[n-1].when.Before(now) {
 		now = batches[n-1].when.Add(time.Second)
+	}
+	if now.After(lastStamp) {
+		now = lastStamp // that batch, the newest, takes this run's files too
 	}
 	return now
 }
