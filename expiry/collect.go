@@ -55,6 +55,15 @@ const stampLayout = "20060102T150405Z"
 
 var lastStamp = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 
+// firstPlausible is the earliest use a recorded access may stand for:
+// one before it (zero, 1970, negative) is a damaged index's, or an older
+// build's bug, not a use, and would expire its file at once.
+var firstPlausible = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// plausible reports whether t, a recorded access, may be a use; Collect
+// takes a file whose access is not for one with none.
+func plausible(t int64) bool { return t >= firstPlausible.Unix() && t <= lastStamp.Unix() }
+
 // ErrBelowResolution: CollectOptions.UnusedFor is shorter than the
 // resolution of the access index, which cannot tell such ages apart.
 var ErrBelowResolution = errors.New("below the resolution of the access index")
@@ -63,7 +72,8 @@ var ErrBelowResolution = errors.New("below the resolution of the access index")
 // wraps) that were not used for opts.UnusedFor: it moves them into the
 // trash, where Restore can bring them back, and removes trash batches older
 // than the grace period. A file with no recorded access (written before
-// tracking began, or by something else) counts as used now: it is recorded
+// tracking began, or by something else), or with one before 2000 or past
+// 9999 (a damaged index), counts as used now: it is recorded
 // (at the latest access in the index if that is later, written by a clock
 // ahead of this one) and expires only after UnusedFor from now. Directories are left in place.
 //
@@ -106,7 +116,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		files[name] = true
 		t, ok := ix.Access[name]
 		switch {
-		case !ok:
+		case !ok || !plausible(t):
 			unseen = append(unseen, name)
 		case now.Sub(time.Unix(t, 0)) >= opts.UnusedFor+slack:
 			expired = append(expired, name)
@@ -231,7 +241,7 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		}
 		first := laterOf(now, *ix).Unix()
 		for _, name := range unseen {
-			if _, ok := ix.Access[name]; !ok {
+			if t, ok := ix.Access[name]; !ok || !plausible(t) {
 				ix.Access[name] = first
 			}
 		}
@@ -247,11 +257,11 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 // the time Collect records as a first use, so that a gc whose clock is
 // behind does not record one that the next gc takes for older than it is
 // and expires early. It only ever makes a time later: the expiring and
-// the purging are decided by now. A time past lastStamp is no clock's
-// (a damaged index): a batch named by it would not read back as one.
+// the purging are decided by now. A time that is not plausible is no
+// clock's: past lastStamp, a batch named by it would not read back as one.
 func laterOf(now time.Time, ix index) time.Time {
 	for _, t := range ix.Access {
-		if u := time.Unix(t, 0).UTC(); u.After(now) && !u.After(lastStamp) {
+		if u := time.Unix(t, 0).UTC(); u.After(now) && plausible(t) {
 			now = u
 		}
 	}

@@ -80,6 +80,9 @@
 //
 // A file with no recorded access (written before tracking began, or
 // around the wrapper) counts as used at the first Collect that sees it.
+// So does one whose recorded access is no use memtool can have recorded,
+// one before 2000 or past the year 9999 (a damaged index, an older
+// build's bug): it is not expired for it, and Collect records it anew.
 // Trash batches older than Grace (default 7 days) are removed for good,
 // first, so that a Collect on a full disk frees their space whatever else
 // it cannot do there.
