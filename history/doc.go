@@ -124,7 +124,10 @@
 //
 // Version numbers come from a counter per path, advanced with an atomic
 // update: two processes never get the same number, and a number is never
-// handed out twice, also after its version was pruned. The versions of
+// handed out twice, also after its version was pruned. A counter that
+// does not hold a number, or holds the largest there is (damaged), fails
+// the path's changes with an error naming it, changing nothing, rather
+// than keep a version under a number Versions cannot list. The versions of
 // the changes that took effect are numbered in the order they took effect
 // (a delete numbers its versions after the move, and a change keeping a
 // version first numbers those of the deletes waiting in the trash); a

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -67,6 +68,9 @@ func (s *Store) next(ctx context.Context, dir string) (int, error) {
 		last, err := strconv.Atoi(string(old))
 		if err != nil || last < 0 {
 			return nil, fmt.Errorf("history: %s holds %q, not a version number", counter, old)
+		}
+		if max(last, kept) == math.MaxInt { // damaged: the next would wrap round
+			return nil, fmt.Errorf("history: no version number is left after %d (%s holds %q): damaged", math.MaxInt, counter, old)
 		}
 		n = max(last, kept) + 1 // the call whose result is stored is the last one
 		return strconv.AppendInt(nil, int64(n), 10), nil
