@@ -20,9 +20,10 @@ const (
 	tombstonePrefix = "\x00memtool-history: deleted, about to be removed\x00"
 	tombstoneLen    = len(tombstonePrefix) + 20
 	// staleTombstone is how old a tombstone must be before a write may
-	// take its place, by the writer's clock. A delete that stalls this
-	// long between its two steps, or whose clock runs that far behind
-	// the writer's, may then remove what the write put there: the write
+	// take its place, by the writer's clock (or how far ahead of it).
+	// A delete that stalls this long between its two steps, or whose
+	// clock runs that far behind or ahead of the writer's, may then
+	// remove what the write put there: the write
 	// keeps it as a version first (see replaceTombstone).
 	staleTombstone = 10 * time.Minute
 )
@@ -60,7 +61,10 @@ func (s *Store) isTombstoneAt(ctx context.Context, name string, fi memtool.FileI
 // repeats the file's content.
 func (s *Store) replaceTombstone(ctx context.Context, name string, mark, data []byte) error {
 	ns, _ := strconv.ParseInt(string(mark[len(tombstonePrefix):]), 10, 64)
-	if s.opts.Now().Sub(time.Unix(0, ns)) <= staleTombstone {
+	// A mark dated that far ahead is stale too: its delete's clock ran
+	// ahead, or its digits are damaged; else it would block the path
+	// until that date.
+	if age := s.opts.Now().Sub(time.Unix(0, ns)); age <= staleTombstone && age >= -staleTombstone {
 		return &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("being deleted by another process: %w", memtool.ErrBusy)}
 	}
 	v, err := s.save(ctx, name, data, "delete")
