@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
+	"time"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/history"
@@ -60,4 +61,40 @@ func TestCounterAtMaxInt(t *testing.T) {
 		}
 		t.Errorf("the write succeeded, and no version listed (%+v) holds what it replaced", vs)
 	})
+}
+
+// TestPruneAgedDamagedPathFile: a path file that cannot be read as one
+// (grown past any path by damage, or a directory in its place) must not
+// stop PruneAged, and memtool gc, for every path: the versions it names
+// are listed without a path, as the doc says of a directory that does
+// not name its path.
+func TestPruneAgedDamagedPathFile(t *testing.T) {
+	for _, damage := range []string{"too large", "a directory"} {
+		t.Run(damage, func(t *testing.T) {
+			onDisk(t, func(t *testing.T, inner memtool.Store) {
+				ctx := context.Background()
+				now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+				s := history.New(inner, &history.Options{MaxAge: time.Hour, Now: func() time.Time { return now }})
+				for _, n := range []string{"a.md", "b.md"} {
+					must.Succeed(t, s.WriteFile(ctx, n, []byte("one"), memtool.CreateOnly))
+					must.Succeed(t, s.Remove(ctx, n))
+				}
+				pathFile := versionsDir("a.md") + "/path"
+				must.Succeed(t, inner.Remove(ctx, pathFile))
+				if damage == "too large" {
+					must.Succeed(t, inner.WriteFile(ctx, pathFile, make([]byte, 2<<20), memtool.CreateOnly))
+				} else {
+					must.Succeed(t, inner.Mkdir(ctx, pathFile))
+				}
+				now = now.Add(2 * time.Hour)
+				pruned, err := s.(*history.Store).PruneAged(ctx, false)
+				if err != nil {
+					t.Fatalf("PruneAged: %v", err)
+				}
+				if len(pruned) != 2 {
+					t.Errorf("PruneAged dropped %+v, want the versions of both files", pruned)
+				}
+			})
+		})
+	}
 }

@@ -12,7 +12,7 @@ import (
 // A Pruned is a version that PruneAged dropped (or, in a dry run, would
 // drop).
 type Pruned struct {
-	Path string // the file's virtual path, /memories/…; "" if its versions' directory does not name it
+	Path string // the file's virtual path, /memories/…; "" if its versions' directory does not name it (no path file, or one damaged past reading)
 	Version
 }
 
@@ -48,6 +48,8 @@ func (s *Store) PruneAged(ctx context.Context, dryRun bool) ([]Pruned, error) {
 		switch {
 		case err == nil:
 			p = memtool.VirtualPath(string(name))
+		case errors.Is(err, memtool.ErrTooLarge), errors.Is(err, memtool.ErrIsDir), errors.Is(err, memtool.ErrIrregular):
+			// Damaged: it names no path, and stops no pruning.
 		case !errors.Is(err, memtool.ErrNotExist):
 			return err
 		}
