@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"testing"
 	"time"
 
@@ -97,4 +98,34 @@ func TestPruneAgedDamagedPathFile(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestDuplicateVersionNumber: two entries of one path's versions with
+// the same number (a copy gone wrong, an older build racing) make that
+// number ambiguous: Read and Revert must not pick either one at random
+// and answer success, possibly with the wrong content.
+func TestDuplicateVersionNumber(t *testing.T) {
+	onDisk(t, func(t *testing.T, inner memtool.Store) {
+		ctx := context.Background()
+		s := history.New(inner, nil)
+		must.Succeed(t, s.WriteFile(ctx, "n.md", []byte("one"), memtool.CreateOnly))
+		must.Succeed(t, s.WriteFile(ctx, "n.md", []byte("two"), memtool.Replace))
+		vs, err := history.Versions(ctx, inner, "/memories/n.md")
+		if err != nil || len(vs) != 1 {
+			t.Fatalf("versions %+v, %v", vs, err)
+		}
+		dup := fmt.Sprintf("%s/%06d-%d-write", versionsDir("n.md"), vs[0].N, vs[0].Time.UnixNano()+1)
+		must.Succeed(t, inner.WriteFile(ctx, dup, []byte("other"), memtool.CreateOnly))
+		for range 5 {
+			data, err := history.Read(ctx, inner, "/memories/n.md", vs[0].N)
+			if err == nil && string(data) != "one" {
+				t.Fatalf("Read of version %d, held twice, answered %q", vs[0].N, data)
+			}
+			if err := history.Revert(ctx, s, inner, "/memories/n.md", vs[0].N); err == nil {
+				if got := storetest.ReadText(t, inner, "n.md"); got != "one" {
+					t.Fatalf("Revert to version %d, held twice, made n.md %q", vs[0].N, got)
+				}
+			}
+		}
+	})
 }

@@ -239,7 +239,8 @@ func Read(ctx context.Context, inner memtool.Store, p string, n int) ([]byte, er
 }
 
 // ReadLimit returns version n of the file at the virtual path p. A
-// version larger than limit bytes is not read: memtool.ErrTooLarge.
+// version larger than limit bytes is not read: memtool.ErrTooLarge. A
+// number that more than one version holds (damaged) fails, naming it.
 func ReadLimit(ctx context.Context, inner memtool.Store, p string, n int, limit int64) ([]byte, error) {
 	name, err := fileName(p)
 	if err != nil {
@@ -248,6 +249,11 @@ func ReadLimit(ctx context.Context, inner memtool.Store, p string, n int, limit 
 	versions, err := listVersions(ctx, inner, fileDir(name))
 	if err != nil {
 		return nil, err
+	}
+	if held := slices.IndexFunc(versions, func(v Version) bool { return v.N == n }); held >= 0 && held+1 < len(versions) && versions[held+1].N == n {
+		// Damaged (a copy gone wrong, an older build racing): which
+		// content is meant is unknown, and a guess may be the wrong one.
+		return nil, fmt.Errorf("%s version %d: more than one version holds that number (damaged); which one is meant is unknown", p, n)
 	}
 	for _, v := range versions {
 		if v.N != n {
