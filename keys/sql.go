@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -117,6 +118,9 @@ func (s *sqlKeys) list(ctx context.Context) ([]record, error) {
 	var bad []error
 	for rows.Next() {
 		r, err := scanRecord(rows)
+		if err != nil && !errors.Is(err, ErrMalformed) {
+			err = malformedRow(rows, err)
+		}
 		if errors.Is(err, ErrMalformed) {
 			bad = append(bad, err)
 			continue
@@ -130,6 +134,26 @@ func (s *sqlKeys) list(ctx context.Context) ([]record, error) {
 		return nil, err
 	}
 	return out, errors.Join(bad...)
+}
+
+// malformedRow is the error of a row whose values do not scan as a
+// record's, err: a hand edit that put a value of another type in a
+// column, which SQLite keeps as written (revoked = 'yes'). The values of
+// a row already read scan as they are, so this is no failure of the
+// database: the row is malformed, and the other rows are read.
+func malformedRow(rows *sql.Rows, err error) error {
+	vals := make([]any, strings.Count(columns, ",")+1)
+	for i := range vals {
+		vals[i] = new(any)
+	}
+	if rows.Scan(vals...) != nil {
+		return err
+	}
+	id := *vals[0].(*any)
+	if b, ok := id.([]byte); ok {
+		id = string(b)
+	}
+	return fmt.Errorf("key %q: %w: %w", fmt.Sprint(id), ErrMalformed, err)
 }
 
 func (s *sqlKeys) revoke(ctx context.Context, id string, at time.Time) error {
