@@ -169,6 +169,9 @@ func info(e resource.Entry) (memtool.FileInfo, error) {
 	default:
 		return fi, fmt.Errorf("malformed answer: entry type %q", e.Type)
 	}
+	if e.Size < 0 {
+		return fi, fmt.Errorf("malformed answer: entry size %d", e.Size)
+	}
 	return fi, nil
 }
 
@@ -221,6 +224,7 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 		return nil, pathError("readdir", name, foreign(l.Path))
 	}
 	out := make([]memtool.FileInfo, 0, len(l.Entries))
+	seen := make(map[resource.Entry]bool, len(l.Entries))
 	for _, e := range l.Entries {
 		fi, err := info(e)
 		if err == nil && (e.Name == "" || e.Name == "." || e.Name == ".." || strings.ContainsAny(e.Name, "/\x00")) {
@@ -229,6 +233,14 @@ func (s *Store) ReadDir(ctx context.Context, name string) ([]memtool.FileInfo, e
 			// of the tree would leave it or never end.
 			err = fmt.Errorf("malformed answer: entry name %q", e.Name)
 		}
+		// A directory holds one entry of a name and type (a file and a
+		// directory of one name are two, as an object store may hold
+		// them): one listed twice would be walked twice, shown twice.
+		key := resource.Entry{Name: e.Name, Type: e.Type}
+		if err == nil && seen[key] {
+			err = fmt.Errorf("malformed answer: entry name %q listed twice", e.Name)
+		}
+		seen[key] = true
 		if err != nil {
 			return nil, pathError("readdir", name, err)
 		}
