@@ -202,6 +202,11 @@ func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte,
 	if int64(len(data)) > limit {
 		return nil, "", pathError(op, name, memtool.ErrTooLarge)
 	}
+	if p, ok := h[http.CanonicalHeaderKey(resource.PathHeader)]; ok && (len(p) != 1 || p[0] != url.PathEscape(memtool.VirtualPath(name))) {
+		// Another file's content, right for its ETag (a server from
+		// before the header names no path).
+		return nil, "", pathError(op, name, errors.New("the answer is another file's content, not the path asked for: not the API's answer"))
+	}
 	etag := resource.ETag(data)
 	if strings.TrimPrefix(h.Get("ETag"), "W/") != etag {
 		return nil, "", pathError(op, name, errors.New("the answer is not the file's whole content (its ETag is not the content's SHA-256): cut short, or not the API's answer"))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,12 @@ type Written struct {
 // SHA-256, quoted.
 func ETag(data []byte) string { return `"` + hash(data) + `"` }
 
+// PathHeader is the header of a file's content (GET /v1/file) that names
+// its virtual path, path-escaped, so that a client can tell another
+// file's content (a cache that keys on the route, not the query), whose
+// ETag is right for its bytes, from the file it asked for.
+const PathHeader = "X-Memtool-Path"
+
 func hash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
@@ -95,6 +102,7 @@ func (h *Handler) readFile(w http.ResponseWriter, r *http.Request, s memtool.Sto
 	}
 	etag := ETag(data)
 	w.Header().Set("ETag", etag)
+	w.Header().Set(PathHeader, url.PathEscape(memtool.VirtualPath(name)))
 	if tags, ok := r.Header["If-None-Match"]; ok && matches(tags, etag, true) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
