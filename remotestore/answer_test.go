@@ -27,7 +27,7 @@ func withFile(t *testing.T, content string) (*memstore.Store, http.Handler) {
 	return inner, remotetest.Handler(inner, "")
 }
 
-func open(t *testing.T, h http.Handler, opts *remotestore.Options) *remotestore.Store {
+func open(t testing.TB, h http.Handler, opts *remotestore.Options) *remotestore.Store {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
