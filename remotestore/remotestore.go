@@ -199,19 +199,27 @@ func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte,
 	if err != nil {
 		return nil, "", err
 	}
-	if int64(len(data)) > limit {
-		return nil, "", pathError(op, name, memtool.ErrTooLarge)
-	}
-	if p, ok := h[http.CanonicalHeaderKey(resource.PathHeader)]; ok && (len(p) != 1 || p[0] != url.PathEscape(memtool.VirtualPath(name))) {
+	if p, ok := h[http.CanonicalHeaderKey(resource.PathHeader)]; ok && !namesPath(p, name) {
 		// Another file's content, right for its ETag (a server from
 		// before the header names no path).
 		return nil, "", pathError(op, name, errors.New("the answer is another file's content, not the path asked for: not the API's answer"))
+	}
+	if int64(len(data)) > limit {
+		return nil, "", pathError(op, name, memtool.ErrTooLarge)
 	}
 	etag := resource.ETag(data)
 	if strings.TrimPrefix(h.Get("ETag"), "W/") != etag {
 		return nil, "", pathError(op, name, errors.New("the answer is not the file's whole content (its ETag is not the content's SHA-256): cut short, or not the API's answer"))
 	}
 	return data, etag, nil
+}
+
+// namesPath reports whether the values of an answer's X-Memtool-Path name
+// the file name: one value, which unescapes to its virtual path, however
+// it was escaped (a gateway may escape it otherwise than the server).
+func namesPath(values []string, name string) bool {
+	p, err := url.PathUnescape(strings.Join(values, ","))
+	return len(values) == 1 && err == nil && p == memtool.VirtualPath(name)
 }
 
 // ReadDir returns the entries of the directory at name, without a name
