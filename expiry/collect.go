@@ -199,6 +199,9 @@ func Collect(ctx context.Context, inner memtool.Store, opts CollectOptions) (Rep
 		if errors.Is(err, memtool.ErrNotExist) {
 			continue // removed meanwhile
 		}
+		if errors.Is(err, memtool.ErrExist) || errors.Is(err, memtool.ErrNotDir) {
+			continue // its place in the batch is taken (see batchTime): it stays
+		}
 		if err != nil {
 			moveErr = fmt.Errorf("expiry: moving %s to the trash: %w", memtool.VirtualPath(name), err)
 			break
@@ -280,7 +283,10 @@ func batchTime(now time.Time, ix index, batches []trashBatch) time.Time {
 		now = batches[n-1].when.Add(time.Second)
 	}
 	if now.After(lastStamp) {
-		now = lastStamp // that batch, the newest, takes this run's files too
+		// That batch, the newest, takes this run's files too; one whose
+		// place in it is taken, by a file or a directory expired before,
+		// is not expired (Collect goes on without it).
+		now = lastStamp
 	}
 	return now
 }

@@ -67,7 +67,8 @@
 // A time recorded by a clock far ahead thus keeps those files, and the
 // batches after it, until that time has passed. A time past the year 9999
 // (a damaged index) names no batch, whose names have four-digit years; a
-// batch at the last second of that year takes the files of later runs. Keep the clocks of the
+// batch at the last second of that year takes the files of later runs,
+// but for one whose place in it is taken, which stays unexpired. Keep the clocks of the
 // machines sharing a store synchronized, well within UnusedFor.
 //
 // A file written or read while Collect runs stays, with what was
