@@ -11,19 +11,19 @@ import (
 	"github.com/memtool/memtool/storetest"
 )
 
-// TestNonsenseUseTimeKeepsFile: a use time of zero, one in 1970, or a
-// negative one is no use memtool recorded (a damaged index, a bug in an
+// TestNonsenseUseTimeKeepsFile: a use time of zero, one in 1970, a
+// negative one, or one past the year 9999 is no use memtool recorded (a damaged index, a bug in an
 // older build): gc counts such a file as used at its run, as one with
 // no recorded use, instead of expiring it at once.
 func TestNonsenseUseTimeKeepsFile(t *testing.T) {
 	onDisk(t, func(t *testing.T, inner memtool.Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-		names := []string{"zero.md", "one.md", "negative.md", "min.md"}
+		names := []string{"zero.md", "one.md", "negative.md", "min.md", "future.md"}
 		for _, n := range names {
 			must.Succeed(t, inner.WriteFile(ctx, n, []byte(n), memtool.CreateOnly))
 		}
-		index := `{"version":1,"access":{"zero.md":0,"one.md":1,"negative.md":-86400,"min.md":-9223372036854775808}}`
+		index := `{"version":1,"access":{"zero.md":0,"one.md":1,"negative.md":-86400,"min.md":-9223372036854775808,"future.md":10000000000000}}`
 		must.Succeed(t, inner.WriteFile(ctx, expiry.IndexName, []byte(index), memtool.CreateOnly))
 		opts := expiry.CollectOptions{UnusedFor: 30 * 24 * time.Hour, Now: func() time.Time { return now }}
 		rep, err := expiry.Collect(ctx, inner, opts)
