@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/internal/secretscan"
@@ -350,20 +349,19 @@ func within(p, dir string) bool {
 }
 
 // Read reads a log from r and calls fn for every entry that passes f, in
-// order, stopping at fn's first error. Blank lines are skipped, and so is
-// the part of an entry that a write that failed (on a full disk) put in
+// order, stopping at fn's first error. Zero bytes (a power loss's,
+// however many: see the package doc) and blank lines are skipped, and so
+// is the part of an entry that a write that failed (on a full disk) put in
 // the log: the writer that failed logs its next line on a line of its
 // own, and a line that another writer of the log (a tenant of memtool
 // serve, another process) logged right after that part is read from
 // where its entry begins (see entries). Any other line that is not an
 // entry is an error naming its number.
 func Read(r io.Reader, f Filter, fn func(Entry) error) error {
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(withoutZeros{r})
 	sc.Buffer(nil, 1<<20)
 	for line := 1; sc.Scan(); line++ {
-		// Zero bytes: a power loss's, where the log's size reached the
-		// disk before its data (package doc).
-		text := bytes.TrimFunc(sc.Bytes(), func(r rune) bool { return r == 0 || unicode.IsSpace(r) })
+		text := bytes.TrimSpace(sc.Bytes())
 		if len(text) == 0 {
 			continue
 		}
@@ -389,6 +387,27 @@ func Read(r io.Reader, f Filter, fn func(Entry) error) error {
 		}
 	}
 	return sc.Err()
+}
+
+// withoutZeros reads r without its zero bytes: a power loss's, where the
+// log's size reached the disk before its data (package doc), as many as
+// the bytes that did not, which may be more than a line holds. An entry
+// holds none: JSON escapes them.
+type withoutZeros struct{ r io.Reader }
+
+func (z withoutZeros) Read(p []byte) (int, error) {
+	for {
+		n, err := z.r.Read(p)
+		kept := p[:0]
+		for _, b := range p[:n] {
+			if b != 0 {
+				kept = append(kept, b)
+			}
+		}
+		if len(kept) > 0 || err != nil {
+			return len(kept), err
+		}
+	}
 }
 
 // entryStart is how every entry begins: Time is Entry's first field.

@@ -38,7 +38,8 @@
 // that wrote it, but a power loss can take the last lines of changes that
 // were made durable, and can leave zero bytes where they were (a file
 // system that made the log's new size durable before its data), which
-// Read skips (TestReadSkipsZerosOfAPowerLoss).
+// Read skips, however many (TestReadSkipsZerosOfAPowerLoss,
+// TestReadSkipsMoreZerosThanALine).
 //
 // # Reading
 //
