@@ -169,9 +169,10 @@
 //     entry by entry (with memtool.RemoveAller it can).
 //   - Ten minutes are measured from the deleting process's clock to the
 //     writing one's: a writer whose clock runs ahead takes a tombstone
-//     for stale sooner. One dated more than ten minutes ahead of the
-//     writer's clock (a deleting clock that far ahead, or damaged) is
-//     stale too, rather than block the name until that date. A write that replaces the tombstone of a delete
+//     for stale sooner. One dated more than a day ahead of the writer's
+//     clock (damaged: no clock runs that fast) is stale too, rather than
+//     block the name until that date; one dated less far ahead is waited
+//     for. A write that replaces the tombstone of a delete
 //     still in progress (stalled, or judged by such a clock) counts as
 //     made after the delete, and stays, unless it lands between the
 //     delete's last look at its tombstone and its removal: the delete

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -32,6 +33,31 @@ func TestTombstoneFromTheFuture(t *testing.T) {
 		}
 		if got, err := s.ReadFile(ctx, "a", 100); err != nil || string(got) != "new" {
 			t.Errorf("a holds %q, %v; want new", got, err)
+		}
+	}
+}
+
+// TestTombstoneFromAFastClock: a tombstone dated minutes or hours ahead
+// of the writer's clock is a delete's whose clock runs fast, maybe still
+// under way: a write there is refused as busy, changing nothing, rather
+// than risk the delete removing it (or an edit after it) unkept.
+func TestTombstoneFromAFastClock(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for _, ahead := range []time.Duration{11 * time.Minute, 23 * time.Hour} {
+		raw, err := filestore.Open(t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner := struct{ memtool.Store }{raw}
+		s := New(inner, &Options{Now: func() time.Time { return now }})
+		mark := tombstone(now.Add(ahead))
+		must.Succeed(t, inner.WriteFile(ctx, "a", mark, memtool.CreateOnly))
+		if err := s.WriteFile(ctx, "a", []byte("new"), memtool.Replace); !errors.Is(err, memtool.ErrBusy) {
+			t.Errorf("write over a tombstone dated %v ahead: %v, want ErrBusy", ahead, err)
+		}
+		if got, _ := inner.ReadFile(ctx, "a", 1000); string(got) != string(mark) {
+			t.Errorf("the tombstone dated %v ahead was replaced by %q", ahead, got)
 		}
 	}
 }

@@ -20,12 +20,17 @@ const (
 	tombstonePrefix = "\x00memtool-history: deleted, about to be removed\x00"
 	tombstoneLen    = len(tombstonePrefix) + 20
 	// staleTombstone is how old a tombstone must be before a write may
-	// take its place, by the writer's clock (or how far ahead of it).
-	// A delete that stalls this long between its two steps, or whose
-	// clock runs that far behind or ahead of the writer's, may then
-	// remove what the write put there: the write
+	// take its place, by the writer's clock. A delete that stalls this
+	// long between its two steps, or whose clock runs that far behind
+	// the writer's, may then remove what the write put there: the write
 	// keeps it as a version first (see replaceTombstone).
 	staleTombstone = 10 * time.Minute
+	// futureTombstone is how far ahead of the writer's clock a tombstone
+	// must be dated to be stale too: no delete's clock runs a day ahead,
+	// so its digits are damaged, and it would block the name until that
+	// date. One dated less far ahead is a delete's whose clock runs fast,
+	// and is waited for, as one from the last ten minutes.
+	futureTombstone = 24 * time.Hour
 )
 
 var errTombstoneContent = memtool.Refusal("That content cannot be stored: it is the marker memtool's history uses for a file being deleted. Nothing was changed.")
@@ -61,10 +66,7 @@ func (s *Store) isTombstoneAt(ctx context.Context, name string, fi memtool.FileI
 // repeats the file's content.
 func (s *Store) replaceTombstone(ctx context.Context, name string, mark, data []byte) error {
 	ns, _ := strconv.ParseInt(string(mark[len(tombstonePrefix):]), 10, 64)
-	// A mark dated that far ahead is stale too: its delete's clock ran
-	// ahead, or its digits are damaged; else it would block the path
-	// until that date.
-	if age := s.opts.Now().Sub(time.Unix(0, ns)); age <= staleTombstone && age >= -staleTombstone {
+	if age := s.opts.Now().Sub(time.Unix(0, ns)); age <= staleTombstone && age >= -futureTombstone {
 		return &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("being deleted by another process: %w", memtool.ErrBusy)}
 	}
 	v, err := s.save(ctx, name, data, "delete")
