@@ -250,26 +250,23 @@ func ReadLimit(ctx context.Context, inner memtool.Store, p string, n int, limit 
 	if err != nil {
 		return nil, err
 	}
-	if held := slices.IndexFunc(versions, func(v Version) bool { return v.N == n }); held >= 0 && held+1 < len(versions) && versions[held+1].N == n {
+	i := slices.IndexFunc(versions, func(v Version) bool { return v.N == n })
+	switch {
+	case i < 0:
+		return nil, fmt.Errorf("%s version %d: %w", p, n, ErrNoVersion)
+	case i+1 < len(versions) && versions[i+1].N == n:
 		// Damaged (a copy gone wrong, an older build racing): which
 		// content is meant is unknown, and a guess may be the wrong one.
 		return nil, fmt.Errorf("%s version %d: more than one version holds that number (damaged); which one is meant is unknown", p, n)
+	case versions[i].Size > limit:
+		return nil, fmt.Errorf("%s version %d is %d bytes, more than %d: %w", p, n, versions[i].Size, limit, memtool.ErrTooLarge)
 	}
-	for _, v := range versions {
-		if v.N != n {
-			continue
-		}
-		if v.Size > limit {
-			return nil, fmt.Errorf("%s version %d is %d bytes, more than %d: %w", p, n, v.Size, limit, memtool.ErrTooLarge)
-		}
-		data, err := inner.ReadFile(ctx, path.Join(fileDir(name), v.entry), limit)
-		if errors.Is(err, memtool.ErrNotExist) {
-			// Pruned since it was listed (by another process).
-			return nil, fmt.Errorf("%s version %d: %w", p, n, ErrNoVersion)
-		}
-		return data, err
+	data, err := inner.ReadFile(ctx, path.Join(fileDir(name), versions[i].entry), limit)
+	if errors.Is(err, memtool.ErrNotExist) {
+		// Pruned since it was listed (by another process).
+		return nil, fmt.Errorf("%s version %d: %w", p, n, ErrNoVersion)
 	}
-	return nil, fmt.Errorf("%s version %d: %w", p, n, ErrNoVersion)
+	return data, err
 }
 
 // Revert makes version n the content of the file at the virtual path p,
