@@ -38,8 +38,7 @@
 // that wrote it, but a power loss can take the last lines of changes that
 // were made durable, and can leave zero bytes where they were (a file
 // system that made the log's new size durable before its data), which
-// Read skips, however many (TestReadSkipsZerosOfAPowerLoss,
-// TestReadSkipsMoreZerosThanALine).
+// Read skips, however many (TestReadSkipsZerosOfAPowerLoss).
 //
 // # Reading
 //

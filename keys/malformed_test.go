@@ -136,77 +136,44 @@ func TestDirectoryMalformedRecord(t *testing.T) {
 }
 
 // TestSQLMalformedRow: a row of memtool_keys changed by hand into no
-// valid key (here, no tenant) is never used as a key; List returns the
-// other keys with an error wrapping ErrMalformed.
+// valid key (no tenant), or holding a value of the wrong type in a
+// column (revoked = 'yes', which SQLite keeps as written), is never used
+// as a key; List returns the other keys with an error wrapping
+// ErrMalformed that names it, instead of failing whole.
 func TestSQLMalformedRow(t *testing.T) {
-	ctx := context.Background()
-	c := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	file := filepath.Join(t.TempDir(), "m.db")
-	k := open(t, "sqlite://"+file, c)
-	alice, aliceToken, err := k.Add(ctx, keys.NewKey{Tenant: "alice", Scope: keys.Write})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob, bobToken, err := k.Add(ctx, keys.NewKey{Tenant: "bob", Scope: keys.Admin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`UPDATE memtool_keys SET tenant = '' WHERE id = ?`, bob.ID); err != nil {
-		t.Fatal(err)
-	}
-	other := open(t, "sqlite://"+file, c)
-	if got, err := other.Verify(ctx, bobToken); err == nil {
-		t.Errorf("a key record without a tenant was accepted: %+v", got)
-	}
-	if got, err := other.Verify(ctx, aliceToken); err != nil || got.ID != alice.ID {
-		t.Errorf("a good key beside a malformed row: %+v, %v", got, err)
-	}
-	list, err := other.List(ctx)
-	if !errors.Is(err, keys.ErrMalformed) || len(list) != 1 || list[0].ID != alice.ID {
-		t.Errorf("List beside a malformed row: %+v, %v", list, err)
-	}
-}
-
-// TestSQLRowOfWrongType: a row of memtool_keys whose column holds a value
-// of the wrong type (a hand edit SQLite keeps as written: revoked = 'yes')
-// is a malformed row like any other: never used as a key, and List
-// returns the other keys with an error wrapping ErrMalformed that names
-// it, instead of failing whole.
-func TestSQLRowOfWrongType(t *testing.T) {
-	ctx := context.Background()
-	c := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	file := filepath.Join(t.TempDir(), "m.db")
-	k := open(t, "sqlite://"+file, c)
-	alice, aliceToken, err := k.Add(ctx, keys.NewKey{Tenant: "alice", Scope: keys.Write})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob, bobToken, err := k.Add(ctx, keys.NewKey{Tenant: "bob", Scope: keys.Admin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(`UPDATE memtool_keys SET revoked = 'yes' WHERE id = ?`, bob.ID); err != nil {
-		t.Fatal(err)
-	}
-	other := open(t, "sqlite://"+file, c)
-	if got, err := other.Verify(ctx, bobToken); err == nil {
-		t.Errorf("a key whose revoked column is damaged was accepted: %+v", got)
-	}
-	if got, err := other.Verify(ctx, aliceToken); err != nil || got.ID != alice.ID {
-		t.Errorf("a good key beside a damaged row: %+v, %v", got, err)
-	}
-	list, err := other.List(ctx)
-	if !errors.Is(err, keys.ErrMalformed) || !strings.Contains(fmt.Sprint(err), bob.ID) || len(list) != 1 || list[0].ID != alice.ID {
-		t.Errorf("List beside a row of the wrong type: %+v, %v; want alice's key and ErrMalformed naming %s", list, err, bob.ID)
+	for _, damage := range []string{`tenant = ''`, `revoked = 'yes'`} {
+		t.Run(damage, func(t *testing.T) {
+			ctx := context.Background()
+			c := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			file := filepath.Join(t.TempDir(), "m.db")
+			k := open(t, "sqlite://"+file, c)
+			alice, aliceToken, err := k.Add(ctx, keys.NewKey{Tenant: "alice", Scope: keys.Write})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bob, bobToken, err := k.Add(ctx, keys.NewKey{Tenant: "bob", Scope: keys.Admin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sql.Open("sqlite", file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(`UPDATE memtool_keys SET `+damage+` WHERE id = ?`, bob.ID); err != nil {
+				t.Fatal(err)
+			}
+			other := open(t, "sqlite://"+file, c)
+			if got, err := other.Verify(ctx, bobToken); err == nil {
+				t.Errorf("a damaged key record was accepted: %+v", got)
+			}
+			if got, err := other.Verify(ctx, aliceToken); err != nil || got.ID != alice.ID {
+				t.Errorf("a good key beside a damaged row: %+v, %v", got, err)
+			}
+			list, err := other.List(ctx)
+			if !errors.Is(err, keys.ErrMalformed) || !strings.Contains(fmt.Sprint(err), bob.ID) || len(list) != 1 || list[0].ID != alice.ID {
+				t.Errorf("List beside a damaged row: %+v, %v; want alice's key and ErrMalformed naming %s", list, err, bob.ID)
+			}
+		})
 	}
 }
