@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -366,6 +367,13 @@ func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store
 	}
 	if errors.Is(err, memtool.ErrExist) {
 		return at(newName, err)
+	}
+	if errors.Is(err, memtool.ErrNotExist) || errors.Is(err, memtool.ErrNotDir) {
+		// What is missing, or not a directory, is on the way to the
+		// new path when the one to move is there.
+		if _, serr := s.Stat(r.Context(), oldName); serr == nil && path.Dir(newName) != "." {
+			return at(path.Dir(newName), err)
+		}
 	}
 	if err != nil {
 		return at(oldName, err)
