@@ -122,7 +122,8 @@ func runGC(ctx context.Context, inv *invocation, opts expiry.CollectOptions) int
 			dropped = "would drop"
 		}
 		for _, p := range pruned {
-			fmt.Fprintf(&out, "%s version %d of %s (from %s, older than %s)\n", dropped, p.N, p.Path, p.Time.Format(time.DateOnly), dayDuration(hs.MaxAge()))
+			of := cmp.Or(p.Path, "a file whose path history does not know") // its record of the path lost or damaged
+			fmt.Fprintf(&out, "%s version %d of %s (from %s, older than %s)\n", dropped, p.N, of, p.Time.Format(time.DateOnly), dayDuration(hs.MaxAge()))
 		}
 		looked = append(looked, "no version older than "+dayDuration(hs.MaxAge()))
 	}

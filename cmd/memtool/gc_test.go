@@ -167,15 +167,25 @@ func TestGCDropsAgedVersions(t *testing.T) {
 	run("create", "--text", "one", "/memories/gone.md")
 	run("str_replace", "--old", "one", "--new", "two", "/memories/gone.md")
 	run("delete", "/memories/gone.md")
+	// A deleted file whose versions' directory lost the file naming its
+	// path (damaged): gc names it so, not with an empty path.
+	run("create", "--text", "one", "/memories/lost.md")
+	run("delete", "/memories/lost.md")
+	named, _ := filepath.Glob(filepath.Join(dir, ".memtool-*", "*", "path"))
+	for _, n := range named {
+		if data, _ := os.ReadFile(n); string(data) == "lost.md" {
+			os.Remove(n)
+		}
+	}
 	// Waits for the versions to pass max_age: a condition of the clock,
 	// not a measure of speed.
 	time.Sleep(1100 * time.Millisecond)
 	out := run("gc", "--unused-for", "30d", "--dry-run")
-	if strings.Count(out, "would drop version ") != 2 || !strings.Contains(out, "of /memories/gone.md (from ") {
+	if strings.Count(out, "would drop version ") != 3 || !strings.Contains(out, "of /memories/gone.md (from ") || !strings.Contains(out, "of a file whose path history does not know (from ") {
 		t.Errorf("gc --dry-run: %q", out)
 	}
 	out = run("gc", "--unused-for", "30d")
-	if strings.Count(out, "dropped version ") != 2 {
+	if strings.Count(out, "dropped version ") != 3 {
 		t.Errorf("gc: %q", out)
 	}
 	_, errOut, code := runCLI(t, nil, "", "history", "--store", dir, "--policy", policy, "/memories/gone.md")
