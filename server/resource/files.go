@@ -370,9 +370,13 @@ func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store
 	}
 	if errors.Is(err, memtool.ErrNotExist) || errors.Is(err, memtool.ErrNotDir) {
 		// What is missing, or not a directory, is on the way to the
-		// new path when the one to move is there.
-		if _, serr := s.Stat(r.Context(), oldName); serr == nil && path.Dir(newName) != "." {
-			return at(path.Dir(newName), err)
+		// new path when the one to move is there and that path's
+		// directory is not (else something in the tree moved went
+		// meanwhile, as a copy found).
+		if dir := path.Dir(newName); dir != "." && isDir(r.Context(), s, dir) != nil {
+			if _, serr := s.Stat(r.Context(), oldName); serr == nil {
+				return at(dir, err)
+			}
 		}
 	}
 	if err != nil {

@@ -1,6 +1,8 @@
 package resource_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -42,4 +44,48 @@ func TestRenameIntoMissingDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRenameNamesTheNewDirectoryOnlyWhenMissing: a directory move on a
+// store without rename (a copy) that fails because a file in the tree
+// went meanwhile (another process deleted it) is not_found naming the
+// tree moved, never the new path's directory, which is there: a client
+// told that it is missing would make it, and try again in vain.
+func TestRenameNamesTheNewDirectoryOnlyWhenMissing(t *testing.T) {
+	ctx := t.Context()
+	inner := memstore.New()
+	for _, name := range []string{"d", "to"} {
+		if err := inner.Mkdir(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"d/a.md", "d/b.md"} {
+		if err := inner.WriteFile(ctx, name, []byte("kept"), memtool.CreateOnly); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := serveStore(t, deletedMeanwhile{struct{ memtool.Store }{inner}, "d/b.md"}, true, nil)
+	e := wantError(t, mustDo(t, srv, "POST", "/v1/rename", nil, []byte(`{"from":"/memories/d","to":"/memories/to/d"}`)), http.StatusNotFound, "not_found")
+	if e != nil && !strings.HasSuffix(e.Message, ": /memories/d") {
+		t.Errorf("the 404 says %q; want it to name /memories/d, not /memories/to, which is there", e.Message)
+	}
+	if got := storetest.ReadText(t, inner, "d/a.md"); got != "kept" {
+		t.Errorf("d/a.md holds %q", got)
+	}
+}
+
+// deletedMeanwhile is a store without rename on which another process
+// deletes the file gone just before it is looked at.
+type deletedMeanwhile struct {
+	memtool.Store
+	gone string
+}
+
+func (s deletedMeanwhile) Stat(ctx context.Context, name string) (memtool.FileInfo, error) {
+	if name == s.gone {
+		if err := s.Store.Remove(ctx, name); err != nil && !errors.Is(err, memtool.ErrNotExist) {
+			return memtool.FileInfo{}, err
+		}
+	}
+	return s.Store.Stat(ctx, name)
 }
