@@ -372,11 +372,15 @@ func (h *Handler) rename(w http.ResponseWriter, r *http.Request, s memtool.Store
 		// What is missing, or not a directory, is on the way to the
 		// new path when the one to move is there and that path's
 		// directory is not (else something in the tree moved went
-		// meanwhile, as a copy found).
-		if dir := path.Dir(newName); dir != "." && isDir(r.Context(), s, dir) != nil {
-			if _, serr := s.Stat(r.Context(), oldName); serr == nil {
-				return at(dir, err)
-			}
+		// meanwhile, as a copy found). When the one to move is not
+		// there, that is the answer, whichever path the store's
+		// rename looked at first.
+		_, serr := s.Stat(r.Context(), oldName)
+		switch dir := path.Dir(newName); {
+		case errors.Is(serr, memtool.ErrNotExist) || errors.Is(serr, memtool.ErrNotDir):
+			return at(oldName, serr)
+		case serr == nil && dir != "." && isDir(r.Context(), s, dir) != nil:
+			return at(dir, err)
 		}
 	}
 	if err != nil {

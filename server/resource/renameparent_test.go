@@ -89,3 +89,28 @@ func (s deletedMeanwhile) Stat(ctx context.Context, name string) (memtool.FileIn
 	}
 	return s.Store.Stat(ctx, name)
 }
+
+// TestRenameMissingOntoAFile: a rename of a path where nothing is, to a
+// path under a file, is not_found naming the path to move, on every
+// store: the file store's rename, which meets the file on the way to the
+// new path first, answered not_dir, saying that the missing path is not
+// a directory.
+func TestRenameMissingOntoAFile(t *testing.T) {
+	fsStore, err := filestore.Open(filepath.Join(t.TempDir(), "m"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fsStore.Close() })
+	for name, s := range map[string]memtool.Store{"memstore": memstore.New(), "filestore": fsStore} {
+		t.Run(name, func(t *testing.T) {
+			srv := serveStore(t, s, true, nil)
+			if err := s.WriteFile(t.Context(), "f.md", []byte("a file"), memtool.CreateOnly); err != nil {
+				t.Fatal(err)
+			}
+			e := wantError(t, mustDo(t, srv, "POST", "/v1/rename", nil, []byte(`{"from":"/memories/none.md","to":"/memories/f.md/b.md"}`)), http.StatusNotFound, "not_found")
+			if e != nil && !strings.HasSuffix(e.Message, ": /memories/none.md") {
+				t.Errorf("the 404 says %q; want it to name /memories/none.md", e.Message)
+			}
+		})
+	}
+}
