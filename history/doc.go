@@ -163,7 +163,8 @@
 //
 //   - A write (a create) where a tombstone is fails with memtool.ErrBusy
 //     while the delete is in progress. A tombstone left by a process that
-//     died between the steps blocks writes there for ten minutes, and is
+//     died between the steps blocks writes there for ten minutes (and for
+//     as long as its clock ran fast, up to a day more: see below), and is
 //     then replaced by the next write; until a write replaces it, a
 //     directory cannot be created at that name, nor its parent removed
 //     entry by entry (with memtool.RemoveAller it can).

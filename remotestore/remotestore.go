@@ -218,8 +218,11 @@ func (s *Store) read(ctx context.Context, op, name string, limit int64) ([]byte,
 // the file name: one value, which unescapes to its virtual path, however
 // it was escaped (a gateway may escape it otherwise than the server).
 func namesPath(values []string, name string) bool {
-	p, err := url.PathUnescape(strings.Join(values, ","))
-	return len(values) == 1 && err == nil && p == memtool.VirtualPath(name)
+	if len(values) != 1 {
+		return false
+	}
+	p, err := url.PathUnescape(values[0])
+	return err == nil && p == memtool.VirtualPath(name)
 }
 
 // ReadDir returns the entries of the directory at name, without a name
