@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +83,12 @@ func FuzzCleanPath(f *testing.F) {
 			if c == ".." || len(c) > memtool.MaxComponentBytes {
 				t.Fatalf("CleanPath(%q) = %q: component %q", p, name, c)
 			}
+			if why := unportable(c); why != "" {
+				t.Fatalf("CleanPath(%q) = %q: component %q %s", p, name, c, why)
+			}
+		}
+		if strings.Contains(p, ":") || percentEscape.MatchString(p) {
+			t.Fatalf("accepted a colon or a percent escape in %q", p)
 		}
 		// The clean name passes the gate again, to itself.
 		again, againDir, err := memtool.CleanPath(memtool.VirtualPath(name))
@@ -89,6 +96,28 @@ func FuzzCleanPath(f *testing.F) {
 			t.Fatalf("CleanPath(VirtualPath(%q)) = %q, %v, %v", name, again, againDir, err)
 		}
 	})
+}
+
+var percentEscape = regexp.MustCompile(`%([0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4})`)
+
+// unportable says why a name the gate accepted may not be used on every
+// OS or is the storage layer's, as DEVIATIONS.md lists the rules, or "".
+func unportable(c string) string {
+	if strings.HasSuffix(c, ".") || strings.HasSuffix(c, " ") {
+		return "ends with a dot or a space"
+	}
+	base, _, _ := strings.Cut(c, ".")
+	switch dev := strings.ToUpper(strings.TrimRight(base, " ")); {
+	case dev == "CON", dev == "PRN", dev == "AUX", dev == "NUL", dev == "CONIN$", dev == "CONOUT$",
+		len(dev) == 4 && (strings.HasPrefix(dev, "COM") || strings.HasPrefix(dev, "LPT")) && dev[3] >= '0' && dev[3] <= '9':
+		return "is a Windows device name"
+	}
+	for _, prefix := range []string{".memtool", ".memstore", ".tmp-", ".lock"} {
+		if strings.HasPrefix(strings.ToLower(c), prefix) {
+			return "is the storage layer's"
+		}
+	}
+	return ""
 }
 
 // gateCases pin the gate's answers: the clean name, or the exact message.

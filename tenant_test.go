@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,14 +69,20 @@ func TestTenancyError(t *testing.T) {
 	}
 }
 
-// FuzzValidateTenant checks that an accepted id is one plain, lower-case
-// name: usable as a directory name or a key, never a path.
+// FuzzValidateTenant checks that ValidateTenant accepts exactly the ids
+// its documentation allows: one plain, lower-case name, usable as a
+// directory name or a key, never a path.
 func FuzzValidateTenant(f *testing.F) {
-	for _, s := range []string{"t1", "..", "a/b", "A", "a.b", strings.Repeat("z", 64)} {
+	for _, s := range []string{"t1", "..", "a/b", "A", "a.b", strings.Repeat("z", 64), "a-", "_a", "a\u00e9"} {
 		f.Add(s)
 	}
+	grammar := regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 	f.Fuzz(func(t *testing.T, id string) {
-		if memtool.ValidateTenant(id) != nil {
+		err := memtool.ValidateTenant(id)
+		if (err == nil) != grammar.MatchString(id) {
+			t.Fatalf("ValidateTenant(%q) = %v, but the documented grammar says %v", id, err, grammar.MatchString(id))
+		}
+		if err != nil {
 			return
 		}
 		if id == "" || len(id) > memtool.MaxTenantLen || id == "." || id == ".." ||
