@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -396,26 +397,46 @@ func BenchmarkEdit(b *testing.B) {
 }
 
 // FuzzScan checks what every result of Scan must satisfy: findings lie in
-// the text, in order, without overlap, on the line they name, with a kind.
+// the text, in order, without overlap, on the line they name, with a kind;
+// and a known secret on lines of its own is still found, whatever the
+// lines around it hold.
 func FuzzScan(f *testing.F) {
-	for _, c := range secretCases {
-		f.Add("x " + c.token + "\n" + c.token)
+	for i, c := range secretCases {
+		f.Add("x "+c.token+"\n"+c.token, uint8(i))
 	}
-	for _, s := range nearMisses {
-		f.Add(s)
+	for i, s := range nearMisses {
+		f.Add(s, uint8(i))
 	}
-	f.Fuzz(func(t *testing.T, text string) {
-		end := 0
-		for _, fd := range secrets.Scan([]byte(text)) {
-			if fd.Start < end || fd.End <= fd.Start || fd.End > len(text) || fd.Kind == "" {
-				t.Fatalf("bad finding %+v (previous end %d, len %d)", fd, end, len(text))
+	f.Fuzz(func(t *testing.T, text string, which uint8) {
+		checkFindings(t, text, secrets.Scan([]byte(text)))
+		tok := secretCases[int(which)%len(secretCases)].token
+		around := text + "\n" + tok + "\n" + text
+		found := secrets.Scan([]byte(around))
+		checkFindings(t, around, found)
+		at := len(text) + 1
+		for _, want := range secrets.Scan([]byte(tok)) {
+			if !slices.ContainsFunc(found, func(fd secrets.Finding) bool {
+				return fd.Start <= at+want.Start && at+want.End <= fd.End
+			}) {
+				t.Fatalf("%s (%q) is missed between the lines of %q: found %+v", want.Kind, tok[want.Start:want.End], text, found)
 			}
-			if want := strings.Count(text[:fd.Start], "\n") + 1; fd.Line != want {
-				t.Fatalf("finding %+v: line %d, want %d", fd, fd.Line, want)
-			}
-			end = fd.End
 		}
 	})
+}
+
+// checkFindings checks the findings Scan gave for text.
+func checkFindings(t *testing.T, text string, findings []secrets.Finding) {
+	t.Helper()
+	end := 0
+	for _, fd := range findings {
+		if fd.Start < end || fd.End <= fd.Start || fd.End > len(text) || fd.Kind == "" {
+			t.Fatalf("bad finding %+v (previous end %d, len %d)", fd, end, len(text))
+		}
+		if want := strings.Count(text[:fd.Start], "\n") + 1; fd.Line != want {
+			t.Fatalf("finding %+v: line %d, want %d", fd, fd.Line, want)
+		}
+		end = fd.End
+	}
 }
 
 // The filter looks at what is written alone and passes reads through, so
