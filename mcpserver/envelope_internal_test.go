@@ -10,8 +10,10 @@ import (
 )
 
 // FuzzCheckMessage checks checkMessage against two oracles: what it
-// accepts is one valid JSON value, and a top-level key given twice (which
-// the SDK would read as its last) is never accepted.
+// accepts is one valid JSON value, and mustRefuse, which reads it with
+// encoding/json, finds nothing in it to refuse (a key given twice, which
+// the SDK would read as its last, or two keys that differ by case, at any
+// depth; a version, an id or a batch the SDK would mishandle).
 func FuzzCheckMessage(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_view","arguments":{"path":"/memories"}}}`,
@@ -37,6 +39,9 @@ func FuzzCheckMessage(f *testing.F) {
 		}
 		if !json.Valid(data) {
 			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		if why := mustRefuse(data); why != "" {
+			t.Fatalf("accepted %q: %s", data, why)
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		if tok, _ := dec.Token(); tok != json.Delim('{') {
