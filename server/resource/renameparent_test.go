@@ -18,12 +18,7 @@ import (
 // not there is not_found (404) naming that directory, not the file to
 // move, which is there and stays; with the directory made, it moves.
 func TestRenameIntoMissingDirectory(t *testing.T) {
-	fsStore, err := filestore.Open(filepath.Join(t.TempDir(), "m"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fsStore.Close() })
-	for name, s := range map[string]memtool.Store{"memstore": memstore.New(), "filestore": fsStore} {
+	for name, s := range memAndFileStores(t) {
 		t.Run(name, func(t *testing.T) {
 			srv := serveStore(t, s, true, nil)
 			if err := s.WriteFile(t.Context(), "a.md", []byte("kept"), memtool.CreateOnly); err != nil {
@@ -96,12 +91,7 @@ func (s deletedMeanwhile) Stat(ctx context.Context, name string) (memtool.FileIn
 // new path first, answered not_dir, saying that the missing path is not
 // a directory.
 func TestRenameMissingOntoAFile(t *testing.T) {
-	fsStore, err := filestore.Open(filepath.Join(t.TempDir(), "m"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fsStore.Close() })
-	for name, s := range map[string]memtool.Store{"memstore": memstore.New(), "filestore": fsStore} {
+	for name, s := range memAndFileStores(t) {
 		t.Run(name, func(t *testing.T) {
 			srv := serveStore(t, s, true, nil)
 			if err := s.WriteFile(t.Context(), "f.md", []byte("a file"), memtool.CreateOnly); err != nil {
@@ -113,4 +103,15 @@ func TestRenameMissingOntoAFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// memAndFileStores are a new memstore and a new directory store, by name.
+func memAndFileStores(t *testing.T) map[string]memtool.Store {
+	t.Helper()
+	fsStore, err := filestore.Open(filepath.Join(t.TempDir(), "m"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fsStore.Close() })
+	return map[string]memtool.Store{"memstore": memstore.New(), "filestore": fsStore}
 }
