@@ -86,26 +86,33 @@ func historyRace(t *testing.T, url string, env []string) {
 			switch {
 			case w < inserters:
 				acked[fmt.Sprintf("<ins %d.%d>", w, j)] = !a.IsError
-				if a.IsError && !strings.Contains(a.Text(), "does not exist") {
+				if a.IsError && !strings.Contains(a.Text(), "does not exist") && !busyRefusal(a.Text()) {
 					t.Errorf("insert %d.%d: %s", w, j, a.Text())
 				}
 			case j%(2+pause) >= 2:
 			case j%(2+pause) == 0:
 				if !a.IsError {
 					deletes++
-				} else if !strings.Contains(a.Text(), "does not exist") {
+				} else if !strings.Contains(a.Text(), "does not exist") && !busyRefusal(a.Text()) {
 					t.Errorf("deleter %d, delete %d: %s", w-inserters, j/(2+pause), a.Text())
 				}
 			default:
 				if !a.IsError {
 					created[fmt.Sprintf("GEN %d.%d", w-inserters, j/(2+pause))] = true
-				} else if !strings.Contains(a.Text(), "already exists") {
+				} else if !strings.Contains(a.Text(), "already exists") && !busyRefusal(a.Text()) {
 					t.Errorf("deleter %d, create %d: %s", w-inserters, j/(2+pause), a.Text())
 				}
 			}
 		}
 	}
 	checkHistory(t, st, acked, created, deletes)
+}
+
+// busyRefusal reports whether an answer is the store's refusal under
+// contention (a lock not had in time, on a loaded machine), which changed
+// nothing and is no lost update: the racers are not told it was done.
+func busyRefusal(text string) bool {
+	return strings.Contains(text, "store is busy") && strings.Contains(text, "changed nothing")
 }
 
 // checkHistory reads the versions and current content of histFile and
