@@ -31,11 +31,14 @@ func expiryRace(t *testing.T, url string, env []string) {
 	p := newRacePool(t, st.top, url, env, procs)
 	defer p.stop()
 	lines := make([][]string, procs)
+	type sent struct{ op, name, to string }
+	cmds := make([][]sent, procs)
 	want := map[string]bool{} // name → whether it must be in the index
 	for w := range procs {
 		for j := range files {
 			name := fmt.Sprintf("/memories/e%d/f%d.txt", w, j)
 			lines[w] = append(lines[w], jsonLine(createInput(name, "text")))
+			cmds[w] = append(cmds[w], sent{"create", name, ""})
 			want[name] = true
 		}
 		for j := range files {
@@ -43,20 +46,39 @@ func expiryRace(t *testing.T, url string, env []string) {
 			switch j % 3 {
 			case 0:
 				lines[w] = append(lines[w], jsonLine(map[string]any{"command": "delete", "path": name}))
+				cmds[w] = append(cmds[w], sent{"delete", name, ""})
 				want[name] = false
 			case 1:
 				to := fmt.Sprintf("/memories/e%d/g%d.txt", w, j)
 				lines[w] = append(lines[w], jsonLine(renameInput(name, to)))
+				cmds[w] = append(cmds[w], sent{"rename", name, to})
 				delete(want, name) // the doc promises nothing for the old name
 				want[to] = true
 			default:
 				lines[w] = append(lines[w], jsonLine(map[string]any{"command": "str_replace", "path": name, "old_str": "text", "new_str": "edited"}))
+				cmds[w] = append(cmds[w], sent{"edit", name, ""})
 			}
 		}
 	}
+	// A busy refusal (a lock not had in time on a loaded machine) changed
+	// nothing: what it would have done is not in the index, and a later
+	// command on a file whose create it refused finds no file.
 	for w, as := range p.ask(lines) {
+		missing := map[string]bool{}
 		for j, a := range as {
-			if a.IsError {
+			c := cmds[w][j]
+			switch {
+			case !a.IsError:
+			case busyRefusal(a.Text()) || missing[c.name] && strings.Contains(a.Text(), "does not exist"):
+				switch c.op {
+				case "create":
+					want[c.name], missing[c.name] = false, true
+				case "delete":
+					want[c.name] = !missing[c.name]
+				case "rename":
+					want[c.to] = false
+				}
+			default:
 				t.Errorf("process %d, command %d: %s", w, j, a.Text())
 			}
 		}
