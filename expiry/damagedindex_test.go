@@ -13,16 +13,6 @@ import (
 	"github.com/memtool/memtool/storetest"
 )
 
-// onDisk runs fn on a new store of each backend that keeps the index on
-// disk: a directory (filestore) and SQLite.
-func onDisk(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
-	for _, b := range backendtest.All() {
-		if b.Name == "filestore" || b.Name == "sqlite" {
-			t.Run(b.Name, func(t *testing.T) { fn(t, b.Open(t)) })
-		}
-	}
-}
-
 // TestIndexTimePastYear9999: an access index holding a time past the
 // year 9999 (damaged, or written by a clock gone wild) names the batch
 // of the next gc after it, in a format that has four digits for the
@@ -30,7 +20,7 @@ func onDisk(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
 // the gc expired were moved into a directory that Trash did not list,
 // Restore did not find, and no gc ever purged, lost to the user.
 func TestIndexTimePastYear9999(t *testing.T) {
-	onDisk(t, func(t *testing.T, inner memtool.Store) {
+	backendtest.OnDisk(t, func(t *testing.T, inner memtool.Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 		must.Succeed(t, inner.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly))
@@ -65,7 +55,7 @@ func TestIndexTimePastYear9999(t *testing.T) {
 // the next gc's batch may not come before it; it must still be one whose
 // name reads back, so the files expired go into that batch.
 func TestTrashBatchAtYear9999(t *testing.T) {
-	onDisk(t, func(t *testing.T, inner memtool.Store) {
+	backendtest.OnDisk(t, func(t *testing.T, inner memtool.Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 		must.Succeed(t, inner.WriteFile(ctx, "a.md", []byte("alpha"), memtool.CreateOnly))

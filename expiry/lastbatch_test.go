@@ -8,6 +8,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/storetest"
 )
@@ -21,7 +22,7 @@ import (
 func TestLastBatchTakesAPathTwice(t *testing.T) {
 	for _, held := range []string{"a.md", "d"} {
 		t.Run(held, func(t *testing.T) {
-			onDisk(t, func(t *testing.T, inner memtool.Store) {
+			backendtest.OnDisk(t, func(t *testing.T, inner memtool.Store) {
 				ctx := context.Background()
 				now := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 				last := expiry.TrashName + "/99991231T235959Z"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memtool/memtool"
 	"github.com/memtool/memtool/expiry"
+	"github.com/memtool/memtool/internal/backendtest"
 	"github.com/memtool/memtool/internal/must"
 	"github.com/memtool/memtool/storetest"
 )
@@ -16,7 +17,7 @@ import (
 // older build): gc counts such a file as used at its run, as one with
 // no recorded use, instead of expiring it at once.
 func TestNonsenseUseTimeKeepsFile(t *testing.T) {
-	onDisk(t, func(t *testing.T, inner memtool.Store) {
+	backendtest.OnDisk(t, func(t *testing.T, inner memtool.Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 		names := []string{"zero.md", "one.md", "negative.md", "min.md", "future.md"}

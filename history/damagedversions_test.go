@@ -15,16 +15,6 @@ import (
 	"github.com/memtool/memtool/storetest"
 )
 
-// onDisk runs fn on a new store of each backend that keeps the versions
-// on disk: a directory (filestore) and SQLite.
-func onDisk(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
-	for _, b := range backendtest.All() {
-		if b.Name == "filestore" || b.Name == "sqlite" {
-			t.Run(b.Name, func(t *testing.T) { fn(t, b.Open(t)) })
-		}
-	}
-}
-
 // versionsDir is the directory of the versions of name, as the wrapper
 // names it.
 func versionsDir(name string) string {
@@ -38,7 +28,7 @@ func versionsDir(name string) string {
 // name that Versions does not list, and the content it replaced was lost
 // to the user while the write answered success.
 func TestCounterAtMaxInt(t *testing.T) {
-	onDisk(t, func(t *testing.T, inner memtool.Store) {
+	backendtest.OnDisk(t, func(t *testing.T, inner memtool.Store) {
 		ctx := context.Background()
 		s := history.New(inner, nil)
 		must.Succeed(t, s.WriteFile(ctx, "n.md", []byte("one"), memtool.CreateOnly))
@@ -72,7 +62,7 @@ func TestCounterAtMaxInt(t *testing.T) {
 func TestPruneAgedDamagedPathFile(t *testing.T) {
 	for _, damage := range []string{"too large", "a directory"} {
 		t.Run(damage, func(t *testing.T) {
-			onDisk(t, func(t *testing.T, inner memtool.Store) {
+			backendtest.OnDisk(t, func(t *testing.T, inner memtool.Store) {
 				ctx := context.Background()
 				now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 				s := history.New(inner, &history.Options{MaxAge: time.Hour, Now: func() time.Time { return now }})
@@ -105,7 +95,7 @@ func TestPruneAgedDamagedPathFile(t *testing.T) {
 // number ambiguous: Read and Revert must not pick either one at random
 // and answer success, possibly with the wrong content.
 func TestDuplicateVersionNumber(t *testing.T) {
-	onDisk(t, func(t *testing.T, inner memtool.Store) {
+	backendtest.OnDisk(t, func(t *testing.T, inner memtool.Store) {
 		ctx := context.Background()
 		s := history.New(inner, nil)
 		must.Succeed(t, s.WriteFile(ctx, "n.md", []byte("one"), memtool.CreateOnly))

@@ -173,3 +173,14 @@ func Encrypted(t testing.TB, s memtool.Store) memtool.Store {
 	}
 	return e
 }
+
+// OnDisk runs fn, in a subtest each, on a new store of every backend that
+// keeps what it is given in files on this machine's disk: a directory
+// (filestore) and SQLite.
+func OnDisk(t *testing.T, fn func(t *testing.T, inner memtool.Store)) {
+	for _, b := range All() {
+		if b.Name == "filestore" || b.Name == "sqlite" {
+			t.Run(b.Name, func(t *testing.T) { fn(t, b.Open(t)) })
+		}
+	}
+}
