@@ -35,20 +35,33 @@ func TestPowerLossStack(t *testing.T) {
 	if testing.Short() {
 		rounds = 3
 	}
-	for _, kind := range []string{"dir", "sqlite"} {
+	for _, kind := range []string{"dir", "sqlite", "strict-dir", "strict-sqlite"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			p := hostfault.NewPowerLoss(t, 256<<20)
-			url := filepath.Join(p.Dir, "store")
-			if kind == "sqlite" {
-				url = "sqlite://" + filepath.Join(p.Dir, "memory.db")
+			dir, crash := powerLossOf(t, kind)
+			url := filepath.Join(dir, "store")
+			if strings.HasSuffix(kind, "sqlite") {
+				url = "sqlite://" + filepath.Join(dir, "memory.db")
 			}
 			auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
 			key, _ := encrypt.NewKey("k1")
 			env := policyEnv(t, csPolicy(auditLog), key)
-			csRounds(t, url, auditLog, env, rounds, plExecRound, p.Crash)
+			csRounds(t, url, auditLog, env, rounds, plExecRound, crash)
 		})
 	}
+}
+
+// powerLossOf is a directory whose machine can lose its power, and the
+// function that cuts it: an ext4 (hostfault.PowerLoss), or for a kind
+// whose name begins with "strict", a hostfault.StrictFS, which keeps a
+// change of a name only once its directory was fsynced.
+func powerLossOf(t *testing.T, kind string) (dir string, crash func()) {
+	if strings.HasPrefix(kind, "strict") {
+		s := hostfault.NewStrictFS(t)
+		return s.Dir, s.Crash
+	}
+	p := hostfault.NewPowerLoss(t, 256<<20)
+	return p.Dir, p.Crash
 }
 
 // plExecRound sends memtool exec a round's lines one at a time, each
