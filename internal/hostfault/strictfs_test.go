@@ -92,6 +92,15 @@ func strictCases() []strictCase {
 			os.Rename(filepath.Join(d, "h"), filepath.Join(moved, "h"))
 			syncPath(t, d) // the rename is one change: durable in both
 		}, "H", nil},
+		{"a rename out of a directory never synced, into one synced", "y/i", func(t *testing.T, d string) {
+			x, y := filepath.Join(d, "x"), filepath.Join(d, "y")
+			os.Mkdir(x, 0o700)
+			os.Mkdir(y, 0o700)
+			syncPath(t, d)
+			writeSynced(t, filepath.Join(x, "i"), "I")
+			os.Rename(filepath.Join(x, "i"), filepath.Join(y, "i"))
+			syncPath(t, y) // the file's new name is durable, whatever its old one
+		}, "I", nil},
 	}
 }
 
