@@ -1,6 +1,8 @@
 // Package hostfault makes faults of the host for tests, for real: a small
 // file system that fills up, a mount made read-only, an overlay whose lower
-// layer's directories do not rename. Mounting needs root:
+// layer's directories do not rename, a machine that loses its power (an
+// ext4 on a loop device, PowerLoss, and a stricter file system over FUSE,
+// StrictFS). Mounting needs root:
 // without it a test is skipped with a message, except under CI (which
 // runs as root), where a test that cannot make its fault fails loudly.
 package hostfault

@@ -20,7 +20,7 @@ import (
 // An sfNode is a file, directory or symbolic link of a StrictFS.
 type sfNode struct {
 	fs.Inode
-	s  *StrictFS
+	s  *sfServer
 	id uint64
 	c  content // guarded by s.mu
 }
@@ -96,11 +96,12 @@ func (n *sfNode) resize(size int) {
 }
 
 // Open lets the kernel cache what is read (SQLite maps its -shm file),
-// not what is written: without FUSE's writeback cache, every write(2)
-// comes here before it returns, and an fsync finds it here. The cache
-// is dropped at each open and each mount.
+// and keep it from one open to the next, as every change comes through
+// the kernel; not what is written: without FUSE's writeback cache, every
+// write(2) comes here before it returns, and an fsync finds it here. A
+// crash mounts a new file system, with nothing cached.
 func (n *sfNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	return nil, 0, 0
+	return nil, fuse.FOPEN_KEEP_CACHE, 0
 }
 
 func (n *sfNode) Read(ctx context.Context, f fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
@@ -132,7 +133,9 @@ func (n *sfNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) sysca
 	return 0
 }
 
-func (n *sfNode) Flush(ctx context.Context, f fs.FileHandle) syscall.Errno { return 0 }
+// Flush, at each close, has nothing to do: ENOSYS tells the kernel to
+// stop asking.
+func (n *sfNode) Flush(ctx context.Context, f fs.FileHandle) syscall.Errno { return syscall.ENOSYS }
 
 func (n *sfNode) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	out.Blocks, out.Bfree, out.Bavail = 1<<24, 1<<23, 1<<23
@@ -152,7 +155,7 @@ func (n *sfNode) add(ctx context.Context, name string, kind, perm uint32, data [
 }
 
 func (n *sfNode) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	return n.add(ctx, name, syscall.S_IFREG, mode, nil, out), nil, 0, 0
+	return n.add(ctx, name, syscall.S_IFREG, mode, nil, out), nil, fuse.FOPEN_KEEP_CACHE, 0
 }
 
 // Tmpfile makes a file without a name (O_TMPFILE): nothing is logged
@@ -162,7 +165,7 @@ func (n *sfNode) Tmpfile(ctx context.Context, flags, mode uint32, out *fuse.Entr
 	defer n.s.mu.Unlock()
 	child := n.s.made(syscall.S_IFREG, mode, nil)
 	child.attr(&out.Attr)
-	return n.NewPersistentInode(ctx, child, fs.StableAttr{Mode: syscall.S_IFREG, Ino: child.id}), nil, 0, 0
+	return n.NewPersistentInode(ctx, child, fs.StableAttr{Mode: syscall.S_IFREG, Ino: child.id}), nil, fuse.FOPEN_KEEP_CACHE, 0
 }
 
 func (n *sfNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
