@@ -181,21 +181,32 @@ func afterPowerLoss(base *image, log []*change, synced map[uint64]content, info 
 			img.apply(c)
 		}
 	}
+	// Each node once, in the order of its number, not of a map: a seed
+	// makes the same choices again.
+	named := map[uint64]bool{}
 	for _, names := range img.dirs {
 		for _, id := range names {
-			n, ok := synced[id]
-			if !ok {
-				n = info[id]
-				n.data, n.mtime = nil, time.Now()
-				if n.kind == syscall.S_IFLNK || n.kind == syscall.S_IFDIR {
-					n = info[id] // a link's target and a directory are part of making its name
-				}
-			}
-			if now, live := current(id); live && rng != nil && n.kind == syscall.S_IFREG && rng.IntN(2) == 0 {
-				n = now
-			}
-			img.nodes[id] = n
+			named[id] = true
 		}
+	}
+	ids := make([]uint64, 0, len(named))
+	for id := range named {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		n, ok := synced[id]
+		if !ok {
+			n = info[id]
+			n.data, n.mtime = nil, time.Now()
+			if n.kind == syscall.S_IFLNK || n.kind == syscall.S_IFDIR {
+				n = info[id] // a link's target and a directory are part of making its name
+			}
+		}
+		if now, live := current(id); live && rng != nil && n.kind == syscall.S_IFREG && rng.IntN(2) == 0 {
+			n = now
+		}
+		img.nodes[id] = n
 	}
 	return img.reachable()
 }
