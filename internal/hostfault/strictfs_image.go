@@ -96,8 +96,10 @@ func (c *change) touches(dir uint64) bool {
 // written. A change the disk cannot hold any more (a name it adds is
 // taken, one it removes or moves is gone, which only a change that was
 // not durable, lost, can cause) is not made; except that a durable
-// rename whose old name is gone still gives the node its new name: the
-// new directory's fsync wrote it.
+// rename is made whole (an fsync of either directory wrote it): it gives
+// the node its new name even where its old one is gone, replaces what a
+// lost change left at the new name even with RENAME_NOREPLACE, and
+// swaps both names with RENAME_EXCHANGE whatever either held.
 func (img *image) apply(c *change) {
 	from := img.names(c.dir)
 	switch c.kind {
@@ -114,11 +116,11 @@ func (img *image) apply(c *change) {
 		there := from[c.name] == c.node
 		switch {
 		case c.exchange:
-			if there && to[c.name2] == c.node2 {
+			if c.durable || there && to[c.name2] == c.node2 {
 				from[c.name], to[c.name2] = c.node2, c.node
 			}
 		case !there && !c.durable:
-		case c.noReplace && to[c.name2] != 0:
+		case c.noReplace && to[c.name2] != 0 && !c.durable:
 		default:
 			if there {
 				delete(from, c.name)

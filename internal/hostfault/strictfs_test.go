@@ -243,3 +243,38 @@ func tree(t *testing.T, dir string) string {
 	})
 	return out
 }
+
+// TestStrictFSDurableRenameIsWhole shows that a rename an fsync made
+// durable is kept whole even where a change before it, in its other
+// directory, was not: a RENAME_NOREPLACE onto a name whose unlink was
+// lost, a RENAME_EXCHANGE with a name whose create was lost.
+func TestStrictFSDurableRenameIsWhole(t *testing.T) {
+	s := hostfault.NewStrictFS(t)
+	a, b := filepath.Join(s.Dir, "a"), filepath.Join(s.Dir, "b")
+	os.Mkdir(a, 0o700)
+	os.Mkdir(b, 0o700)
+	syncPath(t, s.Dir)
+	writeSynced(t, filepath.Join(b, "f"), "old")
+	writeSynced(t, filepath.Join(a, "x"), "new")
+	writeSynced(t, filepath.Join(a, "p"), "P")
+	syncPath(t, a)
+	syncPath(t, b)
+	os.Remove(filepath.Join(b, "f")) // b is not synced again
+	if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(a, "x"), unix.AT_FDCWD, filepath.Join(b, "f"), unix.RENAME_NOREPLACE); err != nil {
+		t.Fatal(err)
+	}
+	writeSynced(t, filepath.Join(b, "q"), "Q") // b/q's name is never durable
+	if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(a, "p"), unix.AT_FDCWD, filepath.Join(b, "q"), unix.RENAME_EXCHANGE); err != nil {
+		t.Fatal(err)
+	}
+	syncPath(t, a) // both renames are durable
+	s.CrashKeeping(false)
+	for path, want := range map[string]string{"a/x": "gone", "b/f": "new", "b/q": "P", "a/p": "Q"} {
+		if got := readOrGone(t, filepath.Join(s.Dir, path)); got != want {
+			t.Errorf("after the crash %s is %q, want %q", path, got, want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("the file system after the crash:\n%s", tree(t, s.Dir))
+	}
+}
