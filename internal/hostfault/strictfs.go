@@ -34,8 +34,9 @@ import (
 // at random, either only what was made durable, or that and, one in
 // two, each change that was not (in the order they were made, as far as
 // what was kept allows) and each file's data as it is rather than as
-// last synced: a disk the kernel had written some of the rest to on its
-// own, such as a file's new name without its data.
+// last synced, whole or torn (its new size, each 4 KiB page of it new or
+// as synced, zeros past that): a disk the kernel had written some of the
+// rest to on its own, such as a file's new name without its data.
 //
 // The file system is served by another process, the test binary run
 // again (see init). Served by the test process itself, it hung a run of

@@ -172,10 +172,10 @@ func sortedNames(names map[string]uint64) []string {
 // afterPowerLoss is the image a power loss at this moment would leave:
 // base with every durable change made, and each file's data as its last
 // fsync left it (none: empty). With rng, also each change that was not
-// made durable, and each file's data as it is now rather than as last
-// synced, at random, one in two: what the kernel may have written by
-// then on its own. current gives a live node's content now; info gives
-// the type and permissions of every node ever made.
+// made durable, and for each file, one in two, what the kernel may have
+// written of its data by then on its own (writtenBack), each at random.
+// current gives a live node's content now; info gives the type and
+// permissions of every node ever made.
 func afterPowerLoss(base *image, log []*change, synced map[uint64]content, info map[uint64]content, current func(uint64) (content, bool), rng *rand.Rand) *image {
 	img := base.clone()
 	for _, c := range log {
@@ -206,11 +206,36 @@ func afterPowerLoss(base *image, log []*change, synced map[uint64]content, info 
 			}
 		}
 		if now, live := current(id); live && rng != nil && n.kind == syscall.S_IFREG && rng.IntN(2) == 0 {
-			n = now
+			n = writtenBack(n, now, rng)
 		}
 		img.nodes[id] = n
 	}
 	return img.reachable()
+}
+
+// page is the unit in which the kernel writes a file's data back.
+const page = 4096
+
+// writtenBack is a file's content after a power loss that came while
+// the kernel was writing back what changed since its last fsync
+// (synced): one in two, all of it (now); otherwise the size it has now
+// (a size can reach the disk before the data), each page of it as now
+// or, one in two, as synced (zeros past what was synced).
+func writtenBack(synced, now content, rng *rand.Rand) content {
+	if bytes.Equal(synced.data, now.data) || rng.IntN(2) == 0 {
+		return now
+	}
+	c := now
+	c.data = make([]byte, len(now.data))
+	for off := 0; off < len(c.data); off += page {
+		end := min(off+page, len(c.data))
+		if rng.IntN(2) == 0 {
+			copy(c.data[off:end], now.data[off:end])
+		} else if off < len(synced.data) {
+			copy(c.data[off:end], synced.data[off:min(end, len(synced.data))])
+		}
+	}
+	return c
 }
 
 // describe lists img's names and contents, one line each, sorted, for a

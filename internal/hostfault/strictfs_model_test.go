@@ -3,6 +3,7 @@
 package hostfault
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"syscall"
@@ -38,5 +39,47 @@ func TestStrictFSCrashIsReproducible(t *testing.T) {
 		if got := crash(); got != want {
 			t.Fatalf("two crashes from one seed differ:\n%s\nand\n%s", want, got)
 		}
+	}
+}
+
+// TestWrittenBackTearsByPage shows what a power loss during writeback
+// leaves of a file changed since its fsync: all of what it is now, or its
+// size now with each 4 KiB page as now or as synced (zeros past what was
+// synced), and each of these at some crash.
+func TestWrittenBackTearsByPage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	synced := content{kind: syscall.S_IFREG, data: bytes.Repeat([]byte("a"), 2*page+10)}
+	now := content{kind: syscall.S_IFREG, data: bytes.Repeat([]byte("b"), 4*page)}
+	seen := map[string]bool{}
+	for range 200 {
+		got := writtenBack(synced, now, rng).data
+		if len(got) != len(now.data) {
+			t.Fatalf("%d bytes, want %d", len(got), len(now.data))
+		}
+		var pages []string
+		for off := 0; off < len(got); off += page {
+			p := got[off : off+page]
+			var was []byte
+			if off < len(synced.data) {
+				was = synced.data[off:min(off+page, len(synced.data))]
+			}
+			switch {
+			case bytes.Equal(p, now.data[off:off+page]):
+				pages = append(pages, "new")
+			case bytes.Equal(p, append(append([]byte(nil), was...), make([]byte, page-len(was))...)):
+				pages = append(pages, "old")
+			default:
+				t.Fatalf("page at %d is neither new nor as synced: %q...", off, p[:16])
+			}
+		}
+		seen[fmt.Sprint(pages)] = true
+	}
+	for _, want := range []string{"[new new new new]", "[old old old old]", "[new old new old]", "[old new old new]"} {
+		if !seen[want] {
+			t.Errorf("pages %s never seen in 200 crashes (seen %v)", want, seen)
+		}
+	}
+	if same := writtenBack(now, now, rng); !bytes.Equal(same.data, now.data) {
+		t.Errorf("a file unchanged since its fsync came back changed")
 	}
 }

@@ -51,7 +51,7 @@ func strictCases() []strictCase {
 	return []strictCase{
 		{"a file never synced", "a", func(t *testing.T, d string) {
 			os.WriteFile(filepath.Join(d, "a"), []byte("A"), 0o600)
-		}, "gone", []string{"", "A"}},
+		}, "gone", []string{"", "A", "\x00"}},
 		{"a file synced, its directory not", "b", func(t *testing.T, d string) {
 			writeSynced(t, filepath.Join(d, "b"), "B")
 		}, "gone", []string{"B"}},
@@ -62,7 +62,7 @@ func strictCases() []strictCase {
 		{"a name synced, its data not", "d", func(t *testing.T, d string) {
 			os.WriteFile(filepath.Join(d, "d"), []byte("D"), 0o600)
 			syncPath(t, d)
-		}, "", []string{"D"}},
+		}, "", []string{"D", "\x00"}},
 		{"a replace by rename, its directory not synced", "e", func(t *testing.T, d string) {
 			writeSynced(t, filepath.Join(d, "e"), "old")
 			syncPath(t, d)
@@ -168,7 +168,11 @@ func TestStrictFSMayKeepSomeOfTheRest(t *testing.T) {
 	}
 	for _, c := range strictCases() {
 		for _, want := range append([]string{c.want}, c.maybe...) {
-			if !seen[c.name][want] && !(c.name == "a file never synced" && want == "") {
+			// Rarer outcomes need not be seen: a file's data torn (its new
+			// size, its page as synced: zeros), and a lost create's name
+			// kept without its data.
+			rare := want == "\x00" || c.name == "a file never synced" && want == ""
+			if !seen[c.name][want] && !rare {
 				t.Errorf("%s: %q never seen in 24 crashes (seen %v)", c.name, want, seen[c.name])
 			}
 		}
