@@ -88,7 +88,11 @@ func NewStrictFS(t testing.TB) *StrictFS {
 	h := fnv.New64a()
 	h.Write([]byte(t.Name()))
 	s := &StrictFS{Dir: dir, t: t, seed: h.Sum64(), rng: rand.New(rand.NewPCG(h.Sum64(), 0))}
-	s.cmd = exec.Command(os.Args[0])
+	self, err := os.Executable() // os.Args[0] may be relative to a directory since left
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cmd = exec.Command(self)
 	s.cmd.Env = append(os.Environ(), strictDirEnv+"="+dir, fmt.Sprintf("%s=%d", strictSeedEnv, s.seed))
 	s.cmd.Stderr = &s.stderr
 	if s.in, err = s.cmd.StdinPipe(); err != nil {
